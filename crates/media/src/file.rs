@@ -1,0 +1,236 @@
+//! File-backed images: the device state written through to a file after every operation, so
+//! that a process killed mid-run leaves an image another process can open and recover.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! offset 0      magic "CMLBNAND" (8 bytes)
+//!        8      format version u32 (= 1)
+//!        12     header JSON length u32 (n)
+//!        16     header JSON: {"params": ImageParams, "label": string}   (n bytes)
+//!        16+n   CRC-32 of bytes [0, 16+n) u32
+//!        ...    zero padding up to HEADER_BYTES (or the next 4 KiB multiple past the JSON)
+//! block table:  blocks × 8 bytes: erase_count u32, mode u8, flags u8, last_prog u16
+//! page table:   pages × (1 state + 1 nprog + 8 tag + oob_used + page_bytes)
+//! ```
+//!
+//! Only `Full` data mode can be file-backed (the tag mode's side map has no fixed place).
+//! Writes are not fsynced: the image survives a process kill, not an operating-system crash.
+//! Opening validates the header CRC and every record, so a corrupt image is an error.
+
+use crate::image::{tag_pattern_matches, ImageParams, KIND_MASK_PUB, ST_MASK_PUB};
+use crate::{BlockId, BlockMode, DataMode, NandError, NandImage, Ppa};
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"CMLBNAND";
+const VERSION: u32 = 1;
+
+fn io(e: std::io::Error) -> NandError {
+    NandError::Io { reason: e.to_string() }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Header {
+    params: ImageParams,
+    label: String,
+}
+
+pub(crate) struct ImageFile {
+    file: File,
+    block_off: u64,
+    page_off: u64,
+    page_rec: u64,
+}
+
+fn mode_byte(m: BlockMode) -> u8 {
+    match m {
+        BlockMode::Normal => 0,
+        BlockMode::PSlc => 1,
+        BlockMode::OddMlc => 2,
+    }
+}
+
+fn layout(params: &ImageParams, json_len: usize) -> (u64, u64, u64) {
+    let header = (16 + json_len + 4).next_multiple_of(4096) as u64;
+    let blocks = u64::from(params.geometry.blocks());
+    let page_off = header + (blocks * 8).next_multiple_of(4096);
+    let page_rec = 10 + u64::from(params.oob_used) + u64::from(params.geometry.page_bytes);
+    (header, page_off, page_rec)
+}
+
+impl ImageFile {
+    /// Creates (or truncates) `path` and writes the whole image into it.
+    pub(crate) fn create(path: &Path, image: &NandImage, label: &str) -> Result<ImageFile, NandError> {
+        if image.params.data_mode != DataMode::Full {
+            return Err(NandError::Config {
+                key: "nand.data_mode",
+                reason: "a file-backed image needs data_mode = \"full\"".into(),
+            });
+        }
+        let json = serde_json::to_vec(&Header { params: image.params.clone(), label: label.into() })
+            .map_err(|e| NandError::Io { reason: e.to_string() })?;
+        let (block_off, page_off, page_rec) = layout(&image.params, json.len());
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(io)?;
+        let mut head = Vec::with_capacity(block_off as usize);
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        head.extend_from_slice(&json);
+        let crc = sim::crc::crc32(&head);
+        head.extend_from_slice(&crc.to_le_bytes());
+        head.resize(block_off as usize, 0);
+        file.write_all_at(&head, 0).map_err(io)?;
+        let f = ImageFile { file, block_off, page_off, page_rec };
+        let g = &image.params.geometry;
+        let mut blocks = Vec::with_capacity(g.blocks() as usize * 8);
+        for b in 0..g.blocks() {
+            blocks.extend_from_slice(&Self::block_record(image, BlockId(b)));
+        }
+        f.file.write_all_at(&blocks, block_off).map_err(io)?;
+        let mut pages = Vec::with_capacity((page_rec * 256) as usize);
+        let mut first = 0u32;
+        for p in 0..g.pages() {
+            pages.extend_from_slice(&Self::page_record(image, Ppa(p)));
+            if pages.len() as u64 >= page_rec * 256 || p + 1 == g.pages() {
+                f.file
+                    .write_all_at(&pages, page_off + u64::from(first) * page_rec)
+                    .map_err(io)?;
+                pages.clear();
+                first = p + 1;
+            }
+        }
+        Ok(f)
+    }
+
+    fn block_record(image: &NandImage, block: BlockId) -> [u8; 8] {
+        let b = block.0 as usize;
+        let mut r = [0u8; 8];
+        r[0..4].copy_from_slice(&image.erase_count[b].to_le_bytes());
+        r[4] = mode_byte(image.mode[b]);
+        r[5] = image.flags[b];
+        r[6..8].copy_from_slice(&image.last_prog[b].to_le_bytes());
+        r
+    }
+
+    fn page_record(image: &NandImage, ppa: Ppa) -> Vec<u8> {
+        let i = ppa.0 as usize;
+        let n = image.params.oob_used as usize;
+        let pb = image.params.geometry.page_bytes as usize;
+        let mut r = Vec::with_capacity(10 + n + pb);
+        r.push(image.state[i]);
+        r.push(image.nprog[i]);
+        r.extend_from_slice(&image.tag[i].to_le_bytes());
+        r.extend_from_slice(&image.oob[i * n..(i + 1) * n]);
+        r.extend_from_slice(&image.data[i * pb..(i + 1) * pb]);
+        r
+    }
+
+    pub(crate) fn write_page(&self, image: &NandImage, ppa: Ppa) -> Result<(), NandError> {
+        let rec = Self::page_record(image, ppa);
+        self.file
+            .write_all_at(&rec, self.page_off + u64::from(ppa.0) * self.page_rec)
+            .map_err(io)
+    }
+
+    pub(crate) fn write_block(&self, image: &NandImage, block: BlockId, pages_too: bool) -> Result<(), NandError> {
+        self.file
+            .write_all_at(&Self::block_record(image, block), self.block_off + u64::from(block.0) * 8)
+            .map_err(io)?;
+        if pages_too {
+            let g = &image.params.geometry;
+            let first = g.first_page(block).0;
+            let mut buf = Vec::with_capacity((self.page_rec * u64::from(g.pages_per_block)) as usize);
+            for p in first..first + g.pages_per_block {
+                buf.extend_from_slice(&Self::page_record(image, Ppa(p)));
+            }
+            self.file
+                .write_all_at(&buf, self.page_off + u64::from(first) * self.page_rec)
+                .map_err(io)?;
+        }
+        Ok(())
+    }
+
+    /// Opens an image file, validating everything; returns the file, the image and its label.
+    pub(crate) fn open(path: &Path) -> Result<(ImageFile, NandImage, String), NandError> {
+        let corrupt = |reason: String| NandError::CorruptImage { reason };
+        let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(io)?;
+        let mut all = Vec::new();
+        file.read_to_end(&mut all).map_err(io)?;
+        if all.len() < 20 || &all[0..8] != MAGIC {
+            return Err(corrupt("missing magic \"CMLBNAND\": not a commitlab NAND image".into()));
+        }
+        let version = u32::from_le_bytes(all[8..12].try_into().unwrap_or([0; 4]));
+        if version != VERSION {
+            return Err(corrupt(format!("format version {version}, expected {VERSION}")));
+        }
+        let json_len = u32::from_le_bytes(all[12..16].try_into().unwrap_or([0; 4])) as usize;
+        if json_len > 1 << 20 || all.len() < 16 + json_len + 4 {
+            return Err(corrupt(format!("header length {json_len} runs past the end of the file")));
+        }
+        let crc_stored = u32::from_le_bytes(all[16 + json_len..20 + json_len].try_into().unwrap_or([0; 4]));
+        let crc = sim::crc::crc32(&all[..16 + json_len]);
+        if crc != crc_stored {
+            return Err(corrupt(format!("header CRC {crc_stored:#010x} does not match {crc:#010x}")));
+        }
+        let header: Header = serde_json::from_slice(&all[16..16 + json_len])
+            .map_err(|e| corrupt(format!("header JSON: {e}")))?;
+        header.params.validate().map_err(|e| corrupt(format!("header parameters: {e}")))?;
+        if header.params.data_mode != DataMode::Full {
+            return Err(corrupt("header says tag data mode, which files cannot hold".into()));
+        }
+        let params = header.params;
+        let (block_off, page_off, page_rec) = layout(&params, json_len);
+        let g = params.geometry.clone();
+        let need = page_off + u64::from(g.pages()) * page_rec;
+        if (all.len() as u64) < need {
+            return Err(corrupt(format!("file is {} bytes, the geometry needs {need}", all.len())));
+        }
+        let mut image = NandImage::new(params.clone())?;
+        for b in 0..g.blocks() as usize {
+            let r = &all[block_off as usize + b * 8..block_off as usize + b * 8 + 8];
+            image.erase_count[b] = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+            image.mode[b] = match r[4] {
+                0 => BlockMode::Normal,
+                1 => BlockMode::PSlc,
+                2 => BlockMode::OddMlc,
+                m => return Err(corrupt(format!("block {b}: mode byte {m}"))),
+            };
+            if r[5] & !3 != 0 {
+                return Err(corrupt(format!("block {b}: flags byte {:#x}", r[5])));
+            }
+            image.flags[b] = r[5];
+            image.last_prog[b] = u16::from_le_bytes([r[6], r[7]]);
+        }
+        let n = params.oob_used as usize;
+        let pb = g.page_bytes as usize;
+        let body = (g.page_bytes - params.append_bytes) as usize;
+        for p in 0..g.pages() as usize {
+            let r = &all[page_off as usize + p * page_rec as usize..][..page_rec as usize];
+            let st = r[0];
+            if st & !(ST_MASK_PUB | KIND_MASK_PUB) != 0 || st & ST_MASK_PUB > 2 {
+                return Err(corrupt(format!("page {p}: state byte {st:#x}")));
+            }
+            image.state[p] = st;
+            image.nprog[p] = r[1];
+            image.tag[p] = u64::from_le_bytes(r[2..10].try_into().unwrap_or([0; 8]));
+            image.oob[p * n..(p + 1) * n].copy_from_slice(&r[10..10 + n]);
+            image.data[p * pb..(p + 1) * pb].copy_from_slice(&r[10 + n..10 + n + pb]);
+            if st == 1 && !tag_pattern_matches(image.tag[p], &image.data[p * pb..p * pb + body]) {
+                return Err(corrupt(format!("page {p}: data does not match its content tag")));
+            }
+        }
+        image
+            .check_invariants()
+            .map_err(|e| corrupt(format!("inconsistent records: {e}")))?;
+        Ok((ImageFile { file, block_off, page_off, page_rec }, image, header.label))
+    }
+}

@@ -1,0 +1,163 @@
+//! A log-linear latency histogram with bounded memory and deterministic percentiles.
+//!
+//! Values are bucketed by their power of two and, within it, by the next `SUB_BITS` bits,
+//! so every recorded value is represented within 1/2^SUB_BITS (0.8 %) of itself. A
+//! percentile reports the upper bound of the bucket that holds it, clamped to the exact
+//! observed maximum. Memory is fixed (64 × 128 counters) however many values are recorded.
+
+use serde::Serialize;
+
+const SUB_BITS: u32 = 7;
+const SUB: usize = 1 << SUB_BITS;
+
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    counts: Vec<u64>,
+    total: u64,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+/// Summary statistics in nanoseconds (or whatever unit was recorded).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub count: u64,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn bucket_of(v: u64) -> usize {
+    if v < SUB as u64 {
+        return v as usize;
+    }
+    let msb = 63 - v.leading_zeros(); // >= SUB_BITS
+    let shift = msb - SUB_BITS;
+    let sub = ((v >> shift) as usize) & (SUB - 1);
+    ((shift as usize + 1) << SUB_BITS) + sub
+}
+
+fn bucket_upper(b: usize) -> u64 {
+    if b < SUB {
+        return b as u64;
+    }
+    let shift = (b >> SUB_BITS) as u32 - 1;
+    let sub = (b & (SUB - 1)) as u64;
+    let base = (SUB as u64 + sub) << shift;
+    base + ((1u64 << shift) - 1)
+}
+
+impl Histogram {
+    pub fn new() -> Histogram {
+        Histogram {
+            counts: vec![0; 64 * SUB],
+            total: 0,
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+
+    pub fn record(&mut self, v: u64) {
+        self.counts[bucket_of(v)] += 1;
+        self.total += 1;
+        self.sum += u128::from(v);
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.total
+    }
+
+    pub fn merge(&mut self, other: &Histogram) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += *b;
+        }
+        self.total += other.total;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// The value at quantile `q` in `[0, 1]`: the upper bound of its bucket, at most `max`.
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.total == 0 {
+            return 0;
+        }
+        let rank = ((q.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return bucket_upper(b).min(self.max).max(self.min);
+            }
+        }
+        self.max
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.total as f64
+        }
+    }
+
+    pub fn percentiles(&self) -> Percentiles {
+        Percentiles {
+            count: self.total,
+            mean: self.mean(),
+            min: if self.total == 0 { 0 } else { self.min },
+            p50: self.quantile(0.50),
+            p99: self.quantile(0.99),
+            p999: self.quantile(0.999),
+            max: self.max,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_bound_every_value_tightly() {
+        for v in [0u64, 1, 127, 128, 129, 1000, 123_456, 10_000_000_007, u64::MAX / 3] {
+            let b = bucket_of(v);
+            let up = bucket_upper(b);
+            assert!(up >= v, "v={v} upper={up}");
+            assert!((up - v) as f64 <= v as f64 / 100.0 + 1.0, "v={v} upper={up}");
+        }
+    }
+
+    #[test]
+    fn percentiles_of_a_uniform_run() {
+        let mut h = Histogram::new();
+        for v in 1..=10_000u64 {
+            h.record(v * 1000);
+        }
+        let p = h.percentiles();
+        assert_eq!(p.count, 10_000);
+        assert!((p.p50 as f64 - 5_000_000.0).abs() / 5e6 < 0.01, "{p:?}");
+        assert!((p.p99 as f64 - 9_900_000.0).abs() / 9.9e6 < 0.01, "{p:?}");
+        assert_eq!(p.max, 10_000_000);
+        assert_eq!(p.min, 1000);
+    }
+
+    #[test]
+    fn empty_histogram_reports_zeros() {
+        let p = Histogram::new().percentiles();
+        assert_eq!(p, Percentiles::default());
+    }
+}
