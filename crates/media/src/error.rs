@@ -8,7 +8,11 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NandError {
     /// The address is outside the device.
-    OutOfRange { what: &'static str, index: u64, limit: u64 },
+    OutOfRange {
+        what: &'static str,
+        index: u64,
+        limit: u64,
+    },
     /// A first program of a page that is not erased.
     NotErased { ppa: Ppa },
     /// A partial program of a page that was never programmed.
@@ -28,9 +32,16 @@ pub enum NandError {
     /// A reprogram of a page whose contents are uncorrectable.
     Uncorrectable { ppa: Ppa },
     /// The operation's size does not fit the page.
-    SizeMismatch { what: &'static str, got: usize, expected: usize },
+    SizeMismatch {
+        what: &'static str,
+        got: usize,
+        expected: usize,
+    },
     /// A block mode that this cell type or block state does not allow.
-    BadMode { block: BlockId, reason: &'static str },
+    BadMode {
+        block: BlockId,
+        reason: &'static str,
+    },
     /// A configuration that cannot describe a device.
     Config { key: &'static str, reason: String },
     /// A device image file that cannot be read back.

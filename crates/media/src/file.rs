@@ -29,7 +29,9 @@ const MAGIC: &[u8; 8] = b"CMLBNAND";
 const VERSION: u32 = 1;
 
 fn io(e: std::io::Error) -> NandError {
-    NandError::Io { reason: e.to_string() }
+    NandError::Io {
+        reason: e.to_string(),
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -63,15 +65,24 @@ fn layout(params: &ImageParams, json_len: usize) -> (u64, u64, u64) {
 
 impl ImageFile {
     /// Creates (or truncates) `path` and writes the whole image into it.
-    pub(crate) fn create(path: &Path, image: &NandImage, label: &str) -> Result<ImageFile, NandError> {
+    pub(crate) fn create(
+        path: &Path,
+        image: &NandImage,
+        label: &str,
+    ) -> Result<ImageFile, NandError> {
         if image.params.data_mode != DataMode::Full {
             return Err(NandError::Config {
                 key: "nand.data_mode",
                 reason: "a file-backed image needs data_mode = \"full\"".into(),
             });
         }
-        let json = serde_json::to_vec(&Header { params: image.params.clone(), label: label.into() })
-            .map_err(|e| NandError::Io { reason: e.to_string() })?;
+        let json = serde_json::to_vec(&Header {
+            params: image.params.clone(),
+            label: label.into(),
+        })
+        .map_err(|e| NandError::Io {
+            reason: e.to_string(),
+        })?;
         let (block_off, page_off, page_rec) = layout(&image.params, json.len());
         let file = OpenOptions::new()
             .read(true)
@@ -89,7 +100,12 @@ impl ImageFile {
         head.extend_from_slice(&crc.to_le_bytes());
         head.resize(block_off as usize, 0);
         file.write_all_at(&head, 0).map_err(io)?;
-        let f = ImageFile { file, block_off, page_off, page_rec };
+        let f = ImageFile {
+            file,
+            block_off,
+            page_off,
+            page_rec,
+        };
         let g = &image.params.geometry;
         let mut blocks = Vec::with_capacity(g.blocks() as usize * 8);
         for b in 0..g.blocks() {
@@ -141,14 +157,23 @@ impl ImageFile {
             .map_err(io)
     }
 
-    pub(crate) fn write_block(&self, image: &NandImage, block: BlockId, pages_too: bool) -> Result<(), NandError> {
+    pub(crate) fn write_block(
+        &self,
+        image: &NandImage,
+        block: BlockId,
+        pages_too: bool,
+    ) -> Result<(), NandError> {
         self.file
-            .write_all_at(&Self::block_record(image, block), self.block_off + u64::from(block.0) * 8)
+            .write_all_at(
+                &Self::block_record(image, block),
+                self.block_off + u64::from(block.0) * 8,
+            )
             .map_err(io)?;
         if pages_too {
             let g = &image.params.geometry;
             let first = g.first_page(block).0;
-            let mut buf = Vec::with_capacity((self.page_rec * u64::from(g.pages_per_block)) as usize);
+            let mut buf =
+                Vec::with_capacity((self.page_rec * u64::from(g.pages_per_block)) as usize);
             for p in first..first + g.pages_per_block {
                 buf.extend_from_slice(&Self::page_record(image, Ppa(p)));
             }
@@ -162,37 +187,61 @@ impl ImageFile {
     /// Opens an image file, validating everything; returns the file, the image and its label.
     pub(crate) fn open(path: &Path) -> Result<(ImageFile, NandImage, String), NandError> {
         let corrupt = |reason: String| NandError::CorruptImage { reason };
-        let mut file = OpenOptions::new().read(true).write(true).open(path).map_err(io)?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
         let mut all = Vec::new();
         file.read_to_end(&mut all).map_err(io)?;
         if all.len() < 20 || &all[0..8] != MAGIC {
-            return Err(corrupt("missing magic \"CMLBNAND\": not a commitlab NAND image".into()));
+            return Err(corrupt(
+                "missing magic \"CMLBNAND\": not a commitlab NAND image".into(),
+            ));
         }
         let version = u32::from_le_bytes(all[8..12].try_into().unwrap_or([0; 4]));
         if version != VERSION {
-            return Err(corrupt(format!("format version {version}, expected {VERSION}")));
+            return Err(corrupt(format!(
+                "format version {version}, expected {VERSION}"
+            )));
         }
         let json_len = u32::from_le_bytes(all[12..16].try_into().unwrap_or([0; 4])) as usize;
         if json_len > 1 << 20 || all.len() < 16 + json_len + 4 {
-            return Err(corrupt(format!("header length {json_len} runs past the end of the file")));
+            return Err(corrupt(format!(
+                "header length {json_len} runs past the end of the file"
+            )));
         }
-        let crc_stored = u32::from_le_bytes(all[16 + json_len..20 + json_len].try_into().unwrap_or([0; 4]));
+        let crc_stored = u32::from_le_bytes(
+            all[16 + json_len..20 + json_len]
+                .try_into()
+                .unwrap_or([0; 4]),
+        );
         let crc = sim::crc::crc32(&all[..16 + json_len]);
         if crc != crc_stored {
-            return Err(corrupt(format!("header CRC {crc_stored:#010x} does not match {crc:#010x}")));
+            return Err(corrupt(format!(
+                "header CRC {crc_stored:#010x} does not match {crc:#010x}"
+            )));
         }
         let header: Header = serde_json::from_slice(&all[16..16 + json_len])
             .map_err(|e| corrupt(format!("header JSON: {e}")))?;
-        header.params.validate().map_err(|e| corrupt(format!("header parameters: {e}")))?;
+        header
+            .params
+            .validate()
+            .map_err(|e| corrupt(format!("header parameters: {e}")))?;
         if header.params.data_mode != DataMode::Full {
-            return Err(corrupt("header says tag data mode, which files cannot hold".into()));
+            return Err(corrupt(
+                "header says tag data mode, which files cannot hold".into(),
+            ));
         }
         let params = header.params;
         let (block_off, page_off, page_rec) = layout(&params, json_len);
         let g = params.geometry.clone();
         let need = page_off + u64::from(g.pages()) * page_rec;
         if (all.len() as u64) < need {
-            return Err(corrupt(format!("file is {} bytes, the geometry needs {need}", all.len())));
+            return Err(corrupt(format!(
+                "file is {} bytes, the geometry needs {need}",
+                all.len()
+            )));
         }
         let mut image = NandImage::new(params.clone())?;
         for b in 0..g.blocks() as usize {
@@ -225,12 +274,23 @@ impl ImageFile {
             image.oob[p * n..(p + 1) * n].copy_from_slice(&r[10..10 + n]);
             image.data[p * pb..(p + 1) * pb].copy_from_slice(&r[10 + n..10 + n + pb]);
             if st == 1 && !tag_pattern_matches(image.tag[p], &image.data[p * pb..p * pb + body]) {
-                return Err(corrupt(format!("page {p}: data does not match its content tag")));
+                return Err(corrupt(format!(
+                    "page {p}: data does not match its content tag"
+                )));
             }
         }
         image
             .check_invariants()
             .map_err(|e| corrupt(format!("inconsistent records: {e}")))?;
-        Ok((ImageFile { file, block_off, page_off, page_rec }, image, header.label))
+        Ok((
+            ImageFile {
+                file,
+                block_off,
+                page_off,
+                page_rec,
+            },
+            image,
+            header.label,
+        ))
     }
 }

@@ -102,7 +102,10 @@ impl Default for Geometry {
 
 fn positive(key: &'static str, v: u32) -> Result<(), NandError> {
     if v == 0 {
-        Err(NandError::Config { key, reason: "must be at least 1".into() })
+        Err(NandError::Config {
+            key,
+            reason: "must be at least 1".into(),
+        })
     } else {
         Ok(())
     }
@@ -125,7 +128,10 @@ impl Geometry {
         if self.page_bytes < 512 || self.page_bytes > 65536 || !self.page_bytes.is_power_of_two() {
             return Err(NandError::Config {
                 key: "nand.page_bytes",
-                reason: format!("must be a power of two in 512..=65536, got {}", self.page_bytes),
+                reason: format!(
+                    "must be a power of two in 512..=65536, got {}",
+                    self.page_bytes
+                ),
             });
         }
         if self.oob_bytes < 16 || self.oob_bytes > 4096 {
@@ -216,7 +222,14 @@ impl Geometry {
         let chip_g = die_g / self.dies_per_chip;
         let chip = chip_g % self.chips_per_channel;
         let channel = chip_g / self.chips_per_channel;
-        PhysAddr { channel, chip, die, plane, block: blk, page }
+        PhysAddr {
+            channel,
+            chip,
+            die,
+            plane,
+            block: blk,
+            page,
+        }
     }
 
     /// The flat index of a spelled-out address, or an error naming the level out of range.
@@ -225,7 +238,11 @@ impl Geometry {
             if v < lim {
                 Ok(())
             } else {
-                Err(NandError::OutOfRange { what, index: v.into(), limit: lim.into() })
+                Err(NandError::OutOfRange {
+                    what,
+                    index: v.into(),
+                    limit: lim.into(),
+                })
             }
         };
         check("channel", a.channel, self.channels)?;
@@ -237,7 +254,9 @@ impl Geometry {
         let pu = ((a.channel * self.chips_per_channel + a.chip) * self.dies_per_chip + a.die)
             * self.planes_per_die
             + a.plane;
-        Ok(Ppa((pu * self.blocks_per_plane + a.block) * self.pages_per_block + a.page))
+        Ok(Ppa((pu * self.blocks_per_plane + a.block)
+            * self.pages_per_block
+            + a.page))
     }
 }
 
@@ -289,20 +308,35 @@ mod tests {
         assert!(e.contains("nand.pages_per_block"), "{e}");
         let mut bad = g();
         bad.channels = 0;
-        assert!(bad.validate().unwrap_err().to_string().contains("nand.channels"));
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("nand.channels"));
         let mut huge = g();
         huge.blocks_per_plane = 1 << 30;
         assert!(huge.validate().is_err());
         let mut odd = g();
         odd.page_bytes = 3000;
-        assert!(odd.validate().unwrap_err().to_string().contains("page_bytes"));
+        assert!(odd
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("page_bytes"));
     }
 
     #[test]
     fn out_of_range_level_is_named() {
         let g = g();
         let e = g
-            .ppa_of(PhysAddr { channel: 0, chip: 3, die: 0, plane: 0, block: 0, page: 0 })
+            .ppa_of(PhysAddr {
+                channel: 0,
+                chip: 3,
+                die: 0,
+                plane: 0,
+                block: 0,
+                page: 0,
+            })
             .unwrap_err();
         assert!(e.to_string().contains("chip 3"), "{e}");
     }

@@ -86,7 +86,10 @@ pub enum PageView<'a> {
     Erased,
     /// ECC could not correct the page (a torn program or an interrupted erase).
     Uncorrectable,
-    Programmed { data: DataRef<'a>, oob: &'a [u8] },
+    Programmed {
+        data: DataRef<'a>,
+        oob: &'a [u8],
+    },
 }
 
 /// How an interrupted operation leaves the medium.
@@ -138,7 +141,10 @@ impl ImageParams {
     pub fn validate(&self) -> Result<(), NandError> {
         self.geometry.validate()?;
         if self.nop == 0 {
-            return Err(NandError::Config { key: "nand.nop", reason: "must be at least 1".into() });
+            return Err(NandError::Config {
+                key: "nand.nop",
+                reason: "must be at least 1".into(),
+            });
         }
         if self.endurance == 0 {
             return Err(NandError::Config {
@@ -273,7 +279,11 @@ impl NandImage {
         if ppa.0 < limit {
             Ok(())
         } else {
-            Err(NandError::OutOfRange { what: "page", index: ppa.0.into(), limit: limit.into() })
+            Err(NandError::OutOfRange {
+                what: "page",
+                index: ppa.0.into(),
+                limit: limit.into(),
+            })
         }
     }
 
@@ -282,7 +292,11 @@ impl NandImage {
         if block.0 < limit {
             Ok(())
         } else {
-            Err(NandError::OutOfRange { what: "block", index: block.0.into(), limit: limit.into() })
+            Err(NandError::OutOfRange {
+                what: "block",
+                index: block.0.into(),
+                limit: limit.into(),
+            })
         }
     }
 
@@ -375,7 +389,10 @@ impl NandImage {
                             tag_pattern_matches(self.tag[i], &page[..body]),
                             "tag pattern of {ppa} corrupted in memory"
                         );
-                        DataRef::Tag { tag: self.tag[i], tail: &page[body..] }
+                        DataRef::Tag {
+                            tag: self.tag[i],
+                            tail: &page[body..],
+                        }
                     }
                     (DataMode::Tag, true) => {
                         DataRef::Bytes(self.payloads.get(&ppa.0).map(|b| &b[..]).unwrap_or(&[]))
@@ -437,13 +454,19 @@ impl NandImage {
             return Err(NandError::NotErased { ppa });
         }
         if self.nop_of(ppa) == 0 {
-            return Err(NandError::PageNotProgrammable { ppa, mode: self.mode[b].name() });
+            return Err(NandError::PageNotProgrammable {
+                ppa,
+                mode: self.mode[b].name(),
+            });
         }
         if enforce_order && self.params.in_order_program {
             let lp = self.last_prog[b];
             let page = g.page_in_block(ppa);
             if lp != NO_PAGE && page <= u32::from(lp) {
-                return Err(NandError::OutOfOrder { ppa, last_programmed: u32::from(lp) });
+                return Err(NandError::OutOfOrder {
+                    ppa,
+                    last_programmed: u32::from(lp),
+                });
             }
         }
         Ok(())
@@ -540,14 +563,21 @@ impl NandImage {
                 });
             }
             if let Some(off) = first_set_violation(&self.oob[self.oob_range(ppa)], new) {
-                return Err(NandError::BitsWouldSet { ppa, offset: off as u32 });
+                return Err(NandError::BitsWouldSet {
+                    ppa,
+                    offset: off as u32,
+                });
             }
         }
         if let Some((off, bytes)) = patch {
             let page_bytes = g.page_bytes as usize;
             let end = off as usize + bytes.len();
             if end > page_bytes {
-                return Err(NandError::SizeMismatch { what: "patch end", got: end, expected: page_bytes });
+                return Err(NandError::SizeMismatch {
+                    what: "patch end",
+                    got: end,
+                    expected: page_bytes,
+                });
             }
             let bytes_kind = self.state[i] & KIND_BYTES != 0;
             if !bytes_kind && (off as usize) < self.body_bytes() {
@@ -555,7 +585,10 @@ impl NandImage {
             }
             let old = self.current_bytes(ppa, off as usize, bytes.len());
             if let Some(p) = first_set_violation(&old, bytes) {
-                return Err(NandError::BitsWouldSet { ppa, offset: off + p as u32 });
+                return Err(NandError::BitsWouldSet {
+                    ppa,
+                    offset: off + p as u32,
+                });
             }
         }
         Ok(())
@@ -594,8 +627,11 @@ impl NandImage {
                 let bytes_kind = self.state[ppa.0 as usize] & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
                 let rel = off - base;
-                let mut v: Vec<u8> =
-                    self.payloads.get(&ppa.0).map(|b| b.to_vec()).unwrap_or_default();
+                let mut v: Vec<u8> = self
+                    .payloads
+                    .get(&ppa.0)
+                    .map(|b| b.to_vec())
+                    .unwrap_or_default();
                 if v.len() < rel + bytes.len() {
                     v.resize(rel + bytes.len(), 0xFF);
                 }
@@ -680,10 +716,16 @@ impl NandImage {
     pub fn set_mode(&mut self, block: BlockId, mode: BlockMode) -> Result<(), NandError> {
         self.check_block(block)?;
         if self.params.cell == CellType::Slc && mode != BlockMode::Normal {
-            return Err(NandError::BadMode { block, reason: "SLC blocks have no pSLC or odd-MLC mode" });
+            return Err(NandError::BadMode {
+                block,
+                reason: "SLC blocks have no pSLC or odd-MLC mode",
+            });
         }
         if self.last_prog[block.0 as usize] != NO_PAGE {
-            return Err(NandError::BadMode { block, reason: "block is not erased" });
+            return Err(NandError::BadMode {
+                block,
+                reason: "block is not erased",
+            });
         }
         self.mode[block.0 as usize] = mode;
         Ok(())
@@ -722,7 +764,9 @@ impl NandImage {
                         })
                         .collect()
                 };
-                let new_oob = oob.as_ref().map(|new| half(&self.oob[self.oob_range(*ppa)], new));
+                let new_oob = oob
+                    .as_ref()
+                    .map(|new| half(&self.oob[self.oob_range(*ppa)], new));
                 let new_patch = patch.as_ref().map(|(off, bytes)| {
                     let old = self.current_bytes(*ppa, *off as usize, bytes.len());
                     (*off, half(&old, bytes))

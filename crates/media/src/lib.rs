@@ -12,11 +12,11 @@
 //! checker can rebuild the image that would survive a power cut at any instant.
 
 pub mod error;
+mod file;
 pub mod geometry;
 pub mod image;
 pub mod nand;
 pub mod oplog;
-mod file;
 
 pub use error::NandError;
 pub use geometry::{BlockId, Geometry, PhysAddr, Ppa, PuId};

@@ -273,11 +273,21 @@ impl Nand {
 
     fn record(&mut self, kind: impl FnOnce() -> OpKind, t: OpTiming) {
         if let Some(log) = self.log.as_mut() {
-            log.push(LoggedOp { kind: kind(), start: t.start, end: t.end });
+            log.push(LoggedOp {
+                kind: kind(),
+                start: t.start,
+                end: t.end,
+            });
         }
     }
 
-    fn transfer_then_array(&mut self, pu: PuId, ready: SimTime, bytes: u64, array_ns: u64) -> OpTiming {
+    fn transfer_then_array(
+        &mut self,
+        pu: PuId,
+        ready: SimTime,
+        bytes: u64,
+        array_ns: u64,
+    ) -> OpTiming {
         let a = self.array_of(pu);
         let ch = self.image.geometry().channel_of_pu(pu) as usize;
         let t0 = self.arrays[a].earliest(ready);
@@ -288,7 +298,13 @@ impl Nand {
         OpTiming { start, end }
     }
 
-    fn array_then_transfer(&mut self, pu: PuId, ready: SimTime, array_ns: u64, bytes: u64) -> OpTiming {
+    fn array_then_transfer(
+        &mut self,
+        pu: PuId,
+        ready: SimTime,
+        array_ns: u64,
+        bytes: u64,
+    ) -> OpTiming {
         let a = self.array_of(pu);
         let ch = self.image.geometry().channel_of_pu(pu) as usize;
         let (start, sensed) = self.arrays[a].occupy(ready, array_ns);
@@ -323,7 +339,14 @@ impl Nand {
         let t = self.transfer_then_array(pu, ready, bytes, self.timing.program_ns);
         self.image.program(ppa, &content, oob, true)?;
         self.counters.programs += 1;
-        self.record(|| OpKind::Program { ppa, content, oob: oob.into() }, t);
+        self.record(
+            || OpKind::Program {
+                ppa,
+                content,
+                oob: oob.into(),
+            },
+            t,
+        );
         self.sync_page(ppa)?;
         Ok(t)
     }
@@ -355,7 +378,11 @@ impl Nand {
     }
 
     /// Reads a whole page (data and OOB).
-    pub fn read(&mut self, ppa: Ppa, ready: SimTime) -> Result<(OpTiming, PageView<'_>), NandError> {
+    pub fn read(
+        &mut self,
+        ppa: Ppa,
+        ready: SimTime,
+    ) -> Result<(OpTiming, PageView<'_>), NandError> {
         self.image.check_ppa(ppa)?;
         let g = self.image.geometry();
         let pu = g.pu_of(ppa);
@@ -366,7 +393,11 @@ impl Nand {
     }
 
     /// Reads a page but transfers only its OOB area.
-    pub fn read_oob(&mut self, ppa: Ppa, ready: SimTime) -> Result<(OpTiming, PageView<'_>), NandError> {
+    pub fn read_oob(
+        &mut self,
+        ppa: Ppa,
+        ready: SimTime,
+    ) -> Result<(OpTiming, PageView<'_>), NandError> {
         self.image.check_ppa(ppa)?;
         let pu = self.image.geometry().pu_of(ppa);
         let bytes = self.image.oob_used() as u64;
@@ -395,9 +426,20 @@ impl Nand {
     }
 
     /// Changes an erased MLC block's mode (controller metadata: durable at once).
-    pub fn set_block_mode(&mut self, block: BlockId, mode: BlockMode, now: SimTime) -> Result<(), NandError> {
+    pub fn set_block_mode(
+        &mut self,
+        block: BlockId,
+        mode: BlockMode,
+        now: SimTime,
+    ) -> Result<(), NandError> {
         self.image.set_mode(block, mode)?;
-        self.record(|| OpKind::SetMode { block, mode }, OpTiming { start: now, end: now });
+        self.record(
+            || OpKind::SetMode { block, mode },
+            OpTiming {
+                start: now,
+                end: now,
+            },
+        );
         if let Some(f) = &self.file {
             f.write_block(&self.image, block, false)?;
         }

@@ -14,11 +14,24 @@ use sim::SimTime;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpKind {
-    Program { ppa: Ppa, content: Content, oob: Box<[u8]> },
-    PartialProgram { ppa: Ppa, oob: Option<Box<[u8]>>, patch: Option<(u32, Box<[u8]>)> },
-    Erase { block: BlockId },
+    Program {
+        ppa: Ppa,
+        content: Content,
+        oob: Box<[u8]>,
+    },
+    PartialProgram {
+        ppa: Ppa,
+        oob: Option<Box<[u8]>>,
+        patch: Option<(u32, Box<[u8]>)>,
+    },
+    Erase {
+        block: BlockId,
+    },
     /// A block-mode change: controller metadata, durable at once (`start == end`).
-    SetMode { block: BlockId, mode: BlockMode },
+    SetMode {
+        block: BlockId,
+        mode: BlockMode,
+    },
 }
 
 impl OpKind {

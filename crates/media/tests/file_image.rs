@@ -27,10 +27,19 @@ fn an_image_reopens_exactly_as_it_was_left() {
     let path = tmp("roundtrip");
     let c = cfg();
     let mut n = Nand::create_file(&path, c.image_params(8), c.timing.clone(), "label-x").unwrap();
-    n.program(Ppa(0), Content::Tag(11), &[1; 8], SimTime::ZERO).unwrap();
-    n.program(Ppa(1), Content::Bytes(vec![7; 30].into()), &[2; 8], SimTime::ZERO).unwrap();
-    n.partial_program(Ppa(1), Some(&[0; 8]), None, SimTime::ZERO).unwrap();
-    n.program(Ppa(8), Content::Tag(12), &[3; 8], SimTime::ZERO).unwrap();
+    n.program(Ppa(0), Content::Tag(11), &[1; 8], SimTime::ZERO)
+        .unwrap();
+    n.program(
+        Ppa(1),
+        Content::Bytes(vec![7; 30].into()),
+        &[2; 8],
+        SimTime::ZERO,
+    )
+    .unwrap();
+    n.partial_program(Ppa(1), Some(&[0; 8]), None, SimTime::ZERO)
+        .unwrap();
+    n.program(Ppa(8), Content::Tag(12), &[3; 8], SimTime::ZERO)
+        .unwrap();
     n.erase(BlockId(1), SimTime::ZERO).unwrap();
     let expected = n.image().clone();
     drop(n);
@@ -43,7 +52,9 @@ fn an_image_reopens_exactly_as_it_was_left() {
 fn tag_mode_cannot_be_file_backed() {
     let mut c = cfg();
     c.data_mode = DataMode::Tag;
-    let e = Nand::create_file(&tmp("tagmode"), c.image_params(8), c.timing.clone(), "").err().unwrap();
+    let e = Nand::create_file(&tmp("tagmode"), c.image_params(8), c.timing.clone(), "")
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("data_mode"), "{e}");
 }
 
@@ -52,7 +63,8 @@ fn corrupt_images_are_reported_not_panicked_on() {
     let path = tmp("corrupt");
     let c = cfg();
     let mut n = Nand::create_file(&path, c.image_params(8), c.timing.clone(), "").unwrap();
-    n.program(Ppa(0), Content::Tag(11), &[1; 8], SimTime::ZERO).unwrap();
+    n.program(Ppa(0), Content::Tag(11), &[1; 8], SimTime::ZERO)
+        .unwrap();
     drop(n);
     let good = std::fs::read(&path).unwrap();
 
@@ -78,7 +90,9 @@ fn corrupt_images_are_reported_not_panicked_on() {
 
     for (want, bytes) in cases {
         std::fs::write(&path, &bytes).unwrap();
-        let e = Nand::open_file(&path, c.timing.clone()).err().expect("corrupt image opened");
+        let e = Nand::open_file(&path, c.timing.clone())
+            .err()
+            .expect("corrupt image opened");
         let msg = e.to_string();
         assert!(msg.contains(want), "expected '{want}' in: {msg}");
     }

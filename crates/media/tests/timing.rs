@@ -26,7 +26,9 @@ fn n_programs_on_n_idle_planes_take_one_program_latency() {
     let mut last = SimTime::ZERO;
     for pu in 0..n_planes {
         let block = g.blocks_of_pu(PuId(pu)).next().unwrap();
-        let t = n.program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
+        let t = n
+            .program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO)
+            .unwrap();
         last = last.max(t.end);
     }
     assert_eq!(last, SimTime::from_us(200));
@@ -37,7 +39,9 @@ fn n_programs_on_one_plane_take_n_program_latencies() {
     let mut n = device(1, 8, Interleave::Plane, 0);
     let mut last = SimTime::ZERO;
     for p in 0..8 {
-        let t = n.program(Ppa(p), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
+        let t = n
+            .program(Ppa(p), Content::Tag(1), &OOB, SimTime::ZERO)
+            .unwrap();
         last = last.max(t.end);
     }
     assert_eq!(last, SimTime::from_us(8 * 200));
@@ -52,7 +56,11 @@ fn channel_transfers_serialize_but_programs_overlap() {
     let mut ends = Vec::new();
     for pu in 0..4 {
         let block = g.blocks_of_pu(PuId(pu)).next().unwrap();
-        ends.push(n.program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO).unwrap().end);
+        ends.push(
+            n.program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO)
+                .unwrap()
+                .end,
+        );
     }
     for (i, e) in ends.iter().enumerate() {
         assert_eq!(e.as_ns(), (i as u64 + 1) * xfer + 200_000);
@@ -62,7 +70,9 @@ fn channel_transfers_serialize_but_programs_overlap() {
     let g = n.geometry().clone();
     for pu in 0..4 {
         let block = g.blocks_of_pu(PuId(pu)).next().unwrap();
-        let t = n.program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
+        let t = n
+            .program(g.first_page(block), Content::Tag(1), &OOB, SimTime::ZERO)
+            .unwrap();
         assert_eq!(t.end.as_ns(), xfer + 200_000);
     }
 }
@@ -73,18 +83,30 @@ fn die_interleave_serializes_planes_of_a_die() {
     let g = n.geometry().clone();
     let b0 = g.blocks_of_pu(PuId(0)).next().unwrap();
     let b1 = g.blocks_of_pu(PuId(1)).next().unwrap();
-    n.program(g.first_page(b0), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
-    let t = n.program(g.first_page(b1), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
+    n.program(g.first_page(b0), Content::Tag(1), &OOB, SimTime::ZERO)
+        .unwrap();
+    let t = n
+        .program(g.first_page(b1), Content::Tag(1), &OOB, SimTime::ZERO)
+        .unwrap();
     assert_eq!(t.end, SimTime::from_us(400));
 }
 
 #[test]
 fn an_operation_waits_for_its_inputs_and_its_array() {
     let mut n = device(1, 1, Interleave::Plane, 0);
-    let t = n.program(Ppa(0), Content::Tag(1), &OOB, SimTime::from_us(50)).unwrap();
-    assert_eq!((t.start, t.end), (SimTime::from_us(50), SimTime::from_us(250)));
+    let t = n
+        .program(Ppa(0), Content::Tag(1), &OOB, SimTime::from_us(50))
+        .unwrap();
+    assert_eq!(
+        (t.start, t.end),
+        (SimTime::from_us(50), SimTime::from_us(250))
+    );
     let (r, _) = n.read(Ppa(0), SimTime::ZERO).unwrap();
-    assert_eq!(r.start, SimTime::from_us(250), "a read queues behind the program on its plane");
+    assert_eq!(
+        r.start,
+        SimTime::from_us(250),
+        "a read queues behind the program on its plane"
+    );
     let (e, worn) = n.erase(BlockId(1), SimTime::ZERO).unwrap();
     assert!(!worn);
     assert_eq!(e.end, r.end + 1_500_000);
@@ -94,12 +116,20 @@ fn an_operation_waits_for_its_inputs_and_its_array() {
 fn the_log_records_start_and_end_of_each_mutation() {
     let mut n = device(1, 2, Interleave::Plane, 400);
     n.enable_log();
-    n.program(Ppa(0), Content::Tag(1), &OOB, SimTime::ZERO).unwrap();
+    n.program(Ppa(0), Content::Tag(1), &OOB, SimTime::ZERO)
+        .unwrap();
     n.read(Ppa(0), SimTime::ZERO).unwrap();
     n.erase(BlockId(0), SimTime::ZERO).unwrap();
     let log = n.take_log();
     assert_eq!(log.len(), 2, "reads are not logged");
-    assert!(log[0].start > SimTime::ZERO, "a program starts after its data transfer");
+    assert!(
+        log[0].start > SimTime::ZERO,
+        "a program starts after its data transfer"
+    );
     assert_eq!(log[0].end - log[0].start, 200_000);
-    assert_eq!(log[1].start, log[0].end + 25_000, "the erase queues behind the read's sensing");
+    assert_eq!(
+        log[1].start,
+        log[0].end + 25_000,
+        "the erase queues behind the read's sensing"
+    );
 }

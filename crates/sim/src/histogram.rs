@@ -133,11 +133,24 @@ mod tests {
 
     #[test]
     fn buckets_bound_every_value_tightly() {
-        for v in [0u64, 1, 127, 128, 129, 1000, 123_456, 10_000_000_007, u64::MAX / 3] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            129,
+            1000,
+            123_456,
+            10_000_000_007,
+            u64::MAX / 3,
+        ] {
             let b = bucket_of(v);
             let up = bucket_upper(b);
             assert!(up >= v, "v={v} upper={up}");
-            assert!((up - v) as f64 <= v as f64 / 100.0 + 1.0, "v={v} upper={up}");
+            assert!(
+                (up - v) as f64 <= v as f64 / 100.0 + 1.0,
+                "v={v} upper={up}"
+            );
         }
     }
 

@@ -1,0 +1,144 @@
+//! The `[ftl]` and `[protocol]` sections of a configuration, with validation that names the
+//! offending key.
+
+use crate::error::{Result, SsdError};
+use serde::{Deserialize, Serialize};
+
+/// Which block GC reclaims (see `gc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicyKind {
+    Greedy,
+    CostBenefit,
+    WearAware,
+}
+
+/// How host writes are spread over parallel units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Striping {
+    /// Round robin, consecutive pages on different channels first, then chips, dies, planes.
+    ChannelFirst,
+    /// Round robin over planes in address order (planes of one die first).
+    PlaneFirst,
+    /// The parallel unit whose array is free soonest.
+    LeastBusy,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Fraction of the usable physical pages not exported as logical space.
+    pub over_provisioning: f64,
+    /// GC runs in a parallel unit when its free blocks fall below this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Lower bound on the GC threshold, in blocks per parallel unit.
+    pub gc_min_free_blocks: u32,
+    pub gc_policy: GcPolicyKind,
+    pub striping: Striping,
+    /// Allocate the free block with the lowest erase count (otherwise first-in first-out).
+    pub dynamic_wear_leveling: bool,
+    /// Periodically move cold data out of the least-worn block.
+    pub static_wear_leveling: bool,
+    /// Static wear leveling acts when max - min erase count exceeds this.
+    pub static_wl_threshold: u32,
+    /// Static wear leveling checks the gap every this many erases.
+    pub static_wl_interval: u64,
+    /// Write the OOB of a block's pages into its last page.
+    pub summary_pages: bool,
+    /// Persist the mapping table to flash every this many host page writes (0: never, and
+    /// recovery scans the whole device).
+    pub checkpoint_interval: u64,
+    /// Blocks per parallel unit pre-reserved (and recorded) for writes after a checkpoint.
+    pub checkpoint_window_blocks: u32,
+    /// Largest transaction, in pages.
+    pub max_tx_pages: u32,
+    /// Most transactions active at once.
+    pub max_active_txs: u32,
+    /// Host interface bandwidth in MB/s for moving a page into the device (0: free).
+    pub interface_mbps: u64,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            over_provisioning: 0.15,
+            gc_threshold: 0.05,
+            gc_min_free_blocks: 3,
+            gc_policy: GcPolicyKind::Greedy,
+            striping: Striping::ChannelFirst,
+            dynamic_wear_leveling: true,
+            static_wear_leveling: false,
+            static_wl_threshold: 32,
+            static_wl_interval: 256,
+            summary_pages: true,
+            checkpoint_interval: 0,
+            checkpoint_window_blocks: 2,
+            max_tx_pages: 1024,
+            max_active_txs: 256,
+            interface_mbps: 0,
+        }
+    }
+}
+
+fn bad(key: &str, reason: impl Into<String>) -> SsdError {
+    SsdError::Config {
+        key: key.into(),
+        reason: reason.into(),
+    }
+}
+
+impl FtlConfig {
+    pub fn validate(&self, blocks_per_pu: u32) -> Result<()> {
+        if !(0.0..0.95).contains(&self.over_provisioning) || self.over_provisioning.is_nan() {
+            return Err(bad(
+                "ftl.over_provisioning",
+                format!("must be in [0, 0.95), got {}", self.over_provisioning),
+            ));
+        }
+        if !(0.0..0.9).contains(&self.gc_threshold) || self.gc_threshold.is_nan() {
+            return Err(bad(
+                "ftl.gc_threshold",
+                format!("must be in [0, 0.9), got {}", self.gc_threshold),
+            ));
+        }
+        if self.gc_min_free_blocks < 2 {
+            return Err(bad(
+                "ftl.gc_min_free_blocks",
+                "must be at least 2 (one for GC to write into, one spare)",
+            ));
+        }
+        let need = self.gc_threshold_blocks(blocks_per_pu) + 2 + self.checkpoint_window_blocks;
+        if need >= blocks_per_pu {
+            return Err(bad(
+                "ftl.gc_threshold",
+                format!(
+                    "a parallel unit has {blocks_per_pu} blocks, too few for a GC threshold of {} blocks plus open blocks",
+                    self.gc_threshold_blocks(blocks_per_pu)
+                ),
+            ));
+        }
+        if self.static_wl_interval == 0 {
+            return Err(bad("ftl.static_wl_interval", "must be at least 1"));
+        }
+        if self.checkpoint_interval > 0 && self.checkpoint_window_blocks == 0 {
+            return Err(bad(
+                "ftl.checkpoint_window_blocks",
+                "must be at least 1 when checkpoints are on",
+            ));
+        }
+        if self.max_tx_pages == 0 {
+            return Err(bad("ftl.max_tx_pages", "must be at least 1"));
+        }
+        if self.max_active_txs == 0 {
+            return Err(bad("ftl.max_active_txs", "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The free-block count below which GC runs in a parallel unit.
+    pub fn gc_threshold_blocks(&self, blocks_per_pu: u32) -> u32 {
+        let frac = (self.gc_threshold * f64::from(blocks_per_pu)).ceil() as u32;
+        frac.max(self.gc_min_free_blocks)
+    }
+}

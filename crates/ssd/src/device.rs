@@ -1,0 +1,433 @@
+//! `Device`: the transactional SSD a host talks to.
+//!
+//! It validates the host interface (BEGIN / WRITE / COMMIT / ABORT / WriteAtomic / BARRIER /
+//! READ / TRIM), assigns each transaction a device-unique sequence number, keeps GC,
+//! wear leveling and checkpoints running between commands, and forwards each command to the
+//! commit protocol. Every command returns the instant it completes (its ack).
+//!
+//! Misuse is an error value naming the problem: an unknown, still-active or finished TxId,
+//! a transaction larger than `ftl.max_tx_pages`, more than `ftl.max_active_txs` at once, a
+//! logical page beyond the device, or anything the protocol cannot support.
+
+use crate::config::FtlConfig;
+use crate::core::{FtlCore, ReadOutcome};
+use crate::error::{Result, SsdError};
+use crate::gc;
+use crate::meta;
+use crate::oob::CORE_OOB_BYTES;
+use crate::protocol::{self, CommitProtocol, ProtocolConfig, ProtocolInfo, TxRef};
+use crate::recovery::{scan_blocks, RecoveryCtx};
+use media::image::ImageParams;
+use media::{BlockId, Nand, NandConfig, PuId};
+use serde::{Deserialize, Serialize};
+use sim::{Lpn, SimTime, TxId};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Everything needed to build a device.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeviceConfig {
+    pub nand: NandConfig,
+    pub ftl: FtlConfig,
+    pub protocol: ProtocolConfig,
+}
+
+impl DeviceConfig {
+    /// The protocol, looked up in the registry.
+    pub fn protocol_info(&self) -> Result<&'static ProtocolInfo> {
+        protocol::lookup(&self.protocol.name)
+    }
+
+    /// The NAND image parameters this configuration implies (the OOB width comes from the
+    /// protocol's layout).
+    pub fn image_params(&self) -> Result<ImageParams> {
+        let info = self.protocol_info()?;
+        let p = self.nand.image_params(info.oob_bytes.max(CORE_OOB_BYTES));
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// The FTL configuration as the protocol will run it (checkpoints on if it needs them).
+    pub fn effective_ftl(&self) -> Result<FtlConfig> {
+        let info = self.protocol_info()?;
+        let mut f = self.ftl.clone();
+        if info.needs_checkpoints && f.checkpoint_interval == 0 {
+            let g = self.nand.geometry();
+            f.checkpoint_interval = u64::from(g.pus())
+                * u64::from(f.checkpoint_window_blocks.max(1))
+                * u64::from(g.pages_per_block);
+        }
+        Ok(f)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ActiveTx {
+    seq: u32,
+    pages: u32,
+}
+
+/// What a recovery cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RecoveryReport {
+    pub pages_read: u64,
+    /// Simulated time from power-on until the device accepts commands.
+    pub time_ns: u64,
+    pub scanned_pages: u64,
+    pub had_checkpoint: bool,
+}
+
+const FINISHED_MEMORY: usize = 4096;
+
+pub struct Device {
+    pub core: FtlCore,
+    proto: Box<dyn CommitProtocol>,
+    info: &'static ProtocolInfo,
+    active: BTreeMap<TxId, ActiveTx>,
+    finished: BTreeMap<TxId, &'static str>,
+    finished_order: VecDeque<TxId>,
+    next_seq: u32,
+    /// Latest completion of anything issued (for BARRIER).
+    issued_until: SimTime,
+    atomic_ids: u64,
+}
+
+impl Device {
+    /// A freshly formatted device on `nand` (which must be blank).
+    pub fn create(cfg: &DeviceConfig, nand: Nand) -> Result<Device> {
+        let info = cfg.protocol_info()?;
+        let mut core = FtlCore::new(nand, cfg.effective_ftl()?)?;
+        if core.checkpoints_enabled() {
+            meta::format(&mut core, SimTime::ZERO)?;
+        }
+        let proto = (info.create)(&cfg.protocol, &mut core)?;
+        Ok(Device::assemble(core, proto, info, 1))
+    }
+
+    /// A device in memory.
+    pub fn in_memory(cfg: &DeviceConfig) -> Result<Device> {
+        let nand = Nand::new(cfg.image_params()?, cfg.nand.timing.clone())?;
+        Device::create(cfg, nand)
+    }
+
+    fn assemble(
+        core: FtlCore,
+        proto: Box<dyn CommitProtocol>,
+        info: &'static ProtocolInfo,
+        next_seq: u32,
+    ) -> Device {
+        Device {
+            core,
+            proto,
+            info,
+            active: BTreeMap::new(),
+            finished: BTreeMap::new(),
+            finished_order: VecDeque::new(),
+            next_seq,
+            issued_until: SimTime::ZERO,
+            atomic_ids: 0,
+        }
+    }
+
+    /// Rebuilds a device from the medium alone, as after a power cut. `nand` holds the
+    /// surviving image; `cfg` must be the configuration it was created with.
+    pub fn recover(cfg: &DeviceConfig, nand: Nand) -> Result<(Device, RecoveryReport)> {
+        let info = cfg.protocol_info()?;
+        let params = cfg.image_params()?;
+        if nand.image().params() != &params {
+            return Err(SsdError::CorruptImage {
+                detail: "the image was made with a different geometry or OOB layout than this configuration".into(),
+            });
+        }
+        let before = nand.counters();
+        let mut core = FtlCore::new(nand, cfg.effective_ftl()?)?;
+        core.clear_for_recovery();
+        let (root, t_root) = if core.checkpoints_enabled() {
+            meta::load_root(&mut core, SimTime::ZERO)?
+        } else {
+            (None, SimTime::ZERO)
+        };
+        let blocks: Vec<(BlockId, u32)> = match &root {
+            Some(r) => r.scan_set.clone(),
+            None => {
+                let meta: Vec<BlockId> = core.ckpt.meta_blocks().to_vec();
+                (0..core.geo.blocks())
+                    .map(BlockId)
+                    .filter(|b| !meta.contains(b))
+                    .map(|b| (b, 0))
+                    .collect()
+            }
+        };
+        let (scan, t_scan) = scan_blocks(&mut core, &blocks, t_root)?;
+        let scanned_pages = scan.len() as u64;
+        let had_checkpoint = root.is_some();
+        let mut ctx = RecoveryCtx {
+            core: &mut core,
+            root,
+            scan,
+            scanned_blocks: blocks,
+            ready: t_scan,
+            params: &cfg.protocol,
+        };
+        let mut proto = (info.recover)(&mut ctx)?;
+        let root = ctx.root.take();
+        let mut end = ctx.ready;
+        meta::after_recovery(&mut core, root.as_ref());
+        core.finish_recovery();
+        if core.checkpoints_enabled() {
+            end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
+        }
+        let after = core.nand.counters();
+        let report = RecoveryReport {
+            pages_read: (after.reads + after.oob_reads) - (before.reads + before.oob_reads),
+            time_ns: end.as_ns(),
+            scanned_pages,
+            had_checkpoint,
+        };
+        let mut dev = Device::assemble(core, proto, info, 1);
+        dev.issued_until = end;
+        #[cfg(debug_assertions)]
+        dev.check_invariants().map_err(|e| SsdError::CorruptImage {
+            detail: format!("after recovery: {e}"),
+        })?;
+        Ok((dev, report))
+    }
+
+    pub fn info(&self) -> &'static ProtocolInfo {
+        self.info
+    }
+    pub fn protocol(&self) -> &dyn CommitProtocol {
+        self.proto.as_ref()
+    }
+    pub fn logical_pages(&self) -> u32 {
+        self.core.logical_pages()
+    }
+    pub fn active_txs(&self) -> usize {
+        self.active.len()
+    }
+
+    /// Runs GC where a unit is short of free blocks, static wear leveling and due checkpoints.
+    /// Called before every command that may allocate.
+    pub fn maintain(&mut self, now: SimTime) -> Result<()> {
+        for pu in 0..self.core.geo.pus() {
+            let pu = PuId(pu);
+            if self.core.needs_gc(pu) {
+                gc::collect(&mut self.core, self.proto.as_mut(), pu, now)?;
+            }
+        }
+        gc::wear_level(&mut self.core, self.proto.as_mut(), now)?;
+        if self
+            .core
+            .ckpt
+            .due(self.core.cfg.checkpoint_interval, self.core.geo.pus())
+        {
+            meta::checkpoint(&mut self.core, self.proto.as_mut(), now)?;
+        }
+        Ok(())
+    }
+
+    fn done(&mut self, t: SimTime) -> SimTime {
+        self.issued_until = self.issued_until.max(t);
+        t
+    }
+
+    fn next_tx_seq(&mut self) -> u32 {
+        let s = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1).max(1);
+        s
+    }
+
+    fn active_tx(&self, tx: TxId) -> Result<ActiveTx> {
+        match self.active.get(&tx) {
+            Some(a) => Ok(*a),
+            None => match self.finished.get(&tx) {
+                Some(how) => Err(SsdError::TxFinished { tx, how }),
+                None => Err(SsdError::UnknownTx { tx }),
+            },
+        }
+    }
+
+    fn finish(&mut self, tx: TxId, how: &'static str) {
+        self.active.remove(&tx);
+        self.finished.insert(tx, how);
+        self.finished_order.push_back(tx);
+        if self.finished_order.len() > FINISHED_MEMORY {
+            if let Some(old) = self.finished_order.pop_front() {
+                self.finished.remove(&old);
+            }
+        }
+    }
+
+    /// BEGIN(tx).
+    pub fn begin(&mut self, tx: TxId, now: SimTime) -> Result<SimTime> {
+        if self.active.contains_key(&tx) {
+            return Err(SsdError::TxInUse { tx });
+        }
+        if self.active.len() as u32 >= self.core.cfg.max_active_txs {
+            return Err(SsdError::TooManyActive {
+                max: self.core.cfg.max_active_txs,
+            });
+        }
+        let seq = self.next_tx_seq();
+        let t = self
+            .proto
+            .begin(&mut self.core, TxRef { host: tx, seq }, now)?;
+        self.finished.remove(&tx);
+        self.active.insert(tx, ActiveTx { seq, pages: 0 });
+        Ok(self.done(t))
+    }
+
+    /// WRITE(tx, lpn, data): accepted, not durable until COMMIT is acked.
+    pub fn write(&mut self, tx: TxId, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
+        self.core.check_lpn(lpn)?;
+        let a = self.active_tx(tx)?;
+        if a.pages + 1 > self.core.cfg.max_tx_pages {
+            return Err(SsdError::TxTooLarge {
+                tx,
+                max_pages: self.core.cfg.max_tx_pages,
+            });
+        }
+        self.maintain(now)?;
+        let t = self.proto.write(
+            &mut self.core,
+            TxRef {
+                host: tx,
+                seq: a.seq,
+            },
+            lpn,
+            tag,
+            now,
+        )?;
+        if let Some(x) = self.active.get_mut(&tx) {
+            x.pages += 1;
+        }
+        self.count_write();
+        Ok(self.done(t))
+    }
+
+    fn count_write(&mut self) {
+        self.core.stats.host_writes += 1;
+        self.core.clock += 1;
+        self.core.ckpt.writes_since += 1;
+    }
+
+    /// COMMIT(tx): acked when the whole transaction is durable.
+    pub fn commit(&mut self, tx: TxId, now: SimTime) -> Result<SimTime> {
+        let a = self.active_tx(tx)?;
+        self.maintain(now)?;
+        let t = self.proto.commit(
+            &mut self.core,
+            TxRef {
+                host: tx,
+                seq: a.seq,
+            },
+            now,
+        )?;
+        self.finish(tx, "committed");
+        self.core.stats.txs_committed += 1;
+        Ok(self.done(t))
+    }
+
+    /// ABORT(tx).
+    pub fn abort(&mut self, tx: TxId, now: SimTime) -> Result<SimTime> {
+        let a = self.active_tx(tx)?;
+        let t = self.proto.abort(
+            &mut self.core,
+            TxRef {
+                host: tx,
+                seq: a.seq,
+            },
+            now,
+        )?;
+        self.finish(tx, "aborted");
+        self.core.stats.txs_aborted += 1;
+        Ok(self.done(t))
+    }
+
+    /// A plain write of one page: a one-page transaction, acked when durable.
+    pub fn write_plain(&mut self, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
+        self.core.check_lpn(lpn)?;
+        self.maintain(now)?;
+        let seq = self.next_tx_seq();
+        let tx = TxRef {
+            host: TxId(u64::MAX),
+            seq,
+        };
+        let t = self.proto.write_plain(&mut self.core, tx, lpn, tag, now)?;
+        self.count_write();
+        Ok(self.done(t))
+    }
+
+    /// WriteAtomic(pages) as in TxFlash: the pages are known up front; acked when durable.
+    pub fn write_atomic(&mut self, pages: &[(Lpn, u64)], now: SimTime) -> Result<SimTime> {
+        for (lpn, _) in pages {
+            self.core.check_lpn(*lpn)?;
+        }
+        self.atomic_ids += 1;
+        let tx = TxId((1 << 63) | self.atomic_ids);
+        let mut t = self.begin(tx, now)?;
+        for (lpn, tag) in pages {
+            match self.write(tx, *lpn, *tag, now) {
+                Ok(w) => t = t.max(w),
+                Err(e) => {
+                    let _ = self.abort(tx, now);
+                    return Err(e);
+                }
+            }
+        }
+        self.commit(tx, t)
+    }
+
+    /// READ(lpn): the newest committed version.
+    pub fn read(&mut self, lpn: Lpn, now: SimTime) -> Result<(ReadOutcome, SimTime)> {
+        let r = self.proto.read(&mut self.core, lpn, now)?;
+        self.core.stats.host_reads += 1;
+        Ok(r)
+    }
+
+    /// TRIM(lpn): acked when durable.
+    pub fn trim(&mut self, lpn: Lpn, now: SimTime) -> Result<SimTime> {
+        if !self.info.supports_trim {
+            return Err(SsdError::Unsupported {
+                protocol: self.info.name,
+                what: "trim".into(),
+            });
+        }
+        self.core.check_lpn(lpn)?;
+        self.maintain(now)?;
+        let t = self.proto.trim(&mut self.core, lpn, now)?;
+        self.core.stats.host_trims += 1;
+        Ok(self.done(t))
+    }
+
+    /// BARRIER: completes when everything issued before it has completed.
+    pub fn barrier(&mut self, now: SimTime) -> SimTime {
+        now.max(self.issued_until)
+    }
+
+    /// DRAM by structure: the FTL's, the protocol's and the transaction table.
+    pub fn dram_bytes(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.core.dram_bytes();
+        v.extend(self.proto.dram_bytes());
+        v.push((
+            "device transaction table",
+            (self.active.len() + self.finished.len()) as u64 * 24,
+        ));
+        v
+    }
+
+    /// Protocol-specific counters.
+    pub fn protocol_counters(&self) -> Vec<(&'static str, u64)> {
+        self.proto.counters()
+    }
+
+    /// Full consistency check of FTL and protocol tables (expensive).
+    pub fn check_invariants(&self) -> std::result::Result<(), String> {
+        self.core.check_invariants()?;
+        self.proto.check_invariants(&self.core)
+    }
+
+    pub fn into_nand(self) -> Nand {
+        self.core.nand
+    }
+}

@@ -1,0 +1,305 @@
+//! Garbage collection and wear leveling.
+//!
+//! Victim selection is a pure policy over a read-only view of one parallel unit's candidate
+//! blocks (`GcView`) returning a choice; the engine here carries it out: copy every live page
+//! of the victim to the unit's GC head, let the protocol adjust the copy's OOB and follow the
+//! move, let the protocol act before the erase (move commit flags), then erase no earlier than
+//! the victim's `erase_not_before`.
+//!
+//! Policies, one file each: `Greedy` (fewest live pages), `CostBenefit` (LFS: age × free /
+//! cost), `WearAware` (greedy with a penalty on worn blocks). Static wear leveling is a policy
+//! too (`wear::StaticWl`): when the erase-count gap exceeds a threshold, relocate the least
+//! worn full block so its cold data stops pinning a young block.
+
+mod cost_benefit;
+mod greedy;
+mod wear;
+mod wear_aware;
+
+pub use cost_benefit::CostBenefit;
+pub use greedy::Greedy;
+pub use wear::StaticWl;
+pub use wear_aware::WearAware;
+
+use crate::config::GcPolicyKind;
+use crate::core::{BlockState, FtlCore, Stream, PIN_CORE, PIN_PROTO, VALID};
+use crate::error::{Result, SsdError};
+use media::{BlockId, Content, PageView, Ppa, PuId};
+use sim::SimTime;
+
+/// What the FTL asks of a commit protocol during GC and checkpoints. Every method has a
+/// default that suits a protocol with no such needs.
+pub trait FtlHooks {
+    /// Adjust the OOB of a live page's copy (CFC sets the commit flag of a committed page).
+    fn migrate_oob(&mut self, _core: &FtlCore, _from: Ppa, _oob: &mut [u8]) {}
+    /// A page pinned by the protocol moved from `from` to `to`.
+    fn on_moved(&mut self, _core: &mut FtlCore, _from: Ppa, _to: Ppa) {}
+    /// Called before `block` is erased, once its live pages are copied; may issue operations
+    /// (partial programs moving commit flags) and returns when they are durable.
+    fn before_erase(
+        &mut self,
+        _core: &mut FtlCore,
+        _block: BlockId,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        Ok(ready)
+    }
+    /// Blocks the next checkpoint must keep in the scan set (LightTx's unavailable zone).
+    fn checkpoint_blocks(&mut self, _core: &FtlCore) -> Vec<BlockId> {
+        Vec::new()
+    }
+    /// Protocol state recorded in each root.
+    fn checkpoint_blob(&mut self, _core: &FtlCore) -> Vec<u8> {
+        Vec::new()
+    }
+    /// A checkpoint's root is durable at `at`.
+    fn on_checkpoint_durable(&mut self, _core: &mut FtlCore, _at: SimTime) {}
+}
+
+/// A candidate victim as a policy sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub block: BlockId,
+    pub live: u32,
+    pub pages: u32,
+    /// Host writes since the block was last programmed.
+    pub age: u64,
+    pub erase_count: u32,
+}
+
+/// The read-only view a victim policy decides over.
+pub struct GcView<'a> {
+    pub candidates: &'a [Candidate],
+    pub erase_count_min: u32,
+    pub erase_count_max: u32,
+}
+
+/// A victim-selection policy: a pure choice, or `None` when no block is worth collecting.
+pub trait VictimPolicy {
+    fn choose(&self, view: &GcView<'_>) -> Option<BlockId>;
+}
+
+pub fn policy(kind: GcPolicyKind) -> &'static dyn VictimPolicy {
+    match kind {
+        GcPolicyKind::Greedy => &Greedy,
+        GcPolicyKind::CostBenefit => &CostBenefit,
+        GcPolicyKind::WearAware => &WearAware,
+    }
+}
+
+fn candidates(core: &FtlCore, pu: PuId, out: &mut Vec<Candidate>) -> (u32, u32) {
+    out.clear();
+    let img = core.nand.image();
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    for b in core.geo.blocks_of_pu(pu) {
+        let m = core.block(b);
+        let e = img.erase_count(b);
+        lo = lo.min(e);
+        hi = hi.max(e);
+        if m.state == BlockState::Full && m.eligible {
+            out.push(Candidate {
+                block: b,
+                live: u32::from(m.live),
+                pages: core.data_pages_per_block(),
+                age: core.clock.saturating_sub(m.stamp),
+                erase_count: e,
+            });
+        }
+    }
+    (lo, hi)
+}
+
+/// Runs GC in `pu` until it is back above the threshold or nothing can be reclaimed.
+/// Returns the instant the last erase completes (or `now`).
+pub fn collect(
+    core: &mut FtlCore,
+    hooks: &mut dyn FtlHooks,
+    pu: PuId,
+    now: SimTime,
+) -> Result<SimTime> {
+    let mut done = now;
+    let mut buf = Vec::new();
+    let mut rounds = 0u32;
+    while core.needs_gc(pu) {
+        let (lo, hi) = candidates(core, pu, &mut buf);
+        let view = GcView {
+            candidates: &buf,
+            erase_count_min: lo,
+            erase_count_max: hi,
+        };
+        let Some(victim) = policy(core.cfg.gc_policy).choose(&view) else {
+            break;
+        };
+        done = done.max(relocate(core, hooks, victim, now, Reason::Gc)?);
+        rounds += 1;
+        if rounds > core.geo.blocks_per_plane * 2 {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// Why a block is being emptied (for the statistics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Gc,
+    WearLeveling,
+    /// A protocol needs the block erased now (SCC erasing an uncommitted intention).
+    Forced,
+}
+
+/// Copies every live page out of `victim` (same parallel unit) and erases it.
+pub fn relocate(
+    core: &mut FtlCore,
+    hooks: &mut dyn FtlHooks,
+    victim: BlockId,
+    now: SimTime,
+    reason: Reason,
+) -> Result<SimTime> {
+    let g = core.geo.clone();
+    let pu = g.pu_of_block(victim);
+    let state = core.block(victim).state;
+    if matches!(state, BlockState::Meta | BlockState::Bad) {
+        return Err(SsdError::OutOfSpace {
+            detail: format!("internal: relocate of {state:?} {victim}"),
+        });
+    }
+    if state == BlockState::Open {
+        // Close the head so nothing more is written into the block being emptied.
+        for s in 0..crate::core::NSTREAMS {
+            if core.pus[pu.0 as usize].heads[s] == victim.0 {
+                core.pus[pu.0 as usize].heads[s] = u32::MAX;
+            }
+        }
+        core.blocks[victim.0 as usize].state = BlockState::Full;
+    }
+    let timing = core.nand.timing().clone();
+    let mut ready_erase = now;
+    let mut moved = 0u64;
+    let mut core_moved = false;
+    for page in 0..g.pages_per_block {
+        let from = g.ppa(victim, page);
+        let flags = core.page_flags(from);
+        if flags & (VALID | PIN_PROTO | PIN_CORE) == 0 {
+            continue;
+        }
+        let (rt, view) = core.nand.read(from, now)?;
+        let (content, mut oob, tail) = match view {
+            PageView::Programmed { data, oob } => match data {
+                media::image::DataRef::Tag { tag, tail } => (
+                    Content::Tag(tag),
+                    oob.to_vec(),
+                    (!tail.iter().all(|b| *b == 0xFF)).then(|| tail.to_vec()),
+                ),
+                media::image::DataRef::Bytes(b) => (Content::Bytes(b.into()), oob.to_vec(), None),
+            },
+            other => {
+                return Err(SsdError::CorruptImage {
+                    detail: format!("live page {from} reads as {other:?} during GC"),
+                })
+            }
+        };
+        hooks.migrate_oob(core, from, &mut oob);
+        let (to, t) = core.program(Stream::GC, Some(pu), content, &oob, rt.end)?;
+        let mut end = t.end;
+        if let Some(tail) = tail {
+            let off = g.page_bytes - tail.len() as u32;
+            end = core
+                .nand
+                .partial_program(to, None, Some((off, &tail)), t.end)?
+                .end;
+        }
+        ready_erase = ready_erase.max(end);
+        moved += 1;
+        core.stats.gc_busy_ns += timing.read_ns + timing.program_ns;
+        if flags & VALID != 0 {
+            if let Some(lpn) = core.reverse(from) {
+                // The copy is durable at `end`; the old page is erased only after that.
+                core.map(lpn, to, end);
+            }
+        }
+        if flags & PIN_PROTO != 0 {
+            core.pin(to);
+            core.unpin(from, end);
+            hooks.on_moved(core, from, to);
+        }
+        if flags & PIN_CORE != 0 {
+            core.pin_core(to);
+            core.unpin_core(from, end);
+            core_moved |= core.ckpt.on_moved(from, to);
+        }
+    }
+    if core_moved {
+        ready_erase = ready_erase.max(crate::meta::write_root(core, ready_erase)?);
+    }
+    let before = core.nand.counters().partial_programs;
+    ready_erase = hooks.before_erase(core, victim, ready_erase)?;
+    let flags = core.nand.counters().partial_programs - before;
+    core.stats.gc_busy_ns += flags * timing.partial_program_ns;
+    if core.block(victim).live != 0 {
+        return Err(SsdError::OutOfSpace {
+            detail: format!("internal: {victim} still has live pages after relocation"),
+        });
+    }
+    let t = core.erase_block(victim, ready_erase)?;
+    core.stats.gc_busy_ns += timing.erase_ns;
+    match reason {
+        Reason::Gc => {
+            core.stats.gc_page_migrations += moved;
+            core.stats.gc_erases += 1;
+        }
+        Reason::WearLeveling => {
+            core.stats.wl_migrations += moved;
+            core.stats.wl_erases += 1;
+        }
+        Reason::Forced => {
+            core.stats.forced_migrations += moved;
+            core.stats.forced_erases += 1;
+        }
+    }
+    Ok(t.end)
+}
+
+/// Static wear leveling: every `static_wl_interval` erases, if the erase-count gap exceeds
+/// the threshold, relocate the least-worn full block.
+pub fn wear_level(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) -> Result<SimTime> {
+    if !core.cfg.static_wear_leveling || core.erases_since_wl_check < core.cfg.static_wl_interval {
+        return Ok(now);
+    }
+    core.erases_since_wl_check = 0;
+    let img = core.nand.image();
+    let mut all = Vec::new();
+    let (mut lo, mut hi) = (u32::MAX, 0);
+    for b in 0..core.geo.blocks() {
+        let block = BlockId(b);
+        let m = core.block(block);
+        if matches!(m.state, BlockState::Meta | BlockState::Bad) {
+            continue;
+        }
+        let e = img.erase_count(block);
+        lo = lo.min(e);
+        hi = hi.max(e);
+        if m.state == BlockState::Full && m.eligible {
+            all.push(Candidate {
+                block,
+                live: u32::from(m.live),
+                pages: core.data_pages_per_block(),
+                age: core.clock.saturating_sub(m.stamp),
+                erase_count: e,
+            });
+        }
+    }
+    let view = GcView {
+        candidates: &all,
+        erase_count_min: lo,
+        erase_count_max: hi,
+    };
+    let choice = StaticWl {
+        threshold: core.cfg.static_wl_threshold,
+    }
+    .choose(&view);
+    match choice {
+        Some(b) => relocate(core, hooks, b, now, Reason::WearLeveling),
+        None => Ok(now),
+    }
+}

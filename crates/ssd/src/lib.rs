@@ -1,0 +1,22 @@
+//! The SSD layer: a page-mapping FTL (`core`: mapping, allocation, GC, wear leveling,
+//! summary pages, mapping checkpoints) and the commit protocols that plug into it through
+//! one trait (`protocol`), assembled into the transactional `Device` a host talks to.
+
+pub mod config;
+pub mod core;
+pub mod device;
+pub mod error;
+pub mod gc;
+pub mod meta;
+pub mod oob;
+pub mod protocol;
+pub mod protocols;
+pub mod recovery;
+pub mod stats;
+
+pub use config::{FtlConfig, GcPolicyKind, Striping};
+pub use core::{FtlCore, ReadOutcome, Stream};
+pub use device::{Device, DeviceConfig, RecoveryReport};
+pub use error::SsdError;
+pub use protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY};
+pub use stats::FtlStats;

@@ -1,0 +1,591 @@
+//! Mapping checkpoints on flash: translation pages, the root-record log and the scan set.
+//!
+//! With checkpoints on (`ftl.checkpoint_interval > 0`, or a protocol that needs them), the
+//! mapping table is persisted in *translation pages* (one per `entries_per_page` logical
+//! pages, rewritten only when dirty) and a *root record* names where they are. Root records
+//! are appended to a log in two reserved blocks used ping-pong: when the current block is
+//! full, the other is erased (after every record in the current one is durable) and the log
+//! continues there.
+//!
+//! Recovery then reads the newest complete root, the translation pages it names, and scans
+//! only the blocks in the root's *scan set*: every block that may have been written since
+//! the translation pages were taken. To make that true, allocation only opens blocks from a
+//! per-unit *window* recorded in the root; when a unit's window runs out, a new root that adds
+//! more blocks is written first, and the first program into a window block waits until the
+//! root that recorded it is durable. Blocks that were open when the checkpoint was taken are
+//! in the scan set from their then write pointer on: the pages below it are covered by the
+//! translation pages, and scanning them would resurrect versions the checkpoint superseded.
+//!
+//! Root record body (little-endian):
+//!
+//! ```text
+//! u32 magic 0x544F_4F52 ("ROOT")   u32 checkpoint sequence   u32 logical pages
+//! u32 n_chunks, n_chunks × u32 translation page address (u32::MAX: chunk never written)
+//! u32 n_scan,   n_scan × (u32 block, u32 first page to scan)
+//! u32 blob_len, blob_len bytes of protocol state (LightTx zones)
+//! ```
+//!
+//! A record spans as many pages as it needs, all in one meta block. Each page's data area:
+//! `u32 record seq, u16 index, u16 count, u32 chunk length, u32 CRC-32 of the chunk, chunk`;
+//! its OOB: kind META, record seq, index, count. A record counts only if every page is present
+//! with a matching CRC, so a torn root is ignored and the previous one is used.
+//!
+//! Translation page data area: `u32 magic 0x4E41_5254 ("TRAN"), u32 chunk, u32 checkpoint
+//! sequence, u32 count, count × u32 physical page (u32::MAX: unmapped)`.
+
+use crate::config::FtlConfig;
+use crate::core::{FtlCore, Stream, NSTREAMS};
+use crate::error::{Result, SsdError};
+use crate::gc::FtlHooks;
+use crate::oob::{self, kind, Reader, Writer};
+use media::{BlockId, Content, Geometry, PageView, Ppa, PuId};
+use sim::{Lpn, SimTime};
+
+const ROOT_MAGIC: u32 = 0x544F_4F52;
+const TRAN_MAGIC: u32 = 0x4E41_5254;
+const PAGE_HDR: usize = 16;
+
+pub(crate) struct Ckpt {
+    pub(crate) enabled: bool,
+    meta: Vec<BlockId>,
+    cur_meta: usize,
+    meta_next_page: u32,
+    record_seq: u32,
+    pub(crate) ckpt_seq: u32,
+    pub(crate) entries_per_page: u32,
+    /// Translation page of each chunk as recorded (or about to be recorded) in the root.
+    pub(crate) dir: Vec<Ppa>,
+    dirty: Vec<bool>,
+    dirty_count: u32,
+    pub(crate) scan_set: Vec<(BlockId, u32)>,
+    pub(crate) writes_since: u64,
+    pub(crate) root_end: SimTime,
+    proto_blocks: Vec<BlockId>,
+    proto_blob: Vec<u8>,
+    window_blocks: u32,
+}
+
+impl Ckpt {
+    pub(crate) fn new(geo: &Geometry, cfg: &FtlConfig) -> Ckpt {
+        let enabled = cfg.checkpoint_interval > 0;
+        let meta = if enabled {
+            let b0 = BlockId(0);
+            let b1 = if geo.pus() > 1 {
+                geo.blocks_of_pu(PuId(1)).next().unwrap_or(BlockId(1))
+            } else {
+                BlockId(1)
+            };
+            vec![b0, b1]
+        } else {
+            Vec::new()
+        };
+        let entries_per_page = (geo.page_bytes - 16) / 4;
+        Ckpt {
+            enabled,
+            meta,
+            cur_meta: 0,
+            meta_next_page: 0,
+            record_seq: 0,
+            ckpt_seq: 0,
+            entries_per_page,
+            dir: Vec::new(),
+            dirty: Vec::new(),
+            dirty_count: 0,
+            scan_set: Vec::new(),
+            writes_since: 0,
+            root_end: SimTime::ZERO,
+            proto_blocks: Vec::new(),
+            proto_blob: Vec::new(),
+            window_blocks: cfg.checkpoint_window_blocks,
+        }
+    }
+
+    pub(crate) fn meta_blocks(&self) -> &[BlockId] {
+        &self.meta
+    }
+    pub(crate) fn meta_block_count(&self) -> u32 {
+        self.meta.len() as u32
+    }
+
+    fn init_chunks(&mut self, logical_pages: u32) {
+        let n = logical_pages.div_ceil(self.entries_per_page) as usize;
+        self.dir = vec![Ppa::NONE; n];
+        self.dirty = vec![false; n];
+        self.dirty_count = 0;
+    }
+
+    #[inline]
+    pub(crate) fn mark_dirty(&mut self, lpn: Lpn) {
+        if !self.enabled {
+            return;
+        }
+        let c = (lpn.0 / self.entries_per_page) as usize;
+        if let Some(d) = self.dirty.get_mut(c) {
+            if !*d {
+                *d = true;
+                self.dirty_count += 1;
+            }
+        }
+    }
+
+    /// A translation page moved (GC): the next root must name its new place.
+    pub(crate) fn on_moved(&mut self, old: Ppa, new: Ppa) -> bool {
+        if let Some(c) = self.dir.iter().position(|p| *p == old) {
+            self.dir[c] = new;
+            return true;
+        }
+        false
+    }
+
+    /// Whether a full checkpoint should be taken now.
+    pub(crate) fn due(&self, interval: u64, pus: u32) -> bool {
+        self.enabled
+            && (self.writes_since >= interval
+                || self.scan_set.len() as u32 > pus * (4 * self.window_blocks + NSTREAMS as u32))
+    }
+}
+
+/// Initializes checkpointing on a fresh device: chunk table, window and the first root.
+pub(crate) fn format(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
+    let lp = core.logical_pages();
+    core.ckpt.init_chunks(lp);
+    refill_windows(core, now)?;
+    checkpoint_scan_set(core);
+    write_root(core, now)
+}
+
+fn refill_windows(core: &mut FtlCore, _now: SimTime) -> Result<()> {
+    let w = core.ckpt.window_blocks as usize;
+    for pu in 0..core.geo.pus() {
+        let pu = PuId(pu);
+        while core.pus[pu.0 as usize].window.len() < w {
+            let Some(b) = core.pop_free(pu) else { break };
+            core.pus[pu.0 as usize].window.push_back((b, SimTime::MAX));
+        }
+    }
+    Ok(())
+}
+
+/// Adds a block to the scan set from `from` on (keeping the lower start if present).
+fn add_scan(core: &mut FtlCore, block: BlockId, from: u32) {
+    match core.ckpt.scan_set.iter_mut().find(|(b, _)| *b == block) {
+        Some(e) => e.1 = e.1.min(from),
+        None => core.ckpt.scan_set.push((block, from)),
+    }
+}
+
+/// The scan set of a fresh checkpoint: open blocks from their write pointer, window blocks
+/// and the protocol's blocks whole.
+fn checkpoint_scan_set(core: &mut FtlCore) {
+    core.ckpt.scan_set.clear();
+    let mut entries = Vec::new();
+    for p in &core.pus {
+        for h in p.heads {
+            if h != u32::MAX {
+                entries.push((BlockId(h), u32::from(core.blocks[h as usize].next_page)));
+            }
+        }
+        entries.extend(p.window.iter().map(|(b, _)| (*b, 0)));
+    }
+    entries.extend(core.ckpt.proto_blocks.iter().map(|b| (*b, 0)));
+    for (b, f) in entries {
+        add_scan(core, b, f);
+    }
+    core.ckpt.scan_set.sort_unstable();
+}
+
+/// Stamps window entries recorded by the root that ended at `end`.
+fn stamp_windows(core: &mut FtlCore, end: SimTime) {
+    for p in &mut core.pus {
+        for e in p.window.iter_mut() {
+            if e.1 == SimTime::MAX {
+                e.1 = end;
+            }
+        }
+    }
+}
+
+/// Adds blocks to a unit's window and records them in a new root (same translation pages).
+pub(crate) fn extend_window(core: &mut FtlCore, pu: PuId, now: SimTime) -> Result<()> {
+    let w = core.ckpt.window_blocks as usize;
+    for _ in 0..w {
+        let Some(b) = core.pop_free(pu) else { break };
+        core.pus[pu.0 as usize].window.push_back((b, SimTime::MAX));
+        add_scan(core, b, 0);
+    }
+    write_root(core, now)?;
+    Ok(())
+}
+
+/// Takes a full checkpoint: rewrites dirty translation pages, then a root naming them, the
+/// new scan set and the protocol's state. Returns when the root is durable.
+pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) -> Result<SimTime> {
+    if !core.ckpt.enabled {
+        return Ok(now);
+    }
+    // Everything mapped must be durable before a translation page may point at it.
+    let mut ready = now.max(core.program_end_max);
+    let ready0 = ready;
+    let mut released = Vec::new();
+    let epp = core.ckpt.entries_per_page;
+    let n_chunks = core.ckpt.dir.len();
+    let seq = core.ckpt.ckpt_seq.wrapping_add(1);
+    for c in 0..n_chunks {
+        if !core.ckpt.dirty[c] {
+            continue;
+        }
+        let first = c as u32 * epp;
+        let count = epp.min(core.logical_pages() - first);
+        let mut w = Writer::default();
+        w.u32(TRAN_MAGIC).u32(c as u32).u32(seq).u32(count);
+        for l in first..first + count {
+            w.u32(core.lookup(Lpn(l)).map_or(u32::MAX, |p| p.0));
+        }
+        let mut o = crate::core::blank_oob(core, kind::MAP);
+        oob::put_u32(&mut o, 1, c as u32);
+        oob::put_u32(&mut o, 5, seq);
+        let (ppa, t) = core.program(Stream::MAP, None, Content::Bytes(w.0.into()), &o, ready0)?;
+        core.pin_core(ppa);
+        core.stats.map_persist_writes += 1;
+        ready = ready.max(t.end);
+        let old = core.ckpt.dir[c];
+        if old != Ppa::NONE {
+            released.push(old);
+        }
+        core.ckpt.dir[c] = ppa;
+        core.ckpt.dirty[c] = false;
+    }
+    core.ckpt.dirty_count = 0;
+    core.ckpt.ckpt_seq = seq;
+    refill_windows(core, now)?;
+    core.ckpt.proto_blocks = hooks.checkpoint_blocks(core);
+    core.ckpt.proto_blob = hooks.checkpoint_blob(core);
+    checkpoint_scan_set(core);
+    let end = write_root(core, ready)?;
+    for p in released {
+        core.unpin_core(p, end);
+    }
+    core.ckpt.writes_since = 0;
+    core.stats.checkpoints += 1;
+    hooks.on_checkpoint_durable(core, end);
+    Ok(end)
+}
+
+/// Appends a root record describing the current directory and scan set. Returns its end.
+pub(crate) fn write_root(core: &mut FtlCore, ready: SimTime) -> Result<SimTime> {
+    let mut w = Writer::default();
+    w.u32(ROOT_MAGIC)
+        .u32(core.ckpt.ckpt_seq)
+        .u32(core.logical_pages());
+    w.u32(core.ckpt.dir.len() as u32);
+    for p in &core.ckpt.dir {
+        w.u32(p.0);
+    }
+    w.u32(core.ckpt.scan_set.len() as u32);
+    for (b, from) in &core.ckpt.scan_set {
+        w.u32(b.0).u32(*from);
+    }
+    w.u32(core.ckpt.proto_blob.len() as u32);
+    w.bytes(&core.ckpt.proto_blob);
+    let body = w.0;
+    let per_page = core.geo.page_bytes as usize - PAGE_HDR;
+    let count = body.len().div_ceil(per_page).max(1);
+    let ppb = core.geo.pages_per_block;
+    if count as u32 > ppb {
+        return Err(SsdError::Config {
+            key: "nand.pages_per_block".into(),
+            reason: format!("a root record needs {count} pages, more than a meta block holds"),
+        });
+    }
+    let mut ready = ready;
+    if core.ckpt.meta_next_page + count as u32 > ppb {
+        // Switch blocks: every record in the current block must be durable first.
+        let other = 1 - core.ckpt.cur_meta;
+        let block = core.ckpt.meta[other];
+        let (t, _worn) = core.nand.erase(block, ready.max(core.ckpt.root_end))?;
+        ready = ready.max(t.end);
+        core.ckpt.cur_meta = other;
+        core.ckpt.meta_next_page = 0;
+    }
+    core.ckpt.record_seq = core.ckpt.record_seq.wrapping_add(1);
+    let rseq = core.ckpt.record_seq;
+    let block = core.ckpt.meta[core.ckpt.cur_meta];
+    let mut end = ready;
+    for (i, chunk) in body.chunks(per_page).enumerate() {
+        let mut page = Writer::default();
+        page.u32(rseq)
+            .u16(i as u16)
+            .u16(count as u16)
+            .u32(chunk.len() as u32);
+        page.u32(sim::crc::crc32(chunk)).bytes(chunk);
+        let mut o = crate::core::blank_oob(core, kind::META);
+        oob::put_u32(&mut o, 1, rseq);
+        oob::put_u16(&mut o, 5, i as u16);
+        oob::put_u16(&mut o, 7, count as u16);
+        let ppa = core.geo.ppa(block, core.ckpt.meta_next_page);
+        core.ckpt.meta_next_page += 1;
+        let t = core
+            .nand
+            .program(ppa, Content::Bytes(page.0.into()), &o, ready)?;
+        core.stats.map_persist_writes += 1;
+        end = end.max(t.end);
+    }
+    core.ckpt.root_end = end;
+    stamp_windows(core, end);
+    Ok(end)
+}
+
+/// What recovery learns from the newest complete root.
+#[derive(Clone, Debug, Default)]
+pub struct RootView {
+    pub ckpt_seq: u32,
+    /// The mapping as of the checkpoint (`Ppa::NONE`: unmapped).
+    pub l2p: Vec<Ppa>,
+    /// Blocks to scan, each from the given page on.
+    pub scan_set: Vec<(BlockId, u32)>,
+    pub blob: Vec<u8>,
+}
+
+struct MetaPage {
+    rseq: u32,
+    idx: u16,
+    count: u16,
+    block: usize,
+    page: u32,
+    chunk: Vec<u8>,
+}
+
+/// Reads the root log and the translation pages; leaves the meta log positioned after the
+/// newest record. Returns `None` for a device that was never checkpointed (blank).
+pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<RootView>, SimTime)> {
+    let corrupt = |d: String| SsdError::CorruptImage { detail: d };
+    let lp = core.logical_pages();
+    core.ckpt.init_chunks(lp);
+    let mut pages: Vec<MetaPage> = Vec::new();
+    let mut end = ready;
+    let ppb = core.geo.pages_per_block;
+    let mut last_prog = [0u32; 2];
+    let _ = &mut last_prog;
+    for (bi, block) in core.ckpt.meta.clone().into_iter().enumerate() {
+        for pg in 0..ppb {
+            let ppa = core.geo.ppa(block, pg);
+            let (t, view) = core.nand.read(ppa, ready)?;
+            end = end.max(t.end);
+            match view {
+                PageView::Erased => break,
+                PageView::Uncorrectable => {
+                    last_prog[bi] = pg + 1;
+                    continue;
+                }
+                PageView::Programmed { data, .. } => {
+                    last_prog[bi] = pg + 1;
+                    let media::image::DataRef::Bytes(b) = data else {
+                        continue;
+                    };
+                    let mut r = Reader::new(b);
+                    let (Some(rseq), Some(idx), Some(count), Some(len), Some(crc)) =
+                        (r.u32(), r.u16(), r.u16(), r.u32(), r.u32())
+                    else {
+                        continue;
+                    };
+                    if len as usize > b.len().saturating_sub(PAGE_HDR) {
+                        continue;
+                    }
+                    let chunk = r.bytes(len as usize);
+                    if sim::crc::crc32(&chunk) != crc || count == 0 || idx >= count {
+                        continue;
+                    }
+                    pages.push(MetaPage {
+                        rseq,
+                        idx,
+                        count,
+                        block: bi,
+                        page: pg,
+                        chunk,
+                    });
+                }
+            }
+        }
+    }
+    // Newest complete record: all `count` pages of one sequence present, contiguous.
+    let mut best: Option<(u32, Vec<&MetaPage>)> = None;
+    let mut seqs: Vec<u32> = pages.iter().map(|p| p.rseq).collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    for s in seqs.into_iter().rev() {
+        let mut parts: Vec<&MetaPage> = pages.iter().filter(|p| p.rseq == s).collect();
+        parts.sort_by_key(|p| p.idx);
+        let count = parts[0].count as usize;
+        let complete = parts.len() == count
+            && parts
+                .iter()
+                .enumerate()
+                .all(|(i, p)| p.idx as usize == i && p.count as usize == count)
+            && parts.iter().all(|p| p.block == parts[0].block);
+        if complete {
+            best = Some((s, parts));
+            break;
+        }
+    }
+    let Some((rseq, parts)) = best else {
+        // No complete record: a blank device, or the very first root was cut short (nothing
+        // else can have been written, since every write waits for the root of its block).
+        // Start the log afresh in erased meta blocks.
+        for block in core.ckpt.meta.clone() {
+            let (t, _) = core.nand.erase(block, end)?;
+            end = end.max(t.end);
+        }
+        core.ckpt.cur_meta = 0;
+        core.ckpt.meta_next_page = 0;
+        return Ok((None, end));
+    };
+    let block_idx = parts[0].block;
+    let body: Vec<u8> = parts.iter().flat_map(|p| p.chunk.iter().copied()).collect();
+    core.ckpt.cur_meta = block_idx;
+    core.ckpt.meta_next_page = last_prog[block_idx];
+    core.ckpt.record_seq = rseq;
+    let _ = parts.last().map(|p| p.page);
+
+    let mut r = Reader::new(&body);
+    let bad = |what: &str| corrupt(format!("root record {rseq}: {what}"));
+    if r.u32() != Some(ROOT_MAGIC) {
+        return Err(bad("bad magic"));
+    }
+    let ckpt_seq = r.u32().ok_or_else(|| bad("truncated"))?;
+    let rec_lp = r.u32().ok_or_else(|| bad("truncated"))?;
+    if rec_lp != lp {
+        return Err(bad(&format!(
+            "written for {rec_lp} logical pages, this configuration has {lp}"
+        )));
+    }
+    let n_chunks = r.u32().ok_or_else(|| bad("truncated"))? as usize;
+    if n_chunks != core.ckpt.dir.len() {
+        return Err(bad(&format!(
+            "{n_chunks} translation chunks, expected {}",
+            core.ckpt.dir.len()
+        )));
+    }
+    let pages_total = core.geo.pages();
+    let mut dir = Vec::with_capacity(n_chunks);
+    for _ in 0..n_chunks {
+        let p = r.u32().ok_or_else(|| bad("truncated directory"))?;
+        if p != u32::MAX && p >= pages_total {
+            return Err(bad(&format!("translation page {p} outside the device")));
+        }
+        dir.push(Ppa(p));
+    }
+    let n_scan = r.u32().ok_or_else(|| bad("truncated"))? as usize;
+    if n_scan > core.geo.blocks() as usize {
+        return Err(bad(&format!("scan set of {n_scan} blocks")));
+    }
+    let mut scan_set = Vec::with_capacity(n_scan);
+    for _ in 0..n_scan {
+        let b = r.u32().ok_or_else(|| bad("truncated scan set"))?;
+        let from = r.u32().ok_or_else(|| bad("truncated scan set"))?;
+        if b >= core.geo.blocks() || from > core.geo.pages_per_block {
+            return Err(bad(&format!(
+                "scan-set entry ({b}, {from}) outside the device"
+            )));
+        }
+        scan_set.push((BlockId(b), from));
+    }
+    let blob_len = r.u32().ok_or_else(|| bad("truncated"))? as usize;
+    if blob_len > body.len() {
+        return Err(bad("protocol state longer than the record"));
+    }
+    let blob = r.bytes(blob_len);
+
+    // Translation pages.
+    let root_read = end;
+    let mut l2p = vec![Ppa::NONE; lp as usize];
+    let epp = core.ckpt.entries_per_page;
+    for (c, p) in dir.iter().enumerate() {
+        if *p == Ppa::NONE {
+            continue;
+        }
+        let (t, view) = core.nand.read(*p, root_read)?;
+        end = end.max(t.end);
+        let PageView::Programmed {
+            data: media::image::DataRef::Bytes(b),
+            oob,
+        } = view
+        else {
+            return Err(corrupt(format!(
+                "translation page {} of chunk {c} is unreadable",
+                p.0
+            )));
+        };
+        if oob[0] != kind::MAP {
+            return Err(corrupt(format!(
+                "translation page {} of chunk {c} has page kind {:#x}",
+                p.0, oob[0]
+            )));
+        }
+        let mut r = Reader::new(b);
+        if r.u32() != Some(TRAN_MAGIC) || r.u32() != Some(c as u32) {
+            return Err(corrupt(format!(
+                "translation page {} does not hold chunk {c}",
+                p.0
+            )));
+        }
+        let _seq = r.u32();
+        let count = r.u32().unwrap_or(0);
+        let first = c as u32 * epp;
+        if count != epp.min(lp - first) {
+            return Err(corrupt(format!(
+                "translation page {} holds {count} entries",
+                p.0
+            )));
+        }
+        for l in first..first + count {
+            let e = r.u32().unwrap_or(u32::MAX);
+            if e != u32::MAX && e >= pages_total {
+                return Err(corrupt(format!("lpn {l} maps outside the device ({e})")));
+            }
+            l2p[l as usize] = Ppa(e);
+        }
+    }
+    core.ckpt.dir = dir;
+    core.ckpt.ckpt_seq = ckpt_seq;
+    Ok((
+        Some(RootView {
+            ckpt_seq,
+            l2p,
+            scan_set,
+            blob,
+        }),
+        end,
+    ))
+}
+
+/// After recovery: pin the translation pages still named by the directory and mark dirty the
+/// chunks whose recovered mapping differs from the checkpoint's.
+pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
+    if !core.ckpt.enabled {
+        return;
+    }
+    if core.ckpt.dir.is_empty() {
+        let lp = core.logical_pages();
+        core.ckpt.init_chunks(lp);
+    }
+    for p in core.ckpt.dir.clone() {
+        if p != Ppa::NONE {
+            core.mark_written(p);
+            core.pin_core(p);
+        }
+    }
+    let epp = core.ckpt.entries_per_page as usize;
+    for c in 0..core.ckpt.dir.len() {
+        let first = c * epp;
+        let last = (first + epp).min(core.logical_pages() as usize);
+        let differs = (first..last).any(|l| {
+            let now = core.lookup(Lpn(l as u32)).unwrap_or(Ppa::NONE);
+            let then = root.map_or(Ppa::NONE, |r| r.l2p[l]);
+            now != then
+        });
+        if differs || core.ckpt.dir[c] == Ppa::NONE {
+            core.ckpt.dirty[c] = true;
+            core.ckpt.dirty_count += 1;
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The commit-protocol trait and the registry.
+//!
+//! A commit protocol decides how a group of writes becomes atomic and durable on top of
+//! `FtlCore`. It owns exactly: its OOB layout (documented byte by byte in its file), what a
+//! write programs, what commit and abort do, which pages GC must keep and what must happen
+//! before a block is erased (`FtlHooks`), recovery from a raw image, and the DRAM its own
+//! tables use. Adding a protocol is one file in `protocols/` plus one line in `REGISTRY`;
+//! the device, the CLI, the crash checker and the reproduction suite find it there.
+//!
+//! Durability contract, for every implementation:
+//! - `write_plain` returns the instant the page is durable (the ack);
+//! - `write` (inside a transaction) returns when the device has accepted the data, which is
+//!   *not* durability: nothing of a transaction need survive a crash before its commit is
+//!   acked;
+//! - `commit` returns the instant the whole transaction is durable: after that instant every
+//!   page of it survives any crash, until overwritten by a later commit;
+//! - `abort` returns when the transaction is rolled back; none of it may ever become visible;
+//! - a transaction whose commit was issued but not acked when power failed is all or nothing.
+//!
+//! Transactions reach a protocol with a `TxRef`: the host's id, and a device-internal
+//! sequence number that is unique for the device's lifetime (what goes into OOB areas, so a
+//! host's reuse of a `TxId` can never be confused with an old transaction on flash).
+
+use crate::core::{FtlCore, ReadOutcome};
+use crate::error::{Result, SsdError};
+use crate::gc::FtlHooks;
+use crate::recovery::RecoveryCtx;
+use serde::{Deserialize, Serialize};
+use sim::{Lpn, SimTime, TxId};
+
+/// A transaction as a protocol sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TxRef {
+    pub host: TxId,
+    /// Unique for the device's lifetime; recovered from the medium after a crash.
+    pub seq: u32,
+}
+
+/// Isolation levels a host may run transactions under (LightTx §4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Isolation {
+    /// One transaction at a time, a barrier after each commit or abort.
+    Strict,
+    /// Concurrent transactions, but none writes a page another active one wrote.
+    NoPageConflict,
+    /// Concurrent transactions that may write the same pages (serializable schedules).
+    Serializable,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Strict => "strict",
+            Isolation::NoPageConflict => "no-page-conflict",
+            Isolation::Serializable => "serializable",
+        }
+    }
+    pub const ALL: [Isolation; 3] = [
+        Isolation::Strict,
+        Isolation::NoPageConflict,
+        Isolation::Serializable,
+    ];
+}
+
+/// The `[protocol]` section of a configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProtocolConfig {
+    /// A name from the registry.
+    pub name: String,
+}
+
+impl Default for ProtocolConfig {
+    fn default() -> Self {
+        ProtocolConfig {
+            name: "none".into(),
+        }
+    }
+}
+
+/// A commit protocol. See the module docs for the durability contract.
+pub trait CommitProtocol: FtlHooks {
+    fn name(&self) -> &'static str;
+
+    /// BEGIN(tx). Returns when the device has accepted it.
+    fn begin(&mut self, _core: &mut FtlCore, _tx: TxRef, now: SimTime) -> Result<SimTime> {
+        Ok(now)
+    }
+
+    /// WRITE(tx, lpn, data): returns when the data is accepted (not durable).
+    fn write(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime>;
+
+    /// COMMIT(tx): returns when the transaction is durable.
+    fn commit(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;
+
+    /// ABORT(tx): returns when the transaction is rolled back.
+    fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;
+
+    /// A plain (non-transactional) write: a one-page transaction; returns when durable.
+    fn write_plain(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime>;
+
+    /// READ(lpn): the newest committed version.
+    fn read(
+        &mut self,
+        core: &mut FtlCore,
+        lpn: Lpn,
+        now: SimTime,
+    ) -> Result<(ReadOutcome, SimTime)> {
+        core.read_lpn(lpn, now)
+    }
+
+    /// TRIM(lpn): returns when durable.
+    fn trim(&mut self, _core: &mut FtlCore, _lpn: Lpn, _now: SimTime) -> Result<SimTime> {
+        Err(SsdError::Unsupported {
+            protocol: self.name(),
+            what: "trim".into(),
+        })
+    }
+
+    /// DRAM the protocol's own tables use, by structure (bytes).
+    fn dram_bytes(&self) -> Vec<(&'static str, u64)>;
+
+    /// Protocol-specific counters for the report.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
+    /// Verifies the protocol's tables against the FTL.
+    fn check_invariants(&self, _core: &FtlCore) -> std::result::Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What the registry knows about a protocol.
+pub struct ProtocolInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Width of its OOB layout in bytes (kind byte included).
+    pub oob_bytes: u32,
+    /// Whether writes of one transaction are atomic (false only for `none`).
+    pub atomic: bool,
+    /// Whether recovery needs mapping checkpoints (turned on if the configuration has none).
+    pub needs_checkpoints: bool,
+    /// Isolation levels it supports.
+    pub isolation: &'static [Isolation],
+    pub supports_trim: bool,
+    pub create: fn(&ProtocolConfig, &mut FtlCore) -> Result<Box<dyn CommitProtocol>>,
+    pub recover: fn(&mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>>,
+}
+
+impl ProtocolInfo {
+    pub fn supports(&self, level: Isolation) -> bool {
+        self.isolation.contains(&level)
+    }
+}
+
+/// Every protocol commitlab knows. One line per protocol.
+pub static REGISTRY: &[&ProtocolInfo] = &[&crate::protocols::none::INFO];
+
+pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|p| p.name == name)
+        .ok_or_else(|| SsdError::UnknownProtocol {
+            name: name.into(),
+            known: names(),
+        })
+}
+
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|p| p.name).collect()
+}

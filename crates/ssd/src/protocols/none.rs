@@ -1,0 +1,232 @@
+//! `none`: the plain page-mapping FTL, no atomicity beyond a single page.
+//!
+//! A write programs a new page and remaps the logical page when the program is issued; the
+//! ack comes when the program completes. Transactions are accepted (so a transactional
+//! workload can run against a plain SSD, as TxFlash §5.2 does) but give no atomicity: each
+//! write is a plain write, COMMIT waits for them, ABORT is refused.
+//!
+//! OOB layout (14 bytes):
+//!
+//! ```text
+//! [0]      page kind: 0x01 DATA
+//! [1..5]   lpn, u32 LE
+//! [5..13]  write sequence, u64 LE: device-wide, strictly increasing per write
+//! [13]     0x00 for a trim tombstone, 0xFF for data
+//! ```
+//!
+//! TRIM writes a tombstone page for the logical page and maps it, so a trim is durable when
+//! acked and an older version can never resurface after a crash (the tombstone outranks it
+//! by sequence and stays live until the page is written again). It costs one page per
+//! trimmed logical page that was mapped.
+//!
+//! Why a single page is durable and recovery is right, case by case:
+//! - A write is acked only when its program completes; from then on the page is on the
+//!   medium. Its old copy is invalidated with `durable_at` = that completion, so GC never
+//!   starts erasing the old copy earlier: a crash before the ack finds the old copy (or the
+//!   new one, if its program finished), never neither.
+//! - Recovery keeps, per logical page, the highest sequence found. Sequences increase with
+//!   issue order, so two writes to one page in flight together resolve to the later one if
+//!   it persisted. GC copies keep the original sequence; duplicates are identical.
+//! - A torn program reads uncorrectable and is ignored: that write was not acked.
+//! - With checkpoints, pages below a block's scan start were captured by the translation
+//!   pages; every page written later is in the scan set and outranks the checkpoint. A
+//!   checkpoint entry pointing into the scanned region whose page now holds something else
+//!   was superseded (rewritten, moved or trimmed, all of which leave a scanned page), so it
+//!   is dropped. The sequence counter resumes above both the checkpoint's record of it and
+//!   every scanned page.
+
+use crate::core::{blank_oob, FtlCore, ReadOutcome, Stream};
+use crate::error::{Result, SsdError};
+use crate::gc::FtlHooks;
+use crate::oob::{get_u32, get_u64, kind, put_u32, put_u64, Reader};
+use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
+use crate::recovery::RecoveryCtx;
+use media::{Content, PageView, Ppa};
+use sim::{Lpn, SimTime};
+use std::collections::BTreeMap;
+
+pub static INFO: ProtocolInfo = ProtocolInfo {
+    name: "none",
+    summary: "plain page-mapping FTL: single-page writes only, no transaction atomicity",
+    oob_bytes: 14,
+    atomic: false,
+    needs_checkpoints: false,
+    isolation: &Isolation::ALL,
+    supports_trim: true,
+    create,
+    recover,
+};
+
+const OFF_LPN: usize = 1;
+const OFF_SEQ: usize = 5;
+const OFF_TOMB: usize = 13;
+
+pub struct NoneFtl {
+    next_seq: u64,
+    /// Latest completion of each open transaction's writes.
+    open: BTreeMap<u32, SimTime>,
+}
+
+fn create(_: &ProtocolConfig, _: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
+    Ok(Box::new(NoneFtl {
+        next_seq: 1,
+        open: BTreeMap::new(),
+    }))
+}
+
+impl NoneFtl {
+    fn program(
+        &mut self,
+        core: &mut FtlCore,
+        lpn: Lpn,
+        content: Content,
+        tomb: bool,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let mut oob = blank_oob(core, kind::DATA);
+        put_u32(&mut oob, OFF_LPN, lpn.0);
+        put_u64(&mut oob, OFF_SEQ, self.next_seq);
+        if tomb {
+            oob[OFF_TOMB] = 0;
+        }
+        self.next_seq += 1;
+        let ready = core.host_transfer_done(now);
+        let (ppa, t) = core.program(Stream::HOST, None, content, &oob, ready)?;
+        core.map(lpn, ppa, t.end);
+        Ok(t.end)
+    }
+}
+
+fn is_tombstone(oob: &[u8]) -> bool {
+    oob[OFF_TOMB] == 0
+}
+
+impl FtlHooks for NoneFtl {
+    fn checkpoint_blob(&mut self, _core: &FtlCore) -> Vec<u8> {
+        self.next_seq.to_le_bytes().to_vec()
+    }
+}
+
+impl CommitProtocol for NoneFtl {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+
+    fn begin(&mut self, _core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
+        self.open.insert(tx.seq, now);
+        Ok(now)
+    }
+
+    fn write(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let end = self.program(core, lpn, Content::Tag(tag), false, now)?;
+        let e = self.open.entry(tx.seq).or_insert(now);
+        *e = (*e).max(end);
+        Ok(core.host_transfer_done(now))
+    }
+
+    fn commit(&mut self, _core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
+        Ok(self.open.remove(&tx.seq).unwrap_or(now).max(now))
+    }
+
+    fn abort(&mut self, _core: &mut FtlCore, _tx: TxRef, _now: SimTime) -> Result<SimTime> {
+        Err(SsdError::Unsupported {
+            protocol: "none",
+            what: "abort a transaction (it has no atomicity)".into(),
+        })
+    }
+
+    fn write_plain(
+        &mut self,
+        core: &mut FtlCore,
+        _tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.program(core, lpn, Content::Tag(tag), false, now)
+    }
+
+    fn read(
+        &mut self,
+        core: &mut FtlCore,
+        lpn: Lpn,
+        now: SimTime,
+    ) -> Result<(ReadOutcome, SimTime)> {
+        core.check_lpn(lpn)?;
+        let Some(ppa) = core.lookup(lpn) else {
+            return Ok((ReadOutcome::Unmapped, now));
+        };
+        let (t, view) = core.read_page(ppa, now)?;
+        let out = match view {
+            PageView::Programmed { oob, .. } if is_tombstone(oob) => ReadOutcome::Unmapped,
+            v => crate::core::outcome_of(v),
+        };
+        Ok((out, t.end))
+    }
+
+    fn trim(&mut self, core: &mut FtlCore, lpn: Lpn, now: SimTime) -> Result<SimTime> {
+        core.check_lpn(lpn)?;
+        let Some(ppa) = core.lookup(lpn) else {
+            return Ok(now);
+        };
+        if core.nand.image().oob(ppa).is_some_and(is_tombstone) {
+            return Ok(now);
+        }
+        self.program(core, lpn, Content::Bytes(Box::new([])), true, now)
+    }
+
+    fn dram_bytes(&self) -> Vec<(&'static str, u64)> {
+        vec![("open transactions", self.open.len() as u64 * 16)]
+    }
+}
+
+fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
+    let lp = ctx.core.logical_pages() as usize;
+    let mut best_seq = vec![0u64; lp];
+    let mut best_ppa = vec![Ppa::NONE; lp];
+    let mut max_seq = 0u64;
+    for (ppa, oob) in ctx.scan.of_kind(kind::DATA) {
+        let lpn = get_u32(oob, OFF_LPN) as usize;
+        let seq = get_u64(oob, OFF_SEQ);
+        if lpn >= lp {
+            return Err(SsdError::CorruptImage {
+                detail: format!("{ppa} claims lpn {lpn}, beyond {lp} logical pages"),
+            });
+        }
+        max_seq = max_seq.max(seq);
+        if seq > best_seq[lpn] {
+            best_seq[lpn] = seq;
+            best_ppa[lpn] = ppa;
+        }
+    }
+    let mut next_seq = max_seq + 1;
+    if let Some(root) = ctx.root.take() {
+        if let Some(s) = Reader::new(&root.blob).u64() {
+            if s != u64::MAX {
+                next_seq = next_seq.max(s);
+            }
+        }
+        for (lpn, p) in root.l2p.iter().enumerate() {
+            if best_ppa[lpn] == Ppa::NONE && *p != Ppa::NONE && !ctx.was_scanned(*p) {
+                best_ppa[lpn] = *p;
+            }
+        }
+        ctx.root = Some(root);
+    }
+    for (lpn, ppa) in best_ppa.iter().enumerate() {
+        if *ppa != Ppa::NONE {
+            ctx.map(Lpn(lpn as u32), *ppa)?;
+        }
+    }
+    Ok(Box::new(NoneFtl {
+        next_seq,
+        open: BTreeMap::new(),
+    }))
+}

@@ -1,0 +1,37 @@
+//! Counters the FTL and the commit protocols keep. Media-level counts (programs, erases)
+//! live in `media::NandCounters`; these are the ones only the firmware can attribute.
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FtlStats {
+    /// Host page reads and writes accepted (transactional writes included).
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub host_trims: u64,
+    /// Pages GC copied out of victim blocks, and the erases of those victims.
+    pub gc_page_migrations: u64,
+    pub gc_erases: u64,
+    /// Array time spent on GC reads, programs, flag updates and erases, in ns.
+    pub gc_busy_ns: u64,
+    /// Erases a protocol forced outside normal GC (SCC erasing uncommitted intentions).
+    pub forced_erases: u64,
+    pub forced_migrations: u64,
+    /// Static wear leveling moves and erases.
+    pub wl_migrations: u64,
+    pub wl_erases: u64,
+    /// Erases of blocks found dirty after recovery, done before reusing them.
+    pub lazy_erases: u64,
+    pub summary_writes: u64,
+    /// Pages written only to make commits decidable (TC commit records).
+    pub commit_record_writes: u64,
+    /// Pages written to persist mapping (translation pages, root records, mapping logs).
+    pub map_persist_writes: u64,
+    /// Partial programs issued by a protocol (commit flags).
+    pub flag_writes: u64,
+    pub checkpoints: u64,
+    /// Blocks retired because they wore out.
+    pub bad_blocks: u64,
+    pub txs_committed: u64,
+    pub txs_aborted: u64,
+}

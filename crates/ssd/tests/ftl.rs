@@ -1,0 +1,247 @@
+//! The plain FTL (`none`): no page is lost across many writes with GC and wear leveling,
+//! recovery rebuilds exactly the acked state in every recovery mode, and misuse is an error.
+
+use commitlab_ssd::*;
+use media::{NandConfig, PuId};
+use sim::{Lpn, Rng, SimTime, TxId};
+
+fn small_nand() -> NandConfig {
+    let mut n = NandConfig::default();
+    n.channels = 2;
+    n.chips_per_channel = 1;
+    n.dies_per_chip = 1;
+    n.planes_per_die = 2;
+    n.blocks_per_plane = 32;
+    n.pages_per_block = 16;
+    n.page_bytes = 4096;
+    n
+}
+
+fn cfg(f: impl FnOnce(&mut DeviceConfig)) -> DeviceConfig {
+    let mut c = DeviceConfig {
+        nand: small_nand(),
+        ..Default::default()
+    };
+    f(&mut c);
+    c
+}
+
+/// Random writes (and some trims) against a model; returns the device and the model.
+fn hammer(c: &DeviceConfig, writes: u64, seed: u64, trims: bool) -> (Device, Vec<Option<u64>>) {
+    let mut d = Device::in_memory(c).unwrap();
+    let lp = d.logical_pages();
+    let mut model = vec![None; lp as usize];
+    let mut rng = Rng::new(seed);
+    let mut now = SimTime::ZERO;
+    for i in 0..writes {
+        let lpn = Lpn(rng.below(u64::from(lp)) as u32);
+        if trims && rng.chance(0.02) {
+            now = d.trim(lpn, now).unwrap();
+            model[lpn.0 as usize] = None;
+        } else {
+            let tag = i + 1;
+            now = d.write_plain(lpn, tag, now).unwrap();
+            model[lpn.0 as usize] = Some(tag);
+        }
+    }
+    (d, model)
+}
+
+fn verify(d: &mut Device, model: &[Option<u64>]) {
+    let now = SimTime::from_ms(1 << 40);
+    for (lpn, want) in model.iter().enumerate() {
+        let (got, _) = d.read(Lpn(lpn as u32), now).unwrap();
+        let want = match want {
+            Some(t) => ReadOutcome::Tag(*t),
+            None => ReadOutcome::Unmapped,
+        };
+        assert_eq!(got, want, "lpn {lpn}");
+    }
+}
+
+#[test]
+fn a_million_writes_with_gc_and_wear_leveling_lose_nothing() {
+    let c = cfg(|c| {
+        c.ftl.static_wear_leveling = true;
+        c.ftl.static_wl_threshold = 8;
+        c.ftl.static_wl_interval = 64;
+    });
+    let (mut d, model) = hammer(&c, 1_000_000, 1, true);
+    d.check_invariants().unwrap();
+    verify(&mut d, &model);
+    let s = d.core.stats;
+    assert!(s.gc_erases > 10_000, "GC ran: {s:?}");
+    assert_eq!(
+        d.core.stats.host_writes + d.core.stats.host_trims,
+        1_000_000
+    );
+}
+
+/// Erase-count gap (max - min) after a hot/cold workload: every write after the prefill goes
+/// to a tenth of the pages, so the cold nine tenths never move unless wear leveling moves them.
+fn wear_gap(static_wl: bool) -> (u32, Device) {
+    let c = cfg(|c| {
+        c.ftl.static_wear_leveling = static_wl;
+        c.ftl.static_wl_threshold = 16;
+        c.ftl.static_wl_interval = 32;
+    });
+    let mut d = Device::in_memory(&c).unwrap();
+    let lp = u64::from(d.logical_pages());
+    let mut rng = Rng::new(11);
+    let mut now = SimTime::ZERO;
+    for lpn in 0..lp {
+        now = d.write_plain(Lpn(lpn as u32), lpn, now).unwrap();
+    }
+    for i in 0..300_000u64 {
+        let lpn = rng.below(lp / 10);
+        now = d.write_plain(Lpn(lpn as u32), i, now).unwrap();
+    }
+    let ec = d.core.nand.image().erase_counts();
+    (ec.iter().max().unwrap() - ec.iter().min().unwrap(), d)
+}
+
+#[test]
+fn static_wear_leveling_bounds_the_erase_count_gap() {
+    let (without, _) = wear_gap(false);
+    let (with, d) = wear_gap(true);
+    assert!(d.core.stats.wl_erases > 0);
+    assert!(
+        with * 2 < without,
+        "gap with static WL {with}, without {without}"
+    );
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn every_gc_policy_and_striping_keeps_the_data() {
+    for policy in [
+        GcPolicyKind::Greedy,
+        GcPolicyKind::CostBenefit,
+        GcPolicyKind::WearAware,
+    ] {
+        for striping in [
+            Striping::ChannelFirst,
+            Striping::PlaneFirst,
+            Striping::LeastBusy,
+        ] {
+            let c = cfg(|c| {
+                c.ftl.gc_policy = policy;
+                c.ftl.striping = striping;
+            });
+            let (mut d, model) = hammer(&c, 40_000, 7, false);
+            d.check_invariants().unwrap();
+            verify(&mut d, &model);
+        }
+    }
+}
+
+fn recover_and_verify(c: &DeviceConfig, d: Device, model: &[Option<u64>]) -> RecoveryReport {
+    let nand = media::Nand::from_image(d.into_nand().into_image(), c.nand.timing.clone());
+    let (mut r, report) = Device::recover(c, nand).unwrap();
+    r.check_invariants().unwrap();
+    verify(&mut r, model);
+    // The recovered device keeps working.
+    let mut now = SimTime::from_ms(1 << 41);
+    let mut model = model.to_vec();
+    for i in 0..5_000u64 {
+        let lpn = (i * 7919) % u64::from(r.logical_pages());
+        now = r.write_plain(Lpn(lpn as u32), 1 << 40 | i, now).unwrap();
+        model[lpn as usize] = Some(1 << 40 | i);
+    }
+    verify(&mut r, &model);
+    report
+}
+
+#[test]
+fn recovery_by_full_scan_with_and_without_summaries() {
+    for summaries in [true, false] {
+        let c = cfg(|c| c.ftl.summary_pages = summaries);
+        let (d, model) = hammer(&c, 30_000, 3, true);
+        let pages = d.core.geo.pages() as u64;
+        let rep = recover_and_verify(&c, d, &model);
+        assert!(!rep.had_checkpoint);
+        if summaries {
+            assert!(
+                rep.pages_read < pages / 4,
+                "summaries make the scan cheap: {rep:?}"
+            );
+        } else {
+            assert!(rep.pages_read > pages / 2, "{rep:?}");
+        }
+    }
+}
+
+#[test]
+fn recovery_from_checkpoints_reads_far_less_than_a_scan() {
+    let c = cfg(|c| {
+        c.ftl.checkpoint_interval = 2_000;
+        c.ftl.summary_pages = false;
+    });
+    let (d, model) = hammer(&c, 30_000, 4, true);
+    assert!(d.core.stats.checkpoints > 5);
+    let pages = d.core.geo.pages() as u64;
+    let rep = recover_and_verify(&c, d, &model);
+    assert!(rep.had_checkpoint);
+    assert!(rep.pages_read < pages / 3, "{rep:?} of {pages}");
+}
+
+#[test]
+fn transaction_misuse_is_an_error() {
+    let c = cfg(|c| c.ftl.max_tx_pages = 2);
+    let mut d = Device::in_memory(&c).unwrap();
+    let t = SimTime::ZERO;
+    assert!(matches!(
+        d.write(TxId(1), Lpn(0), 1, t),
+        Err(SsdError::UnknownTx { .. })
+    ));
+    d.begin(TxId(1), t).unwrap();
+    assert!(matches!(d.begin(TxId(1), t), Err(SsdError::TxInUse { .. })));
+    d.write(TxId(1), Lpn(0), 1, t).unwrap();
+    d.write(TxId(1), Lpn(1), 2, t).unwrap();
+    assert!(matches!(
+        d.write(TxId(1), Lpn(2), 3, t),
+        Err(SsdError::TxTooLarge { .. })
+    ));
+    d.commit(TxId(1), t).unwrap();
+    let e = d.write(TxId(1), Lpn(0), 4, t).unwrap_err();
+    assert!(e.to_string().contains("already committed"), "{e}");
+    assert!(matches!(
+        d.commit(TxId(1), t),
+        Err(SsdError::TxFinished { .. })
+    ));
+    let lp = d.logical_pages();
+    assert!(matches!(
+        d.write_plain(Lpn(lp), 1, t),
+        Err(SsdError::LpnOutOfRange { .. })
+    ));
+    d.begin(TxId(1), t).unwrap(); // a finished id may be reused
+    assert!(matches!(
+        d.abort(TxId(1), t),
+        Err(SsdError::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn writes_to_idle_planes_overlap() {
+    let c = cfg(|c| c.nand.timing.channel_mbps = 0);
+    let mut d = Device::in_memory(&c).unwrap();
+    let pus = d.core.geo.pus();
+    let mut end = SimTime::ZERO;
+    for i in 0..pus {
+        end = end.max(d.write_plain(Lpn(i), 1, SimTime::ZERO).unwrap());
+    }
+    assert_eq!(
+        end,
+        SimTime::from_us(200),
+        "{pus} writes striped over {pus} planes"
+    );
+    let mut end = SimTime::ZERO;
+    for i in 0..pus {
+        end = end.max(
+            d.write_plain(Lpn(100 + i), 1, SimTime::from_ms(10))
+                .unwrap(),
+        );
+    }
+    assert_eq!(end.since(SimTime::from_ms(10)), 200_000);
+    let _ = PuId(0);
+}
