@@ -38,6 +38,9 @@ const LIVE: u8 = VALID | PIN_PROTO | PIN_CORE;
 
 /// Number of allocation streams per parallel unit.
 pub const NSTREAMS: usize = 8;
+/// Blocks per parallel unit kept out of the logical space for open heads (host, GC, map,
+/// one protocol stream).
+const OPEN_RESERVE: u32 = 4;
 
 /// An allocation stream: pages of one stream fill their own open block in each parallel unit,
 /// so data of different lifetimes (host writes, GC copies, translation pages) do not mix.
@@ -149,9 +152,9 @@ impl FtlCore {
         let meta_blocks = ckpt.meta_block_count();
         let usable = u64::from(geo.blocks() - meta_blocks) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
-        // Keep at least the GC threshold plus open blocks free in every parallel unit.
+        // Keep at least the GC threshold plus a few open blocks free in every parallel unit.
         let reserve = u64::from(geo.pus())
-            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + NSTREAMS as u32)
+            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE)
             * u64::from(data_pages_per_block);
         let logical = logical.min(usable.saturating_sub(reserve));
         if logical == 0 {
@@ -753,7 +756,12 @@ impl FtlCore {
     /// After recovery has mapped and pinned pages: blocks holding live pages are full, the
     /// rest are free but dirty: erased before reuse, since an interrupted erase may have left
     /// a block that reads as erased but cannot be programmed, and no read can tell.
-    pub(crate) fn finish_recovery(&mut self) {
+    ///
+    /// Partly written blocks that hold live pages are resumed where the scan found their
+    /// first erased page (`tails`): up to one per parallel unit for GC and one for host
+    /// writes, the emptiest first. Without this, a crash just after GC opened a unit's last
+    /// free block would leave that unit with no block for GC to write into.
+    pub(crate) fn finish_recovery(&mut self, tails: &[(BlockId, u32)]) {
         for b in 0..self.geo.blocks() {
             let m = &mut self.blocks[b as usize];
             if m.live > 0 {
@@ -764,6 +772,31 @@ impl FtlCore {
             }
         }
         self.rebuild_pools(true);
+        let mut tails: Vec<(BlockId, u32)> = tails
+            .iter()
+            .copied()
+            .filter(|(b, next)| {
+                self.blocks[b.0 as usize].state == BlockState::Full
+                    && *next < self.data_pages_per_block
+            })
+            .collect();
+        tails.sort_by_key(|(b, next)| (*next, b.0));
+        for (b, next) in tails {
+            let pu = self.geo.pu_of_block(b);
+            let heads = &mut self.pus[pu.0 as usize].heads;
+            let stream = if heads[Stream::GC.0 as usize] == u32::MAX {
+                Stream::GC
+            } else if heads[Stream::HOST.0 as usize] == u32::MAX {
+                Stream::HOST
+            } else {
+                continue;
+            };
+            heads[stream.0 as usize] = b.0;
+            let m = &mut self.blocks[b.0 as usize];
+            m.state = BlockState::Open;
+            m.stream = stream.0;
+            m.next_page = next as u16;
+        }
     }
 }
 

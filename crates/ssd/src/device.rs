@@ -171,9 +171,10 @@ impl Device {
         };
         let mut proto = (info.recover)(&mut ctx)?;
         let root = ctx.root.take();
+        let tails = std::mem::take(&mut ctx.scan.tails);
         let mut end = ctx.ready;
         meta::after_recovery(&mut core, root.as_ref());
-        core.finish_recovery();
+        core.finish_recovery(&tails);
         if core.checkpoints_enabled() {
             end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
         }

@@ -19,6 +19,9 @@ use sim::{Lpn, SimTime};
 #[derive(Clone, Debug, Default)]
 pub struct ScanResult {
     pub ppas: Vec<Ppa>,
+    /// Blocks the scan found partly written: (block, first erased page after the last
+    /// programmed or torn one). Recovery may resume writing them there.
+    pub tails: Vec<(BlockId, u32)>,
     oobs: Vec<u8>,
     readable: Vec<bool>,
     stride: usize,
@@ -101,6 +104,8 @@ pub fn scan_blocks(
                 }
             }
         }
+        let mut next_free = from;
+        let mut stopped_at_erased = false;
         for page in from..g.pages_per_block {
             let ppa = g.ppa(block, page);
             let (t, view) = core.nand.read_oob(ppa, ready)?;
@@ -108,12 +113,22 @@ pub fn scan_blocks(
             match view {
                 PageView::Erased => {
                     if in_order {
+                        stopped_at_erased = true;
                         break;
                     }
                 }
-                PageView::Uncorrectable => out.push(ppa, None),
-                PageView::Programmed { oob, .. } => out.push(ppa, Some(oob)),
+                PageView::Uncorrectable => {
+                    out.push(ppa, None);
+                    next_free = page + 1;
+                }
+                PageView::Programmed { oob, .. } => {
+                    out.push(ppa, Some(oob));
+                    next_free = page + 1;
+                }
             }
+        }
+        if stopped_at_erased && next_free > 0 && next_free < data_pages {
+            out.tails.push((block, next_free));
         }
     }
     Ok((out, end))

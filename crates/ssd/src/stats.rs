@@ -1,9 +1,9 @@
 //! Counters the FTL and the commit protocols keep. Media-level counts (programs, erases)
 //! live in `media::NandCounters`; these are the ones only the firmware can attribute.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FtlStats {
     /// Host page reads and writes accepted (transactional writes included).
     pub host_reads: u64,

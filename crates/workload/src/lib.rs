@@ -1,0 +1,100 @@
+//! Workloads: what hosts ask of the device.
+//!
+//! A workload is a `Driver`: a state machine with one or more clients that, asked for its
+//! next `Step` at a simulated instant, issues a request, sleeps, waits for a barrier, or is
+//! done. It does no I/O and knows nothing of the device; the world runs it against one.
+//! Closed loops (a fixed queue depth of clients, each waiting for its previous request) and
+//! open loops (arrivals at generated or traced instants, regardless of completions) are both
+//! drivers.
+
+pub mod address;
+pub mod disksim;
+pub mod synthetic;
+
+use sim::{Lpn, SimTime, TxId};
+
+/// One host request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read {
+        lpn: Lpn,
+        pages: u32,
+    },
+    /// A plain write of `pages` consecutive pages (each page a one-page transaction).
+    Write {
+        lpn: Lpn,
+        pages: u32,
+    },
+    Trim {
+        lpn: Lpn,
+        pages: u32,
+    },
+    Begin {
+        tx: TxId,
+    },
+    TxWrite {
+        tx: TxId,
+        lpn: Lpn,
+        pages: u32,
+    },
+    Commit {
+        tx: TxId,
+    },
+    Abort {
+        tx: TxId,
+    },
+}
+
+impl Op {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Op::Read { .. } => "read",
+            Op::Write { .. } => "write",
+            Op::Trim { .. } => "trim",
+            Op::Begin { .. } => "begin",
+            Op::TxWrite { .. } => "txwrite",
+            Op::Commit { .. } => "commit",
+            Op::Abort { .. } => "abort",
+        }
+    }
+}
+
+/// What a client does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Issue `op` now and wait for it to complete before the next step.
+    Issue(Op),
+    /// Issue `op` now and take the next step at `next` without waiting (open loop).
+    IssueThen(Op, SimTime),
+    /// Take the next step at this instant.
+    Sleep(SimTime),
+    /// Take the next step once every outstanding request of every client has completed.
+    Barrier,
+    Done,
+}
+
+/// A workload as a state machine over clients.
+pub trait Driver {
+    fn clients(&self) -> u32;
+    fn step(&mut self, client: u32, now: SimTime) -> Step;
+    /// A short description for reports.
+    fn describe(&self) -> String;
+}
+
+/// A workload error: a malformed trace line or an impossible parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadError {
+    pub what: String,
+}
+
+impl std::fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+pub fn werr(what: impl Into<String>) -> WorkloadError {
+    WorkloadError { what: what.into() }
+}

@@ -1,0 +1,385 @@
+//! The configuration: one TOML document (sections `[nand]`, `[nand.timing]`, `[ftl]`,
+//! `[protocol]`, `[workload]`, `[run]` and a top-level `seed`), built in layers:
+//!
+//! 1. the built-in defaults (a small device that runs in well under a minute);
+//! 2. a preset, named by `--preset` or by a top-level `preset = "…"` key in the file;
+//! 3. the file given with `--config`;
+//! 4. `--set key=value` overrides, in order, where `key` is a dotted path and `value` is TOML
+//!    (a bare word that is not valid TOML is taken as a string).
+//!
+//! Unknown keys and values of the wrong type are errors that name the key; values that
+//! cannot work (an impossible geometry, a GC threshold above the device) are errors that
+//! name the key when the device or workload is built.
+
+use crate::presets;
+use serde::{Deserialize, Serialize};
+use ssd::{DeviceConfig, FtlConfig, ProtocolConfig};
+use std::path::{Path, PathBuf};
+use toml::{Table, Value};
+use workload::synthetic::SyntheticConfig;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkloadKind {
+    /// Page-level synthetic requests (`[workload.synthetic]`).
+    Synthetic,
+    /// A trace file (`[workload.trace]`).
+    Trace,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TraceFormat {
+    Disksim,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    pub path: String,
+    pub format: TraceFormat,
+    /// Multiplies arrival times (0.5 replays twice as fast).
+    pub time_scale: f64,
+    /// Fold addresses beyond the device modulo its logical pages.
+    pub fold: bool,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            path: String::new(),
+            format: TraceFormat::Disksim,
+            time_scale: 1.0,
+            fold: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    pub kind: WorkloadKind,
+    /// Fraction of the logical space written sequentially before measuring.
+    pub prefill: f64,
+    pub synthetic: SyntheticConfig,
+    pub trace: TraceConfig,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            kind: WorkloadKind::Synthetic,
+            prefill: 0.5,
+            synthetic: SyntheticConfig::default(),
+            trace: TraceConfig::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// After the run, cut power and recover, reporting recovery cost.
+    pub measure_recovery: bool,
+    /// Check every FTL and protocol invariant every this many requests (0: never).
+    pub check_invariants_every: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            measure_recovery: true,
+            check_invariants_every: 0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub seed: u64,
+    pub nand: media::NandConfig,
+    pub ftl: FtlConfig,
+    pub protocol: ProtocolConfig,
+    pub workload: WorkloadConfig,
+    pub run: RunConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            nand: media::NandConfig::default(),
+            ftl: FtlConfig::default(),
+            protocol: ProtocolConfig::default(),
+            workload: WorkloadConfig::default(),
+            run: RunConfig::default(),
+        }
+    }
+}
+
+/// A configuration problem, with the key or file it concerns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "config: {}", self.0)
+    }
+}
+impl std::error::Error for ConfigError {}
+
+/// Where a configuration comes from.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigSource {
+    pub preset: Option<String>,
+    pub file: Option<PathBuf>,
+    pub sets: Vec<String>,
+}
+
+fn merge(base: &mut Table, over: Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Table(b)), Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Parses `value` as a TOML value, or takes it as a string if it is not valid TOML.
+fn parse_value(value: &str) -> Value {
+    match format!("v = {value}").parse::<Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or(Value::String(value.into())),
+        Err(_) => Value::String(value.into()),
+    }
+}
+
+fn set_path(table: &mut Table, key: &str, value: Value) -> Result<(), ConfigError> {
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(ConfigError(format!("--set: bad key '{key}'")));
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| Value::Table(Table::new()));
+        t = match entry {
+            Value::Table(x) => x,
+            _ => {
+                return Err(ConfigError(format!(
+                    "--set {key}: '{p}' is a value, not a section"
+                )))
+            }
+        };
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+impl Config {
+    /// Builds a configuration from its layers (see the module docs).
+    pub fn load(src: &ConfigSource) -> Result<Config, ConfigError> {
+        let mut file_table = Table::new();
+        if let Some(path) = &src.file {
+            file_table = read_table(path)?;
+        }
+        let file_preset = match file_table.remove("preset") {
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "preset: expected a string, found {other}"
+                )))
+            }
+            None => None,
+        };
+        let mut table = Table::new();
+        if let Some(p) = src.preset.clone().or(file_preset) {
+            table = presets::table(&p)?;
+        }
+        merge(&mut table, file_table);
+        for s in &src.sets {
+            let Some((k, v)) = s.split_once('=') else {
+                return Err(ConfigError(format!("--set '{s}': expected key=value")));
+            };
+            set_path(&mut table, k.trim(), parse_value(v.trim()))?;
+        }
+        Config::from_table(table)
+    }
+
+    /// Deserializes a merged table; errors name the key.
+    pub fn from_table(table: Table) -> Result<Config, ConfigError> {
+        Config::deserialize(Value::Table(table))
+            .map_err(|e| ConfigError(e.to_string().replace('\n', " ")))
+    }
+
+    pub fn device(&self) -> DeviceConfig {
+        DeviceConfig {
+            nand: self.nand.clone(),
+            ftl: self.ftl.clone(),
+            protocol: self.protocol.clone(),
+        }
+    }
+
+    /// Checks everything that can be checked without running: device parameters against the
+    /// geometry and the protocol, and workload parameters.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let d = self.device();
+        let e = |e: ssd::SsdError| ConfigError(e.to_string());
+        d.image_params().map_err(e)?;
+        let ftl = d.effective_ftl().map_err(e)?;
+        ftl.validate(self.nand.blocks_per_plane).map_err(e)?;
+        if !(0.0..=1.0).contains(&self.workload.prefill) {
+            return Err(ConfigError(format!(
+                "workload.prefill must be in [0, 1], got {}",
+                self.workload.prefill
+            )));
+        }
+        self.workload
+            .synthetic
+            .validate()
+            .map_err(|w| ConfigError(w.what))?;
+        if self.workload.kind == WorkloadKind::Trace && self.workload.trace.path.is_empty() {
+            return Err(ConfigError(
+                "workload.trace.path: a trace workload needs a file (--trace PATH)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The configuration as TOML (what `commitlab config` prints).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot render: {e}"))
+    }
+}
+
+fn read_table(path: &Path) -> Result<Table, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+    text.parse::<Table>()
+        .map_err(|e| ConfigError(format!("{}: {}", path.display(), e.to_string().trim())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(sets: &[&str]) -> Result<Config, ConfigError> {
+        Config::load(&ConfigSource {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn defaults_validate() {
+        Config::default().validate().unwrap();
+        assert_eq!(load(&[]).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn set_overrides_any_key() {
+        let c = load(&[
+            "nand.channels=4",
+            "protocol.name=none",
+            "ftl.gc_policy=cost-benefit",
+            "seed=9",
+        ])
+        .unwrap();
+        assert_eq!(c.nand.channels, 4);
+        assert_eq!(c.seed, 9);
+        assert_eq!(c.ftl.gc_policy, ssd::GcPolicyKind::CostBenefit);
+        let c = load(&["nand.timing.program_ns=1000"]).unwrap();
+        assert_eq!(c.nand.timing.program_ns, 1000);
+    }
+
+    #[test]
+    fn bad_keys_and_values_name_the_key() {
+        let e = load(&["nand.chanels=4"]).unwrap_err().to_string();
+        assert!(e.contains("chanels") && e.contains("nand"), "{e}");
+        let e = load(&["nand.channels=-3"]).unwrap_err().to_string();
+        assert!(e.contains("nand.channels"), "{e}");
+        let e = load(&["nand.channels"]).unwrap_err().to_string();
+        assert!(e.contains("key=value"), "{e}");
+        let e = load(&["ftl.gc_policy=fifo"]).unwrap_err().to_string();
+        assert!(e.contains("ftl.gc_policy"), "{e}");
+        let e = load(&["nand.pages_per_block=1"])
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nand.pages_per_block"), "{e}");
+        let e = load(&["ftl.gc_threshold=0.95"])
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ftl.gc_threshold"), "{e}");
+        let e = load(&["protocol.name=bogus"])
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown protocol 'bogus'"), "{e}");
+    }
+
+    #[test]
+    fn presets_layer_under_files_and_sets() {
+        let c = Config::load(&ConfigSource {
+            preset: Some("txflash".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.nand.page_bytes, 4096);
+        assert_eq!(c.nand.geometry().capacity_bytes(), 32 << 30);
+        let c = Config::load(&ConfigSource {
+            preset: Some("txflash".into()),
+            sets: vec!["nand.channels=2".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.nand.channels, 2);
+        let e = Config::load(&ConfigSource {
+            preset: Some("nope".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("unknown preset 'nope'"), "{e}");
+    }
+
+    #[test]
+    fn every_preset_validates() {
+        for p in presets::NAMES {
+            let c = Config::load(&ConfigSource {
+                preset: Some(p.to_string()),
+                ..Default::default()
+            })
+            .unwrap();
+            c.validate().unwrap_or_else(|e| panic!("{p}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_malformed_file_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("commitlab-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("bad.toml");
+        std::fs::write(&f, "[nand\nchannels = 2").unwrap();
+        let e = Config::load(&ConfigSource {
+            file: Some(f.clone()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("bad.toml"), "{e}");
+        std::fs::write(&f, "preset = \"lighttx\"\n[ftl]\ngc_threshold = 0.1\n").unwrap();
+        let c = Config::load(&ConfigSource {
+            file: Some(f),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.ftl.gc_threshold, 0.1);
+        assert_eq!(c.nand.planes_per_die, 8);
+    }
+}

@@ -1,0 +1,16 @@
+//! The world: builds a device and a workload from one `Config` and seed, runs them on one
+//! event queue, and reports the metrics. No global state: everything hangs off a `World`.
+
+pub mod config;
+pub mod hostlog;
+pub mod metrics;
+pub mod presets;
+pub mod run;
+
+pub use config::{Config, ConfigError, ConfigSource, WorkloadKind};
+pub use hostlog::HostEvent;
+pub use metrics::RunMetrics;
+pub use run::{
+    build_device, build_driver, config_of_image, deterministic_json, run, RunOptions, RunOutput,
+    World, WorldError,
+};

@@ -1,0 +1,91 @@
+//! The metrics of a run, as one serializable record. The schema is documented field by
+//! field in `docs/METRICS.md`; the JSON keys are these field names.
+
+use serde::Serialize;
+use sim::histogram::Percentiles;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EraseStats {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
+    pub variance: f64,
+    /// The erase count that only 1 % (5 %) of blocks exceed.
+    pub worst_1pct: u32,
+    pub worst_5pct: u32,
+}
+
+impl EraseStats {
+    pub fn of(counts: &[u32]) -> EraseStats {
+        if counts.is_empty() {
+            return EraseStats::default();
+        }
+        let mut v = counts.to_vec();
+        v.sort_unstable();
+        let n = v.len() as f64;
+        let mean = v.iter().map(|x| f64::from(*x)).sum::<f64>() / n;
+        let variance = v
+            .iter()
+            .map(|x| (f64::from(*x) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        let at = |q: f64| v[((q * n).ceil() as usize).clamp(1, v.len()) - 1];
+        EraseStats {
+            min: v[0],
+            mean,
+            max: v[v.len() - 1],
+            variance,
+            worst_1pct: at(0.99),
+            worst_5pct: at(0.95),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RecoveryMetrics {
+    pub pages_read: u64,
+    pub scanned_pages: u64,
+    pub time_ns: u64,
+    pub had_checkpoint: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunMetrics {
+    pub protocol: String,
+    pub seed: u64,
+    pub workload: String,
+    pub logical_pages: u32,
+    pub host_requests: u64,
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub host_trims: u64,
+    pub nand_reads: u64,
+    pub nand_oob_reads: u64,
+    pub nand_programs: u64,
+    pub nand_partial_programs: u64,
+    pub nand_erases: u64,
+    pub gc_page_migrations: u64,
+    pub gc_erases: u64,
+    pub gc_time_ns: u64,
+    pub write_amplification: f64,
+    pub sim_time_ns: u64,
+    pub requests_per_s: f64,
+    pub latency_ns: Percentiles,
+    pub read_latency_ns: Percentiles,
+    pub write_latency_ns: Percentiles,
+    pub erase_count: EraseStats,
+    pub ftl: ssd::FtlStats,
+    pub protocol_counters: BTreeMap<String, u64>,
+    pub dram_bytes: BTreeMap<String, u64>,
+    pub dram_bytes_total: u64,
+    pub recovery: Option<RecoveryMetrics>,
+    /// Wall-clock fields: the only ones that differ between runs of one config and seed.
+    pub recovery_wall_time_s: f64,
+    pub wall_time_s: f64,
+    pub sim_ops_per_wall_s: f64,
+}
+
+/// Keys whose values depend on the wall clock (everything else is deterministic).
+pub const WALL_CLOCK_KEYS: [&str; 3] =
+    ["recovery_wall_time_s", "wall_time_s", "sim_ops_per_wall_s"];

@@ -1,0 +1,634 @@
+//! `World`: one device, one workload, one event queue, one seed.
+//!
+//! The loop is a discrete-event simulation over two kinds of events: a client waking up
+//! (it asks its driver for the next step) and a request completing (its ack). The device
+//! applies each command's state changes when it is issued and returns the instant it
+//! completes; the world schedules the completion then. Equal-time events run in the order
+//! they were scheduled, so a run is a pure function of (Config, Seed).
+
+use crate::config::{Config, TraceFormat, WorkloadKind};
+use crate::hostlog::HostEvent;
+use crate::metrics::{EraseStats, RecoveryMetrics, RunMetrics, WALL_CLOCK_KEYS};
+use media::{Nand, NandCounters};
+use serde::Serialize;
+use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxId};
+use ssd::{Device, FtlStats, ReadOutcome, SsdError};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use workload::{Driver, Op, Step};
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum WorldError {
+    Config(String),
+    Workload(String),
+    /// The device refused a command (misuse, an unsupported request, out of space).
+    Device {
+        at: SimTime,
+        request: String,
+        error: SsdError,
+    },
+    Io(String),
+}
+
+impl std::fmt::Display for WorldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldError::Config(s) => write!(f, "{s}"),
+            WorldError::Workload(s) => write!(f, "workload: {s}"),
+            WorldError::Device { at, request, error } => write!(f, "at {at}, {request}: {error}"),
+            WorldError::Io(s) => write!(f, "{s}"),
+        }
+    }
+}
+impl std::error::Error for WorldError {}
+
+impl From<crate::config::ConfigError> for WorldError {
+    fn from(e: crate::config::ConfigError) -> Self {
+        WorldError::Config(e.to_string())
+    }
+}
+
+/// How to run, beyond the configuration.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Keep the host log and the NAND operation log (for the crash checker).
+    pub record: bool,
+    /// Write the device image through to this file (needs `nand.data_mode = "full"`).
+    pub image: Option<PathBuf>,
+    /// Append each acked plain write as "lpn tag" to this file as it is acked.
+    pub ack_log: Option<PathBuf>,
+}
+
+/// Builds the device a configuration describes, in memory or file-backed.
+pub fn build_device(cfg: &Config, image: Option<&Path>) -> Result<Device, WorldError> {
+    cfg.validate()?;
+    let dcfg = cfg.device();
+    let cfg_err = |e: SsdError| WorldError::Config(format!("config: {e}"));
+    let params = dcfg.image_params().map_err(cfg_err)?;
+    let nand = match image {
+        None => Nand::new(params, cfg.nand.timing.clone()).map_err(|e| cfg_err(e.into()))?,
+        Some(path) => {
+            let label = serde_json::to_string(cfg).map_err(|e| WorldError::Io(e.to_string()))?;
+            Nand::create_file(path, params, cfg.nand.timing.clone(), &label)
+                .map_err(|e| WorldError::Io(format!("{}: {e}", path.display())))?
+        }
+    };
+    Device::create(&dcfg, nand).map_err(cfg_err)
+}
+
+/// Reads the configuration stored in a file image's header.
+pub fn config_of_image(path: &Path) -> Result<Config, WorldError> {
+    let (_, label) =
+        Nand::peek_file(path).map_err(|e| WorldError::Io(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&label).map_err(|e| {
+        WorldError::Io(format!(
+            "{}: the image's stored configuration is unreadable: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Builds the workload driver a configuration describes.
+pub fn build_driver(
+    cfg: &Config,
+    logical_pages: u32,
+    rng: &Rng,
+) -> Result<Box<dyn Driver>, WorldError> {
+    let w = &cfg.workload;
+    let werr = |e: workload::WorkloadError| WorldError::Workload(e.what);
+    match w.kind {
+        WorkloadKind::Synthetic => Ok(Box::new(
+            workload::synthetic::Synthetic::new(
+                w.synthetic.clone(),
+                logical_pages,
+                rng.fork("workload"),
+            )
+            .map_err(werr)?,
+        )),
+        WorkloadKind::Trace => {
+            let path = &w.trace.path;
+            let file = std::fs::File::open(path)
+                .map_err(|e| WorldError::Workload(format!("{path}: {e}")))?;
+            match w.trace.format {
+                TraceFormat::Disksim => {
+                    let reqs = workload::disksim::parse(path, std::io::BufReader::new(file))
+                        .map_err(werr)?;
+                    Ok(Box::new(
+                        workload::disksim::DiskSimReplay::new(
+                            path,
+                            &reqs,
+                            cfg.nand.page_bytes,
+                            logical_pages,
+                            w.trace.time_scale,
+                            w.trace.fold,
+                        )
+                        .map_err(werr)?,
+                    ))
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Wake(u32),
+    Complete {
+        client: u32,
+        blocking: bool,
+        issued: SimTime,
+        kind: u8,
+    },
+}
+
+const K_READ: u8 = 0;
+const K_WRITE: u8 = 1;
+const K_OTHER: u8 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClientState {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+/// What a run leaves behind.
+pub struct RunOutput {
+    pub metrics: RunMetrics,
+    pub device: Device,
+    /// The host log, when recording.
+    pub host_log: Vec<HostEvent>,
+    /// The medium as it was when the operation log started (when recording).
+    pub base_image: Option<media::NandImage>,
+}
+
+pub struct World {
+    pub cfg: Config,
+    pub device: Device,
+    driver: Box<dyn Driver>,
+    queue: EventQueue<Ev>,
+    clients: Vec<ClientState>,
+    outstanding: u64,
+    barrier_waiters: Vec<u32>,
+    next_tag: u64,
+    requests: u64,
+    lat_all: Histogram,
+    lat_read: Histogram,
+    lat_write: Histogram,
+    record: bool,
+    host_log: Vec<HostEvent>,
+    tx_inst: BTreeMap<TxId, u64>,
+    next_inst: u64,
+    ack_log: Option<std::io::BufWriter<std::fs::File>>,
+    now: SimTime,
+    base_image: Option<media::NandImage>,
+    base_nand: NandCounters,
+    base_ftl: FtlStats,
+    start: SimTime,
+}
+
+impl World {
+    pub fn new(cfg: &Config, opts: &RunOptions) -> Result<World, WorldError> {
+        let mut device = build_device(cfg, opts.image.as_deref())?;
+        let mut base_image = None;
+        if opts.record {
+            base_image = Some(device.core.nand.image().clone());
+            device.core.nand.enable_log();
+        }
+        let rng = Rng::new(cfg.seed);
+        let driver = build_driver(cfg, device.logical_pages(), &rng)?;
+        let ack_log = match &opts.ack_log {
+            Some(p) => Some(std::io::BufWriter::new(
+                std::fs::File::create(p)
+                    .map_err(|e| WorldError::Io(format!("{}: {e}", p.display())))?,
+            )),
+            None => None,
+        };
+        let clients = vec![ClientState::Running; driver.clients() as usize];
+        Ok(World {
+            cfg: cfg.clone(),
+            device,
+            driver,
+            queue: EventQueue::new(),
+            clients,
+            outstanding: 0,
+            barrier_waiters: Vec::new(),
+            next_tag: 1,
+            requests: 0,
+            lat_all: Histogram::new(),
+            lat_read: Histogram::new(),
+            lat_write: Histogram::new(),
+            record: opts.record,
+            host_log: Vec::new(),
+            tx_inst: BTreeMap::new(),
+            next_inst: 1,
+            ack_log,
+            now: SimTime::ZERO,
+            base_image,
+            base_nand: NandCounters::default(),
+            base_ftl: FtlStats::default(),
+            start: SimTime::ZERO,
+        })
+    }
+
+    fn dev_err(&self, at: SimTime, op: &Op, error: SsdError) -> WorldError {
+        WorldError::Device {
+            at,
+            request: format!("request {} ({op:?})", self.requests),
+            error,
+        }
+    }
+
+    /// Writes the first `prefill` fraction of the logical space sequentially, then starts
+    /// measuring from the instant the device is idle again.
+    fn prefill(&mut self) -> Result<(), WorldError> {
+        let pages = (f64::from(self.device.logical_pages()) * self.cfg.workload.prefill) as u32;
+        for lpn in 0..pages {
+            let op = Op::Write {
+                lpn: Lpn(lpn),
+                pages: 1,
+            };
+            self.submit(&op, SimTime::ZERO)?;
+        }
+        self.now = self.device.barrier(SimTime::ZERO);
+        self.requests = 0;
+        self.start = self.now;
+        self.base_nand = self.device.core.nand.counters();
+        self.base_ftl = self.device.core.stats;
+        Ok(())
+    }
+
+    /// Issues one request; returns (ack time, kind).
+    fn submit(&mut self, op: &Op, now: SimTime) -> Result<(SimTime, u8), WorldError> {
+        let d = &mut self.device;
+        let r: Result<(SimTime, u8), SsdError> = (|| {
+            Ok(match *op {
+                Op::Read { lpn, pages } => {
+                    let mut end = now;
+                    for p in 0..pages {
+                        let (_, t) = d.read(Lpn(lpn.0 + p), now)?;
+                        end = end.max(t);
+                    }
+                    (end, K_READ)
+                }
+                Op::Write { lpn, pages } => {
+                    let mut end = now;
+                    for p in 0..pages {
+                        let tag = self.next_tag;
+                        self.next_tag += 1;
+                        let l = Lpn(lpn.0 + p);
+                        let t = d.write_plain(l, tag, now)?;
+                        end = end.max(t);
+                        if self.record {
+                            self.host_log.push(HostEvent::Plain {
+                                lpn: l,
+                                tag,
+                                issue: now,
+                                ack: t,
+                            });
+                        }
+                        if let Some(w) = self.ack_log.as_mut() {
+                            use std::io::Write;
+                            let _ = writeln!(w, "{} {}", l.0, tag);
+                        }
+                    }
+                    (end, K_WRITE)
+                }
+                Op::Trim { lpn, pages } => {
+                    let mut end = now;
+                    for p in 0..pages {
+                        let l = Lpn(lpn.0 + p);
+                        let t = d.trim(l, now)?;
+                        end = end.max(t);
+                        if self.record {
+                            self.host_log.push(HostEvent::Trim {
+                                lpn: l,
+                                issue: now,
+                                ack: t,
+                            });
+                        }
+                    }
+                    (end, K_OTHER)
+                }
+                Op::Begin { tx } => {
+                    let t = d.begin(tx, now)?;
+                    self.tx_inst.insert(tx, self.next_inst);
+                    self.next_inst += 1;
+                    (t, K_OTHER)
+                }
+                Op::TxWrite { tx, lpn, pages } => {
+                    let mut end = now;
+                    for p in 0..pages {
+                        let tag = self.next_tag;
+                        self.next_tag += 1;
+                        let l = Lpn(lpn.0 + p);
+                        let t = d.write(tx, l, tag, now)?;
+                        end = end.max(t);
+                        if self.record {
+                            let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
+                            self.host_log.push(HostEvent::TxWrite {
+                                inst,
+                                lpn: l,
+                                tag,
+                                issue: now,
+                            });
+                        }
+                    }
+                    (end, K_WRITE)
+                }
+                Op::Commit { tx } => {
+                    let t = d.commit(tx, now)?;
+                    if self.record {
+                        let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
+                        self.host_log.push(HostEvent::Commit {
+                            inst,
+                            issue: now,
+                            ack: t,
+                        });
+                    }
+                    (t, K_OTHER)
+                }
+                Op::Abort { tx } => {
+                    let t = d.abort(tx, now)?;
+                    if self.record {
+                        let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
+                        self.host_log.push(HostEvent::Abort {
+                            inst,
+                            issue: now,
+                            ack: t,
+                        });
+                    }
+                    (t, K_OTHER)
+                }
+            })
+        })();
+        self.requests += 1;
+        let every = self.cfg.run.check_invariants_every;
+        if every > 0 && self.requests % every == 0 {
+            self.device.check_invariants().map_err(|e| {
+                WorldError::Config(format!(
+                    "invariant broken after request {}: {e}",
+                    self.requests
+                ))
+            })?;
+        }
+        r.map_err(|e| self.dev_err(now, op, e))
+    }
+
+    fn wake_barrier_waiters(&mut self, now: SimTime) {
+        for c in std::mem::take(&mut self.barrier_waiters) {
+            self.clients[c as usize] = ClientState::Running;
+            self.queue.push(now, Ev::Wake(c));
+        }
+    }
+
+    fn on_wake(&mut self, c: u32, now: SimTime) -> Result<(), WorldError> {
+        if self.clients[c as usize] != ClientState::Running {
+            return Ok(());
+        }
+        match self.driver.step(c, now) {
+            Step::Issue(op) => {
+                let (ack, kind) = self.submit(&op, now)?;
+                self.outstanding += 1;
+                self.queue.push(
+                    ack,
+                    Ev::Complete {
+                        client: c,
+                        blocking: true,
+                        issued: now,
+                        kind,
+                    },
+                );
+            }
+            Step::IssueThen(op, next) => {
+                let (ack, kind) = self.submit(&op, now)?;
+                self.outstanding += 1;
+                self.queue.push(
+                    ack,
+                    Ev::Complete {
+                        client: c,
+                        blocking: false,
+                        issued: now,
+                        kind,
+                    },
+                );
+                self.queue.push(next.max(now), Ev::Wake(c));
+            }
+            Step::Sleep(t) => self.queue.push(t.max(now), Ev::Wake(c)),
+            Step::Barrier => {
+                if self.outstanding == 0 {
+                    self.queue.push(now, Ev::Wake(c));
+                } else {
+                    self.clients[c as usize] = ClientState::AtBarrier;
+                    self.barrier_waiters.push(c);
+                }
+            }
+            Step::Done => self.clients[c as usize] = ClientState::Done,
+        }
+        Ok(())
+    }
+
+    /// Runs the workload to completion.
+    pub fn run(&mut self) -> Result<(), WorldError> {
+        self.prefill()?;
+        for c in 0..self.clients.len() as u32 {
+            self.queue.push(self.now, Ev::Wake(c));
+        }
+        while let Some((t, ev)) = self.queue.pop() {
+            self.now = t;
+            match ev {
+                Ev::Wake(c) => self.on_wake(c, t)?,
+                Ev::Complete {
+                    client,
+                    blocking,
+                    issued,
+                    kind,
+                } => {
+                    self.outstanding -= 1;
+                    let lat = t.since(issued);
+                    self.lat_all.record(lat);
+                    match kind {
+                        K_READ => self.lat_read.record(lat),
+                        K_WRITE => self.lat_write.record(lat),
+                        _ => {}
+                    }
+                    if blocking {
+                        self.queue.push(t, Ev::Wake(client));
+                    }
+                    if self.outstanding == 0 && !self.barrier_waiters.is_empty() {
+                        self.wake_barrier_waiters(t);
+                    }
+                }
+            }
+        }
+        if let Some(w) = self.ack_log.as_mut() {
+            use std::io::Write;
+            w.flush().map_err(|e| WorldError::Io(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// The metrics of the measured part of the run (after the prefill).
+    pub fn metrics(&self, wall_s: f64) -> RunMetrics {
+        let d = &self.device;
+        let n = d.core.nand.counters();
+        let b = self.base_nand;
+        let s = d.core.stats;
+        let f = &self.base_ftl;
+        let host_writes = s.host_writes - f.host_writes;
+        let programs = n.programs - b.programs;
+        let sim_ns = self.now.since(self.start);
+        let ops = (n.reads + n.oob_reads + n.programs + n.partial_programs + n.erases)
+            - (b.reads + b.oob_reads + b.programs + b.partial_programs + b.erases);
+        let meta: Vec<u32> = d
+            .core
+            .nand
+            .image()
+            .erase_counts()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                !matches!(
+                    d.core.block(media::BlockId(*i as u32)).state,
+                    ssd::core::BlockState::Meta
+                )
+            })
+            .map(|(_, e)| *e)
+            .collect();
+        let dram: BTreeMap<String, u64> = d
+            .dram_bytes()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        RunMetrics {
+            protocol: self.cfg.protocol.name.clone(),
+            seed: self.cfg.seed,
+            workload: self.driver.describe(),
+            logical_pages: d.logical_pages(),
+            host_requests: self.requests,
+            host_reads: s.host_reads - f.host_reads,
+            host_writes,
+            host_trims: s.host_trims - f.host_trims,
+            nand_reads: (n.reads + n.oob_reads) - (b.reads + b.oob_reads),
+            nand_oob_reads: n.oob_reads - b.oob_reads,
+            nand_programs: programs,
+            nand_partial_programs: n.partial_programs - b.partial_programs,
+            nand_erases: n.erases - b.erases,
+            gc_page_migrations: s.gc_page_migrations - f.gc_page_migrations,
+            gc_erases: s.gc_erases - f.gc_erases,
+            gc_time_ns: s.gc_busy_ns - f.gc_busy_ns,
+            write_amplification: if host_writes == 0 {
+                0.0
+            } else {
+                programs as f64 / host_writes as f64
+            },
+            sim_time_ns: sim_ns,
+            requests_per_s: if sim_ns == 0 {
+                0.0
+            } else {
+                self.lat_all.count() as f64 / (sim_ns as f64 / 1e9)
+            },
+            latency_ns: self.lat_all.percentiles(),
+            read_latency_ns: self.lat_read.percentiles(),
+            write_latency_ns: self.lat_write.percentiles(),
+            erase_count: EraseStats::of(&meta),
+            ftl: diff_stats(&s, f),
+            protocol_counters: d
+                .protocol_counters()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            dram_bytes_total: dram.values().sum(),
+            dram_bytes: dram,
+            recovery: None,
+            recovery_wall_time_s: 0.0,
+            wall_time_s: wall_s,
+            sim_ops_per_wall_s: if wall_s > 0.0 {
+                ops as f64 / wall_s
+            } else {
+                0.0
+            },
+        }
+    }
+
+    pub fn host_log(&self) -> &[HostEvent] {
+        &self.host_log
+    }
+
+    pub fn into_output(self, metrics: RunMetrics) -> RunOutput {
+        RunOutput {
+            metrics,
+            device: self.device,
+            host_log: self.host_log,
+            base_image: self.base_image,
+        }
+    }
+}
+
+fn diff_stats(a: &FtlStats, b: &FtlStats) -> FtlStats {
+    // Every field is a counter; subtract field by field through the serialized form so a new
+    // counter can never be forgotten here.
+    let av = serde_json::to_value(a).unwrap_or_default();
+    let bv = serde_json::to_value(b).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    if let (Some(am), Some(bm)) = (av.as_object(), bv.as_object()) {
+        for (k, v) in am {
+            let x = v
+                .as_u64()
+                .unwrap_or(0)
+                .saturating_sub(bm.get(k).and_then(|y| y.as_u64()).unwrap_or(0));
+            out.insert(k.clone(), x.into());
+        }
+    }
+    serde_json::from_value(serde_json::Value::Object(out)).unwrap_or(*a)
+}
+
+/// Runs a configuration to completion and reports its metrics (and, if configured, the cost
+/// of recovering from a power cut at the end).
+pub fn run(cfg: &Config, opts: &RunOptions) -> Result<RunOutput, WorldError> {
+    let wall = std::time::Instant::now();
+    let mut w = World::new(cfg, opts)?;
+    w.run()?;
+    #[cfg(debug_assertions)]
+    w.device
+        .check_invariants()
+        .map_err(|e| WorldError::Config(format!("invariant broken at end of run: {e}")))?;
+    let mut m = w.metrics(wall.elapsed().as_secs_f64());
+    if cfg.run.measure_recovery && opts.image.is_none() {
+        let t = std::time::Instant::now();
+        let image = w.device.core.nand.image().clone();
+        let nand = Nand::from_image(image, cfg.nand.timing.clone());
+        let (_, rep) = Device::recover(&cfg.device(), nand).map_err(|e| WorldError::Device {
+            at: w.now,
+            request: "recovery after the run".into(),
+            error: e,
+        })?;
+        m.recovery = Some(RecoveryMetrics {
+            pages_read: rep.pages_read,
+            scanned_pages: rep.scanned_pages,
+            time_ns: rep.time_ns,
+            had_checkpoint: rep.had_checkpoint,
+        });
+        m.recovery_wall_time_s = t.elapsed().as_secs_f64();
+    }
+    Ok(w.into_output(m))
+}
+
+/// Reads every logical page of `device` (for tests and `recover --verify`).
+pub fn read_all(device: &mut Device, at: SimTime) -> Result<Vec<ReadOutcome>, SsdError> {
+    (0..device.logical_pages())
+        .map(|l| device.read(Lpn(l), at).map(|(o, _)| o))
+        .collect()
+}
+
+/// A metrics record as JSON with the wall-clock keys removed (for determinism checks).
+pub fn deterministic_json<T: Serialize>(m: &T) -> String {
+    let mut v = serde_json::to_value(m).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        for k in WALL_CLOCK_KEYS {
+            o.remove(k);
+        }
+    }
+    serde_json::to_string_pretty(&v).unwrap_or_default()
+}
