@@ -142,10 +142,8 @@ impl ImageFile {
         let n = image.params.oob_used as usize;
         let pb = image.params.geometry.page_bytes as usize;
         let mut r = Vec::with_capacity(10 + n + pb);
-        r.push(image.state[i]);
-        r.push(image.nprog[i]);
-        r.extend_from_slice(&image.tag[i].to_le_bytes());
-        r.extend_from_slice(&image.oob[i * n..(i + 1) * n]);
+        let _ = n;
+        r.extend_from_slice(image.record(i));
         r.extend_from_slice(&image.data[i * pb..(i + 1) * pb]);
         r
     }
@@ -268,12 +266,10 @@ impl ImageFile {
             if st & !(ST_MASK_PUB | KIND_MASK_PUB) != 0 || st & ST_MASK_PUB > 2 {
                 return Err(corrupt(format!("page {p}: state byte {st:#x}")));
             }
-            image.state[p] = st;
-            image.nprog[p] = r[1];
-            image.tag[p] = u64::from_le_bytes(r[2..10].try_into().unwrap_or([0; 8]));
-            image.oob[p * n..(p + 1) * n].copy_from_slice(&r[10..10 + n]);
+            image.record_mut(p).copy_from_slice(&r[..10 + n]);
             image.data[p * pb..(p + 1) * pb].copy_from_slice(&r[10 + n..10 + n + pb]);
-            if st == 1 && !tag_pattern_matches(image.tag[p], &image.data[p * pb..p * pb + body]) {
+            if st == 1 && !tag_pattern_matches(image.tag_of(p), &image.data[p * pb..p * pb + body])
+            {
                 return Err(corrupt(format!(
                     "page {p}: data does not match its content tag"
                 )));

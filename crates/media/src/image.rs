@@ -115,6 +115,12 @@ const ST_PROGRAMMED: u8 = 1;
 const ST_UNCORRECTABLE: u8 = 2;
 const KIND_BYTES: u8 = 0b100;
 
+/// Offsets within a page record.
+const REC_ST: usize = 0;
+const REC_NP: usize = 1;
+const REC_TAG: usize = 2;
+pub(crate) const REC_OOB: usize = 10;
+
 const BLK_BAD: u8 = 1;
 const BLK_UNSTABLE: u8 = 2;
 const NO_PAGE: u16 = u16::MAX;
@@ -190,10 +196,11 @@ impl ImageParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NandImage {
     pub(crate) params: ImageParams,
-    pub(crate) state: Vec<u8>,
-    pub(crate) nprog: Vec<u8>,
-    pub(crate) tag: Vec<u64>,
-    pub(crate) oob: Vec<u8>,
+    /// One record per page, `stride` bytes: state, program count, content tag (u64 LE) and
+    /// the stored OOB bytes. Interleaved so a program or a GC read of a page touches one
+    /// place in memory, not four arrays (this is the simulator's hottest data).
+    pub(crate) rec: Vec<u8>,
+    pub(crate) stride: usize,
     /// Full mode only: pages × page_bytes.
     pub(crate) data: Vec<u8>,
     /// Tag mode only: raw bytes of `Bytes` pages and appended tails of tagged pages.
@@ -246,14 +253,17 @@ impl NandImage {
         let pages = g.pages() as usize;
         let blocks = g.blocks() as usize;
         let data = match params.data_mode {
-            DataMode::Full => vec![0xFF; pages * g.page_bytes as usize],
+            DataMode::Full => sim::mem::huge_vec(pages * g.page_bytes as usize, 0xFF),
             DataMode::Tag => Vec::new(),
         };
+        let stride = REC_OOB + params.oob_used as usize;
+        let mut rec = sim::mem::huge_vec(pages * stride, 0u8);
+        for r in rec.chunks_mut(stride) {
+            r[REC_OOB..].fill(0xFF);
+        }
         Ok(NandImage {
-            state: vec![ST_ERASED; pages],
-            nprog: vec![0; pages],
-            tag: vec![0; pages],
-            oob: vec![0xFF; pages * params.oob_used as usize],
+            rec,
+            stride,
             data,
             payloads: BTreeMap::new(),
             erase_count: vec![0; blocks],
@@ -272,6 +282,53 @@ impl NandImage {
     }
     pub fn oob_used(&self) -> usize {
         self.params.oob_used as usize
+    }
+
+    #[inline]
+    pub(crate) fn st(&self, i: usize) -> u8 {
+        self.rec[i * self.stride + REC_ST]
+    }
+    #[inline]
+    pub(crate) fn set_st(&mut self, i: usize, v: u8) {
+        self.rec[i * self.stride + REC_ST] = v;
+    }
+    #[inline]
+    pub(crate) fn np(&self, i: usize) -> u8 {
+        self.rec[i * self.stride + REC_NP]
+    }
+    #[inline]
+    pub(crate) fn set_np(&mut self, i: usize, v: u8) {
+        self.rec[i * self.stride + REC_NP] = v;
+    }
+    #[inline]
+    pub(crate) fn tag_of(&self, i: usize) -> u64 {
+        let s = i * self.stride + REC_TAG;
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.rec[s..s + 8]);
+        u64::from_le_bytes(b)
+    }
+    #[inline]
+    pub(crate) fn set_tag(&mut self, i: usize, v: u64) {
+        let s = i * self.stride + REC_TAG;
+        self.rec[s..s + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    #[inline]
+    pub(crate) fn oob_at(&self, i: usize) -> &[u8] {
+        let s = i * self.stride;
+        &self.rec[s + REC_OOB..s + self.stride]
+    }
+    #[inline]
+    pub(crate) fn oob_at_mut(&mut self, i: usize) -> &mut [u8] {
+        let s = i * self.stride;
+        &mut self.rec[s + REC_OOB..s + self.stride]
+    }
+    /// A page's whole record (for the file image).
+    pub(crate) fn record(&self, i: usize) -> &[u8] {
+        &self.rec[i * self.stride..(i + 1) * self.stride]
+    }
+    pub(crate) fn record_mut(&mut self, i: usize) -> &mut [u8] {
+        let s = self.stride;
+        &mut self.rec[i * s..(i + 1) * s]
     }
 
     pub(crate) fn check_ppa(&self, ppa: Ppa) -> Result<(), NandError> {
@@ -304,7 +361,7 @@ impl NandImage {
     pub fn nop_of(&self, ppa: Ppa) -> u8 {
         let g = &self.params.geometry;
         let block = g.block_of(ppa);
-        let lsb = g.page_in_block(ppa) % 2 == 0;
+        let lsb = g.page_in_block(ppa).is_multiple_of(2);
         match (self.params.cell, self.mode[block.0 as usize]) {
             (CellType::Slc, _) => self.params.nop,
             (CellType::Mlc, BlockMode::Normal) => 1,
@@ -346,10 +403,10 @@ impl NandImage {
         self.mode[block.0 as usize]
     }
     pub fn program_count(&self, ppa: Ppa) -> u8 {
-        self.nprog[ppa.0 as usize]
+        self.np(ppa.0 as usize)
     }
     pub fn is_erased(&self, ppa: Ppa) -> bool {
-        self.state[ppa.0 as usize] & ST_MASK == ST_ERASED
+        self.st(ppa.0 as usize) & ST_MASK == ST_ERASED
     }
     /// The highest programmed page of a block, if any.
     pub fn last_programmed(&self, block: BlockId) -> Option<u32> {
@@ -357,11 +414,6 @@ impl NandImage {
         (lp != NO_PAGE).then_some(u32::from(lp))
     }
 
-    fn oob_range(&self, ppa: Ppa) -> std::ops::Range<usize> {
-        let n = self.params.oob_used as usize;
-        let s = ppa.0 as usize * n;
-        s..s + n
-    }
     fn data_range(&self, ppa: Ppa) -> std::ops::Range<usize> {
         let n = self.params.geometry.page_bytes as usize;
         let s = ppa.0 as usize * n;
@@ -374,23 +426,23 @@ impl NandImage {
     /// Reads a page's current contents (no timing; see `Nand::read`).
     pub fn view(&self, ppa: Ppa) -> PageView<'_> {
         let i = ppa.0 as usize;
-        match self.state[i] & ST_MASK {
+        match self.st(i) & ST_MASK {
             ST_ERASED => PageView::Erased,
             ST_UNCORRECTABLE => PageView::Uncorrectable,
             _ => {
-                let oob = &self.oob[self.oob_range(ppa)];
-                let bytes_kind = self.state[i] & KIND_BYTES != 0;
+                let oob = self.oob_at(ppa.0 as usize);
+                let bytes_kind = self.st(i) & KIND_BYTES != 0;
                 let data = match (self.params.data_mode, bytes_kind) {
                     (DataMode::Full, true) => DataRef::Bytes(&self.data[self.data_range(ppa)]),
                     (DataMode::Full, false) => {
                         let page = &self.data[self.data_range(ppa)];
                         let body = self.body_bytes();
                         debug_assert!(
-                            tag_pattern_matches(self.tag[i], &page[..body]),
+                            tag_pattern_matches(self.tag_of(i), &page[..body]),
                             "tag pattern of {ppa} corrupted in memory"
                         );
                         DataRef::Tag {
-                            tag: self.tag[i],
+                            tag: self.tag_of(i),
                             tail: &page[body..],
                         }
                     }
@@ -398,7 +450,7 @@ impl NandImage {
                         DataRef::Bytes(self.payloads.get(&ppa.0).map(|b| &b[..]).unwrap_or(&[]))
                     }
                     (DataMode::Tag, false) => DataRef::Tag {
-                        tag: self.tag[i],
+                        tag: self.tag_of(i),
                         tail: self.payloads.get(&ppa.0).map(|b| &b[..]).unwrap_or(&[]),
                     },
                 };
@@ -409,9 +461,9 @@ impl NandImage {
 
     /// The OOB bytes of a page (all 0xFF if erased, `None` if uncorrectable).
     pub fn oob(&self, ppa: Ppa) -> Option<&[u8]> {
-        match self.state[ppa.0 as usize] & ST_MASK {
+        match self.st(ppa.0 as usize) & ST_MASK {
             ST_UNCORRECTABLE => None,
-            _ => Some(&self.oob[self.oob_range(ppa)]),
+            _ => Some(self.oob_at(ppa.0 as usize)),
         }
     }
 
@@ -450,7 +502,7 @@ impl NandImage {
             }
         }
         let i = ppa.0 as usize;
-        if self.state[i] & ST_MASK != ST_ERASED || self.nprog[i] != 0 {
+        if self.st(i) & ST_MASK != ST_ERASED || self.np(i) != 0 {
             return Err(NandError::NotErased { ppa });
         }
         if self.nop_of(ppa) == 0 {
@@ -495,15 +547,14 @@ impl NandImage {
         }
     }
 
-    fn apply_program(&mut self, ppa: Ppa, content: &Content, oob: &[u8]) {
+    pub(crate) fn apply_program(&mut self, ppa: Ppa, content: &Content, oob: &[u8]) {
         let i = ppa.0 as usize;
-        self.nprog[i] = 1;
-        let r = self.oob_range(ppa);
-        self.oob[r].copy_from_slice(oob);
+        self.set_np(i, 1);
+        self.oob_at_mut(ppa.0 as usize).copy_from_slice(oob);
         match content {
             Content::Tag(t) => {
-                self.state[i] = ST_PROGRAMMED;
-                self.tag[i] = *t;
+                self.set_st(i, ST_PROGRAMMED);
+                self.set_tag(i, *t);
                 if self.params.data_mode == DataMode::Full {
                     let body = self.body_bytes();
                     let r = self.data_range(ppa);
@@ -511,8 +562,8 @@ impl NandImage {
                 }
             }
             Content::Bytes(b) => {
-                self.state[i] = ST_PROGRAMMED | KIND_BYTES;
-                self.tag[i] = 0;
+                self.set_st(i, ST_PROGRAMMED | KIND_BYTES);
+                self.set_tag(i, 0);
                 match self.params.data_mode {
                     DataMode::Full => {
                         let r = self.data_range(ppa);
@@ -545,13 +596,13 @@ impl NandImage {
             return Err(NandError::BadBlock { block });
         }
         let i = ppa.0 as usize;
-        match self.state[i] & ST_MASK {
+        match self.st(i) & ST_MASK {
             ST_ERASED => return Err(NandError::NotProgrammed { ppa }),
             ST_UNCORRECTABLE => return Err(NandError::Uncorrectable { ppa }),
             _ => {}
         }
         let nop = self.nop_of(ppa);
-        if self.nprog[i] >= nop {
+        if self.np(i) >= nop {
             return Err(NandError::NopExceeded { ppa, nop });
         }
         if let Some(new) = oob {
@@ -562,7 +613,7 @@ impl NandImage {
                     expected: self.params.oob_used as usize,
                 });
             }
-            if let Some(off) = first_set_violation(&self.oob[self.oob_range(ppa)], new) {
+            if let Some(off) = first_set_violation(self.oob_at(ppa.0 as usize), new) {
                 return Err(NandError::BitsWouldSet {
                     ppa,
                     offset: off as u32,
@@ -579,7 +630,7 @@ impl NandImage {
                     expected: page_bytes,
                 });
             }
-            let bytes_kind = self.state[i] & KIND_BYTES != 0;
+            let bytes_kind = self.st(i) & KIND_BYTES != 0;
             if !bytes_kind && (off as usize) < self.body_bytes() {
                 return Err(NandError::BitsWouldSet { ppa, offset: off });
             }
@@ -603,7 +654,7 @@ impl NandImage {
                 out.copy_from_slice(&self.data[r.start + off..r.start + off + len]);
             }
             DataMode::Tag => {
-                let bytes_kind = self.state[ppa.0 as usize] & KIND_BYTES != 0;
+                let bytes_kind = self.st(ppa.0 as usize) & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
                 if let Some(stored) = self.payloads.get(&ppa.0) {
                     for (k, o) in out.iter_mut().enumerate() {
@@ -624,7 +675,7 @@ impl NandImage {
                 self.data[r.start + off..r.start + off + bytes.len()].copy_from_slice(bytes);
             }
             DataMode::Tag => {
-                let bytes_kind = self.state[ppa.0 as usize] & KIND_BYTES != 0;
+                let bytes_kind = self.st(ppa.0 as usize) & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
                 let rel = off - base;
                 let mut v: Vec<u8> = self
@@ -654,12 +705,16 @@ impl NandImage {
         Ok(())
     }
 
-    fn apply_partial(&mut self, ppa: Ppa, oob: Option<&[u8]>, patch: Option<(u32, &[u8])>) {
+    pub(crate) fn apply_partial(
+        &mut self,
+        ppa: Ppa,
+        oob: Option<&[u8]>,
+        patch: Option<(u32, &[u8])>,
+    ) {
         let i = ppa.0 as usize;
-        self.nprog[i] = self.nprog[i].saturating_add(1);
+        self.set_np(i, self.np(i).saturating_add(1));
         if let Some(new) = oob {
-            let r = self.oob_range(ppa);
-            self.oob[r].copy_from_slice(new);
+            self.oob_at_mut(ppa.0 as usize).copy_from_slice(new);
         }
         if let Some((off, bytes)) = patch {
             self.write_bytes(ppa, off as usize, bytes);
@@ -685,27 +740,30 @@ impl NandImage {
     }
 
     fn wipe_block(&mut self, block: BlockId) {
-        let g = self.params.geometry.clone();
+        let g = &self.params.geometry;
         let first = g.first_page(block).0;
         let n = g.pages_per_block;
-        for p in first..first + n {
-            let ppa = Ppa(p);
-            let i = p as usize;
-            if self.state[i] == ST_ERASED && self.nprog[i] == 0 {
-                continue;
+        let (fi, ni) = (first as usize, n as usize);
+        let st = self.stride;
+        for r in self.rec[fi * st..(fi + ni) * st].chunks_mut(st) {
+            r[..REC_OOB].fill(0);
+            r[REC_OOB..].fill(0xFF);
+        }
+        match self.params.data_mode {
+            DataMode::Full => {
+                let pb = g.page_bytes as usize;
+                self.data[fi * pb..(fi + ni) * pb].fill(0xFF);
             }
-            self.state[i] = ST_ERASED;
-            self.nprog[i] = 0;
-            self.tag[i] = 0;
-            let r = self.oob_range(ppa);
-            self.oob[r].fill(0xFF);
-            match self.params.data_mode {
-                DataMode::Full => {
-                    let r = self.data_range(ppa);
-                    self.data[r].fill(0xFF);
-                }
-                DataMode::Tag => {
-                    self.payloads.remove(&p);
+            DataMode::Tag => {
+                if !self.payloads.is_empty() {
+                    let keys: Vec<u32> = self
+                        .payloads
+                        .range(first..first + n)
+                        .map(|(k, _)| *k)
+                        .collect();
+                    for k in keys {
+                        self.payloads.remove(&k);
+                    }
                 }
             }
         }
@@ -738,14 +796,14 @@ impl NandImage {
             (OpKind::Program { ppa, .. }, TornKind::Program) => {
                 self.check_ppa(*ppa)?;
                 let i = ppa.0 as usize;
-                self.state[i] = ST_UNCORRECTABLE;
-                self.nprog[i] = 1;
+                self.set_st(i, ST_UNCORRECTABLE);
+                self.set_np(i, 1);
                 self.note_programmed(*ppa);
                 Ok(())
             }
             (OpKind::PartialProgram { ppa, oob, patch }, TornKind::Partial { seed }) => {
                 self.check_ppa(*ppa)?;
-                if self.state[ppa.0 as usize] & ST_MASK != ST_PROGRAMMED {
+                if self.st(ppa.0 as usize) & ST_MASK != ST_PROGRAMMED {
                     return Ok(());
                 }
                 let mut rng = sim::Rng::new(seed);
@@ -766,7 +824,7 @@ impl NandImage {
                 };
                 let new_oob = oob
                     .as_ref()
-                    .map(|new| half(&self.oob[self.oob_range(*ppa)], new));
+                    .map(|new| half(self.oob_at(ppa.0 as usize), new));
                 let new_patch = patch.as_ref().map(|(off, bytes)| {
                     let old = self.current_bytes(*ppa, *off as usize, bytes.len());
                     (*off, half(&old, bytes))
@@ -787,8 +845,8 @@ impl NandImage {
                     let g = self.params.geometry.clone();
                     let first = g.first_page(*block).0;
                     for p in first..first + g.pages_per_block {
-                        if self.state[p as usize] & ST_MASK != ST_ERASED {
-                            self.state[p as usize] = ST_UNCORRECTABLE;
+                        if self.st(p as usize) & ST_MASK != ST_ERASED {
+                            self.set_st(p as usize, ST_UNCORRECTABLE);
                         }
                     }
                 }
@@ -828,12 +886,12 @@ impl NandImage {
             for pg in 0..g.pages_per_block {
                 let ppa = g.ppa(block, pg);
                 let i = ppa.0 as usize;
-                let st = self.state[i] & ST_MASK;
+                let st = self.st(i) & ST_MASK;
                 if st == ST_ERASED {
-                    if self.nprog[i] != 0 {
-                        return Err(format!("{ppa} erased with {} programs", self.nprog[i]));
+                    if self.np(i) != 0 {
+                        return Err(format!("{ppa} erased with {} programs", self.np(i)));
                     }
-                    if self.oob[self.oob_range(ppa)].iter().any(|b| *b != 0xFF) {
+                    if self.oob_at(ppa.0 as usize).iter().any(|b| *b != 0xFF) {
                         return Err(format!("{ppa} erased but OOB not all 1s"));
                     }
                     if self.payloads.contains_key(&ppa.0) {
@@ -841,7 +899,7 @@ impl NandImage {
                     }
                 } else {
                     last = pg as u16;
-                    if self.nprog[i] == 0 {
+                    if self.np(i) == 0 {
                         return Err(format!("{ppa} programmed with zero program count"));
                     }
                 }

@@ -337,7 +337,7 @@ impl Nand {
         let pu = g.pu_of(ppa);
         let bytes = u64::from(g.page_bytes) + oob.len() as u64;
         let t = self.transfer_then_array(pu, ready, bytes, self.timing.program_ns);
-        self.image.program(ppa, &content, oob, true)?;
+        self.image.apply_program(ppa, &content, oob);
         self.counters.programs += 1;
         self.record(
             || OpKind::Program {
@@ -363,7 +363,7 @@ impl Nand {
         let pu = self.image.geometry().pu_of(ppa);
         let bytes = oob.map_or(0, |o| o.len()) + patch.map_or(0, |(_, b)| b.len());
         let t = self.transfer_then_array(pu, ready, bytes as u64, self.timing.partial_program_ns);
-        self.image.partial_program(ppa, oob, patch)?;
+        self.image.apply_partial(ppa, oob, patch);
         self.counters.partial_programs += 1;
         self.record(
             || OpKind::PartialProgram {

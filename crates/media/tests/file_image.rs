@@ -1,6 +1,8 @@
 //! File-backed images: written through on every operation, reopened intact, and rejected with
 //! a clear error when corrupt.
 
+#![allow(clippy::field_reassign_with_default)]
+
 use commitlab_media::*;
 use sim::SimTime;
 use std::path::PathBuf;

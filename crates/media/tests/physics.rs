@@ -1,6 +1,8 @@
 //! The NAND physics rules: each one rejects the operation that breaks it, with the error
 //! naming the rule, and leaves the image unchanged.
 
+#![allow(clippy::field_reassign_with_default)]
+
 use commitlab_media::image::ImageParams;
 use commitlab_media::*;
 use sim::SimTime;

@@ -1,5 +1,7 @@
 //! The timing model: independent arrays overlap, one array serializes, channels are shared.
 
+#![allow(clippy::field_reassign_with_default)]
+
 use commitlab_media::*;
 use sim::SimTime;
 

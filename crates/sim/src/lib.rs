@@ -8,6 +8,7 @@
 pub mod crc;
 pub mod histogram;
 pub mod ids;
+pub mod mem;
 pub mod queue;
 pub mod resource;
 pub mod rng;

@@ -11,7 +11,7 @@
 //! FTL (`PIN_CORE`, translation pages). GC copies live pages and discards the rest.
 //!
 //! Invariants (`check_invariants`):
-//! - `l2p[lpn] = p` ⇔ `p2l[p] = lpn` and `VALID` is set on `p`;
+//! - `l2p[lpn] = p` ⇔ the reverse map of `p` holds `lpn` and `VALID` is set on `p`;
 //! - each block's `live` and `valid` counts equal the flags of its pages;
 //! - a block is in its parallel unit's free pool (or window) iff its state is `Free`;
 //! - every open head points at an `Open` block of that stream.
@@ -28,13 +28,45 @@ use crate::oob::{self, kind};
 use crate::stats::FtlStats;
 use media::{BlockId, Content, Geometry, Nand, OpTiming, PageView, Ppa, PuId};
 use sim::{Lpn, SimTime};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 pub const VALID: u8 = 1;
 pub const PIN_PROTO: u8 = 2;
 pub const PIN_CORE: u8 = 4;
 pub const WRITTEN: u8 = 8;
 const LIVE: u8 = VALID | PIN_PROTO | PIN_CORE;
+
+/// "No logical page" in the reverse map.
+const NO_LPN: u32 = u32::MAX;
+
+/// Four flag bits per physical page, two pages to a byte (4 MiB for 8 M pages). A page's
+/// flags sit together and apart from the 32 MiB reverse map, so invalidating the old copy on
+/// every remap costs at most one cache miss.
+#[derive(Clone, Debug)]
+struct Nibbles(Vec<u8>);
+
+impl Nibbles {
+    fn new(n: usize) -> Nibbles {
+        Nibbles(sim::mem::huge_vec(n.div_ceil(2), 0))
+    }
+    #[inline]
+    fn get(&self, i: u32) -> u8 {
+        (self.0[(i >> 1) as usize] >> ((i & 1) * 4)) & 0xF
+    }
+    #[inline]
+    fn put(&mut self, i: u32, v: u8) {
+        let b = &mut self.0[(i >> 1) as usize];
+        let sh = (i & 1) * 4;
+        *b = (*b & !(0xF << sh)) | ((v & 0xF) << sh);
+    }
+    fn clear_all(&mut self) {
+        self.0.fill(0);
+    }
+    fn bytes(&self) -> u64 {
+        self.0.len() as u64
+    }
+}
 
 /// Number of allocation streams per parallel unit.
 pub const NSTREAMS: usize = 8;
@@ -68,39 +100,77 @@ pub enum BlockState {
 #[derive(Clone, Debug)]
 pub struct BlockMeta {
     pub state: BlockState,
-    pub live: u16,
-    pub valid: u16,
     pub next_page: u16,
     pub stream: u8,
-    /// Host-write clock at the block's last program (its age, for cost-benefit).
-    pub stamp: u64,
     /// Whether GC may choose this block (a protocol may protect blocks, e.g. LightTx zones).
     pub eligible: bool,
     /// Free but possibly not cleanly erased (found after recovery): erase before use.
     pub dirty: bool,
-    /// GC must not start erasing this block before this instant (see module docs).
-    pub erase_not_before: SimTime,
 }
 
 impl BlockMeta {
     fn new() -> BlockMeta {
         BlockMeta {
             state: BlockState::Free,
-            live: 0,
-            valid: 0,
             next_page: 0,
             stream: 0,
-            stamp: 0,
             eligible: true,
             dirty: false,
-            erase_not_before: SimTime::ZERO,
+        }
+    }
+}
+
+/// A parallel unit's clean free blocks: first in first out, or least worn first with dynamic
+/// wear leveling (erase counts of free blocks do not change while they wait).
+#[derive(Clone, Debug)]
+pub(crate) enum FreePool {
+    Fifo(VecDeque<BlockId>),
+    LeastWorn(BinaryHeap<Reverse<(u32, u32)>>),
+}
+
+impl FreePool {
+    fn new(least_worn: bool) -> FreePool {
+        if least_worn {
+            FreePool::LeastWorn(BinaryHeap::new())
+        } else {
+            FreePool::Fifo(VecDeque::new())
+        }
+    }
+    fn push(&mut self, b: BlockId, erase_count: u32) {
+        match self {
+            FreePool::Fifo(q) => q.push_back(b),
+            FreePool::LeastWorn(h) => h.push(Reverse((erase_count, b.0))),
+        }
+    }
+    fn pop(&mut self) -> Option<BlockId> {
+        match self {
+            FreePool::Fifo(q) => q.pop_front(),
+            FreePool::LeastWorn(h) => h.pop().map(|Reverse((_, b))| BlockId(b)),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            FreePool::Fifo(q) => q.len(),
+            FreePool::LeastWorn(h) => h.len(),
+        }
+    }
+    fn contains(&self, b: BlockId) -> bool {
+        match self {
+            FreePool::Fifo(q) => q.contains(&b),
+            FreePool::LeastWorn(h) => h.iter().any(|Reverse((_, x))| *x == b.0),
+        }
+    }
+    fn remove(&mut self, b: BlockId) {
+        match self {
+            FreePool::Fifo(q) => q.retain(|x| *x != b),
+            FreePool::LeastWorn(h) => h.retain(|Reverse((_, x))| *x != b.0),
         }
     }
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct PuAlloc {
-    pub(crate) free: Vec<BlockId>,
+    pub(crate) free: FreePool,
     /// With checkpoints: blocks recorded in the latest root as where writes go next, with the
     /// instant that root became durable (no program may start in them earlier).
     pub(crate) window: VecDeque<(BlockId, SimTime)>,
@@ -124,9 +194,21 @@ pub struct FtlCore {
     logical_pages: u32,
     data_pages_per_block: u32,
     l2p: Vec<Ppa>,
-    p2l: Vec<u32>,
-    pflags: Vec<u8>,
+    /// Per physical page: the logical page it was mapped from when programmed. Meaningful
+    /// only while the page's VALID bit is set; not cleared when the page is invalidated.
+    rmap: Vec<u32>,
+    flags: Nibbles,
     pub(crate) blocks: Vec<BlockMeta>,
+    /// Per block, kept apart from `BlockMeta` in compact arrays because they change on
+    /// every remap or are scanned by victim selection: live pages (mapped or pinned), mapped
+    /// pages, whether GC may collect the block (full and eligible), the host-write clock at
+    /// its last program (its age, for cost-benefit), and the instant before which GC must not
+    /// start erasing it (see the module docs).
+    live: Vec<u16>,
+    valid: Vec<u16>,
+    gcable: Vec<bool>,
+    stamp: Vec<u64>,
+    erase_not_before: Vec<SimTime>,
     pub(crate) pus: Vec<PuAlloc>,
     stripe_order: Vec<PuId>,
     stripe_cursor: usize,
@@ -138,6 +220,9 @@ pub struct FtlCore {
     pub(crate) ckpt: Ckpt,
     gc_threshold_blocks: u32,
     pub(crate) erases_since_wl_check: u64,
+    /// Units that fell below the GC threshold since GC last ran (so the device need not
+    /// look at every unit before every command).
+    gc_wanted: Vec<PuId>,
 }
 
 impl FtlCore {
@@ -168,10 +253,15 @@ impl FtlCore {
             gc_threshold_blocks: cfg.gc_threshold_blocks(geo.blocks_per_plane),
             logical_pages: logical as u32,
             data_pages_per_block,
-            l2p: vec![Ppa::NONE; logical as usize],
-            p2l: vec![u32::MAX; geo.pages() as usize],
-            pflags: vec![0; geo.pages() as usize],
+            l2p: sim::mem::huge_vec(logical as usize, Ppa::NONE),
+            rmap: sim::mem::huge_vec(geo.pages() as usize, NO_LPN),
+            flags: Nibbles::new(geo.pages() as usize),
             blocks: vec![BlockMeta::new(); blocks],
+            live: vec![0; blocks],
+            valid: vec![0; blocks],
+            gcable: vec![false; blocks],
+            stamp: vec![0; blocks],
+            erase_not_before: vec![SimTime::ZERO; blocks],
             pus: Vec::new(),
             stripe_order: Vec::new(),
             stripe_cursor: 0,
@@ -182,6 +272,7 @@ impl FtlCore {
             cfg,
             geo,
             erases_since_wl_check: 0,
+            gc_wanted: Vec::new(),
         };
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
         core.rebuild_pools(false);
@@ -192,33 +283,59 @@ impl FtlCore {
     /// contents are unknown until erased.
     pub(crate) fn rebuild_pools(&mut self, after_recovery: bool) {
         let meta: Vec<BlockId> = self.ckpt.meta_blocks().to_vec();
+        let least_worn = self.cfg.dynamic_wear_leveling;
         self.pus = (0..self.geo.pus())
             .map(|_| PuAlloc {
-                free: Vec::new(),
+                free: FreePool::new(least_worn),
                 window: VecDeque::new(),
                 heads: [u32::MAX; NSTREAMS],
             })
             .collect();
         for b in 0..self.geo.blocks() {
             let block = BlockId(b);
-            let m = &mut self.blocks[b as usize];
             if meta.contains(&block) {
-                m.state = BlockState::Meta;
-                m.eligible = false;
+                self.blocks[b as usize].eligible = false;
+                self.set_state(block, BlockState::Meta);
                 continue;
             }
             if self.nand.image().is_bad(block) {
-                m.state = BlockState::Bad;
+                self.set_state(block, BlockState::Bad);
                 continue;
             }
+            let m = &mut self.blocks[b as usize];
             if m.state == BlockState::Free {
                 if after_recovery {
                     m.dirty = true;
                 }
                 let pu = self.geo.pu_of_block(block);
-                self.pus[pu.0 as usize].free.push(block);
+                let e = self.nand.image().erase_count(block);
+                self.pus[pu.0 as usize].free.push(block, e);
             }
+            self.set_state(block, self.blocks[b as usize].state);
         }
+    }
+
+    /// Sets a block's state, keeping the GC-candidate flag in step.
+    pub(crate) fn set_state(&mut self, block: BlockId, state: BlockState) {
+        let m = &mut self.blocks[block.0 as usize];
+        m.state = state;
+        self.gcable[block.0 as usize] = state == BlockState::Full && m.eligible;
+    }
+
+    /// Live pages (mapped or pinned) of a block.
+    #[inline]
+    pub fn live(&self, block: BlockId) -> u32 {
+        u32::from(self.live[block.0 as usize])
+    }
+
+    /// The slices victim policies decide over, for the blocks `first..first+n`.
+    pub(crate) fn gc_slices(&self, first: u32, n: u32) -> (&[u16], &[bool], &[u64]) {
+        let r = first as usize..(first + n) as usize;
+        (
+            &self.live[r.clone()],
+            &self.gcable[r.clone()],
+            &self.stamp[r],
+        )
     }
 
     pub fn logical_pages(&self) -> u32 {
@@ -254,13 +371,13 @@ impl FtlCore {
     /// The logical page a physical page is mapped from, if it is mapped.
     #[inline]
     pub fn reverse(&self, ppa: Ppa) -> Option<Lpn> {
-        let l = self.p2l[ppa.0 as usize];
-        (l != u32::MAX && self.pflags[ppa.0 as usize] & VALID != 0).then_some(Lpn(l))
+        (self.flags.get(ppa.0) & VALID != 0).then(|| Lpn(self.rmap[ppa.0 as usize]))
     }
 
+    /// The page's flags (`VALID`, `PIN_PROTO`, `PIN_CORE`, `WRITTEN`).
     #[inline]
     pub fn page_flags(&self, ppa: Ppa) -> u8 {
-        self.pflags[ppa.0 as usize]
+        self.flags.get(ppa.0)
     }
 
     pub fn block(&self, block: BlockId) -> &BlockMeta {
@@ -277,57 +394,81 @@ impl FtlCore {
         self.free_blocks(pu) < self.gc_threshold_blocks
     }
 
+    /// Units that may need GC, in the order they fell below the threshold; drains the list.
+    pub fn take_gc_wanted(&mut self) -> Vec<PuId> {
+        std::mem::take(&mut self.gc_wanted)
+    }
+
+    /// Marks every unit as possibly needing GC (after recovery).
+    pub fn want_gc_everywhere(&mut self) {
+        self.gc_wanted = (0..self.geo.pus()).map(PuId).collect();
+    }
+
     /// Protect a block from (or expose it to) GC victim selection.
     pub fn set_eligible(&mut self, block: BlockId, eligible: bool) {
         self.blocks[block.0 as usize].eligible = eligible;
+        let st = self.blocks[block.0 as usize].state;
+        self.set_state(block, st);
     }
 
     /// Earliest instant GC may erase `block`.
     pub fn hold_erase_until(&mut self, block: BlockId, t: SimTime) {
-        let m = &mut self.blocks[block.0 as usize];
-        m.erase_not_before = m.erase_not_before.max(t);
+        let e = &mut self.erase_not_before[block.0 as usize];
+        *e = (*e).max(t);
+    }
+
+    /// The earliest instant GC may start erasing `block`.
+    pub fn erase_not_before(&self, block: BlockId) -> SimTime {
+        self.erase_not_before[block.0 as usize]
+    }
+
+    /// Mapped pages of a block.
+    pub fn valid(&self, block: BlockId) -> u32 {
+        u32::from(self.valid[block.0 as usize])
     }
 
     // ---------------------------------------------------------------- liveness and mapping
 
     fn set_flag(&mut self, ppa: Ppa, flag: u8) {
-        let f = &mut self.pflags[ppa.0 as usize];
-        if *f & flag != 0 {
+        let i = ppa.0;
+        let f = self.flags.get(i);
+        if f & flag != 0 {
             return;
         }
-        let was_live = *f & LIVE != 0;
-        *f |= flag;
-        let m = &mut self.blocks[(ppa.0 / self.geo.pages_per_block) as usize];
-        if !was_live {
-            m.live += 1;
+        self.flags.put(i, f | flag);
+        let b = (i / self.geo.pages_per_block) as usize;
+        if f & LIVE == 0 {
+            self.live[b] += 1;
         }
         if flag == VALID {
-            m.valid += 1;
+            self.valid[b] += 1;
         }
     }
 
     fn clear_flag(&mut self, ppa: Ppa, flag: u8, durable_at: SimTime) {
-        let f = &mut self.pflags[ppa.0 as usize];
-        if *f & flag == 0 {
+        let i = ppa.0;
+        let f = self.flags.get(i);
+        if f & flag == 0 {
             return;
         }
-        *f &= !flag;
-        let now_dead = *f & LIVE == 0;
-        let m = &mut self.blocks[(ppa.0 / self.geo.pages_per_block) as usize];
-        if now_dead {
-            m.live -= 1;
+        let nf = f & !flag;
+        self.flags.put(i, nf);
+        let b = (i / self.geo.pages_per_block) as usize;
+        if nf & LIVE == 0 {
+            self.live[b] -= 1;
         }
         if flag == VALID {
-            m.valid -= 1;
+            self.valid[b] -= 1;
         }
-        m.erase_not_before = m.erase_not_before.max(durable_at);
+        let e = &mut self.erase_not_before[b];
+        *e = (*e).max(durable_at);
     }
 
     /// Maps `lpn` to `ppa`. The page it replaces stays physically needed until `durable_at`
     /// (when the new mapping survives a crash).
     pub fn map(&mut self, lpn: Lpn, ppa: Ppa, durable_at: SimTime) {
         debug_assert!(
-            self.pflags[ppa.0 as usize] & WRITTEN != 0,
+            self.page_flags(ppa) & WRITTEN != 0,
             "mapping unwritten {ppa}"
         );
         let old = self.l2p[lpn.0 as usize];
@@ -335,12 +476,32 @@ impl FtlCore {
             return;
         }
         if old != Ppa::NONE {
-            self.p2l[old.0 as usize] = u32::MAX;
             self.clear_flag(old, VALID, durable_at);
         }
         self.l2p[lpn.0 as usize] = ppa;
-        self.p2l[ppa.0 as usize] = lpn.0;
+        self.rmap[ppa.0 as usize] = lpn.0;
         self.set_flag(ppa, VALID);
+        self.ckpt.mark_dirty(lpn);
+    }
+
+    /// Hints the CPU to fetch `lpn`'s mapping entry: GC calls this for a whole victim block
+    /// before copying it, and the world for the next request's page, so the mapping
+    /// accesses that follow do not each wait on memory. Changes speed only.
+    #[inline]
+    pub fn prefetch_mapping(&self, lpn: Lpn) {
+        if let Some(e) = self.l2p.get(lpn.0 as usize) {
+            sim::mem::prefetch(e);
+        }
+    }
+
+    /// Moves a mapped page: `lpn` was at `from` and is now at `to` (GC knows both, so the
+    /// mapping table is written without being read first).
+    pub fn remap_moved(&mut self, lpn: Lpn, from: Ppa, to: Ppa, durable_at: SimTime) {
+        debug_assert_eq!(self.l2p[lpn.0 as usize], from);
+        self.clear_flag(from, VALID, durable_at);
+        self.l2p[lpn.0 as usize] = to;
+        self.rmap[to.0 as usize] = lpn.0;
+        self.set_flag(to, VALID);
         self.ckpt.mark_dirty(lpn);
     }
 
@@ -348,7 +509,6 @@ impl FtlCore {
     pub fn unmap(&mut self, lpn: Lpn, durable_at: SimTime) {
         let old = self.l2p[lpn.0 as usize];
         if old != Ppa::NONE {
-            self.p2l[old.0 as usize] = u32::MAX;
             self.clear_flag(old, VALID, durable_at);
             self.l2p[lpn.0 as usize] = Ppa::NONE;
             self.ckpt.mark_dirty(lpn);
@@ -417,35 +577,23 @@ impl FtlCore {
         if self.free_blocks(pu) <= reserve {
             return Ok(None);
         }
-        if self.ckpt.enabled {
+        let taken = if self.ckpt.enabled {
             if self.pus[pu.0 as usize].window.is_empty() {
                 crate::meta::extend_window(self, pu, now)?;
             }
-            return Ok(self.pus[pu.0 as usize].window.pop_front());
+            self.pus[pu.0 as usize].window.pop_front()
+        } else {
+            self.pop_free(pu).map(|b| (b, SimTime::ZERO))
+        };
+        if self.needs_gc(pu) && !self.gc_wanted.contains(&pu) {
+            self.gc_wanted.push(pu);
         }
-        Ok(self.pop_free(pu).map(|b| (b, SimTime::ZERO)))
+        Ok(taken)
     }
 
     /// Removes a block from a parallel unit's free pool under the wear-leveling policy.
     pub(crate) fn pop_free(&mut self, pu: PuId) -> Option<BlockId> {
-        let free = &mut self.pus[pu.0 as usize].free;
-        if free.is_empty() {
-            return None;
-        }
-        let idx = if self.cfg.dynamic_wear_leveling {
-            let img = self.nand.image();
-            let mut best = 0;
-            for (i, b) in free.iter().enumerate() {
-                let (e, eb) = (img.erase_count(*b), img.erase_count(free[best]));
-                if e < eb || (e == eb && b.0 < free[best].0) {
-                    best = i;
-                }
-            }
-            best
-        } else {
-            0
-        };
-        Some(free.remove(idx))
+        self.pus[pu.0 as usize].free.pop()
     }
 
     /// Allocates the next page of `stream` in `pu`, opening a block if needed. Returns the
@@ -477,11 +625,11 @@ impl FtlCore {
                 }
             }
             let m = &mut self.blocks[block.0 as usize];
-            m.state = BlockState::Open;
             m.next_page = 0;
             m.stream = stream.0;
             m.eligible = true;
-            m.erase_not_before = SimTime::ZERO;
+            self.erase_not_before[block.0 as usize] = SimTime::ZERO;
+            self.set_state(block, BlockState::Open);
             self.pus[pu.0 as usize].heads[s] = block.0;
         }
         let block = BlockId(self.pus[pu.0 as usize].heads[s]);
@@ -492,7 +640,7 @@ impl FtlCore {
     }
 
     fn retire(&mut self, block: BlockId) {
-        self.blocks[block.0 as usize].state = BlockState::Bad;
+        self.set_state(block, BlockState::Bad);
         self.stats.bad_blocks += 1;
     }
 
@@ -534,21 +682,18 @@ impl FtlCore {
     }
 
     fn after_program(&mut self, ppa: Ppa, t: OpTiming, ready: SimTime) -> Result<()> {
-        self.pflags[ppa.0 as usize] |= WRITTEN;
+        self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
         let block = self.geo.block_of(ppa);
         let page = self.geo.page_in_block(ppa);
-        let clock = self.clock;
-        let m = &mut self.blocks[block.0 as usize];
-        m.stamp = clock;
+        self.stamp[block.0 as usize] = self.clock;
         if page + 1 == self.data_pages_per_block {
-            let stream = m.stream as usize;
+            let stream = self.blocks[block.0 as usize].stream as usize;
             if self.cfg.summary_pages {
                 self.write_summary(block, ready)?;
             }
-            let m = &mut self.blocks[block.0 as usize];
-            m.state = BlockState::Full;
-            m.next_page = self.geo.pages_per_block as u16;
+            self.blocks[block.0 as usize].next_page = self.geo.pages_per_block as u16;
+            self.set_state(block, BlockState::Full);
             let pu = self.geo.pu_of_block(block);
             self.pus[pu.0 as usize].heads[stream] = u32::MAX;
         }
@@ -572,7 +717,7 @@ impl FtlCore {
         let t = self
             .nand
             .program(ppa, Content::Bytes(payload.into()), &oob, ready)?;
-        self.pflags[ppa.0 as usize] |= WRITTEN;
+        self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
         self.stats.summary_writes += 1;
         Ok(())
@@ -582,36 +727,37 @@ impl FtlCore {
     /// parallel unit's free pool (or retires it if it wore out). Starts no earlier than the
     /// block's `erase_not_before`.
     pub fn erase_block(&mut self, block: BlockId, ready: SimTime) -> Result<OpTiming> {
-        let m = &self.blocks[block.0 as usize];
-        if m.live != 0 {
+        let live = self.live(block);
+        if live != 0 {
             return Err(SsdError::OutOfSpace {
-                detail: format!("internal: erase of {block} with {} live pages", m.live),
+                detail: format!("internal: erase of {block} with {live} live pages"),
             });
         }
-        let was_free = m.state == BlockState::Free;
-        let ready = ready.max(m.erase_not_before);
+        let was_free = self.blocks[block.0 as usize].state == BlockState::Free;
+        let ready = ready.max(self.erase_not_before[block.0 as usize]);
         let (t, worn) = self.nand.erase(block, ready)?;
         let first = self.geo.first_page(block).0;
         for p in first..first + self.geo.pages_per_block {
-            self.pflags[p as usize] = 0;
-            self.p2l[p as usize] = u32::MAX;
+            self.flags.put(p, 0);
+            self.rmap[p as usize] = NO_LPN;
         }
+        self.erase_not_before[block.0 as usize] = SimTime::ZERO;
         let pu = self.geo.pu_of_block(block);
         let m = &mut self.blocks[block.0 as usize];
         m.next_page = 0;
         m.dirty = false;
-        m.erase_not_before = SimTime::ZERO;
         m.eligible = true;
         self.erases_since_wl_check += 1;
         if worn {
             if was_free {
-                self.pus[pu.0 as usize].free.retain(|b| *b != block);
+                self.pus[pu.0 as usize].free.remove(block);
                 self.pus[pu.0 as usize].window.retain(|(b, _)| *b != block);
             }
             self.retire(block);
         } else if !was_free {
-            m.state = BlockState::Free;
-            self.pus[pu.0 as usize].free.push(block);
+            self.set_state(block, BlockState::Free);
+            let e = self.nand.image().erase_count(block);
+            self.pus[pu.0 as usize].free.push(block, e);
         }
         Ok(t)
     }
@@ -653,18 +799,18 @@ impl FtlCore {
     pub fn dram_bytes(&self) -> Vec<(&'static str, u64)> {
         vec![
             ("mapping table", self.l2p.len() as u64 * 4),
-            ("reverse map", self.p2l.len() as u64 * 4),
-            ("page flags", self.pflags.len() as u64),
+            ("reverse map", self.rmap.len() as u64 * 4),
+            ("page flags", self.flags.bytes()),
             (
                 "block table",
-                self.blocks.len() as u64 * std::mem::size_of::<BlockMeta>() as u64,
+                self.blocks.len() as u64 * (std::mem::size_of::<BlockMeta>() as u64 + 21),
             ),
         ]
     }
 
     /// Number of mapped logical pages.
     pub fn mapped_pages(&self) -> u64 {
-        self.blocks.iter().map(|b| u64::from(b.valid)).sum()
+        self.valid.iter().map(|v| u64::from(*v)).sum()
     }
 
     /// Verifies the mapping, reverse map, per-block counts and pools agree.
@@ -673,13 +819,13 @@ impl FtlCore {
             if *ppa == Ppa::NONE {
                 continue;
             }
-            if self.p2l[ppa.0 as usize] != lpn as u32 {
+            if self.rmap[ppa.0 as usize] != lpn as u32 {
                 return Err(format!(
-                    "l2p[{lpn}] = {ppa} but p2l says {}",
-                    self.p2l[ppa.0 as usize]
+                    "l2p[{lpn}] = {ppa} but the reverse map says {}",
+                    self.rmap[ppa.0 as usize]
                 ));
             }
-            if self.pflags[ppa.0 as usize] & VALID == 0 {
+            if self.page_flags(*ppa) & VALID == 0 {
                 return Err(format!("lpn {lpn} maps to {ppa}, which is not VALID"));
             }
         }
@@ -689,26 +835,32 @@ impl FtlCore {
             let (mut live, mut valid) = (0u16, 0u16);
             for p in 0..self.geo.pages_per_block {
                 let ppa = self.geo.ppa(block, p);
-                let f = self.pflags[ppa.0 as usize];
+                let f = self.page_flags(ppa);
                 if f & LIVE != 0 {
                     live += 1;
                 }
                 if f & VALID != 0 {
                     valid += 1;
-                    let lpn = self.p2l[ppa.0 as usize];
-                    if lpn == u32::MAX || self.l2p.get(lpn as usize) != Some(&ppa) {
+                    let lpn = self.rmap[ppa.0 as usize];
+                    if lpn == NO_LPN || self.l2p.get(lpn as usize) != Some(&ppa) {
                         return Err(format!("{ppa} VALID but not the mapping of its lpn {lpn}"));
                     }
                 }
             }
-            if live != m.live || valid != m.valid {
+            if live != self.live[b as usize] || valid != self.valid[b as usize] {
                 return Err(format!(
                     "{block}: counts live={} valid={} but pages say live={live} valid={valid}",
-                    m.live, m.valid
+                    self.live[b as usize], self.valid[b as usize]
+                ));
+            }
+            if self.gcable[b as usize] != (m.state == BlockState::Full && m.eligible) {
+                return Err(format!(
+                    "{block}: GC-candidate flag out of step with {:?}",
+                    m.state
                 ));
             }
             let pu = self.geo.pu_of_block(block);
-            let pooled = self.pus[pu.0 as usize].free.contains(&block)
+            let pooled = self.pus[pu.0 as usize].free.contains(block)
                 || self.pus[pu.0 as usize]
                     .window
                     .iter()
@@ -716,8 +868,8 @@ impl FtlCore {
             if pooled != (m.state == BlockState::Free) {
                 return Err(format!("{block}: state {:?} but pooled={pooled}", m.state));
             }
-            if m.state == BlockState::Free && m.live != 0 {
-                return Err(format!("{block} is free with {} live pages", m.live));
+            if m.state == BlockState::Free && live != 0 {
+                return Err(format!("{block} is free with {live} live pages"));
             }
         }
         for (pu, a) in self.pus.iter().enumerate() {
@@ -741,8 +893,13 @@ impl FtlCore {
     /// Resets all bookkeeping to "nothing live", ready for recovery to map and pin pages.
     pub(crate) fn clear_for_recovery(&mut self) {
         self.l2p.fill(Ppa::NONE);
-        self.p2l.fill(u32::MAX);
-        self.pflags.fill(0);
+        self.rmap.fill(NO_LPN);
+        self.flags.clear_all();
+        self.live.fill(0);
+        self.valid.fill(0);
+        self.gcable.fill(false);
+        self.stamp.fill(0);
+        self.erase_not_before.fill(SimTime::ZERO);
         for m in &mut self.blocks {
             *m = BlockMeta::new();
         }
@@ -750,7 +907,8 @@ impl FtlCore {
 
     /// Marks a page as programmed (recovery found it on the medium).
     pub(crate) fn mark_written(&mut self, ppa: Ppa) {
-        self.pflags[ppa.0 as usize] |= WRITTEN;
+        let f = self.flags.get(ppa.0);
+        self.flags.put(ppa.0, f | WRITTEN);
     }
 
     /// After recovery has mapped and pinned pages: blocks holding live pages are full, the
@@ -763,12 +921,12 @@ impl FtlCore {
     /// free block would leave that unit with no block for GC to write into.
     pub(crate) fn finish_recovery(&mut self, tails: &[(BlockId, u32)]) {
         for b in 0..self.geo.blocks() {
-            let m = &mut self.blocks[b as usize];
-            if m.live > 0 {
-                m.state = BlockState::Full;
-                m.next_page = self.geo.pages_per_block as u16;
+            let block = BlockId(b);
+            if self.live[b as usize] > 0 {
+                self.blocks[b as usize].next_page = self.geo.pages_per_block as u16;
+                self.set_state(block, BlockState::Full);
             } else {
-                m.state = BlockState::Free;
+                self.set_state(block, BlockState::Free);
             }
         }
         self.rebuild_pools(true);
@@ -793,9 +951,9 @@ impl FtlCore {
             };
             heads[stream.0 as usize] = b.0;
             let m = &mut self.blocks[b.0 as usize];
-            m.state = BlockState::Open;
             m.stream = stream.0;
             m.next_page = next as u16;
+            self.set_state(b, BlockState::Open);
         }
     }
 }
@@ -825,11 +983,49 @@ fn stripe_order(g: &Geometry, s: Striping) -> Vec<PuId> {
     pus
 }
 
-/// Builds an OOB buffer of the device's width with the kind byte set and the rest erased.
-pub fn blank_oob(core: &FtlCore, page_kind: u8) -> Vec<u8> {
-    let mut v = vec![0xFF; core.nand.image().oob_used()];
-    v[0] = page_kind;
-    v
+/// The widest OOB layout a protocol may define (bytes actually stored per page).
+pub const MAX_OOB_BYTES: usize = 64;
+
+/// An OOB buffer on the stack: programs happen millions of times a second.
+#[derive(Clone, Copy)]
+pub struct OobBuf {
+    buf: [u8; MAX_OOB_BYTES],
+    len: usize,
+}
+
+impl std::ops::Deref for OobBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+impl std::ops::DerefMut for OobBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[..self.len]
+    }
+}
+
+impl OobBuf {
+    /// A copy of `oob` (at most `MAX_OOB_BYTES`, which `DeviceConfig` enforces).
+    pub fn copy_of(oob: &[u8]) -> OobBuf {
+        let len = oob.len().min(MAX_OOB_BYTES);
+        let mut b = OobBuf {
+            buf: [0xFF; MAX_OOB_BYTES],
+            len,
+        };
+        b.buf[..len].copy_from_slice(&oob[..len]);
+        b
+    }
+}
+
+/// An OOB buffer of the device's width with the kind byte set and the rest erased.
+pub fn blank_oob(core: &FtlCore, page_kind: u8) -> OobBuf {
+    let mut b = OobBuf {
+        buf: [0xFF; MAX_OOB_BYTES],
+        len: core.nand.image().oob_used().min(MAX_OOB_BYTES),
+    };
+    b.buf[0] = page_kind;
+    b
 }
 
 /// Convenience for layouts: write a u32 field.

@@ -18,7 +18,7 @@ use crate::oob::CORE_OOB_BYTES;
 use crate::protocol::{self, CommitProtocol, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::recovery::{scan_blocks, RecoveryCtx};
 use media::image::ImageParams;
-use media::{BlockId, Nand, NandConfig, PuId};
+use media::{BlockId, Nand, NandConfig};
 use serde::{Deserialize, Serialize};
 use sim::{Lpn, SimTime, TxId};
 use std::collections::{BTreeMap, VecDeque};
@@ -42,7 +42,18 @@ impl DeviceConfig {
     /// protocol's layout).
     pub fn image_params(&self) -> Result<ImageParams> {
         let info = self.protocol_info()?;
-        let p = self.nand.image_params(info.oob_bytes.max(CORE_OOB_BYTES));
+        let width = info.oob_bytes.max(CORE_OOB_BYTES);
+        if width as usize > crate::core::MAX_OOB_BYTES {
+            return Err(SsdError::Config {
+                key: "protocol.name".into(),
+                reason: format!(
+                    "{}'s OOB layout is {width} bytes; at most {} are supported",
+                    info.name,
+                    crate::core::MAX_OOB_BYTES
+                ),
+            });
+        }
+        let p = self.nand.image_params(width);
         p.validate()?;
         Ok(p)
     }
@@ -175,6 +186,7 @@ impl Device {
         let mut end = ctx.ready;
         meta::after_recovery(&mut core, root.as_ref());
         core.finish_recovery(&tails);
+        core.want_gc_everywhere();
         if core.checkpoints_enabled() {
             end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
         }
@@ -210,8 +222,7 @@ impl Device {
     /// Runs GC where a unit is short of free blocks, static wear leveling and due checkpoints.
     /// Called before every command that may allocate.
     pub fn maintain(&mut self, now: SimTime) -> Result<()> {
-        for pu in 0..self.core.geo.pus() {
-            let pu = PuId(pu);
+        for pu in self.core.take_gc_wanted() {
             if self.core.needs_gc(pu) {
                 gc::collect(&mut self.core, self.proto.as_mut(), pu, now)?;
             }

@@ -1,6 +1,8 @@
 //! The plain FTL (`none`): no page is lost across many writes with GC and wear leveling,
 //! recovery rebuilds exactly the acked state in every recovery mode, and misuse is an error.
 
+#![allow(clippy::field_reassign_with_default)]
+
 use commitlab_ssd::*;
 use media::{NandConfig, PuId};
 use sim::{Lpn, Rng, SimTime, TxId};

@@ -103,7 +103,7 @@ impl DiskSimReplay {
         time_scale: f64,
         fold: bool,
     ) -> Result<DiskSimReplay, WorkloadError> {
-        if !(time_scale > 0.0) || !time_scale.is_finite() {
+        if time_scale.is_nan() || time_scale <= 0.0 || !time_scale.is_finite() {
             return Err(werr(format!(
                 "workload.trace.time_scale must be positive, got {time_scale}"
             )));

@@ -79,6 +79,11 @@ pub trait Driver {
     fn step(&mut self, client: u32, now: SimTime) -> Step;
     /// A short description for reports.
     fn describe(&self) -> String;
+    /// The logical page the next request will probably touch, if known (a prefetch hint;
+    /// it must not change what the driver does).
+    fn hint_next(&self) -> Option<Lpn> {
+        None
+    }
 }
 
 /// A workload error: a malformed trace line or an impossible parameter.

@@ -103,6 +103,8 @@ pub struct Synthetic {
     issued: u64,
     thinking: Vec<bool>,
     next_arrival: SimTime,
+    /// The next request, generated one step ahead so its page can be prefetched.
+    ahead: Option<Op>,
 }
 
 impl Synthetic {
@@ -131,24 +133,34 @@ impl Synthetic {
         } else {
             cfg.queue_depth
         };
-        Ok(Synthetic {
+        let mut s = Synthetic {
             thinking: vec![false; clients as usize],
             cfg,
             addr,
             rng,
             issued: 0,
             next_arrival: SimTime::ZERO,
-        })
+            ahead: None,
+        };
+        s.ahead = Some(s.generate());
+        Ok(s)
     }
 
+    /// The next request in sequence; the one after it is generated now (lookahead of one,
+    /// which shifts nothing: the stream of requests is the same).
     fn make_op(&mut self) -> Op {
+        let next = self.generate();
+        self.issued += 1;
+        self.ahead.replace(next).unwrap_or_else(|| self.generate())
+    }
+
+    fn generate(&mut self) -> Op {
         let pages = self.rng.range_inclusive(
             u64::from(self.cfg.request_pages_min),
             u64::from(self.cfg.request_pages_max),
         );
         let r = self.rng.unit_f64();
         let lpn = Lpn(self.addr.next(&mut self.rng, pages) as u32);
-        self.issued += 1;
         let pages = pages as u32;
         if r < self.cfg.read_ratio {
             Op::Read { lpn, pages }
@@ -188,6 +200,13 @@ impl Driver for Synthetic {
         }
         self.thinking[c] = false;
         Step::Issue(self.make_op())
+    }
+
+    fn hint_next(&self) -> Option<Lpn> {
+        match self.ahead {
+            Some(Op::Write { lpn, .. } | Op::Read { lpn, .. } | Op::Trim { lpn, .. }) => Some(lpn),
+            _ => None,
+        }
     }
 
     fn describe(&self) -> String {

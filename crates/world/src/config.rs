@@ -61,6 +61,8 @@ pub struct WorkloadConfig {
     pub kind: WorkloadKind,
     /// Fraction of the logical space written sequentially before measuring.
     pub prefill: f64,
+    /// Requests run before measuring starts (counters and latencies reset after them).
+    pub warmup_requests: u64,
     pub synthetic: SyntheticConfig,
     pub trace: TraceConfig,
 }
@@ -70,6 +72,7 @@ impl Default for WorkloadConfig {
         WorkloadConfig {
             kind: WorkloadKind::Synthetic,
             prefill: 0.5,
+            warmup_requests: 0,
             synthetic: SyntheticConfig::default(),
             trace: TraceConfig::default(),
         }
@@ -182,6 +185,12 @@ fn set_path(table: &mut Table, key: &str, value: Value) -> Result<(), ConfigErro
 impl Config {
     /// Builds a configuration from its layers (see the module docs).
     pub fn load(src: &ConfigSource) -> Result<Config, ConfigError> {
+        Config::load_over(None, src)
+    }
+
+    /// As `load`, but layer 1 is `base` instead of the built-in defaults when no preset is
+    /// named (how `commitlab crash` starts from its small device).
+    pub fn load_over(base: Option<&Config>, src: &ConfigSource) -> Result<Config, ConfigError> {
         let mut file_table = Table::new();
         if let Some(path) = &src.file {
             file_table = read_table(path)?;
@@ -196,8 +205,13 @@ impl Config {
             None => None,
         };
         let mut table = Table::new();
-        if let Some(p) = src.preset.clone().or(file_preset) {
-            table = presets::table(&p)?;
+        match (src.preset.clone().or(file_preset), base) {
+            (Some(p), _) => table = presets::table(&p)?,
+            (None, Some(b)) => {
+                table = Table::try_from(b)
+                    .map_err(|e| ConfigError(format!("internal: base configuration: {e}")))?
+            }
+            (None, None) => {}
         }
         merge(&mut table, file_table);
         for s in &src.sets {

@@ -1,6 +1,7 @@
 //! The world: builds a device and a workload from one `Config` and seed, runs them on one
 //! event queue, and reports the metrics. No global state: everything hangs off a `World`.
 
+pub mod bench;
 pub mod config;
 pub mod hostlog;
 pub mod metrics;

@@ -186,6 +186,10 @@ pub struct World {
     base_nand: NandCounters,
     base_ftl: FtlStats,
     start: SimTime,
+    measured_from_request: u64,
+    /// Wall-clock and CPU stamps when measuring started.
+    pub wall_start: std::time::Instant,
+    pub cpu_start_ns: u64,
 }
 
 impl World {
@@ -229,6 +233,9 @@ impl World {
             base_nand: NandCounters::default(),
             base_ftl: FtlStats::default(),
             start: SimTime::ZERO,
+            measured_from_request: 0,
+            wall_start: std::time::Instant::now(),
+            cpu_start_ns: crate::bench::cpu_time_ns(),
         })
     }
 
@@ -253,10 +260,21 @@ impl World {
         }
         self.now = self.device.barrier(SimTime::ZERO);
         self.requests = 0;
-        self.start = self.now;
+        self.start_measuring(self.now);
+        Ok(())
+    }
+
+    /// Resets the baselines: metrics cover what happens from `now` on.
+    fn start_measuring(&mut self, now: SimTime) {
+        self.start = now;
         self.base_nand = self.device.core.nand.counters();
         self.base_ftl = self.device.core.stats;
-        Ok(())
+        self.measured_from_request = self.requests;
+        self.lat_all = Histogram::new();
+        self.lat_read = Histogram::new();
+        self.lat_write = Histogram::new();
+        self.wall_start = std::time::Instant::now();
+        self.cpu_start_ns = crate::bench::cpu_time_ns();
     }
 
     /// Issues one request; returns (ack time, kind).
@@ -365,7 +383,7 @@ impl World {
         })();
         self.requests += 1;
         let every = self.cfg.run.check_invariants_every;
-        if every > 0 && self.requests % every == 0 {
+        if every > 0 && self.requests.is_multiple_of(every) {
             self.device.check_invariants().map_err(|e| {
                 WorldError::Config(format!(
                     "invariant broken after request {}: {e}",
@@ -387,9 +405,20 @@ impl World {
         if self.clients[c as usize] != ClientState::Running {
             return Ok(());
         }
+        if self.cfg.workload.warmup_requests > 0
+            && self.requests == self.cfg.workload.warmup_requests
+            && self.measured_from_request == 0
+        {
+            self.start_measuring(now);
+        }
         match self.driver.step(c, now) {
             Step::Issue(op) => {
                 let (ack, kind) = self.submit(&op, now)?;
+                if let Some(l) = self.driver.hint_next() {
+                    if l.0 < self.device.logical_pages() {
+                        self.device.core.prefetch_mapping(l);
+                    }
+                }
                 self.outstanding += 1;
                 self.queue.push(
                     ack,
@@ -506,7 +535,7 @@ impl World {
             seed: self.cfg.seed,
             workload: self.driver.describe(),
             logical_pages: d.logical_pages(),
-            host_requests: self.requests,
+            host_requests: self.requests - self.measured_from_request,
             host_reads: s.host_reads - f.host_reads,
             host_writes,
             host_trims: s.host_trims - f.host_trims,

@@ -9,54 +9,33 @@ pub struct CostBenefit;
 
 impl VictimPolicy for CostBenefit {
     fn choose(&self, view: &GcView<'_>) -> Option<BlockId> {
-        let mut best: Option<(f64, u32)> = None;
-        for c in view.candidates.iter().filter(|c| c.live < c.pages) {
-            let u = f64::from(c.live) / f64::from(c.pages);
-            let score = if c.live == 0 {
+        let mut best: Option<(f64, usize)> = None;
+        for i in view.candidates() {
+            let live = view.live[i];
+            let u = f64::from(live) / f64::from(view.pages);
+            let age = view.clock.saturating_sub(view.stamp[i]) as f64;
+            let score = if live == 0 {
                 f64::INFINITY
             } else {
-                (c.age as f64 + 1.0) * (1.0 - u) / (2.0 * u)
+                (age + 1.0) * (1.0 - u) / (2.0 * u)
             };
-            let better = match best {
-                None => true,
-                Some((s, b)) => score > s || (score == s && c.block.0 < b),
-            };
-            if better {
-                best = Some((score, c.block.0));
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, i));
             }
         }
-        best.map(|(_, b)| BlockId(b))
+        best.map(|(_, i)| view.block(i))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gc::Candidate;
+    use crate::gc::greedy::tests::V;
 
     #[test]
     fn an_old_block_beats_a_slightly_emptier_young_one() {
-        let cands = [
-            Candidate {
-                block: BlockId(0),
-                live: 3,
-                pages: 8,
-                age: 10,
-                erase_count: 0,
-            },
-            Candidate {
-                block: BlockId(1),
-                live: 4,
-                pages: 8,
-                age: 1000,
-                erase_count: 0,
-            },
-        ];
-        let v = GcView {
-            candidates: &cands,
-            erase_count_min: 0,
-            erase_count_max: 0,
-        };
-        assert_eq!(CostBenefit.choose(&v), Some(BlockId(1)));
+        let mut v = V::new(&[3, 4]);
+        v.stamp = vec![990, 0];
+        assert_eq!(CostBenefit.choose(&v.view(8, 1000)), Some(BlockId(11)));
     }
 }

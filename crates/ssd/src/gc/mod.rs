@@ -22,7 +22,7 @@ pub use wear::StaticWl;
 pub use wear_aware::WearAware;
 
 use crate::config::GcPolicyKind;
-use crate::core::{BlockState, FtlCore, Stream, PIN_CORE, PIN_PROTO, VALID};
+use crate::core::{BlockState, FtlCore, OobBuf, Stream, PIN_CORE, PIN_PROTO, VALID};
 use crate::error::{Result, SsdError};
 use media::{BlockId, Content, PageView, Ppa, PuId};
 use sim::SimTime;
@@ -56,22 +56,31 @@ pub trait FtlHooks {
     fn on_checkpoint_durable(&mut self, _core: &mut FtlCore, _at: SimTime) {}
 }
 
-/// A candidate victim as a policy sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Candidate {
-    pub block: BlockId,
-    pub live: u32,
+/// The read-only view a victim policy decides over: parallel slices with one entry per
+/// block, entry `i` being block `first_block + i`.
+pub struct GcView<'a> {
+    pub first_block: u32,
+    /// Live (mapped or pinned) pages.
+    pub live: &'a [u16],
+    /// Whether the block may be collected: full, and not protected by the protocol.
+    pub collectable: &'a [bool],
+    /// Host-write clock at the block's last program; `clock - stamp` is its age.
+    pub stamp: &'a [u64],
+    pub clock: u64,
+    pub erase_count: &'a [u32],
+    /// Data pages per block.
     pub pages: u32,
-    /// Host writes since the block was last programmed.
-    pub age: u64,
-    pub erase_count: u32,
 }
 
-/// The read-only view a victim policy decides over.
-pub struct GcView<'a> {
-    pub candidates: &'a [Candidate],
-    pub erase_count_min: u32,
-    pub erase_count_max: u32,
+impl GcView<'_> {
+    /// Indices of blocks worth collecting (collectable, not entirely live).
+    pub fn candidates(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.live.len())
+            .filter(|&i| self.collectable[i] && u32::from(self.live[i]) < self.pages)
+    }
+    pub fn block(&self, i: usize) -> BlockId {
+        BlockId(self.first_block + i as u32)
+    }
 }
 
 /// A victim-selection policy: a pure choice, or `None` when no block is worth collecting.
@@ -87,26 +96,18 @@ pub fn policy(kind: GcPolicyKind) -> &'static dyn VictimPolicy {
     }
 }
 
-fn candidates(core: &FtlCore, pu: PuId, out: &mut Vec<Candidate>) -> (u32, u32) {
-    out.clear();
-    let img = core.nand.image();
-    let (mut lo, mut hi) = (u32::MAX, 0);
-    for b in core.geo.blocks_of_pu(pu) {
-        let m = core.block(b);
-        let e = img.erase_count(b);
-        lo = lo.min(e);
-        hi = hi.max(e);
-        if m.state == BlockState::Full && m.eligible {
-            out.push(Candidate {
-                block: b,
-                live: u32::from(m.live),
-                pages: core.data_pages_per_block(),
-                age: core.clock.saturating_sub(m.stamp),
-                erase_count: e,
-            });
-        }
+fn view_of(core: &FtlCore, first: u32, n: u32) -> GcView<'_> {
+    let (live, collectable, stamp) = core.gc_slices(first, n);
+    let r = first as usize..(first + n) as usize;
+    GcView {
+        first_block: first,
+        live,
+        collectable,
+        stamp,
+        clock: core.clock,
+        erase_count: &core.nand.image().erase_counts()[r],
+        pages: core.data_pages_per_block(),
     }
-    (lo, hi)
 }
 
 /// Runs GC in `pu` until it is back above the threshold or nothing can be reclaimed.
@@ -118,15 +119,10 @@ pub fn collect(
     now: SimTime,
 ) -> Result<SimTime> {
     let mut done = now;
-    let mut buf = Vec::new();
     let mut rounds = 0u32;
+    let first = pu.0 * core.geo.blocks_per_plane;
     while core.needs_gc(pu) {
-        let (lo, hi) = candidates(core, pu, &mut buf);
-        let view = GcView {
-            candidates: &buf,
-            erase_count_min: lo,
-            erase_count_max: hi,
-        };
+        let view = view_of(core, first, core.geo.blocks_per_plane);
         let Some(victim) = policy(core.cfg.gc_policy).choose(&view) else {
             break;
         };
@@ -174,6 +170,11 @@ pub fn relocate(
         core.blocks[victim.0 as usize].state = BlockState::Full;
     }
     let timing = core.nand.timing().clone();
+    for page in 0..g.pages_per_block {
+        if let Some(lpn) = core.reverse(g.ppa(victim, page)) {
+            core.prefetch_mapping(lpn);
+        }
+    }
     let mut ready_erase = now;
     let mut moved = 0u64;
     let mut core_moved = false;
@@ -188,10 +189,12 @@ pub fn relocate(
             PageView::Programmed { data, oob } => match data {
                 media::image::DataRef::Tag { tag, tail } => (
                     Content::Tag(tag),
-                    oob.to_vec(),
+                    OobBuf::copy_of(oob),
                     (!tail.iter().all(|b| *b == 0xFF)).then(|| tail.to_vec()),
                 ),
-                media::image::DataRef::Bytes(b) => (Content::Bytes(b.into()), oob.to_vec(), None),
+                media::image::DataRef::Bytes(b) => {
+                    (Content::Bytes(b.into()), OobBuf::copy_of(oob), None)
+                }
             },
             other => {
                 return Err(SsdError::CorruptImage {
@@ -215,7 +218,7 @@ pub fn relocate(
         if flags & VALID != 0 {
             if let Some(lpn) = core.reverse(from) {
                 // The copy is durable at `end`; the old page is erased only after that.
-                core.map(lpn, to, end);
+                core.remap_moved(lpn, from, to, end);
             }
         }
         if flags & PIN_PROTO != 0 {
@@ -236,7 +239,7 @@ pub fn relocate(
     ready_erase = hooks.before_erase(core, victim, ready_erase)?;
     let flags = core.nand.counters().partial_programs - before;
     core.stats.gc_busy_ns += flags * timing.partial_program_ns;
-    if core.block(victim).live != 0 {
+    if core.live(victim) != 0 {
         return Err(SsdError::OutOfSpace {
             detail: format!("internal: {victim} still has live pages after relocation"),
         });
@@ -267,33 +270,7 @@ pub fn wear_level(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         return Ok(now);
     }
     core.erases_since_wl_check = 0;
-    let img = core.nand.image();
-    let mut all = Vec::new();
-    let (mut lo, mut hi) = (u32::MAX, 0);
-    for b in 0..core.geo.blocks() {
-        let block = BlockId(b);
-        let m = core.block(block);
-        if matches!(m.state, BlockState::Meta | BlockState::Bad) {
-            continue;
-        }
-        let e = img.erase_count(block);
-        lo = lo.min(e);
-        hi = hi.max(e);
-        if m.state == BlockState::Full && m.eligible {
-            all.push(Candidate {
-                block,
-                live: u32::from(m.live),
-                pages: core.data_pages_per_block(),
-                age: core.clock.saturating_sub(m.stamp),
-                erase_count: e,
-            });
-        }
-    }
-    let view = GcView {
-        candidates: &all,
-        erase_count_min: lo,
-        erase_count_max: hi,
-    };
+    let view = view_of(core, 0, core.geo.blocks());
     let choice = StaticWl {
         threshold: core.cfg.static_wl_threshold,
     }

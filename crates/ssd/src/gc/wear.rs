@@ -1,6 +1,6 @@
-//! Static wear leveling as a policy: when the gap between the most and least worn blocks
-//! exceeds `threshold`, choose the least-worn full block (it holds cold data that keeps a
-//! young block out of circulation) for relocation.
+//! Static wear leveling as a policy: when the erase-count gap among collectable blocks exceeds
+//! `threshold`, choose the least-worn one (it holds cold data that keeps a young block out of
+//! circulation) for relocation.
 
 use super::{GcView, VictimPolicy};
 use media::BlockId;
@@ -11,45 +11,36 @@ pub struct StaticWl {
 
 impl VictimPolicy for StaticWl {
     fn choose(&self, view: &GcView<'_>) -> Option<BlockId> {
-        if view.erase_count_max.saturating_sub(view.erase_count_min) <= self.threshold {
-            return None;
+        let mut lo: Option<(u32, usize)> = None;
+        let mut hi = 0u32;
+        for (i, &ok) in view.collectable.iter().enumerate() {
+            if !ok {
+                continue;
+            }
+            let e = view.erase_count[i];
+            hi = hi.max(e);
+            if lo.is_none_or(|(l, _)| e < l) {
+                lo = Some((e, i));
+            }
         }
-        view.candidates
-            .iter()
-            .min_by_key(|c| (c.erase_count, c.block.0))
-            .map(|c| c.block)
+        let (l, i) = lo?;
+        (hi - l > self.threshold).then(|| view.block(i))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gc::Candidate;
+    use crate::gc::greedy::tests::V;
 
     #[test]
     fn acts_only_past_the_threshold() {
-        let cands = [
-            Candidate {
-                block: BlockId(3),
-                live: 8,
-                pages: 8,
-                age: 0,
-                erase_count: 1,
-            },
-            Candidate {
-                block: BlockId(4),
-                live: 1,
-                pages: 8,
-                age: 0,
-                erase_count: 50,
-            },
-        ];
-        let v = GcView {
-            candidates: &cands,
-            erase_count_min: 1,
-            erase_count_max: 50,
-        };
-        assert_eq!(StaticWl { threshold: 10 }.choose(&v), Some(BlockId(3)));
-        assert_eq!(StaticWl { threshold: 60 }.choose(&v), None);
+        let mut v = V::new(&[8, 1]);
+        v.erase = vec![1, 50];
+        assert_eq!(
+            StaticWl { threshold: 10 }.choose(&v.view(8, 0)),
+            Some(BlockId(10))
+        );
+        assert_eq!(StaticWl { threshold: 60 }.choose(&v.view(8, 0)), None);
     }
 }
