@@ -360,7 +360,13 @@ fn cmd_recover(
     if let Some(p) = verify {
         let text = std::fs::read_to_string(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
         let mut last: std::collections::BTreeMap<u32, u64> = Default::default();
-        for (i, line) in text.lines().enumerate() {
+        // A writer killed mid-line leaves a last line without its newline: it never finished
+        // logging that write, so it is not a claim.
+        let complete = match text.rfind('\n') {
+            Some(i) => &text[..=i],
+            None => "",
+        };
+        for (i, line) in complete.lines().enumerate() {
             let mut f = line.split_whitespace();
             let (Some(l), Some(t), None) = (f.next(), f.next(), f.next()) else {
                 if line.trim().is_empty() {

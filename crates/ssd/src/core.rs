@@ -232,6 +232,17 @@ impl FtlCore {
         cfg.validate(geo.blocks_per_plane)?;
         let summary = u32::from(cfg.summary_pages);
         let data_pages_per_block = geo.pages_per_block - summary;
+        let oob = nand.image().oob_used() as u32;
+        if cfg.summary_pages && data_pages_per_block * oob > geo.page_bytes {
+            return Err(SsdError::Config {
+                key: "ftl.summary_pages".into(),
+                reason: format!(
+                    "a summary page must hold {data_pages_per_block} OOB areas of {oob} bytes ({} bytes) but a page has {}; use larger pages, fewer pages per block, or summary_pages = false",
+                    data_pages_per_block * oob,
+                    geo.page_bytes
+                ),
+            });
+        }
         let blocks = geo.blocks() as usize;
         let ckpt = Ckpt::new(&geo, &cfg);
         let meta_blocks = ckpt.meta_block_count();

@@ -245,6 +245,15 @@ impl Config {
         d.image_params().map_err(e)?;
         let ftl = d.effective_ftl().map_err(e)?;
         ftl.validate(self.nand.blocks_per_plane).map_err(e)?;
+        let params = d.image_params().map_err(e)?;
+        if ftl.summary_pages && (self.nand.pages_per_block - 1) * params.oob_used > self.nand.page_bytes {
+            return Err(ConfigError(format!(
+                "ftl.summary_pages: a summary page must hold {} OOB areas of {} bytes but a page has {} bytes; use larger pages, fewer pages per block, or summary_pages = false",
+                self.nand.pages_per_block - 1,
+                params.oob_used,
+                self.nand.page_bytes
+            )));
+        }
         if !(0.0..=1.0).contains(&self.workload.prefill) {
             return Err(ConfigError(format!(
                 "workload.prefill must be in [0, 1], got {}",
