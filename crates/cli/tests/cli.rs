@@ -27,16 +27,28 @@ fn stdout(o: &Output) -> String {
 
 /// A bad-input run: exit 2, a message mentioning `want`, and no panic.
 fn assert_rejected(o: &Output, want: &str) {
-    assert_eq!(o.status.code(), Some(2), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "stdout: {}\nstderr: {}",
+        stdout(o),
+        stderr(o)
+    );
     let e = stderr(o);
     assert!(e.contains(want), "expected '{want}' in: {e}");
     assert!(!e.contains("panicked"), "{e}");
 }
 
-const SMALL: &[&str] = &["--set", "workload.synthetic.requests=3000", "--set", "nand.blocks_per_plane=32"];
+const SMALL: &[&str] = &[
+    "--set",
+    "workload.synthetic.requests=3000",
+    "--set",
+    "nand.blocks_per_plane=32",
+];
 
 fn json_without_wall_clock(path: &Path) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     for k in ["wall_time_s", "sim_ops_per_wall_s", "recovery_wall_time_s"] {
         v.as_object_mut().unwrap().remove(k);
     }
@@ -63,8 +75,19 @@ fn same_config_and_seed_give_byte_identical_json() {
     assert_ne!(outs[0], outs[2], "another seed, another run");
     let keys = outs[0].as_object().unwrap();
     for k in [
-        "protocol", "seed", "host_reads", "host_writes", "nand_reads", "nand_programs", "nand_partial_programs",
-        "nand_erases", "gc_page_migrations", "write_amplification", "sim_time_ns", "latency_ns", "erase_count",
+        "protocol",
+        "seed",
+        "host_reads",
+        "host_writes",
+        "nand_reads",
+        "nand_programs",
+        "nand_partial_programs",
+        "nand_erases",
+        "gc_page_migrations",
+        "write_amplification",
+        "sim_time_ns",
+        "latency_ns",
+        "erase_count",
     ] {
         assert!(keys.contains_key(k), "JSON lacks {k}");
     }
@@ -80,19 +103,40 @@ fn same_config_and_seed_give_byte_identical_json() {
 fn bad_configurations_are_rejected_with_the_key_named() {
     assert_rejected(&run(&["run", "--set", "nand.chanels=2"]), "chanels");
     assert_rejected(&run(&["run", "--set", "nand.channels=0"]), "nand.channels");
-    assert_rejected(&run(&["run", "--set", "nand.pages_per_block=100000"]), "nand.pages_per_block");
-    assert_rejected(&run(&["run", "--set", "ftl.over_provisioning=2"]), "ftl.over_provisioning");
-    assert_rejected(&run(&["run", "--set", "nand.page_bytes=512"]), "ftl.summary_pages");
-    assert_rejected(&run(&["run", "--set", "workload.synthetic.read_ratio=7"]), "read_ratio");
-    assert_rejected(&run(&["run", "--protocol", "nope"]), "unknown protocol 'nope'");
+    assert_rejected(
+        &run(&["run", "--set", "nand.pages_per_block=100000"]),
+        "nand.pages_per_block",
+    );
+    assert_rejected(
+        &run(&["run", "--set", "ftl.over_provisioning=2"]),
+        "ftl.over_provisioning",
+    );
+    assert_rejected(
+        &run(&["run", "--set", "nand.page_bytes=512"]),
+        "ftl.summary_pages",
+    );
+    assert_rejected(
+        &run(&["run", "--set", "workload.synthetic.read_ratio=7"]),
+        "read_ratio",
+    );
+    assert_rejected(
+        &run(&["run", "--protocol", "nope"]),
+        "unknown protocol 'nope'",
+    );
     assert_rejected(&run(&["run", "--preset", "nope"]), "unknown preset 'nope'");
     let d = tmpdir("badcfg");
     let f = d.join("c.toml");
     std::fs::write(&f, "[nand]\nchannels = \"two\"\n").unwrap();
-    assert_rejected(&run(&["run", "--config", f.to_str().unwrap()]), "nand.channels");
+    assert_rejected(
+        &run(&["run", "--config", f.to_str().unwrap()]),
+        "nand.channels",
+    );
     std::fs::write(&f, "this is not toml [").unwrap();
     assert_rejected(&run(&["run", "--config", f.to_str().unwrap()]), "c.toml");
-    assert_rejected(&run(&["run", "--config", d.join("missing.toml").to_str().unwrap()]), "missing.toml");
+    assert_rejected(
+        &run(&["run", "--config", d.join("missing.toml").to_str().unwrap()]),
+        "missing.toml",
+    );
 }
 
 #[test]
@@ -101,22 +145,43 @@ fn disksim_traces_replay_and_malformed_ones_are_rejected() {
     let t = d.join("t.trace");
     let mut text = String::from("# arrival_ns dev lsn size_sectors op\n");
     for i in 0..400u64 {
-        text.push_str(&format!("{} 0 {} 8 {}\n", i * 50_000, (i * 104_729) % 50_000 * 8, u64::from(i % 4 == 0)));
+        text.push_str(&format!(
+            "{} 0 {} 8 {}\n",
+            i * 50_000,
+            (i * 104_729) % 50_000 * 8,
+            u64::from(i % 4 == 0)
+        ));
     }
     std::fs::write(&t, &text).unwrap();
     let json = d.join("m.json");
-    let o = run(&["run", "--trace", t.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    let o = run(&[
+        "run",
+        "--trace",
+        t.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(m["host_requests"], 400);
     assert_eq!(m["host_reads"], 100);
     assert_eq!(m["host_writes"], 300);
 
     std::fs::write(&t, "0 0 0 8 0\n10 0 x 8 0\n").unwrap();
-    assert_rejected(&run(&["run", "--trace", t.to_str().unwrap()]), "t.trace:2: lsn 'x'");
+    assert_rejected(
+        &run(&["run", "--trace", t.to_str().unwrap()]),
+        "t.trace:2: lsn 'x'",
+    );
     std::fs::write(&t, "0 0 0 8 0 9\n").unwrap();
-    assert_rejected(&run(&["run", "--trace", t.to_str().unwrap()]), "expected 5 fields");
-    assert_rejected(&run(&["run", "--trace", d.join("none.trace").to_str().unwrap()]), "none.trace");
+    assert_rejected(
+        &run(&["run", "--trace", t.to_str().unwrap()]),
+        "expected 5 fields",
+    );
+    assert_rejected(
+        &run(&["run", "--trace", d.join("none.trace").to_str().unwrap()]),
+        "none.trace",
+    );
 }
 
 #[test]
@@ -124,12 +189,33 @@ fn crash_check_of_none_passes_and_reports_the_count() {
     let o = run(&["crash", "--protocol", "none", "--exhaustive"]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    let line = out.lines().find(|l| l.starts_with("crash states checked:")).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("crash states checked:"))
+        .unwrap();
     assert!(line.ends_with("violations: 0"), "{line}");
-    let n: u64 = line.split(&[':', ','][..]).nth(1).unwrap().trim().parse().unwrap();
+    let n: u64 = line
+        .split(&[':', ','][..])
+        .nth(1)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(n > 1000, "{line}");
-    let o = run(&["crash", "--protocol", "none", "--schedules", "50", "--seed", "3"]);
-    assert!(stdout(&o).contains("crash states checked: 50, violations: 0"), "{}", stdout(&o));
+    let o = run(&[
+        "crash",
+        "--protocol",
+        "none",
+        "--schedules",
+        "50",
+        "--seed",
+        "3",
+    ]);
+    assert!(
+        stdout(&o).contains("crash states checked: 50, violations: 0"),
+        "{}",
+        stdout(&o)
+    );
     let o = run(&["crash", "--protocol", "none", "--state", "3"]);
     assert!(stdout(&o).contains("state 3 at T="), "{}", stdout(&o));
     assert_rejected(&run(&["crash", "--protocol", "zzz"]), "unknown protocol");
@@ -168,12 +254,21 @@ fn a_file_image_survives_a_process_kill_and_recovers_in_another_process() {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("the writer exited on its own ({status}) before it could be killed");
         }
-        assert!(start.elapsed().as_secs() < 120, "the writer made no progress");
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "the writer made no progress"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let o = run(&["recover", "--image", img.to_str().unwrap(), "--verify-acks", acks.to_str().unwrap()]);
+    let o = run(&[
+        "recover",
+        "--image",
+        img.to_str().unwrap(),
+        "--verify-acks",
+        acks.to_str().unwrap(),
+    ]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
     assert!(out.contains(" lost") && out.contains(", 0 lost"), "{out}");
@@ -185,8 +280,14 @@ fn corrupt_images_are_reported_not_panicked_on() {
     let d = tmpdir("corrupt");
     let img = d.join("junk.img");
     std::fs::write(&img, b"definitely not an image").unwrap();
-    assert_rejected(&run(&["recover", "--image", img.to_str().unwrap()]), "not a commitlab NAND image");
-    assert_rejected(&run(&["recover", "--image", d.join("absent.img").to_str().unwrap()]), "absent.img");
+    assert_rejected(
+        &run(&["recover", "--image", img.to_str().unwrap()]),
+        "not a commitlab NAND image",
+    );
+    assert_rejected(
+        &run(&["recover", "--image", d.join("absent.img").to_str().unwrap()]),
+        "absent.img",
+    );
 }
 
 #[test]
@@ -194,10 +295,17 @@ fn listings_and_config_printing_work() {
     let o = run(&["protocols"]);
     assert!(o.status.success() && stdout(&o).contains("none"));
     let o = run(&["presets"]);
-    assert!(stdout(&o).contains("txflash") && stdout(&o).contains("32.0 GiB"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("txflash") && stdout(&o).contains("32.0 GiB"),
+        "{}",
+        stdout(&o)
+    );
     let o = run(&["config", "--preset", "lighttx", "--set", "seed=5"]);
     let out = stdout(&o);
-    assert!(out.contains("seed = 5") && out.contains("planes_per_die = 8"), "{out}");
+    assert!(
+        out.contains("seed = 5") && out.contains("planes_per_die = 8"),
+        "{out}"
+    );
     // What `config` prints is itself a valid configuration.
     let d = tmpdir("cfg");
     let f = d.join("printed.toml");

@@ -11,11 +11,18 @@
 //!        16+n   CRC-32 of bytes [0, 16+n) u32
 //!        ...    zero padding up to HEADER_BYTES (or the next 4 KiB multiple past the JSON)
 //! block table:  blocks × 8 bytes: erase_count u32, mode u8, flags u8, last_prog u16
-//! page table:   pages × (1 state + 1 nprog + 8 tag + oob_used + page_bytes)
+//! page table:   pages × (8 tag + oob_used + page_bytes + 1 nprog + 1 state)
 //! ```
 //!
 //! Only `Full` data mode can be file-backed (the tag mode's side map has no fixed place).
 //! Writes are not fsynced: the image survives a process kill, not an operating-system crash.
+//!
+//! A kill is a power cut for the file, so the format is built to be cut anywhere. Linux may
+//! stop a write at any 4 KiB page of the file; the bytes before the cut are written, the rest
+//! are not. Each page record therefore ends with its state byte: a record cut short still
+//! reads as erased (a lost program), never as programmed with half its data. Erases write the
+//! pages before the block record (a cut leaves a partly erased block, which recovery erases
+//! again before use). The stored `last_prog` is advisory: opening recomputes it from the pages.
 //! Opening validates the header CRC and every record, so a corrupt image is an error.
 
 use crate::image::{tag_pattern_matches, ImageParams, KIND_MASK_PUB, ST_MASK_PUB};
@@ -26,7 +33,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"CMLBNAND";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 fn io(e: std::io::Error) -> NandError {
     NandError::Io {
@@ -142,9 +149,11 @@ impl ImageFile {
         let n = image.params.oob_used as usize;
         let pb = image.params.geometry.page_bytes as usize;
         let mut r = Vec::with_capacity(10 + n + pb);
-        let _ = n;
-        r.extend_from_slice(image.record(i));
+        r.extend_from_slice(&image.tag_of(i).to_le_bytes());
+        r.extend_from_slice(image.oob_at(i));
         r.extend_from_slice(&image.data[i * pb..(i + 1) * pb]);
+        r.push(image.np(i));
+        r.push(image.st(i));
         r
     }
 
@@ -179,7 +188,12 @@ impl ImageFile {
                 .write_all_at(&buf, self.page_off + u64::from(first) * self.page_rec)
                 .map_err(io)?;
         }
-        Ok(())
+        self.file
+            .write_all_at(
+                &Self::block_record(image, block),
+                self.block_off + u64::from(block.0) * 8,
+            )
+            .map_err(io)
     }
 
     /// Opens an image file, validating everything; returns the file, the image and its label.
@@ -262,12 +276,21 @@ impl ImageFile {
         let body = (g.page_bytes - params.append_bytes) as usize;
         for p in 0..g.pages() as usize {
             let r = &all[page_off as usize + p * page_rec as usize..][..page_rec as usize];
-            let st = r[0];
+            let np = r[8 + n + pb];
+            let st = r[9 + n + pb];
             if st & !(ST_MASK_PUB | KIND_MASK_PUB) != 0 || st & ST_MASK_PUB > 2 {
                 return Err(corrupt(format!("page {p}: state byte {st:#x}")));
             }
-            image.record_mut(p).copy_from_slice(&r[..10 + n]);
-            image.data[p * pb..(p + 1) * pb].copy_from_slice(&r[10 + n..10 + n + pb]);
+            if st == 0 {
+                // Erased, or a program cut short before its state byte: nothing was written.
+                continue;
+            }
+            let rec = image.record_mut(p);
+            rec[0] = st;
+            rec[1] = np;
+            rec[2..10].copy_from_slice(&r[0..8]);
+            rec[10..10 + n].copy_from_slice(&r[8..8 + n]);
+            image.data[p * pb..(p + 1) * pb].copy_from_slice(&r[8 + n..8 + n + pb]);
             if st == 1 && !tag_pattern_matches(image.tag_of(p), &image.data[p * pb..p * pb + body])
             {
                 return Err(corrupt(format!(
@@ -275,6 +298,7 @@ impl ImageFile {
                 )));
             }
         }
+        image.recompute_last_programmed();
         image
             .check_invariants()
             .map_err(|e| corrupt(format!("inconsistent records: {e}")))?;

@@ -877,6 +877,18 @@ impl NandImage {
         }
     }
 
+    /// Recomputes each block's highest programmed page from the pages themselves.
+    pub(crate) fn recompute_last_programmed(&mut self) {
+        let g = self.params.geometry.clone();
+        for b in 0..g.blocks() {
+            let first = g.first_page(BlockId(b)).0 as usize;
+            let last = (0..g.pages_per_block as usize)
+                .rev()
+                .find(|k| self.st(first + k) & ST_MASK != ST_ERASED);
+            self.last_prog[b as usize] = last.map_or(NO_PAGE, |k| k as u16);
+        }
+    }
+
     /// Verifies the image's internal consistency; returns the first problem found.
     pub fn check_invariants(&self) -> Result<(), String> {
         let g = &self.params.geometry;

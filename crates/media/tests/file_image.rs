@@ -83,11 +83,12 @@ fn corrupt_images_are_reported_not_panicked_on() {
     let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
     let page_off = header + (4 * 8usize).next_multiple_of(4096);
+    // Page record: tag (8), OOB (8 here), data (512), program count, state.
     let mut bad_data = good.clone();
-    bad_data[page_off + 10 + 8 + 20] ^= 1;
+    bad_data[page_off + 8 + 8 + 20] ^= 1;
     cases.push(("content tag", bad_data));
     let mut bad_state = good.clone();
-    bad_state[page_off] = 0x7;
+    bad_state[page_off + 8 + 8 + 512 + 1] = 0x7;
     cases.push(("state", bad_state));
 
     for (want, bytes) in cases {
@@ -97,6 +98,38 @@ fn corrupt_images_are_reported_not_panicked_on() {
             .expect("corrupt image opened");
         let msg = e.to_string();
         assert!(msg.contains(want), "expected '{want}' in: {msg}");
+    }
+}
+
+#[test]
+fn a_write_cut_short_reads_as_a_lost_program_not_as_corruption() {
+    // A killed process may leave any prefix of a record written (Linux can stop a write at a
+    // page boundary of the file). With the state byte last, a cut record reads as erased.
+    let path = tmp("cut");
+    let c = cfg();
+    let n = Nand::create_file(&path, c.image_params(8), c.timing.clone(), "").unwrap();
+    drop(n);
+    let blank = std::fs::read(&path).unwrap();
+    let mut n = Nand::open_file(&path, c.timing.clone()).unwrap().0;
+    n.program(Ppa(3), Content::Tag(11), &[1; 8], SimTime::ZERO)
+        .unwrap();
+    drop(n);
+    let full = std::fs::read(&path).unwrap();
+    let json_len = u32::from_le_bytes(full[12..16].try_into().unwrap()) as usize;
+    let header = (16 + json_len + 4).next_multiple_of(4096);
+    let page_off = header + (4 * 8usize).next_multiple_of(4096);
+    let rec = 8 + 8 + 512 + 2;
+    let start = page_off + 3 * rec;
+    for cut in 0..rec {
+        // Bytes [start, start+cut) of the record written, the rest (and the block record) not.
+        let mut img = blank.clone();
+        img[start..start + cut].copy_from_slice(&full[start..start + cut]);
+        std::fs::write(&path, &img).unwrap();
+        let (m, _) = Nand::open_file(&path, c.timing.clone())
+            .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let programmed = cut == rec;
+        assert_eq!(!m.image().is_erased(Ppa(3)), programmed, "cut at {cut}");
+        m.image().check_invariants().unwrap();
     }
 }
 

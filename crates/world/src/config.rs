@@ -246,7 +246,9 @@ impl Config {
         let ftl = d.effective_ftl().map_err(e)?;
         ftl.validate(self.nand.blocks_per_plane).map_err(e)?;
         let params = d.image_params().map_err(e)?;
-        if ftl.summary_pages && (self.nand.pages_per_block - 1) * params.oob_used > self.nand.page_bytes {
+        if ftl.summary_pages
+            && (self.nand.pages_per_block - 1) * params.oob_used > self.nand.page_bytes
+        {
             return Err(ConfigError(format!(
                 "ftl.summary_pages: a summary page must hold {} OOB areas of {} bytes but a page has {} bytes; use larger pages, fewer pages per block, or summary_pages = false",
                 self.nand.pages_per_block - 1,
