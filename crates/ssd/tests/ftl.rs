@@ -62,20 +62,20 @@ fn verify(d: &mut Device, model: &[Option<u64>]) {
 }
 
 #[test]
-fn a_million_writes_with_gc_and_wear_leveling_lose_nothing() {
+fn millions_of_writes_with_gc_and_wear_leveling_lose_nothing() {
     let c = cfg(|c| {
         c.ftl.static_wear_leveling = true;
         c.ftl.static_wl_threshold = 8;
         c.ftl.static_wl_interval = 64;
     });
-    let (mut d, model) = hammer(&c, 1_000_000, 1, true);
+    let (mut d, model) = hammer(&c, 2_000_000, 1, true);
     d.check_invariants().unwrap();
     verify(&mut d, &model);
     let s = d.core.stats;
     assert!(s.gc_erases > 10_000, "GC ran: {s:?}");
     assert_eq!(
         d.core.stats.host_writes + d.core.stats.host_trims,
-        1_000_000
+        2_000_000
     );
 }
 
