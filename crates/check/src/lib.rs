@@ -56,6 +56,28 @@ pub fn small_config(protocol: &str) -> Config {
     w.queue_depth = 4;
     w.trim_ratio = 0.05;
     w.request_pages_max = 2;
+    // A protocol with atomic transactions is checked on transactions: aborts, plain writes
+    // in between, GC, under the most permissive isolation level it supports.
+    if let Ok(info) = ssd::protocol::lookup(protocol) {
+        if info.atomic {
+            use workload::txn::Isolation as I;
+            c.workload.kind = world::WorkloadKind::Txn;
+            let t = &mut c.workload.txn;
+            t.transactions = 80;
+            t.size_min = 1;
+            t.size_max = 5;
+            t.abort_ratio = 0.2;
+            t.plain_write_ratio = 0.15;
+            t.concurrency = 3;
+            t.isolation = if info.supports(ssd::Isolation::Serializable) {
+                I::Serializable
+            } else if info.supports(ssd::Isolation::NoPageConflict) {
+                I::NoPageConflict
+            } else {
+                I::Strict
+            };
+        }
+    }
     c
 }
 

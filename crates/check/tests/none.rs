@@ -85,3 +85,17 @@ fn acks_that_come_before_durability_are_caught() {
     let f = &rep.first[0].findings[0].what;
     assert!(f.contains("acked"), "{f}");
 }
+
+#[test]
+fn none_on_transactions_is_checked_page_by_page() {
+    // `none` gives no atomicity: the oracle judges each write of a transaction on its own,
+    // durable at the latest when the commit is acked.
+    let mut cfg = small_config("none");
+    cfg.workload.kind = world::WorkloadKind::Txn;
+    cfg.workload.txn.transactions = 60;
+    cfg.workload.txn.size_max = 4;
+    cfg.workload.txn.concurrency = 2;
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 1000, "{rep:?}");
+    assert_clean(&rep, &cfg);
+}

@@ -46,9 +46,13 @@ enum Cmd {
         /// Replay a trace file instead of the configured workload.
         #[arg(long)]
         trace: Option<PathBuf>,
-        /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op).
+        /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op) or
+        /// txn (transactional: time_ns txid op lpn count flags; see docs/TRACES.md).
         #[arg(long, default_value = "disksim")]
         trace_format: String,
+        /// Write every command the run issues to this file as a txn trace.
+        #[arg(long)]
+        record: Option<PathBuf>,
         /// Write the metrics as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -160,11 +164,13 @@ fn quote(s: &str) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn cmd_run(
     a: &ConfigArgs,
     protocol: &Option<String>,
     trace: &Option<PathBuf>,
     trace_format: &str,
+    record: &Option<PathBuf>,
     json: &Option<PathBuf>,
     image: &Option<PathBuf>,
     ack_log: &Option<PathBuf>,
@@ -180,6 +186,7 @@ fn cmd_run(
     }
     let cfg = load(a, None, &extra)?;
     let opts = RunOptions {
+        record_trace: record.clone(),
         record: false,
         image: image.clone(),
         ack_log: ack_log.clone(),
@@ -208,20 +215,29 @@ fn cmd_compare(
     };
     let base = load(a, None, &[])?;
     let mut runs = Vec::new();
+    let mut failed = Vec::new();
     for n in &names {
         let mut cfg = base.clone();
         cfg.protocol.name = n.clone();
         ssd::protocol::lookup(n).map_err(bad)?;
         eprintln!("running {n} ...");
-        let out =
-            world::run(&cfg, &RunOptions::default()).map_err(|e| Fail(1, format!("{n}: {e}")))?;
-        runs.push(out.metrics);
+        match world::run(&cfg, &RunOptions::default()) {
+            Ok(out) => runs.push(out.metrics),
+            // A protocol that cannot run this workload (an isolation level or abort it does
+            // not support) is a result of the comparison, not a failure of it.
+            Err(e @ world::WorldError::Device { .. }) => failed.push((n.clone(), e.to_string())),
+            Err(e) => return Err(bad(format!("{n}: {e}"))),
+        }
     }
     println!(
         "workload: {}",
-        runs.first().map_or(String::new(), |m| m.workload.clone())
+        runs.first()
+            .map_or(base.workload.kind_name(), |m| m.workload.clone())
     );
     print!("{}", report::compare_table(&runs));
+    for (n, e) in &failed {
+        println!("{n}: could not run this workload: {e}");
+    }
     write_json(json, &runs)?;
     if let Some(p) = csv {
         std::fs::write(p, report::compare_csv(&runs))
@@ -414,10 +430,20 @@ fn main() -> ExitCode {
             protocol,
             trace,
             trace_format,
+            record,
             json,
             image,
             ack_log,
-        } => cmd_run(cfg, protocol, trace, trace_format, json, image, ack_log),
+        } => cmd_run(
+            cfg,
+            protocol,
+            trace,
+            trace_format,
+            record,
+            json,
+            image,
+            ack_log,
+        ),
         Cmd::Compare {
             cfg,
             protocols,

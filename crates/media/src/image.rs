@@ -322,10 +322,6 @@ impl NandImage {
         let s = i * self.stride;
         &mut self.rec[s + REC_OOB..s + self.stride]
     }
-    /// A page's whole record (for the file image).
-    pub(crate) fn record(&self, i: usize) -> &[u8] {
-        &self.rec[i * self.stride..(i + 1) * self.stride]
-    }
     pub(crate) fn record_mut(&mut self, i: usize) -> &mut [u8] {
         let s = self.stride;
         &mut self.rec[i * s..(i + 1) * s]

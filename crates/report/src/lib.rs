@@ -11,6 +11,10 @@ fn ms(ns: u64) -> String {
     format!("{:.3}", ns as f64 / 1e6)
 }
 
+fn msf(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
 /// A human-readable summary of one run.
 pub fn run_summary(m: &RunMetrics) -> String {
     let mut t = Table::new(vec!["metric", "value"]);
@@ -47,12 +51,54 @@ pub fn run_summary(m: &RunMetrics) -> String {
         "latency p50 / p99 / p99.9 (ms)",
         format!("{} / {} / {}", ms(p.p50), ms(p.p99), ms(p.p999)),
     );
+    if m.txs_committed + m.txs_aborted > 0 {
+        row(
+            "transactions committed / aborted",
+            format!("{} / {}", m.txs_committed, m.txs_aborted),
+        );
+        row(
+            "transaction throughput (per s)",
+            format!("{:.1}", m.tx_throughput_per_s),
+        );
+        row(
+            "transaction time mean / p99 (ms)",
+            format!("{} / {}", msf(m.tx_time_ns.mean), ms(m.tx_time_ns.p99)),
+        );
+        row(
+            "commit latency mean / p99 (ms)",
+            format!(
+                "{} / {}",
+                msf(m.commit_latency_ns.mean),
+                ms(m.commit_latency_ns.p99)
+            ),
+        );
+        row(
+            "commit-record writes (share of programs)",
+            format!(
+                "{} ({:.2}%)",
+                m.commit_record_writes,
+                m.commit_record_share * 100.0
+            ),
+        );
+        row(
+            "mapping-persistence writes (share of programs)",
+            format!(
+                "{} ({:.2}%)",
+                m.map_persist_writes,
+                m.map_persist_share * 100.0
+            ),
+        );
+        row(
+            "space overhead (record pages per mapped page)",
+            format!("{:.4}", m.space_overhead),
+        );
+    }
     let e = &m.erase_count;
     row(
         "erase count min / mean / max",
         format!("{} / {:.2} / {}", e.min, e.mean, e.max),
     );
-    row("protocol DRAM (bytes)", m.dram_bytes_total.to_string());
+    row("DRAM (bytes)", m.dram_bytes_total.to_string());
     if let Some(r) = &m.recovery {
         row(
             "recovery pages read / time (ms)",
@@ -67,58 +113,113 @@ pub fn run_summary(m: &RunMetrics) -> String {
     t.render()
 }
 
+/// A column of the comparison: table header, CSV header, and the value.
+struct Column {
+    head: &'static str,
+    csv: &'static str,
+    value: fn(&RunMetrics) -> String,
+}
+
+const COLUMNS: &[Column] = &[
+    Column {
+        head: "protocol",
+        csv: "protocol",
+        value: |m| m.protocol.clone(),
+    },
+    Column {
+        head: "tx/s",
+        csv: "tx_throughput_per_s",
+        value: |m| format!("{:.1}", m.tx_throughput_per_s),
+    },
+    Column {
+        head: "commit ms",
+        csv: "commit_latency_ns_mean",
+        value: |m| msf(m.commit_latency_ns.mean),
+    },
+    Column {
+        head: "req/s",
+        csv: "requests_per_s",
+        value: |m| format!("{:.1}", m.requests_per_s),
+    },
+    Column {
+        head: "lat p99 ms",
+        csv: "latency_ns_p99",
+        value: |m| ms(m.latency_ns.p99),
+    },
+    Column {
+        head: "WA",
+        csv: "write_amplification",
+        value: |m| format!("{:.3}", m.write_amplification),
+    },
+    Column {
+        head: "programs",
+        csv: "nand_programs",
+        value: |m| m.nand_programs.to_string(),
+    },
+    Column {
+        head: "partial",
+        csv: "nand_partial_programs",
+        value: |m| m.nand_partial_programs.to_string(),
+    },
+    Column {
+        head: "erases",
+        csv: "nand_erases",
+        value: |m| m.nand_erases.to_string(),
+    },
+    Column {
+        head: "gc migr",
+        csv: "gc_page_migrations",
+        value: |m| m.gc_page_migrations.to_string(),
+    },
+    Column {
+        head: "gc ms",
+        csv: "gc_time_ns",
+        value: |m| ms(m.gc_time_ns),
+    },
+    Column {
+        head: "commit rec",
+        csv: "commit_record_writes",
+        value: |m| m.commit_record_writes.to_string(),
+    },
+    Column {
+        head: "map persist",
+        csv: "map_persist_writes",
+        value: |m| m.map_persist_writes.to_string(),
+    },
+    Column {
+        head: "recovery ms",
+        csv: "recovery_time_ns",
+        value: |m| m.recovery.as_ref().map_or("-".into(), |r| ms(r.time_ns)),
+    },
+    Column {
+        head: "DRAM KiB",
+        csv: "dram_bytes_total",
+        value: |m| format!("{:.0}", m.dram_bytes_total as f64 / 1024.0),
+    },
+];
+
 /// One row per run, side by side.
 pub fn compare_table(runs: &[RunMetrics]) -> String {
-    let mut t = Table::new(vec![
-        "protocol",
-        "req/s",
-        "lat p50 ms",
-        "lat p99 ms",
-        "WA",
-        "programs",
-        "partial",
-        "erases",
-        "gc migr",
-        "recovery ms",
-    ]);
+    let mut t = Table::new(COLUMNS.iter().map(|c| c.head).collect());
     for m in runs {
-        t.row(vec![
-            m.protocol.clone(),
-            format!("{:.1}", m.requests_per_s),
-            ms(m.latency_ns.p50),
-            ms(m.latency_ns.p99),
-            format!("{:.3}", m.write_amplification),
-            m.nand_programs.to_string(),
-            m.nand_partial_programs.to_string(),
-            m.nand_erases.to_string(),
-            m.gc_page_migrations.to_string(),
-            m.recovery.as_ref().map_or("-".into(), |r| ms(r.time_ns)),
-        ]);
+        t.row(COLUMNS.iter().map(|c| (c.value)(m)).collect());
     }
     t.render()
 }
 
-/// CSV of the same columns as `compare_table`, machine-readable.
+/// The comparison as CSV (values as in the table; times in ms where the table shows ms).
 pub fn compare_csv(runs: &[RunMetrics]) -> String {
-    let mut s = String::from(
-        "protocol,requests_per_s,latency_ns_p50,latency_ns_p99,write_amplification,nand_programs,nand_partial_programs,nand_erases,gc_page_migrations,recovery_time_ns\n",
-    );
+    let mut s = COLUMNS.iter().map(|c| c.csv).collect::<Vec<_>>().join(",");
+    s.push('\n');
     for m in runs {
-        s.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
-            m.protocol,
-            m.requests_per_s,
-            m.latency_ns.p50,
-            m.latency_ns.p99,
-            m.write_amplification,
-            m.nand_programs,
-            m.nand_partial_programs,
-            m.nand_erases,
-            m.gc_page_migrations,
-            m.recovery
-                .as_ref()
-                .map_or(String::new(), |r| r.time_ns.to_string()),
-        ));
+        s.push_str(
+            &COLUMNS
+                .iter()
+                .map(|c| (c.value)(m))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        s.push('\n');
     }
     s
 }

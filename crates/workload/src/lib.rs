@@ -10,6 +10,8 @@
 pub mod address;
 pub mod disksim;
 pub mod synthetic;
+pub mod txn;
+pub mod txtrace;
 
 use sim::{Lpn, SimTime, TxId};
 

@@ -23,6 +23,10 @@ use workload::synthetic::SyntheticConfig;
 pub enum WorkloadKind {
     /// Page-level synthetic requests (`[workload.synthetic]`).
     Synthetic,
+    /// Synthetic transactions (`[workload.txn]`, TxFlash §5).
+    Txn,
+    /// The sequential writer of TxFlash Fig. 6 (`[workload.seqwriter]`).
+    Seqwriter,
     /// A trace file (`[workload.trace]`).
     Trace,
 }
@@ -30,7 +34,10 @@ pub enum WorkloadKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TraceFormat {
+    /// DiskSim / MQSim ASCII block traces.
     Disksim,
+    /// commitlab's transactional trace format (docs/TRACES.md).
+    Txn,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,8 +47,10 @@ pub struct TraceConfig {
     pub format: TraceFormat,
     /// Multiplies arrival times (0.5 replays twice as fast).
     pub time_scale: f64,
-    /// Fold addresses beyond the device modulo its logical pages.
+    /// Fold addresses beyond the device modulo its logical pages (disksim traces).
     pub fold: bool,
+    /// Transactions replayed at once (txn traces).
+    pub concurrency: u32,
 }
 
 impl Default for TraceConfig {
@@ -51,6 +60,7 @@ impl Default for TraceConfig {
             format: TraceFormat::Disksim,
             time_scale: 1.0,
             fold: true,
+            concurrency: 16,
         }
     }
 }
@@ -64,7 +74,15 @@ pub struct WorkloadConfig {
     /// Requests run before measuring starts (counters and latencies reset after them).
     pub warmup_requests: u64,
     pub synthetic: SyntheticConfig,
+    pub txn: workload::txn::TxnConfig,
+    pub seqwriter: workload::txn::SeqWriterConfig,
     pub trace: TraceConfig,
+}
+
+impl WorkloadConfig {
+    pub fn kind_name(&self) -> String {
+        format!("{:?}", self.kind).to_lowercase()
+    }
 }
 
 impl Default for WorkloadConfig {
@@ -74,6 +92,8 @@ impl Default for WorkloadConfig {
             prefill: 0.5,
             warmup_requests: 0,
             synthetic: SyntheticConfig::default(),
+            txn: workload::txn::TxnConfig::default(),
+            seqwriter: workload::txn::SeqWriterConfig::default(),
             trace: TraceConfig::default(),
         }
     }

@@ -74,6 +74,25 @@ pub struct RunMetrics {
     pub latency_ns: Percentiles,
     pub read_latency_ns: Percentiles,
     pub write_latency_ns: Percentiles,
+    pub txs_committed: u64,
+    pub txs_aborted: u64,
+    /// Committed transactions per simulated second.
+    pub tx_throughput_per_s: f64,
+    /// Transaction execution time: BEGIN issued to COMMIT acked.
+    pub tx_time_ns: Percentiles,
+    /// Commit response time: COMMIT issued to acked.
+    pub commit_latency_ns: Percentiles,
+    /// Pages written only to make commits decidable, and their share of all programs.
+    pub commit_record_writes: u64,
+    pub commit_record_share: f64,
+    /// Pages written to persist the mapping; their share of all programs, and per host page
+    /// written (LightTx §4.5's "mapping persistence write ratio").
+    pub map_persist_writes: u64,
+    pub map_persist_share: f64,
+    pub map_persist_per_host_write: f64,
+    /// Live protocol record pages (TC commit records) per mapped page at the end (TxFlash
+    /// Table 2's space overhead).
+    pub space_overhead: f64,
     pub erase_count: EraseStats,
     pub ftl: ssd::FtlStats,
     pub protocol_counters: BTreeMap<String, u64>,

@@ -15,6 +15,7 @@ use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxId};
 use ssd::{Device, FtlStats, ReadOutcome, SsdError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use workload::txn::{Timed, TxCmd, TxStream};
 use workload::{Driver, Op, Step};
 
 /// Why a run failed.
@@ -58,6 +59,8 @@ pub struct RunOptions {
     pub image: Option<PathBuf>,
     /// Append each acked plain write as "lpn tag" to this file as it is acked.
     pub ack_log: Option<PathBuf>,
+    /// Write every command the run issues, as a `txn` trace, to this file.
+    pub record_trace: Option<PathBuf>,
 }
 
 /// Builds the device a configuration describes, in memory or file-backed.
@@ -106,14 +109,49 @@ pub fn build_driver(
             )
             .map_err(werr)?,
         )),
+        WorkloadKind::Txn => {
+            let t = &w.txn;
+            let stream = workload::txn::generate(t, logical_pages, &mut rng.fork("workload"))
+                .map_err(werr)?;
+            let conc = if t.isolation == workload::txn::Isolation::Strict {
+                1
+            } else {
+                t.concurrency
+            };
+            let desc = format!(
+                "txn: {} transactions of {}-{} pages ({:?}), {} at once, {:?} isolation, {:.0}% aborts, {:?} addresses",
+                t.transactions,
+                t.size_min,
+                t.size_max,
+                t.size_dist,
+                conc,
+                t.isolation,
+                t.abort_ratio * 100.0,
+                t.address
+            );
+            Ok(Box::new(
+                TxStream::new(&stream, conc, 1.0, logical_pages, desc).map_err(werr)?,
+            ))
+        }
+        WorkloadKind::Seqwriter => {
+            let s = &w.seqwriter;
+            let stream = workload::txn::generate_seq_writer(s, logical_pages).map_err(werr)?;
+            let desc = format!(
+                "sequential writer: {} pages, a commit every {} pages",
+                s.pages, s.sync_pages
+            );
+            Ok(Box::new(
+                TxStream::new(&stream, 1, 1.0, logical_pages, desc).map_err(werr)?,
+            ))
+        }
         WorkloadKind::Trace => {
             let path = &w.trace.path;
             let file = std::fs::File::open(path)
                 .map_err(|e| WorldError::Workload(format!("{path}: {e}")))?;
+            let input = std::io::BufReader::new(file);
             match w.trace.format {
                 TraceFormat::Disksim => {
-                    let reqs = workload::disksim::parse(path, std::io::BufReader::new(file))
-                        .map_err(werr)?;
+                    let reqs = workload::disksim::parse(path, input).map_err(werr)?;
                     Ok(Box::new(
                         workload::disksim::DiskSimReplay::new(
                             path,
@@ -125,6 +163,19 @@ pub fn build_driver(
                         )
                         .map_err(werr)?,
                     ))
+                }
+                TraceFormat::Txn => {
+                    let cmds = workload::txtrace::parse(path, input).map_err(werr)?;
+                    let desc = format!("txn trace {path}: {} commands", cmds.len());
+                    let s = TxStream::new(
+                        &cmds,
+                        w.trace.concurrency,
+                        w.trace.time_scale,
+                        logical_pages,
+                        desc,
+                    )
+                    .map_err(|e| WorldError::Workload(format!("{path}: {}", e.what)))?;
+                    Ok(Box::new(s))
                 }
             }
         }
@@ -139,12 +190,16 @@ enum Ev {
         blocking: bool,
         issued: SimTime,
         kind: u8,
+        tx: TxId,
     },
 }
 
 const K_READ: u8 = 0;
 const K_WRITE: u8 = 1;
 const K_OTHER: u8 = 2;
+const K_COMMIT: u8 = 3;
+const K_ABORT: u8 = 4;
+const NO_TX: TxId = TxId(u64::MAX);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ClientState {
@@ -176,6 +231,12 @@ pub struct World {
     lat_all: Histogram,
     lat_read: Histogram,
     lat_write: Histogram,
+    lat_tx: Histogram,
+    lat_commit: Histogram,
+    tx_begin: BTreeMap<TxId, SimTime>,
+    committed: u64,
+    aborted: u64,
+    trace_out: Option<std::io::BufWriter<std::fs::File>>,
     record: bool,
     host_log: Vec<HostEvent>,
     tx_inst: BTreeMap<TxId, u64>,
@@ -210,6 +271,18 @@ impl World {
             None => None,
         };
         let clients = vec![ClientState::Running; driver.clients() as usize];
+        let trace_out = match &opts.record_trace {
+            Some(p) => {
+                let f = std::fs::File::create(p)
+                    .map_err(|e| WorldError::Io(format!("{}: {e}", p.display())))?;
+                let mut w = std::io::BufWriter::new(f);
+                use std::io::Write;
+                writeln!(w, "{}", workload::txtrace::HEADER)
+                    .map_err(|e| WorldError::Io(e.to_string()))?;
+                Some(w)
+            }
+            None => None,
+        };
         Ok(World {
             cfg: cfg.clone(),
             device,
@@ -223,6 +296,12 @@ impl World {
             lat_all: Histogram::new(),
             lat_read: Histogram::new(),
             lat_write: Histogram::new(),
+            lat_tx: Histogram::new(),
+            lat_commit: Histogram::new(),
+            tx_begin: BTreeMap::new(),
+            committed: 0,
+            aborted: 0,
+            trace_out,
             record: opts.record,
             host_log: Vec::new(),
             tx_inst: BTreeMap::new(),
@@ -273,12 +352,50 @@ impl World {
         self.lat_all = Histogram::new();
         self.lat_read = Histogram::new();
         self.lat_write = Histogram::new();
+        self.lat_tx = Histogram::new();
+        self.lat_commit = Histogram::new();
+        self.committed = 0;
+        self.aborted = 0;
         self.wall_start = std::time::Instant::now();
         self.cpu_start_ns = crate::bench::cpu_time_ns();
     }
 
+    fn record_cmd(&mut self, now: SimTime, cmd: TxCmd) -> Result<(), WorldError> {
+        if let Some(w) = self.trace_out.as_mut() {
+            workload::txtrace::write_line(
+                w,
+                &Timed {
+                    time_ns: now.as_ns(),
+                    cmd,
+                },
+            )
+            .map_err(|e| WorldError::Io(e.to_string()))?;
+        }
+        Ok(())
+    }
+
     /// Issues one request; returns (ack time, kind).
     fn submit(&mut self, op: &Op, now: SimTime) -> Result<(SimTime, u8), WorldError> {
+        if self.trace_out.is_some() {
+            let cmd = match *op {
+                Op::Read { lpn, pages } => TxCmd::Read { lpn, pages },
+                Op::Write { lpn, pages } => TxCmd::Write {
+                    tx: None,
+                    lpn,
+                    pages,
+                },
+                Op::Trim { lpn, pages } => TxCmd::Trim { lpn, pages },
+                Op::Begin { tx } => TxCmd::Begin { tx },
+                Op::TxWrite { tx, lpn, pages } => TxCmd::Write {
+                    tx: Some(tx),
+                    lpn,
+                    pages,
+                },
+                Op::Commit { tx } => TxCmd::Commit { tx },
+                Op::Abort { tx } => TxCmd::Abort { tx },
+            };
+            self.record_cmd(now, cmd)?;
+        }
         let d = &mut self.device;
         let r: Result<(SimTime, u8), SsdError> = (|| {
             Ok(match *op {
@@ -333,6 +450,7 @@ impl World {
                     let t = d.begin(tx, now)?;
                     self.tx_inst.insert(tx, self.next_inst);
                     self.next_inst += 1;
+                    self.tx_begin.insert(tx, now);
                     (t, K_OTHER)
                 }
                 Op::TxWrite { tx, lpn, pages } => {
@@ -365,7 +483,7 @@ impl World {
                             ack: t,
                         });
                     }
-                    (t, K_OTHER)
+                    (t, K_COMMIT)
                 }
                 Op::Abort { tx } => {
                     let t = d.abort(tx, now)?;
@@ -377,7 +495,7 @@ impl World {
                             ack: t,
                         });
                     }
-                    (t, K_OTHER)
+                    (t, K_ABORT)
                 }
             })
         })();
@@ -394,11 +512,21 @@ impl World {
         r.map_err(|e| self.dev_err(now, op, e))
     }
 
-    fn wake_barrier_waiters(&mut self, now: SimTime) {
+    /// A barrier releases when nothing is outstanding and every client has reached it (or is
+    /// done): a rendezvous, so a client sleeping before its next command still holds it.
+    fn maybe_release_barrier(&mut self, now: SimTime) -> Result<(), WorldError> {
+        if self.barrier_waiters.is_empty()
+            || self.outstanding > 0
+            || self.clients.contains(&ClientState::Running)
+        {
+            return Ok(());
+        }
+        self.record_cmd(now, TxCmd::Barrier)?;
         for c in std::mem::take(&mut self.barrier_waiters) {
             self.clients[c as usize] = ClientState::Running;
             self.queue.push(now, Ev::Wake(c));
         }
+        Ok(())
     }
 
     fn on_wake(&mut self, c: u32, now: SimTime) -> Result<(), WorldError> {
@@ -413,6 +541,7 @@ impl World {
         }
         match self.driver.step(c, now) {
             Step::Issue(op) => {
+                let tx = op_tx(&op);
                 let (ack, kind) = self.submit(&op, now)?;
                 if let Some(l) = self.driver.hint_next() {
                     if l.0 < self.device.logical_pages() {
@@ -427,10 +556,12 @@ impl World {
                         blocking: true,
                         issued: now,
                         kind,
+                        tx,
                     },
                 );
             }
             Step::IssueThen(op, next) => {
+                let tx = op_tx(&op);
                 let (ack, kind) = self.submit(&op, now)?;
                 self.outstanding += 1;
                 self.queue.push(
@@ -440,20 +571,21 @@ impl World {
                         blocking: false,
                         issued: now,
                         kind,
+                        tx,
                     },
                 );
                 self.queue.push(next.max(now), Ev::Wake(c));
             }
             Step::Sleep(t) => self.queue.push(t.max(now), Ev::Wake(c)),
             Step::Barrier => {
-                if self.outstanding == 0 {
-                    self.queue.push(now, Ev::Wake(c));
-                } else {
-                    self.clients[c as usize] = ClientState::AtBarrier;
-                    self.barrier_waiters.push(c);
-                }
+                self.clients[c as usize] = ClientState::AtBarrier;
+                self.barrier_waiters.push(c);
+                self.maybe_release_barrier(now)?;
             }
-            Step::Done => self.clients[c as usize] = ClientState::Done,
+            Step::Done => {
+                self.clients[c as usize] = ClientState::Done;
+                self.maybe_release_barrier(now)?;
+            }
         }
         Ok(())
     }
@@ -473,6 +605,7 @@ impl World {
                     blocking,
                     issued,
                     kind,
+                    tx,
                 } => {
                     self.outstanding -= 1;
                     let lat = t.since(issued);
@@ -480,20 +613,42 @@ impl World {
                     match kind {
                         K_READ => self.lat_read.record(lat),
                         K_WRITE => self.lat_write.record(lat),
+                        K_COMMIT => {
+                            self.lat_commit.record(lat);
+                            self.committed += 1;
+                            if let Some(b) = self.tx_begin.remove(&tx) {
+                                self.lat_tx.record(t.since(b));
+                            }
+                        }
+                        K_ABORT => {
+                            self.aborted += 1;
+                            self.tx_begin.remove(&tx);
+                        }
                         _ => {}
                     }
                     if blocking {
                         self.queue.push(t, Ev::Wake(client));
                     }
-                    if self.outstanding == 0 && !self.barrier_waiters.is_empty() {
-                        self.wake_barrier_waiters(t);
-                    }
+                    self.maybe_release_barrier(t)?;
                 }
             }
         }
         if let Some(w) = self.ack_log.as_mut() {
             use std::io::Write;
             w.flush().map_err(|e| WorldError::Io(e.to_string()))?;
+        }
+        if let Some(w) = self.trace_out.as_mut() {
+            use std::io::Write;
+            w.flush().map_err(|e| WorldError::Io(e.to_string()))?;
+        }
+        if let Some(c) = self
+            .clients
+            .iter()
+            .position(|c| *c == ClientState::AtBarrier)
+        {
+            return Err(WorldError::Workload(format!(
+                "client {c} is stuck at a barrier when the run ends"
+            )));
         }
         Ok(())
     }
@@ -561,6 +716,31 @@ impl World {
             latency_ns: self.lat_all.percentiles(),
             read_latency_ns: self.lat_read.percentiles(),
             write_latency_ns: self.lat_write.percentiles(),
+            txs_committed: self.committed,
+            txs_aborted: self.aborted,
+            tx_throughput_per_s: if sim_ns == 0 {
+                0.0
+            } else {
+                self.committed as f64 / (sim_ns as f64 / 1e9)
+            },
+            tx_time_ns: self.lat_tx.percentiles(),
+            commit_latency_ns: self.lat_commit.percentiles(),
+            commit_record_writes: s.commit_record_writes - f.commit_record_writes,
+            commit_record_share: share(s.commit_record_writes - f.commit_record_writes, programs),
+            map_persist_writes: s.map_persist_writes - f.map_persist_writes,
+            map_persist_share: share(s.map_persist_writes - f.map_persist_writes, programs),
+            map_persist_per_host_write: share(
+                s.map_persist_writes - f.map_persist_writes,
+                host_writes,
+            ),
+            space_overhead: {
+                let counters = d.protocol_counters();
+                let live = counters
+                    .iter()
+                    .find(|(k, _)| *k == "live_record_pages")
+                    .map_or(0, |x| x.1);
+                share(live, d.core.mapped_pages())
+            },
             erase_count: EraseStats::of(&meta),
             ftl: diff_stats(&s, f),
             protocol_counters: d
@@ -592,6 +772,21 @@ impl World {
             host_log: self.host_log,
             base_image: self.base_image,
         }
+    }
+}
+
+fn op_tx(op: &Op) -> TxId {
+    match *op {
+        Op::Begin { tx } | Op::TxWrite { tx, .. } | Op::Commit { tx } | Op::Abort { tx } => tx,
+        _ => NO_TX,
+    }
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
     }
 }
 
