@@ -63,18 +63,25 @@ impl Isolation {
     ];
 }
 
-/// The `[protocol]` section of a configuration.
+/// The `[protocol]` section of a configuration. Options apply only to the protocols that
+/// name them; the others ignore them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ProtocolConfig {
     /// A name from the registry.
     pub name: String,
+    /// CFC / AFC: the block-based flag technique of Flag Commit §3.4.
+    pub block_flags: bool,
+    /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
+    pub log_heads: u32,
 }
 
 impl Default for ProtocolConfig {
     fn default() -> Self {
         ProtocolConfig {
             name: "none".into(),
+            block_flags: false,
+            log_heads: 8,
         }
     }
 }
