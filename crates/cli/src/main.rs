@@ -113,6 +113,18 @@ enum Cmd {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Reproduce the papers' headline experiments and write a claims report.
+    Reproduce {
+        /// txflash, lighttx, or all (repeatable).
+        #[arg(long = "paper", required = true)]
+        papers: Vec<String>,
+        /// Small devices and workloads (minutes instead of hours).
+        #[arg(long)]
+        quick: bool,
+        /// Where claims.json, REPORT.md, CSV files and SVG plots go.
+        #[arg(long, default_value = "out/reproduce")]
+        out: PathBuf,
+    },
     /// List the registered commit protocols.
     Protocols,
     /// List the device presets.
@@ -422,6 +434,51 @@ fn cmd_recover(
     write_json(json, &rep)
 }
 
+fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Result<(), Fail> {
+    let mut list: Vec<String> = Vec::new();
+    for p in papers {
+        match p.as_str() {
+            "all" => list.extend(["txflash".to_string(), "lighttx".to_string()]),
+            "txflash" | "lighttx" => list.push(p.clone()),
+            other => {
+                return Err(bad(format!(
+                    "unknown paper '{other}' (known: txflash, lighttx, all)"
+                )))
+            }
+        }
+    }
+    list.dedup();
+    let scale = if quick {
+        reproduce::Scale::Quick
+    } else {
+        reproduce::Scale::Full
+    };
+    let wall = std::time::Instant::now();
+    let progress = |m: &str| eprintln!("{m}");
+    let mut outputs = Vec::new();
+    for p in &list {
+        eprintln!("reproducing {p} ({})", if quick { "quick" } else { "full" });
+        let o =
+            reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
+        outputs.push((p.clone(), o));
+    }
+    reproduce::write(out, &outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
+    let mut t = report::Table::new(vec!["id", "paper", "measured", "verdict"]);
+    for (_, o) in &outputs {
+        for c in &o.claims {
+            t.row(vec![
+                c.id.clone(),
+                c.paper_value.clone(),
+                c.measured.clone(),
+                format!("{:?}", c.verdict).to_lowercase(),
+            ]);
+        }
+    }
+    print!("{}", t.render());
+    println!("report: {}", out.join("REPORT.md").display());
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match &cli.cmd {
@@ -470,6 +527,7 @@ fn main() -> ExitCode {
             verify_acks,
             json,
         } => cmd_recover(image, verify_acks, json),
+        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();

@@ -1,5 +1,6 @@
 //! Output: aligned text tables for people, JSON and CSV for programs.
 
+pub mod svg;
 pub mod table;
 
 use serde::Serialize;
