@@ -37,7 +37,7 @@ const FIG6_PROTOCOLS: [&str; 3] = ["tc", "bpcc", "scc"];
 const ABORTS: [f64; 6] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5];
 const FIG8_PROTOCOLS: [&str; 3] = ["tc", "scc", "bpcc"];
 
-fn get<'a>(r: &'a [Result<RunMetrics, String>], i: usize) -> Result<&'a RunMetrics, String> {
+fn get(r: &[Result<RunMetrics, String>], i: usize) -> Result<&RunMetrics, String> {
     r[i].as_ref().map_err(|e| e.clone())
 }
 
