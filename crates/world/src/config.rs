@@ -282,10 +282,32 @@ impl Config {
                 self.workload.prefill
             )));
         }
-        self.workload
-            .synthetic
-            .validate()
-            .map_err(|w| ConfigError(w.what))?;
+        let w = &self.workload;
+        match w.kind {
+            WorkloadKind::Synthetic => w.synthetic.validate().map_err(|w| ConfigError(w.what))?,
+            WorkloadKind::Txn => {
+                w.txn.validate().map_err(|w| ConfigError(w.what))?;
+                let info = d.protocol_info().map_err(e)?;
+                let level = match w.txn.isolation {
+                    workload::txn::Isolation::Strict => ssd::Isolation::Strict,
+                    workload::txn::Isolation::NoPageConflict => ssd::Isolation::NoPageConflict,
+                    workload::txn::Isolation::Serializable => ssd::Isolation::Serializable,
+                };
+                if !info.supports(level) {
+                    let ok: Vec<&str> = info.isolation.iter().map(|i| i.name()).collect();
+                    return Err(ConfigError(format!(
+                        "workload.txn.isolation: protocol {} does not support {} isolation (it supports: {})",
+                        info.name,
+                        level.name(),
+                        ok.join(", ")
+                    )));
+                }
+            }
+            WorkloadKind::Seqwriter | WorkloadKind::Trace => {}
+        }
+        if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {
+            return Err(ConfigError("workload.trace.concurrency must be at least 1".into()));
+        }
         if self.workload.kind == WorkloadKind::Trace && self.workload.trace.path.is_empty() {
             return Err(ConfigError(
                 "workload.trace.path: a trace workload needs a file (--trace PATH)".into(),
