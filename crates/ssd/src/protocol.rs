@@ -186,7 +186,11 @@ impl ProtocolInfo {
 }
 
 /// Every protocol commitlab knows. One line per protocol.
-pub static REGISTRY: &[&ProtocolInfo] = &[&crate::protocols::none::INFO];
+pub static REGISTRY: &[&ProtocolInfo] = &[
+    &crate::protocols::none::INFO,
+    &crate::protocols::cfc::INFO,
+    &crate::protocols::afc::INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
     REGISTRY
