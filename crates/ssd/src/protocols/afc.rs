@@ -50,7 +50,9 @@
 //! victim is copied with "00" into the GC stream and pinned (a *carrier*); carriers are
 //! released when every other page of the transaction is gone and those erases are durable.
 //! If nothing of the transaction stays, nothing is needed (but the erases that removed its
-//! other pages must be durable first). With `protocol.block_flags` (§3.4) Links are laid out
+//! other pages must be durable first). Recovery tracks only aborted transactions that matter
+//! ("Relevance" in `cfc.rs`: some page of it newer than its logical page's current version);
+//! for the others no FALSE needs to survive. With `protocol.block_flags` (§3.4) Links are laid out
 //! in per-block clusters and copies' Links are rewritten as in CFC; AFC's GC never relocates
 //! an aborted page and needs no Links to place a FALSE, so the technique saves nothing here:
 //! its only effect is the chain layout, and recovery works on clusters.
@@ -67,9 +69,9 @@
 //! the page itself unless the scan read it directly or it cannot change any more ("00", or
 //! "10" on a first page). This reads far more pages than CFC (which reads heads only): the
 //! paper's higher recovery overhead (Table 1). The newest committed version of each logical
-//! page is mapped; uncommitted transactions are rebuilt as aborted with their pages and the
-//! FALSE pages found as holders; unmapped data pages are pinned until `after_recovery` (see
-//! `cfc.rs`).
+//! page is mapped; uncommitted transactions that matter are rebuilt as aborted with their
+//! pages and the FALSE pages found as holders; their pages are pinned until `after_recovery`
+//! (see `cfc.rs`).
 //!
 //! # Why it is atomic and durable, case by case
 //!

@@ -105,6 +105,17 @@
 //! instead, with TRUE and that Link: a *carrier*, pinned, so the target is not a head. A
 //! carrier is released (unpinned) when its target's block is erased, after that erase is
 //! durable; by then the carrier's link dangles and it is a TRUE head of nothing but itself.
+//! Carriers go to the victim's unit if GC can still write there, else to any unit with room
+//! beyond its last free block.
+//!
+//! **Relevance.** Right after a crash every flag move would need a carrier, which can run a
+//! unit out of space (found by the crash checker). But a transaction found by recovery matters
+//! only while its status can change what recovery maps: a committed one while one of its pages
+//! is current, an uncommitted one while one of its pages is newer than the current version of
+//! its logical page (were it ever taken as committed, that page would win). Current versions
+//! only get newer, so a transaction that does not matter at recovery never will. Recovery keeps
+//! a bit per recovered XID; GC makes no carrier for a transaction that does not matter, and
+//! recovery neither tracks nor pins its pages.
 //!
 //! # Recovery (§3.1.3)
 //!
@@ -114,11 +125,13 @@
 //! set shows FALSE). U⁺ / U⁻ = heads with / without TRUE; a transaction with heads in both is
 //! inconsistent and treated as aborted; S⁺ = everything reachable from the remaining U⁺
 //! (which is every page of each committed transaction). Each logical page maps to its
-//! committed page with the largest version. The transaction table is rebuilt with every
-//! uncommitted transaction that has pages as aborted. Every unmapped data page is pinned
-//! until `after_recovery`, so that the FTL files its block as full rather than free: a free
-//! block is erased without `before_erase`, which would skip the flag maintenance; then GC
-//! runs where it is due.
+//! committed page with the largest version. Flag reads are issued together when the scan is
+//! done (their addresses come from it) and queue per plane. The transaction table is rebuilt
+//! with every uncommitted transaction that matters (see "Relevance") as aborted. Every
+//! unmapped data page of a transaction that matters is pinned until `after_recovery`, so that
+//! the FTL files its block as full rather than free: a free block is erased without
+//! `before_erase`, which would skip the flag maintenance; then GC runs where it is due (the
+//! FTL writes its post-recovery checkpoint before any command would run GC).
 //!
 //! # Why it is atomic and durable, case by case
 //!
@@ -154,7 +167,8 @@
 //!    later crashes although its TRUE pages remain until GC drops them. Recovery pins one
 //!    page of a FALSE head; a pinned page is relocated, never dropped, and its copy keeps
 //!    the FALSE flag and is a head. The pin is released once every TRUE page of T is gone and
-//!    the erases that removed them are durable.
+//!    the erases that removed them are durable. (If T does not matter, see "Relevance", it is
+//!    not tracked at all: whatever it is taken for, none of its pages can win.)
 //! 7. *Torn operations.* A torn program reads uncorrectable and is not in S (it was not
 //!    acked; the chain above it, if any, is all in T's case 1 or 2). A torn partial program
 //!    is case 2 (a commit flag) or leaves a GC flag TRUE or FALSE before an erase that has

@@ -185,8 +185,8 @@ pub struct Graph {
     pub pred: Vec<u32>,
     /// Cluster of each page.
     pub cluster: Vec<u32>,
-    /// Source groups, each as the indices of its pages.
-    pub sources: Vec<Vec<u32>>,
+    /// The head clusters (source groups); their pages are `members_of(c)`.
+    pub sources: Vec<u32>,
     /// Members of each cluster (CSR: `members[start[c]..start[c+1]]`).
     member_start: Vec<u32>,
     members: Vec<u32>,
@@ -275,10 +275,7 @@ impl Graph {
                 linked[cluster[j as usize] as usize] = true;
             }
         }
-        let sources = (0..ncl)
-            .filter(|c| !linked[*c])
-            .map(|c| members[member_start[c] as usize..member_start[c + 1] as usize].to_vec())
-            .collect();
+        let sources = (0..ncl as u32).filter(|c| !linked[*c as usize]).collect();
         Graph {
             pred,
             cluster,
@@ -294,18 +291,13 @@ impl Graph {
             [self.member_start[c as usize] as usize..self.member_start[c as usize + 1] as usize]
     }
 
-    /// Every page reachable from the given source groups by following links, a reached
+    /// Every page reachable from the given head clusters by following links, a reached
     /// cluster counting as a whole (§3.1.3's S⁺, at cluster granularity with §3.4).
-    pub fn reach(&self, from: &[&Vec<u32>]) -> Vec<bool> {
+    pub fn reach(&self, from: impl Iterator<Item = u32>) -> Vec<bool> {
         let n = self.pred.len();
         let mut seen_cluster = vec![false; self.member_start.len().saturating_sub(1)];
         let mut out = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
-        for g in from {
-            for &i in g.iter() {
-                stack.push(self.cluster[i as usize]);
-            }
-        }
+        let mut stack: Vec<u32> = from.collect();
         while let Some(c) = stack.pop() {
             if seen_cluster[c as usize] {
                 continue;
@@ -326,15 +318,41 @@ impl Graph {
 /// What recovery concluded about the transactions on a device.
 #[derive(Clone, Debug, Default)]
 pub struct Decision {
-    /// Committed transactions.
-    pub committed: BTreeSet<u32>,
-    /// CFC: transactions with both a TRUE and a FALSE source group (§3.1.3: "inconsistent",
-    /// treated as aborted). Never set for AFC.
-    pub inconsistent: BTreeSet<u32>,
+    /// Committed transactions (sorted).
+    pub committed: Vec<u32>,
+    /// CFC: transactions with both a TRUE and a FALSE head (§3.1.3: "inconsistent", treated
+    /// as aborted), sorted. Never set for AFC.
+    pub inconsistent: Vec<u32>,
     /// S⁺: whether each page is a committed page.
     pub in_s_plus: Vec<bool>,
     /// Current flag of each page where known (read from the page or final in the scan).
     pub flags: Vec<Option<u8>>,
+    /// Per head cluster (in `Graph::sources` order): whether it holds a TRUE page (CFC).
+    pub head_true: Vec<bool>,
+}
+
+impl Decision {
+    pub fn is_committed(&self, xid: u32) -> bool {
+        self.committed.binary_search(&xid).is_ok()
+    }
+    pub fn is_inconsistent(&self, xid: u32) -> bool {
+        self.inconsistent.binary_search(&xid).is_ok()
+    }
+}
+
+/// Page indices grouped by transaction: sorted by (XID, Ord); returns the order and the
+/// start of each group.
+fn by_xid(pages: &[PageMeta]) -> (Vec<u32>, Vec<usize>) {
+    let mut order: Vec<u32> = (0..pages.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (pages[i as usize].xid, pages[i as usize].ord, i));
+    let mut starts = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        if k == 0 || pages[order[k - 1] as usize].xid != pages[i as usize].xid {
+            starts.push(k);
+        }
+    }
+    starts.push(order.len());
+    (order, starts)
 }
 
 /// Decides which transactions are committed. `current[i]` says whether page `i`'s scanned flag
@@ -342,10 +360,10 @@ pub struct Decision {
 /// flag changes (footnote 7), and `read_flag(i)` reads the page, but only where the flag could
 /// still have changed ([`Variant::is_final`]).
 ///
-/// CFC (§3.1.3): U⁺ / U⁻ are the source groups with / without a TRUE flag; a transaction with
-/// groups in both is inconsistent and treated as aborted; S⁺ is everything reachable from the
-/// remaining U⁺. AFC (§3.2): a transaction is committed iff no page of it holds FALSE
-/// (Definition 3.3); S⁺ is everything reachable from its source groups.
+/// CFC (§3.1.3): U⁺ / U⁻ are the head clusters with / without a TRUE flag; a transaction with
+/// heads in both is inconsistent and treated as aborted; S⁺ is everything reachable from the
+/// remaining U⁺. AFC (§3.2): following every chain from its head, a transaction is committed
+/// iff no page of it holds FALSE (Definition 3.3); S⁺ is everything reachable from its heads.
 pub fn decide(
     v: Variant,
     pages: &[PageMeta],
@@ -359,12 +377,9 @@ pub fn decide(
         .zip(current)
         .map(|(p, cur)| (*cur || v.is_final(p.flag, p.ord)).then_some(p.flag))
         .collect();
-    let mut by_xid: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for (i, p) in pages.iter().enumerate() {
-        by_xid.entry(p.xid).or_default().push(i as u32);
-    }
-    let mut committed = BTreeSet::new();
-    let mut inconsistent = BTreeSet::new();
+    let mut committed = Vec::new();
+    let mut inconsistent = Vec::new();
+    let mut head_true = vec![false; g.sources.len()];
     let mut flag_of = |i: usize, flags: &mut Vec<Option<u8>>| -> Result<u8> {
         if let Some(f) = flags[i] {
             return Ok(f);
@@ -375,16 +390,20 @@ pub fn decide(
     };
     match v {
         Variant::Cfc => {
-            let mut group_of_xid: BTreeMap<u32, (bool, bool)> = BTreeMap::new();
-            for grp in &g.sources {
-                let xid = pages[grp[0] as usize].xid;
-                let mut order: Vec<u32> = grp.clone();
-                // The commit flag sits on a group's newest page; look there first.
-                order.sort_by_key(|&i| std::cmp::Reverse(pages[i as usize].ord));
-                let mut has_true = order
+            // (xid, TRUE head?) per head cluster.
+            let mut heads: Vec<(u32, bool)> = Vec::with_capacity(g.sources.len());
+            let mut order: Vec<u32> = Vec::new();
+            for (k, &c) in g.sources.iter().enumerate() {
+                let m = g.members_of(c);
+                let xid = pages[m[0] as usize].xid;
+                let mut has_true = m
                     .iter()
                     .any(|&i| flags[i as usize].is_some_and(|f| v.is_true(f)));
                 if !has_true {
+                    // The commit flag sits on a cluster's newest page; look there first.
+                    order.clear();
+                    order.extend_from_slice(m);
+                    order.sort_by_key(|&i| std::cmp::Reverse(pages[i as usize].ord));
                     for &i in &order {
                         if v.is_true(flag_of(i as usize, &mut flags)?) {
                             has_true = true;
@@ -392,37 +411,44 @@ pub fn decide(
                         }
                     }
                 }
-                let e = group_of_xid.entry(xid).or_insert((false, false));
-                if has_true {
-                    e.0 = true;
-                } else {
-                    e.1 = true;
-                }
+                head_true[k] = has_true;
+                heads.push((xid, has_true));
             }
-            for (xid, (t, f)) in group_of_xid {
+            heads.sort_unstable();
+            let mut k = 0;
+            while k < heads.len() {
+                let xid = heads[k].0;
+                let (mut t, mut f) = (false, false);
+                while k < heads.len() && heads[k].0 == xid {
+                    t |= heads[k].1;
+                    f |= !heads[k].1;
+                    k += 1;
+                }
                 if t && !f {
-                    committed.insert(xid);
+                    committed.push(xid);
                 } else if t && f {
-                    inconsistent.insert(xid);
+                    inconsistent.push(xid);
                 }
             }
-            // An inconsistent transaction stays aborted only while one of its FALSE groups
-            // survives a TRUE page of it; recovery needs to know every TRUE page.
-            for xid in &inconsistent {
-                for &i in &by_xid[xid] {
-                    flag_of(i as usize, &mut flags)?;
+            // An inconsistent transaction stays aborted only while one of its FALSE heads
+            // survives every TRUE page of it; recovery needs to know every TRUE page.
+            if !inconsistent.is_empty() {
+                for (i, p) in pages.iter().enumerate() {
+                    if inconsistent.binary_search(&p.xid).is_ok() {
+                        flag_of(i, &mut flags)?;
+                    }
                 }
             }
         }
         Variant::Afc => {
-            for (xid, idx) in &by_xid {
-                let mut order = idx.clone();
-                order.sort_by_key(|&i| pages[i as usize].ord);
-                let mut aborted = order
+            let (order, starts) = by_xid(pages);
+            for w in starts.windows(2) {
+                let grp = &order[w[0]..w[1]];
+                let mut aborted = grp
                     .iter()
                     .any(|&i| flags[i as usize].is_some_and(|f| !v.is_true(f)));
                 if !aborted {
-                    for &i in &order {
+                    for &i in grp {
                         if !v.is_true(flag_of(i as usize, &mut flags)?) {
                             aborted = true;
                             break;
@@ -430,23 +456,25 @@ pub fn decide(
                     }
                 }
                 if !aborted {
-                    committed.insert(*xid);
+                    committed.push(pages[grp[0] as usize].xid);
                 }
             }
         }
     }
-    let roots: Vec<&Vec<u32>> = g
-        .sources
-        .iter()
-        .filter(|grp| committed.contains(&pages[grp[0] as usize].xid))
-        .collect();
-    let in_s_plus = g.reach(&roots);
-    debug_assert!((0..n).all(|i| in_s_plus[i] == committed.contains(&pages[i].xid)));
+    let is_committed = |x: u32| committed.binary_search(&x).is_ok();
+    let in_s_plus = g.reach(
+        g.sources
+            .iter()
+            .copied()
+            .filter(|&c| is_committed(pages[g.members_of(c)[0] as usize].xid)),
+    );
+    debug_assert!((0..n).all(|i| in_s_plus[i] == is_committed(pages[i].xid)));
     Ok(Decision {
         committed,
         inconsistent,
         in_s_plus,
         flags,
+        head_true,
     })
 }
 
@@ -552,6 +580,7 @@ struct Counters {
     restamp_writes: u64,
     recovered_inconsistent: u64,
     recovered_aborted: u64,
+    irrelevant_skips: u64,
 }
 
 /// CFC or AFC.
@@ -579,6 +608,10 @@ pub struct FlagCommit {
     reloc: Option<Reloc>,
     /// Pages pinned by recovery only so that their blocks stay out of the free pools.
     recovered_pins: Vec<Ppa>,
+    /// XIDs below this were found by the last recovery; `relevant` says which of those can
+    /// still affect what recovery maps (see "Relevance" in `cfc.rs`). Later XIDs all can.
+    recovered_below: u32,
+    relevant: Vec<u64>,
     c: Counters,
 }
 
@@ -637,6 +670,8 @@ impl FlagCommit {
             erase_done: vec![SimTime::ZERO; core.geo.blocks() as usize],
             reloc: None,
             recovered_pins: Vec::new(),
+            recovered_below: 0,
+            relevant: Vec::new(),
             c: Counters::default(),
         }
     }
@@ -648,6 +683,15 @@ impl FlagCommit {
     ) -> Result<Box<dyn CommitProtocol>> {
         check_medium(v, core)?;
         Ok(Box::new(FlagCommit::empty(v, cfg, core)))
+    }
+
+    /// Whether a transaction's commit status can still change what recovery maps.
+    fn is_relevant(&self, xid: u32) -> bool {
+        xid >= self.recovered_below
+            || self
+                .relevant
+                .get((xid / 64) as usize)
+                .is_some_and(|w| w & (1 << (xid % 64)) != 0)
     }
 
     fn xid_of(&self, tx: TxRef) -> Result<u32> {
@@ -830,8 +874,9 @@ impl FlagCommit {
                 let g = Graph::build(&metas, &|p| geo.block_of(p).0, self.block_flags);
                 g.sources
                     .iter()
-                    .filter_map(|grp| {
-                        grp.iter()
+                    .filter_map(|&c| {
+                        g.members_of(c)
+                            .iter()
                             .max_by_key(|&&i| metas[i as usize].ord)
                             .map(|&i| metas[i as usize].ppa)
                     })
@@ -875,7 +920,21 @@ impl FlagCommit {
         meta.ppa = Ppa::NONE;
         let mut oob = blank_oob(core, kind::DATA);
         meta.write(&mut oob);
-        let pu = core.geo.pu_of(src);
+        // In the victim's unit if GC can still write there, else wherever there is room
+        // without taking another unit's last free block.
+        let own = core.geo.pu_of(src);
+        let has_room = |core: &FtlCore, pu: PuId, reserve: u32| {
+            core.pus[pu.0 as usize].heads[Stream::GC.0 as usize] != u32::MAX
+                || core.free_blocks(pu) > reserve
+        };
+        let pu = if has_room(core, own, 0) {
+            own
+        } else {
+            (0..core.geo.pus())
+                .map(PuId)
+                .find(|pu| has_room(core, *pu, 1))
+                .unwrap_or(own)
+        };
         let (to, t) = core.program(Stream::GC, Some(pu), content, &oob, end_read)?;
         core.pin(to);
         self.c.carrier_copies += 1;
@@ -972,6 +1031,10 @@ impl FlagCommit {
                 let e = self.clear_flag_bits(core, target, BIT_COMMIT, r)?;
                 self.c.gc_flag_writes += 1;
                 t_out = t_out.max(e);
+            } else if !self.is_relevant(xid) {
+                // Found by the last recovery with every page of it out of date: whether it
+                // counts as committed no longer matters.
+                self.c.irrelevant_skips += 1;
             } else {
                 // NOP exhausted (or unknown after a crash): keep the dropped page alive as a
                 // TRUE copy linking to the target instead.
@@ -1408,6 +1471,10 @@ impl CommitProtocol for FlagCommit {
         }
         let ready = core.host_transfer_done(now);
         self.program_shadow(core, xid, lpn, Content::Tag(tag), ready)?;
+        if let Some(d) = self.dirty.get_mut(&lpn) {
+            // Written again after a plain write: this version is newer than it already.
+            d.restamp = false;
+        }
         Ok(ready)
     }
 
@@ -1506,7 +1573,7 @@ impl CommitProtocol for FlagCommit {
         for p in &a.pages {
             core.unpin(p.ppa, now);
             x.pages.insert(p.ppa);
-            if p.ord == 0 {
+            if p.ord == 0 && self.v == Variant::Afc {
                 // AFC: the first page's FALSE, durable once it (or its copy) is.
                 x.holders.push((p.ppa, a.durable_at));
             }
@@ -1628,6 +1695,7 @@ impl CommitProtocol for FlagCommit {
             ),
             ("commits in flight", self.pending.len() as u64 * 12),
             ("reprogram watermarks", self.fresh_from.len() as u64 * 2),
+            ("recovered relevance bits", self.relevant.len() as u64 * 8),
         ]
     }
 
@@ -1643,6 +1711,7 @@ impl CommitProtocol for FlagCommit {
             ("restamp_writes", c.restamp_writes),
             ("recovered_aborted", c.recovered_aborted),
             ("recovered_inconsistent", c.recovered_inconsistent),
+            ("irrelevant_skips", c.irrelevant_skips),
             (
                 "active_txs",
                 self.txs
@@ -1793,16 +1862,28 @@ pub fn recover(v: Variant, ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitPr
             .collect()
     };
     let dec = {
+        // The flag reads are issued together once the scan is done (their addresses come
+        // from it) and queue per plane.
+        let t0 = ctx.ready;
+        let mut t_end = t0;
         let pages_ref = &pages;
+        let core = &mut *ctx.core;
         let mut read = |i: usize| -> Result<u8> {
-            let ppa = pages_ref[i].ppa;
-            Ok(match ctx.read_oob(ppa)? {
-                Some(o) if o.len() > OFF_FLAG && o[0] == kind::DATA => o[OFF_FLAG],
+            let (t, view) = core.read_oob(pages_ref[i].ppa, t0)?;
+            t_end = t_end.max(t.end);
+            Ok(match view {
+                PageView::Programmed { oob, .. }
+                    if oob.len() > OFF_FLAG && oob[0] == kind::DATA =>
+                {
+                    oob[OFF_FLAG]
+                }
                 // Unreadable now: it holds no flag we can use.
                 _ => v.initial_flag(0),
             })
         };
-        decide(v, &pages, &g, &current, &mut read)?
+        let dec = decide(v, &pages, &g, &current, &mut read)?;
+        ctx.ready = ctx.ready.max(t_end);
+        dec
     };
     // The largest committed version of each logical page.
     let mut best: Vec<Option<usize>> = vec![None; lp as usize];
@@ -1831,46 +1912,49 @@ pub fn recover(v: Variant, ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitPr
             mapped[*i] = true;
         }
     }
-    // Reprogram watermarks: pages programmed before this recovery may carry a torn partial
-    // program that changed no visible bit, so their NOP budget is unknown: never reprogram
-    // them. Partly written blocks go on from their first erased page.
-    let ppb = geo.pages_per_block as u16;
-    let mut has_data = vec![false; geo.blocks() as usize];
-    for p in &pages {
-        has_data[geo.block_of(p.ppa).0 as usize] = true;
-    }
-    for (b, h) in has_data.iter().enumerate() {
-        fc.fresh_from[b] = if *h { ppb } else { 0 };
-    }
-    for (b, next) in &ctx.scan.tails {
-        fc.fresh_from[b.0 as usize] = (*next as u16).min(ppb);
-    }
-    // Uncommitted transactions stay in the table as aborted until their pages are gone.
-    let mut by_xid: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (i, p) in pages.iter().enumerate() {
-        if !dec.committed.contains(&p.xid) {
-            by_xid.entry(p.xid).or_default().push(i);
-        }
-    }
-    let source_of: BTreeMap<u32, bool> = {
-        // Pages in a FALSE source group, for picking an inconsistent transaction's pin.
-        let mut m = BTreeMap::new();
-        for grp in &g.sources {
-            let has_true = grp
-                .iter()
-                .any(|&i| dec.flags[i as usize].is_some_and(|f| v.is_true(f)));
-            if !has_true {
-                for &i in grp {
-                    m.insert(i, true);
-                }
+    // Relevance: a committed transaction matters while a page of it is current; an
+    // uncommitted one while a page of it is newer than its logical page's current version
+    // (were it ever taken as committed, that page would win). The others can lose their
+    // flags without changing anything recovery maps: they are neither tracked nor pinned.
+    let page_relevant: Vec<bool> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if dec.in_s_plus[i] {
+                mapped[i]
+            } else {
+                best[p.lba as usize].is_none_or(|j| pages[j].ver < p.ver)
             }
+        })
+        .collect();
+    fc.recovered_below = fc.next_xid;
+    fc.relevant = vec![0u64; (fc.next_xid as usize).div_ceil(64)];
+    for (i, p) in pages.iter().enumerate() {
+        if page_relevant[i] {
+            fc.relevant[(p.xid / 64) as usize] |= 1 << (p.xid % 64);
         }
-        m
-    };
+    }
+    // Uncommitted transactions that matter stay in the table as aborted until their pages
+    // are gone. An inconsistent one keeps a pinned page of a FALSE head (case 6 in `cfc.rs`).
+    let mut false_head_page: BTreeMap<u32, usize> = BTreeMap::new();
+    for (k, &c) in g.sources.iter().enumerate() {
+        let m = g.members_of(c);
+        let xid = pages[m[0] as usize].xid;
+        if !dec.head_true[k] && dec.is_inconsistent(xid) {
+            false_head_page.entry(xid).or_insert(m[0] as usize);
+        }
+    }
+    let (order, starts) = by_xid(&pages);
     let mut perma: BTreeSet<Ppa> = BTreeSet::new();
-    for (xid, idx) in by_xid {
+    for w in starts.windows(2) {
+        let grp = &order[w[0]..w[1]];
+        let xid = pages[grp[0] as usize].xid;
+        if dec.is_committed(xid) || !fc.is_relevant(xid) {
+            continue;
+        }
         let mut x = Aborted::default();
-        for &i in &idx {
+        for &i in grp {
+            let i = i as usize;
             let p = pages[i].ppa;
             x.pages.insert(p);
             fc.owner.insert(p, Owner::Tx(xid));
@@ -1883,39 +1967,51 @@ pub fn recover(v: Variant, ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitPr
                 }
             }
         }
-        if dec.inconsistent.contains(&xid) {
+        if dec.is_inconsistent(xid) {
             fc.c.recovered_inconsistent += 1;
-            let pin = idx
-                .iter()
-                .copied()
-                .find(|i| source_of.contains_key(&(*i as u32)))
-                .map(|i| pages[i].ppa);
-            match pin {
-                Some(p) => {
-                    x.pages.remove(&p);
-                    x.pin = Some(p);
-                    perma.insert(p);
-                }
-                None => {
-                    return Err(internal(format!(
-                        "inconsistent XID {xid} without a FALSE group"
-                    )))
-                }
-            }
+            let Some(&i) = false_head_page.get(&xid) else {
+                return Err(internal(format!(
+                    "inconsistent XID {xid} without a FALSE head"
+                )));
+            };
+            let p = pages[i].ppa;
+            x.pages.remove(&p);
+            x.pin = Some(p);
+            perma.insert(p);
         } else {
             x.true_pages.clear();
         }
         fc.c.recovered_aborted += 1;
         fc.txs.insert(xid, TxEntry::Aborted(x));
     }
-    // Keep every block holding data pages out of the free pools until `after_recovery`: a
-    // free block is erased without `before_erase`, which would skip the flag maintenance.
+    // Keep every block holding a page of a transaction that matters out of the free pools
+    // until `after_recovery`: a free block is erased without `before_erase`, which would skip
+    // the flag maintenance.
+    let mut live_block = vec![false; geo.blocks() as usize];
     for (i, p) in pages.iter().enumerate() {
+        let keep = mapped[i] || perma.contains(&p.ppa) || fc.is_relevant(p.xid);
+        if !keep {
+            continue;
+        }
+        live_block[geo.block_of(p.ppa).0 as usize] = true;
         if perma.contains(&p.ppa) {
             ctx.pin(p.ppa);
         } else if !mapped[i] {
             ctx.pin(p.ppa);
             fc.recovered_pins.push(p.ppa);
+        }
+    }
+    // Reprogram watermarks: pages programmed before this recovery may carry a torn partial
+    // program that changed no visible bit, so their NOP budget is unknown: never reprogram
+    // them. Blocks left without live pages are erased before reuse; partly written ones go
+    // on from their first erased page.
+    let ppb = geo.pages_per_block as u16;
+    for (b, live) in live_block.iter().enumerate() {
+        fc.fresh_from[b] = if *live { ppb } else { 0 };
+    }
+    for (b, next) in &ctx.scan.tails {
+        if live_block[b.0 as usize] {
+            fc.fresh_from[b.0 as usize] = (*next as u16).min(ppb);
         }
     }
     Ok(Box::new(fc))
