@@ -685,6 +685,19 @@ impl FlagCommit {
         Ok(Box::new(FlagCommit::empty(v, cfg, core)))
     }
 
+    fn live_record_pages(&self) -> u64 {
+        let cfc: usize = self.carriers.values().map(Vec::len).sum();
+        let other: usize = self
+            .txs
+            .values()
+            .map(|e| match e {
+                TxEntry::Aborted(x) => x.carriers.len() + usize::from(x.pin.is_some()),
+                TxEntry::Active(_) => 0,
+            })
+            .sum();
+        (cfc + other) as u64
+    }
+
     /// Whether a transaction's commit status can still change what recovery maps.
     fn is_relevant(&self, xid: u32) -> bool {
         xid >= self.recovered_below
@@ -1712,6 +1725,9 @@ impl CommitProtocol for FlagCommit {
             ("recovered_aborted", c.recovered_aborted),
             ("recovered_inconsistent", c.recovered_inconsistent),
             ("irrelevant_skips", c.irrelevant_skips),
+            // Pages kept live only to keep commits decidable: CFC carriers, AFC carriers and
+            // the pinned FALSE pages of inconsistent transactions.
+            ("live_record_pages", self.live_record_pages()),
             (
                 "active_txs",
                 self.txs
