@@ -979,8 +979,10 @@ impl FlagCommit {
                 .or_default()
                 .push((c.meta.xid, c.meta.ord));
         }
-        // Targets outside the victim that become heads: (target, xid, ord bound, via page).
-        let mut need: BTreeMap<Ppa, (u32, u32, PageMeta)> = BTreeMap::new();
+        // Targets outside the victim that become heads, per (target, XID): the order bound a
+        // valid target stays below and the dropped page that links to it. Keyed by XID too: a
+        // stale link of another transaction may reach the same address.
+        let mut need: BTreeMap<(Ppa, u32), (u32, PageMeta)> = BTreeMap::new();
         for d in dropped {
             let mut cur = *d;
             loop {
@@ -1000,12 +1002,15 @@ impl FlagCommit {
                         _ => break, // dangling
                     }
                 }
-                need.entry(t).or_insert((cur.xid, cur.ord, cur));
+                let e = need.entry((t, cur.xid)).or_insert((cur.ord, cur));
+                if cur.ord > e.0 {
+                    *e = (cur.ord, cur);
+                }
                 break;
             }
         }
         let mut t_out = ready;
-        for (target, (xid, ord_bound, via)) in need {
+        for ((target, xid), (ord_bound, via)) in need {
             // Footnote 6: the flag goes on before the erase; a commit still in flight is
             // flagged first (its own flags come before GC's).
             let mut r = ready;
@@ -1066,7 +1071,7 @@ impl FlagCommit {
     }
 
     /// Releases CFC carriers whose target is erased with `victim` (their link will dangle),
-    /// and inconsistent transactions' pins once no TRUE page of theirs is left.
+    /// once that erase is durable.
     fn release_after_erase_cfc(&mut self, core: &mut FtlCore, victim: BlockId, erase_end: SimTime) {
         let geo = core.geo.clone();
         let lo = geo.first_page(victim);
