@@ -187,6 +187,7 @@ impl Device {
         meta::after_recovery(&mut core, root.as_ref());
         core.finish_recovery(&tails);
         core.want_gc_everywhere();
+        end = end.max(proto.after_recovery(&mut core, end)?);
         if core.checkpoints_enabled() {
             end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
         }

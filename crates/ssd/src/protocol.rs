@@ -139,6 +139,15 @@ pub trait CommitProtocol: FtlHooks {
         })
     }
 
+    /// Called once after recovery, when the FTL has rebuilt its block states and free pools
+    /// (blocks holding live pages are full, the rest free and erased before reuse), before any
+    /// command. A protocol may release pins it took in `recover` only to keep blocks out of
+    /// the free pools (a free block is erased without `FtlHooks::before_erase`). Returns when
+    /// anything it issued is durable.
+    fn after_recovery(&mut self, _core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
+        Ok(now)
+    }
+
     /// DRAM the protocol's own tables use, by structure (bytes).
     fn dram_bytes(&self) -> Vec<(&'static str, u64)>;
 
@@ -177,7 +186,11 @@ impl ProtocolInfo {
 }
 
 /// Every protocol commitlab knows. One line per protocol.
-pub static REGISTRY: &[&ProtocolInfo] = &[&crate::protocols::none::INFO];
+pub static REGISTRY: &[&ProtocolInfo] = &[
+    &crate::protocols::none::INFO,
+    &crate::protocols::cfc::INFO,
+    &crate::protocols::afc::INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
     REGISTRY
