@@ -104,8 +104,9 @@ pub fn scan_blocks(
                 }
             }
         }
+        // Where writing could resume: after the highest page found programmed (or torn).
+        // The FTL programs a block's pages in order whether or not the medium enforces it.
         let mut next_free = from;
-        let mut stopped_at_erased = false;
         for page in from..g.pages_per_block {
             let ppa = g.ppa(block, page);
             let (t, view) = core.nand.read_oob(ppa, ready)?;
@@ -113,7 +114,6 @@ pub fn scan_blocks(
             match view {
                 PageView::Erased => {
                     if in_order {
-                        stopped_at_erased = true;
                         break;
                     }
                 }
@@ -127,7 +127,7 @@ pub fn scan_blocks(
                 }
             }
         }
-        if stopped_at_erased && next_free > 0 && next_free < data_pages {
+        if next_free > 0 && next_free < data_pages {
             out.tails.push((block, next_free));
         }
     }

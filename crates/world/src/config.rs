@@ -306,7 +306,9 @@ impl Config {
             WorkloadKind::Seqwriter | WorkloadKind::Trace => {}
         }
         if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {
-            return Err(ConfigError("workload.trace.concurrency must be at least 1".into()));
+            return Err(ConfigError(
+                "workload.trace.concurrency must be at least 1".into(),
+            ));
         }
         if self.workload.kind == WorkloadKind::Trace && self.workload.trace.path.is_empty() {
             return Err(ConfigError(
