@@ -219,9 +219,12 @@ impl Device {
         self.active.len()
     }
 
-    /// Runs GC where a unit is short of free blocks, static wear leveling and due checkpoints.
-    /// Called before every command that may allocate.
+    /// Runs checkpoints the protocol asks for, GC where a unit is short of free blocks, static
+    /// wear leveling and due checkpoints. Called before every command that may allocate.
     pub fn maintain(&mut self, now: SimTime) -> Result<()> {
+        if self.core.checkpoints_enabled() && self.proto.wants_checkpoint(&self.core, now) {
+            meta::checkpoint(&mut self.core, self.proto.as_mut(), now)?;
+        }
         for pu in self.core.take_gc_wanted() {
             if self.core.needs_gc(pu) {
                 gc::collect(&mut self.core, self.proto.as_mut(), pu, now)?;

@@ -180,6 +180,50 @@ impl<'a> RecoveryCtx<'a> {
         self.core.pin(ppa);
     }
 
+    /// Keeps a block the protocol owned before the crash (AW's mapping log) out of the free
+    /// pools after recovery; it goes back with `FtlCore::release_block`.
+    pub fn claim_block(&mut self, block: BlockId) {
+        self.core.take_owned(block);
+    }
+
+    /// A block of `pu` that holds nothing the recovered state needs (no page mapped or
+    /// pinned so far, no translation page of the root, not the root log, not owned), erased
+    /// now and owned by the protocol: where a protocol restarts its own log after a crash.
+    /// Call it after mapping and pinning. Returns the block and when the erase completes.
+    pub fn take_unused_block(&mut self, pu: media::PuId) -> Result<Option<(BlockId, SimTime)>> {
+        let g = self.core.geo.clone();
+        let tran: Vec<BlockId> = self
+            .core
+            .ckpt
+            .dir
+            .iter()
+            .filter(|p| **p != Ppa::NONE)
+            .map(|p| g.block_of(*p))
+            .collect();
+        let meta = self.core.ckpt.meta_blocks().to_vec();
+        let mut cands: Vec<(u32, BlockId)> = g
+            .blocks_of_pu(pu)
+            .filter(|b| {
+                self.core.live(*b) == 0
+                    && !tran.contains(b)
+                    && !meta.contains(b)
+                    && !self.core.is_owned(*b)
+                    && !self.core.nand.image().is_bad(*b)
+            })
+            .map(|b| (self.core.nand.image().erase_count(b), b))
+            .collect();
+        cands.sort_unstable();
+        for (_, b) in cands {
+            let (t, worn) = self.core.nand.erase(b, self.ready)?;
+            if worn {
+                continue;
+            }
+            self.core.take_owned(b);
+            return Ok(Some((b, t.end)));
+        }
+        Ok(None)
+    }
+
     /// Whether `ppa` lies in the scanned region (its block scanned from at most its page).
     pub fn was_scanned(&self, ppa: Ppa) -> bool {
         let b = self.core.geo.block_of(ppa);
