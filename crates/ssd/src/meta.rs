@@ -239,6 +239,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
     let mut ready = now.max(core.program_end_max);
     let ready0 = ready;
     let mut released = Vec::new();
+    let mut fresh = Vec::new();
     let epp = core.ckpt.entries_per_page;
     let n_chunks = core.ckpt.dir.len();
     let seq = core.ckpt.ckpt_seq.wrapping_add(1);
@@ -260,12 +261,19 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         core.pin_core(ppa);
         core.stats.map_persist_writes += 1;
         ready = ready.max(t.end);
+        fresh.push((c, ppa));
+        core.ckpt.dirty[c] = false;
+    }
+    // Only now may the directory name the new translation pages: a root written while they
+    // were being programmed (a window extension opening a block for one of them) must still
+    // name the old ones, which stay pinned until this checkpoint's root is durable.
+    // Found by the crash checker on lighttx (seed 3, state 927).
+    for (c, ppa) in fresh {
         let old = core.ckpt.dir[c];
         if old != Ppa::NONE {
             released.push(old);
         }
         core.ckpt.dir[c] = ppa;
-        core.ckpt.dirty[c] = false;
     }
     core.ckpt.dirty_count = 0;
     core.ckpt.ckpt_seq = seq;
