@@ -630,16 +630,18 @@ impl FtlCore {
 
     /// Takes a free block of `pu` out of allocation for the protocol's own use (AW and
     /// MHL-M keep their mapping logs in such blocks): it is never allocated to a stream,
-    /// collected or scanned, and goes back with `release_block`. Leaves the unit's last free
-    /// block to GC. Returns the block and the instant it may be programmed (after an erase,
-    /// if it was found dirty after recovery).
+    /// collected or scanned, and goes back with `release_block`. Leaves the unit at least
+    /// `keep` free blocks (1 keeps GC able to start, as for every stream but GC's). Returns
+    /// the block and the instant it may be programmed (after an erase, if it was found dirty
+    /// after recovery).
     pub fn reserve_block(
         &mut self,
         pu: PuId,
+        keep: u32,
         now: SimTime,
     ) -> Result<Option<(BlockId, SimTime)>> {
         loop {
-            if self.pus[pu.0 as usize].free.len() <= 1 {
+            if self.pus[pu.0 as usize].free.len() as u32 <= keep {
                 return Ok(None);
             }
             let Some(block) = self.pop_free(pu) else {
@@ -986,7 +988,10 @@ impl FtlCore {
                 return Err(format!("{block}: state {:?} but pooled={pooled}", m.state));
             }
             if self.owned.contains(&block) && m.state != BlockState::Meta {
-                return Err(format!("{block} is owned by the protocol but {:?}", m.state));
+                return Err(format!(
+                    "{block} is owned by the protocol but {:?}",
+                    m.state
+                ));
             }
             if m.state == BlockState::Free && live != 0 {
                 return Err(format!("{block} is free with {live} live pages"));
