@@ -177,7 +177,11 @@ impl ProtocolInfo {
 }
 
 /// Every protocol commitlab knows. One line per protocol.
-pub static REGISTRY: &[&ProtocolInfo] = &[&crate::protocols::none::INFO];
+pub static REGISTRY: &[&ProtocolInfo] = &[
+    &crate::protocols::none::INFO,
+    &crate::protocols::lighttx::INFO,
+    &crate::protocols::mhl_d::INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
     REGISTRY

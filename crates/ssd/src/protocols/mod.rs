@@ -1,4 +1,6 @@
 //! The commit protocols, one file each. Each file opens with its OOB layout byte by byte and
 //! the crash-case argument for why it is atomic and durable.
 
+pub mod lighttx;
+pub mod mhl_d;
 pub mod none;
