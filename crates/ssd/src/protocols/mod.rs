@@ -1,6 +1,8 @@
 //! The commit protocols, one file each. Each file opens with its OOB layout byte by byte and
 //! the crash-case argument for why it is atomic and durable.
 
+pub mod aw;
 pub mod lighttx;
 pub mod mhl_d;
+pub mod mhl_m;
 pub mod none;
