@@ -239,6 +239,8 @@ pub(crate) struct ZoneTx {
     released_total: u64,
     unavailable_last: u64,
     spills: u64,
+    /// Where MHL-D's search for a free log head starts (round robin).
+    head_cursor: usize,
 }
 
 fn corrupt(detail: String) -> SsdError {
@@ -266,6 +268,7 @@ impl ZoneTx {
             released_total: 0,
             unavailable_last: 0,
             spills: 0,
+            head_cursor: 0,
         }
     }
 
@@ -683,11 +686,22 @@ impl CommitProtocol for ZoneTx {
             Placement::Striped => None,
             Placement::Heads(h) => {
                 // A free head, preferring the first stream of each unit (fewer open log
-                // blocks) and then the unit with the most free blocks (balance).
+                // blocks), then the unit with the most free blocks, then round robin: GC
+                // keeps most units at the same free count, and a fixed tie-break would pile
+                // the transactions' data (which GC keeps in its unit) into the first units.
                 let pus = core.geo.pus() as usize;
-                let pick = (0..h.len())
+                let n = h.len();
+                let cursor = self.head_cursor;
+                self.head_cursor = (self.head_cursor + 1) % n;
+                let pick = (0..n)
                     .filter(|k| self.head_owner[*k].is_none())
-                    .min_by_key(|k| (k / pus, std::cmp::Reverse(core.free_blocks(h[*k].0)), *k));
+                    .min_by_key(|k| {
+                        (
+                            k / pus,
+                            std::cmp::Reverse(core.free_blocks(h[*k].0)),
+                            (k + n - cursor) % n,
+                        )
+                    });
                 let Some(k) = pick else {
                     return Err(SsdError::Unsupported {
                         protocol: self.name,
