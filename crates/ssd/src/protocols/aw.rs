@@ -360,7 +360,7 @@ impl MapLog {
         if parts > usize::from(u16::MAX) {
             return Err(SsdError::Unsupported {
                 protocol: self.name,
-                what: format!("a mapping record of {} entries", entries.len()),
+                what: format!("write a mapping record of {} entries", entries.len()),
             });
         }
         let id = self.next_seq;
@@ -825,7 +825,7 @@ impl CommitProtocol for MapLog {
         if self.strict && !self.active.is_empty() {
             return Err(SsdError::Unsupported {
                 protocol: self.name,
-                what: "a second concurrently active transaction (strict isolation only)".into(),
+                what: "run a second transaction while one is active (strict isolation only)".into(),
             });
         }
         let head = if self.strict {
@@ -835,7 +835,7 @@ impl CommitProtocol for MapLog {
                 return Err(SsdError::Unsupported {
                     protocol: self.name,
                     what: format!(
-                        "more than {} concurrent transactions (every log head is taken)",
+                        "run more than {} transactions at once (every log head is taken)",
                         self.head_owner.len()
                     ),
                 });

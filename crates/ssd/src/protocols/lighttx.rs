@@ -706,7 +706,7 @@ impl CommitProtocol for ZoneTx {
                     return Err(SsdError::Unsupported {
                         protocol: self.name,
                         what: format!(
-                            "more than {} concurrent transactions (every log head is taken)",
+                            "run more than {} transactions at once (every log head is taken)",
                             h.len()
                         ),
                     });
