@@ -3,14 +3,18 @@
 //! "Flash space is divided into multiple logs. Pages in the same transaction are written to
 //! consecutive physical addresses in one log" (§4.1). A log head here is a (parallel unit,
 //! stream) pair: head k is stream PROTO0 + k / units of unit k mod units, so there are at most
-//! units × 5 heads (`protocol.log_heads`, default 8, is clamped to that). BEGIN takes the
-//! lowest free head and the transaction keeps it until COMMIT or ABORT; all its pages are
+//! units × 5 heads (`protocol.log_heads`, default 8, is clamped to that). BEGIN takes a free
+//! head (heads of the first stream first, so fewer log blocks are open; then the unit with
+//! the most free blocks; then round robin, so transactions spread over the units) and the
+//! transaction keeps it until COMMIT or ABORT; all its pages are
 //! programmed one after another into that head's open block(s), i.e. into one plane, which is
 //! why MHL-D exploits no internal parallelism for a single transaction (§4.2, Fig. 9).
 //! Concurrency is bounded by the number of heads: **a BEGIN that finds every head taken is
 //! refused** with `SsdError::Unsupported` (the device cannot make the host wait, and a
 //! transaction without a head has nowhere consecutive to go). Plain writes are one-page
-//! transactions that need no head: they are striped over the units like LightTx's.
+//! transactions that need no head: they are striped over the units like LightTx's. When a
+//! head's unit has no free block left, a page spills over to the striped host stream
+//! (counted in `log_spills`); recovery does not depend on where a page is.
 //!
 //! The commit state is determined from the log: the last page of a transaction carries the
 //! flag, here LightTx's TxCnt (non-zero page count) and TxVer, and the transaction is
