@@ -91,8 +91,8 @@ fn regression_log_heads_spread_over_units() {
     // found by crash checker, seed=2, state=285 (random, 2000 schedules, 4 planes of 16
     // blocks, one-block windows): log heads were picked by free blocks, which GC keeps equal
     // in every unit, with a fixed tie-break, so transactions piled into the first units; one
-    // filled with live data and the recovered device had nowhere to collect into. Heads are
-    // now picked round robin among equals.
+    // filled with live data and the recovered device had nowhere to collect into. Heads now
+    // go to the unit with the fewest mapped pages (round robin among equals).
     let cfg = larger("mhl-d", 2, |c| {
         c.nand.blocks_per_plane = 16;
         c.ftl.checkpoint_window_blocks = 1;

@@ -198,6 +198,14 @@ impl Placement {
     }
 }
 
+/// Mapped pages in a parallel unit.
+fn unit_valid(core: &FtlCore, pu: PuId) -> u64 {
+    core.geo
+        .blocks_of_pu(pu)
+        .map(|b| u64::from(core.valid(b)))
+        .sum()
+}
+
 /// A page a transaction has programmed.
 #[derive(Clone, Copy, Debug)]
 struct Written {
@@ -686,22 +694,18 @@ impl CommitProtocol for ZoneTx {
             Placement::Striped => None,
             Placement::Heads(h) => {
                 // A free head, preferring the first stream of each unit (fewer open log
-                // blocks), then the unit with the most free blocks, then round robin: GC
-                // keeps most units at the same free count, and a fixed tie-break would pile
-                // the transactions' data (which GC keeps in its unit) into the first units.
+                // blocks), then the unit holding the fewest mapped pages, then round robin.
+                // A whole transaction lands in one unit and GC keeps data in its unit, so
+                // without this the units' live data drifts apart and the fullest unit's GC
+                // copies nearly full blocks (write amplification 16 instead of 3.7 at 83 %
+                // utilization with 27-page transactions).
                 let pus = core.geo.pus() as usize;
                 let n = h.len();
                 let cursor = self.head_cursor;
                 self.head_cursor = (self.head_cursor + 1) % n;
                 let pick = (0..n)
                     .filter(|k| self.head_owner[*k].is_none())
-                    .min_by_key(|k| {
-                        (
-                            k / pus,
-                            std::cmp::Reverse(core.free_blocks(h[*k].0)),
-                            (k + n - cursor) % n,
-                        )
-                    });
+                    .min_by_key(|k| (k / pus, unit_valid(core, h[*k].0), (k + n - cursor) % n));
                 let Some(k) = pick else {
                     return Err(SsdError::Unsupported {
                         protocol: self.name,

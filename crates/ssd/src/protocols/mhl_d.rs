@@ -4,8 +4,9 @@
 //! consecutive physical addresses in one log" (§4.1). A log head here is a (parallel unit,
 //! stream) pair: head k is stream PROTO0 + k / units of unit k mod units, so there are at most
 //! units × 5 heads (`protocol.log_heads`, default 8, is clamped to that). BEGIN takes a free
-//! head (heads of the first stream first, so fewer log blocks are open; then the unit with
-//! the most free blocks; then round robin, so transactions spread over the units) and the
+//! head (heads of the first stream first, so fewer log blocks are open; then the unit that
+//! holds the fewest mapped pages, since a whole transaction lands in one unit and GC keeps
+//! data in its unit; then round robin) and the
 //! transaction keeps it until COMMIT or ABORT; all its pages are
 //! programmed one after another into that head's open block(s), i.e. into one plane, which is
 //! why MHL-D exploits no internal parallelism for a single transaction (§4.2, Fig. 9).
