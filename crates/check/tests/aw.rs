@@ -103,3 +103,18 @@ fn regression_recovery_out_of_space() {
     replay(1384);
     replay(1349);
 }
+
+#[test]
+fn regression_log_link_waits_for_its_block_to_be_erased() {
+    // found by crash checker, seed=1, state=8844 (aw) / 11943 (mhl-m) (exhaustive, 300
+    // transactions, half aborted): the log linked to a block GC had just pooled while its
+    // erase was still queued on another plane; the link persisted, the erase was torn, and
+    // the recovered log went on in a block that could not be programmed. reserve_block now
+    // says when the block's plane is done with what was issued before, and the link waits.
+    let mut cfg = small_config("aw");
+    cfg.workload.txn.transactions = 300;
+    cfg.workload.txn.abort_ratio = 0.5;
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 10_000, "{rep:?}");
+    assert_clean(&rep, &cfg);
+}

@@ -632,8 +632,12 @@ impl FtlCore {
     /// MHL-M keep their mapping logs in such blocks): it is never allocated to a stream,
     /// collected or scanned, and goes back with `release_block`. Leaves the unit at least
     /// `keep` free blocks (1 keeps GC able to start, as for every stream but GC's). Returns
-    /// the block and the instant it may be programmed (after an erase, if it was found dirty
-    /// after recovery).
+    /// the block and the instant it is known erased: a pooled block's erase may still be
+    /// queued on its plane (GC pools a victim when it issues the erase), so this is when the
+    /// plane is done with everything issued so far, or the end of the erase of a block found
+    /// dirty after recovery. Programs into the block itself queue behind the erase anyway;
+    /// the instant matters to writes elsewhere that must not become durable before it (AW's
+    /// log link naming the block).
     pub fn reserve_block(
         &mut self,
         pu: PuId,
@@ -647,7 +651,7 @@ impl FtlCore {
             let Some(block) = self.pop_free(pu) else {
                 return Ok(None);
             };
-            let mut ready = now;
+            let mut ready = now.max(self.nand.array_free_at(pu));
             if self.blocks[block.0 as usize].dirty {
                 let (t, worn) = self.nand.erase(block, now)?;
                 self.stats.lazy_erases += 1;
