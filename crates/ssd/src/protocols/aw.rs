@@ -34,9 +34,12 @@
 //!
 //! In blocks the protocol owns (`FtlCore::reserve_block`): taken out of the free pools, never
 //! allocated to a stream, collected or scanned. The log is a chain: records fill a block
-//! from page 0; its last page is a *link* naming the next block, reserved (and erased) just
-//! before the link is written. Every log page waits for the previous page of its chain to
-//! complete, so the chain is durable as a prefix. Each root's protocol state (blob) names
+//! from page 0; a *link* page names the next block, reserved just before the link is
+//! written, and the link waits until that block's plane has finished erasing it. A commit
+//! links early, once its block has no more than 2 record pages left, so that GC's move
+//! records (which cannot wait for free space: the victim's erase waits for them) find room;
+//! GC links only when no log has room. Every log page waits for the previous page of its
+//! chain to complete, so the chain is durable as a prefix. Each root's protocol state (blob) names
 //! where every chain stood at the checkpoint; blocks wholly before that point go back to
 //! the free pool once the root is durable. Write tracking is off
 //! (`FtlCore::set_write_tracking(false)`): the root's scan set is empty, so recovery reads the
@@ -83,8 +86,12 @@
 //! at least the root's next sequence and above the previous page's (a block found still
 //! holding an older life's log ends the chain); a link moves to the next block; the first
 //! page that does not count ends the chain. Records complete in all their parts are replayed
-//! in sequence order over the mapping. The old log blocks stay owned until the checkpoint
-//! that ends recovery is durable; each chain continues in a freshly erased block.
+//! in sequence order over the mapping. A chain goes on where it ended if that page reads
+//! erased in a block known to be cleanly erased (one of its pages was accepted, or an
+//! accepted link named it; after a torn page, at the next page) and at least 3 record pages
+//! are left; otherwise in a freshly erased block of the unit with the most unused blocks
+//! (`RecoveryCtx::take_unused_block`). Log blocks the chain left stay owned until the
+//! checkpoint that ends recovery is durable.
 //!
 //! # Why it is atomic and durable, case by case
 //!
@@ -104,8 +111,10 @@
 //!   issued before it, so a move never becomes durable ahead of the commit that made the
 //!   moved page current. Pages of the active group are pinned and followed when moved.
 //! - *Log blocks*: a block leaves a chain only after a durable root no longer needs it (its
-//!   erase waits for the root); a successor block is erased before the link naming it is
-//!   programmed, so a link never leads into stale data that could pass for new records.
+//!   erase waits for the root); a link is programmed only after its block's erase completed,
+//!   so a durable link never leads into stale data that could pass for new records, nor into
+//!   a block a torn erase left unprogrammable; a block found still holding an older life's
+//!   pages (sequence below the root's) ends the chain.
 
 use crate::core::{blank_oob, FtlCore, Stream};
 use crate::error::{Result, SsdError};
