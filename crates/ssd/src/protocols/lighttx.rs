@@ -58,6 +58,7 @@
 //!   FTL's per-unit window (recorded in each root) and the open blocks from their write
 //!   pointer. Every block this protocol programs a data page into becomes *protected*:
 //!   `set_eligible(false)`, so neither GC nor static wear leveling (§3.3.3) may pick it.
+//!   (GC's own blocks, which hold only copies of dead transactions' pages, are not.)
 //! - *Unavailable zone*: protected blocks holding pages of live (active) transactions.
 //!   `checkpoint_blocks` returns them, so each root's scan set holds them whole.
 //! - *Checkpointed zone*: every other full block. At a checkpoint (zone sliding), protected
@@ -66,9 +67,11 @@
 //! A checkpoint is zone sliding (§3.3.2): it writes the dirty translation pages (mapping
 //! persistence happens only here, §3.3.3), refills the windows (free → available) and
 //! records the unavailable zone in the root's scan set. It is taken when a unit's window is
-//! used up (the available zone ran short, `wants_checkpoint`), when GC in some unit has
-//! nothing left to collect but protected blocks could be released, and every
-//! `ftl.checkpoint_interval` host writes. The paper also keeps in the unavailable zone the
+//! used up (the available zone ran short, `wants_checkpoint`), when a unit at its GC
+//! threshold has nothing left to collect but protected blocks could be released, and every
+//! `ftl.checkpoint_interval` host writes. Its cost is every translation page dirtied since
+//! the last one, so its share of writes (Fig. 19) falls with larger zones
+//! (`ftl.checkpoint_window_blocks`) and with locality, and rises with the logical space. The paper also keeps in the unavailable zone the
 //! blocks of *dead* transactions that still have pages in the available zone; we do not need
 //! to: the root records the commit version `V` current at the checkpoint, and recovery redoes
 //! only transactions with TxVer > V. Every transaction committed before the checkpoint is in
