@@ -223,6 +223,9 @@ pub struct FtlCore {
     /// Units that fell below the GC threshold since GC last ran (so the device need not
     /// look at every unit before every command).
     gc_wanted: Vec<PuId>,
+    /// Blocks a protocol took out of allocation for its own use (`reserve_block`): state
+    /// `Meta`, never pooled, allocated or collected.
+    pub(crate) owned: Vec<BlockId>,
 }
 
 impl FtlCore {
@@ -284,6 +287,7 @@ impl FtlCore {
             geo,
             erases_since_wl_check: 0,
             gc_wanted: Vec::new(),
+            owned: Vec::new(),
         };
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
         core.rebuild_pools(false);
@@ -304,7 +308,7 @@ impl FtlCore {
             .collect();
         for b in 0..self.geo.blocks() {
             let block = BlockId(b);
-            if meta.contains(&block) {
+            if meta.contains(&block) || self.owned.contains(&block) {
                 self.blocks[b as usize].eligible = false;
                 self.set_state(block, BlockState::Meta);
                 continue;
@@ -588,7 +592,7 @@ impl FtlCore {
         if self.free_blocks(pu) <= reserve {
             return Ok(None);
         }
-        let taken = if self.ckpt.enabled {
+        let taken = if self.ckpt.enabled && self.ckpt.track_writes {
             if self.pus[pu.0 as usize].window.is_empty() {
                 crate::meta::extend_window(self, pu, now)?;
             }
@@ -605,6 +609,114 @@ impl FtlCore {
     /// Removes a block from a parallel unit's free pool under the wear-leveling policy.
     pub(crate) fn pop_free(&mut self, pu: PuId) -> Option<BlockId> {
         self.pus[pu.0 as usize].free.pop()
+    }
+
+    /// Whether recovery finds the writes made since the last checkpoint by scanning (the
+    /// default, see `meta`). A protocol that persists every mapping change in its own log
+    /// (AW, MHL-M) turns this off: allocation then ignores the checkpoint window, and a
+    /// checkpoint's scan set holds only the protocol's `checkpoint_blocks`, so recovery
+    /// reads no data pages. Window blocks go back to the free pools.
+    pub fn set_write_tracking(&mut self, on: bool) {
+        self.ckpt.track_writes = on;
+        if !on {
+            for pu in 0..self.pus.len() {
+                while let Some((b, _)) = self.pus[pu].window.pop_front() {
+                    let e = self.nand.image().erase_count(b);
+                    self.pus[pu].free.push(b, e);
+                }
+            }
+        }
+    }
+
+    /// Takes a free block of `pu` out of allocation for the protocol's own use (AW and
+    /// MHL-M keep their mapping logs in such blocks): it is never allocated to a stream,
+    /// collected or scanned, and goes back with `release_block`. Leaves the unit at least
+    /// `keep` free blocks (1 keeps GC able to start, as for every stream but GC's). Returns
+    /// the block and the instant it is known erased: a pooled block's erase may still be
+    /// queued on its plane (GC pools a victim when it issues the erase), so this is when the
+    /// plane is done with everything issued so far, or the end of the erase of a block found
+    /// dirty after recovery. Programs into the block itself queue behind the erase anyway;
+    /// the instant matters to writes elsewhere that must not become durable before it (AW's
+    /// log link naming the block).
+    pub fn reserve_block(
+        &mut self,
+        pu: PuId,
+        keep: u32,
+        now: SimTime,
+    ) -> Result<Option<(BlockId, SimTime)>> {
+        loop {
+            if self.pus[pu.0 as usize].free.len() as u32 <= keep {
+                return Ok(None);
+            }
+            let Some(block) = self.pop_free(pu) else {
+                return Ok(None);
+            };
+            let mut ready = now.max(self.nand.array_free_at(pu));
+            if self.blocks[block.0 as usize].dirty {
+                let (t, worn) = self.nand.erase(block, now)?;
+                self.stats.lazy_erases += 1;
+                self.blocks[block.0 as usize].dirty = false;
+                if worn {
+                    self.retire(block);
+                    continue;
+                }
+                ready = t.end;
+            }
+            self.take_owned(block);
+            if self.needs_gc(pu) && !self.gc_wanted.contains(&pu) {
+                self.gc_wanted.push(pu);
+            }
+            return Ok(Some((block, ready)));
+        }
+    }
+
+    /// Marks a block (already out of the pools) as owned by the protocol.
+    pub(crate) fn take_owned(&mut self, block: BlockId) {
+        if !self.owned.contains(&block) {
+            self.owned.push(block);
+        }
+        let m = &mut self.blocks[block.0 as usize];
+        m.eligible = false;
+        m.next_page = self.geo.pages_per_block as u16;
+        self.erase_not_before[block.0 as usize] = SimTime::ZERO;
+        self.set_state(block, BlockState::Meta);
+    }
+
+    /// Whether `block` is one the protocol owns.
+    pub fn is_owned(&self, block: BlockId) -> bool {
+        self.owned.contains(&block)
+    }
+
+    /// Programs a page of a block the protocol owns (pages in ascending order).
+    pub fn program_owned(
+        &mut self,
+        ppa: Ppa,
+        content: Content,
+        oob: &[u8],
+        ready: SimTime,
+    ) -> Result<OpTiming> {
+        let block = self.geo.block_of(ppa);
+        if !self.is_owned(block) {
+            return Err(SsdError::OutOfSpace {
+                detail: format!("internal: program_owned into {block}, which is not owned"),
+            });
+        }
+        let t = self.nand.program(ppa, content, oob, ready)?;
+        self.mark_written(ppa);
+        self.program_end_max = self.program_end_max.max(t.end);
+        Ok(t)
+    }
+
+    /// Gives an owned block back: erases it (not before `ready`) into its unit's free pool.
+    pub fn release_block(&mut self, block: BlockId, ready: SimTime) -> Result<OpTiming> {
+        if !self.is_owned(block) {
+            return Err(SsdError::OutOfSpace {
+                detail: format!("internal: release of {block}, which is not owned"),
+            });
+        }
+        self.owned.retain(|b| *b != block);
+        self.blocks[block.0 as usize].state = BlockState::Full;
+        self.erase_block(block, ready)
     }
 
     /// Allocates the next page of `stream` in `pu`, opening a block if needed. Returns the
@@ -878,6 +990,12 @@ impl FtlCore {
                     .any(|(x, _)| *x == block);
             if pooled != (m.state == BlockState::Free) {
                 return Err(format!("{block}: state {:?} but pooled={pooled}", m.state));
+            }
+            if self.owned.contains(&block) && m.state != BlockState::Meta {
+                return Err(format!(
+                    "{block} is owned by the protocol but {:?}",
+                    m.state
+                ));
             }
             if m.state == BlockState::Free && live != 0 {
                 return Err(format!("{block} is free with {live} live pages"));

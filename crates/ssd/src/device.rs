@@ -189,6 +189,20 @@ impl Device {
         core.want_gc_everywhere();
         end = end.max(proto.after_recovery(&mut core, end)?);
         if core.checkpoints_enabled() {
+            // The checkpoint needs a block for translation pages, and a crash can leave every
+            // unit at the last free block it keeps for GC: collect there first.
+            // A unit left with no free block and no open GC block cannot copy now; GC stays
+            // wanted there and the checkpoint uses another unit.
+            for pu in 0..core.geo.pus() {
+                let pu = media::PuId(pu);
+                if core.free_blocks(pu) <= 1 {
+                    match gc::collect(&mut core, proto.as_mut(), pu, end) {
+                        Ok(t) => end = end.max(t),
+                        Err(SsdError::OutOfSpace { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
             end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
         }
         let after = core.nand.counters();
@@ -220,21 +234,30 @@ impl Device {
         self.active.len()
     }
 
-    /// Runs GC where a unit is short of free blocks, static wear leveling and due checkpoints.
-    /// Called before every command that may allocate.
+    /// Runs GC where a unit is short of free blocks, static wear leveling, and checkpoints
+    /// that are due or that the protocol asks for (after which GC runs again where it is
+    /// still wanted: a checkpoint may have given GC blocks to collect, as LightTx's zone
+    /// sliding does). Called before every command that may allocate.
     pub fn maintain(&mut self, now: SimTime) -> Result<()> {
+        self.collect_wanted(now)?;
+        gc::wear_level(&mut self.core, self.proto.as_mut(), now)?;
+        let due = self
+            .core
+            .ckpt
+            .due(self.core.cfg.checkpoint_interval, self.core.geo.pus());
+        let asked = self.core.checkpoints_enabled() && self.proto.wants_checkpoint(&self.core, now);
+        if due || asked {
+            meta::checkpoint(&mut self.core, self.proto.as_mut(), now)?;
+            self.collect_wanted(now)?;
+        }
+        Ok(())
+    }
+
+    fn collect_wanted(&mut self, now: SimTime) -> Result<()> {
         for pu in self.core.take_gc_wanted() {
             if self.core.needs_gc(pu) {
                 gc::collect(&mut self.core, self.proto.as_mut(), pu, now)?;
             }
-        }
-        gc::wear_level(&mut self.core, self.proto.as_mut(), now)?;
-        if self
-            .core
-            .ckpt
-            .due(self.core.cfg.checkpoint_interval, self.core.geo.pus())
-        {
-            meta::checkpoint(&mut self.core, self.proto.as_mut(), now)?;
         }
         Ok(())
     }

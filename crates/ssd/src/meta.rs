@@ -16,6 +16,11 @@
 //! in the scan set from their then write pointer on: the pages below it are covered by the
 //! translation pages, and scanning them would resurrect versions the checkpoint superseded.
 //!
+//! A protocol that logs every mapping change itself (AW, MHL-M) turns write tracking off
+//! (`FtlCore::set_write_tracking`): there is no window, and the scan set holds only the
+//! blocks the protocol names, so recovery reads the root, the translation pages and the
+//! protocol's log, no data pages.
+//!
 //! Root record body (little-endian):
 //!
 //! ```text
@@ -63,6 +68,9 @@ pub(crate) struct Ckpt {
     proto_blocks: Vec<BlockId>,
     proto_blob: Vec<u8>,
     window_blocks: u32,
+    /// Whether blocks written since a checkpoint are recorded (window) and scanned at
+    /// recovery; see `FtlCore::set_write_tracking`.
+    pub(crate) track_writes: bool,
 }
 
 impl Ckpt {
@@ -97,6 +105,7 @@ impl Ckpt {
             proto_blocks: Vec::new(),
             proto_blob: Vec::new(),
             window_blocks: cfg.checkpoint_window_blocks,
+            track_writes: true,
         }
     }
 
@@ -155,6 +164,9 @@ pub(crate) fn format(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
 }
 
 fn refill_windows(core: &mut FtlCore, _now: SimTime) -> Result<()> {
+    if !core.ckpt.track_writes {
+        return Ok(());
+    }
     let w = core.ckpt.window_blocks as usize;
     for pu in 0..core.geo.pus() {
         let pu = PuId(pu);
@@ -175,11 +187,11 @@ fn add_scan(core: &mut FtlCore, block: BlockId, from: u32) {
 }
 
 /// The scan set of a fresh checkpoint: open blocks from their write pointer, window blocks
-/// and the protocol's blocks whole.
+/// and the protocol's blocks whole (only the protocol's blocks without write tracking).
 fn checkpoint_scan_set(core: &mut FtlCore) {
     core.ckpt.scan_set.clear();
     let mut entries = Vec::new();
-    for p in &core.pus {
+    for p in core.pus.iter().filter(|_| core.ckpt.track_writes) {
         for h in p.heads {
             if h != u32::MAX {
                 entries.push((BlockId(h), u32::from(core.blocks[h as usize].next_page)));
@@ -227,6 +239,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
     let mut ready = now.max(core.program_end_max);
     let ready0 = ready;
     let mut released = Vec::new();
+    let mut fresh = Vec::new();
     let epp = core.ckpt.entries_per_page;
     let n_chunks = core.ckpt.dir.len();
     let seq = core.ckpt.ckpt_seq.wrapping_add(1);
@@ -248,12 +261,19 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         core.pin_core(ppa);
         core.stats.map_persist_writes += 1;
         ready = ready.max(t.end);
+        fresh.push((c, ppa));
+        core.ckpt.dirty[c] = false;
+    }
+    // Only now may the directory name the new translation pages: a root written while they
+    // were being programmed (a window extension opening a block for one of them) must still
+    // name the old ones, which stay pinned until this checkpoint's root is durable.
+    // Found by the crash checker on lighttx (seed 3, state 927).
+    for (c, ppa) in fresh {
         let old = core.ckpt.dir[c];
         if old != Ppa::NONE {
             released.push(old);
         }
         core.ckpt.dir[c] = ppa;
-        core.ckpt.dirty[c] = false;
     }
     core.ckpt.dirty_count = 0;
     core.ckpt.ckpt_seq = seq;

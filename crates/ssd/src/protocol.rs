@@ -190,6 +190,10 @@ pub static REGISTRY: &[&ProtocolInfo] = &[
     &crate::protocols::none::INFO,
     &crate::protocols::cfc::INFO,
     &crate::protocols::afc::INFO,
+    &crate::protocols::lighttx::INFO,
+    &crate::protocols::mhl_d::INFO,
+    &crate::protocols::aw::INFO,
+    &crate::protocols::mhl_m::INFO,
 ];
 
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {

@@ -180,6 +180,71 @@ impl<'a> RecoveryCtx<'a> {
         self.core.pin(ppa);
     }
 
+    /// Keeps a block the protocol owned before the crash (AW's mapping log) out of the free
+    /// pools after recovery; it goes back with `FtlCore::release_block`.
+    pub fn claim_block(&mut self, block: BlockId) {
+        self.core.take_owned(block);
+    }
+
+    /// A block that holds nothing the recovered state needs (no page mapped or pinned so
+    /// far, no translation page of the root, not the root log, not owned), erased now and
+    /// owned by the protocol: where a protocol restarts its own log after a crash. In `pu`,
+    /// or with `None` in the unit with the most such blocks (least likely to leave GC short).
+    /// Call it after mapping and pinning. Returns the block and when the erase completes.
+    pub fn take_unused_block(
+        &mut self,
+        pu: Option<media::PuId>,
+    ) -> Result<Option<(BlockId, SimTime)>> {
+        let g = self.core.geo.clone();
+        let tran: Vec<BlockId> = self
+            .core
+            .ckpt
+            .dir
+            .iter()
+            .filter(|p| **p != Ppa::NONE)
+            .map(|p| g.block_of(*p))
+            .collect();
+        let meta = self.core.ckpt.meta_blocks().to_vec();
+        let unused = |core: &FtlCore, b: BlockId| {
+            core.live(b) == 0
+                && !tran.contains(&b)
+                && !meta.contains(&b)
+                && !core.is_owned(b)
+                && !core.nand.image().is_bad(b)
+        };
+        let pu = match pu {
+            Some(p) => p,
+            None => {
+                let mut best = (0usize, media::PuId(0));
+                for p in 0..g.pus() {
+                    let n = g
+                        .blocks_of_pu(media::PuId(p))
+                        .filter(|b| unused(self.core, *b))
+                        .count();
+                    if n > best.0 {
+                        best = (n, media::PuId(p));
+                    }
+                }
+                best.1
+            }
+        };
+        let mut cands: Vec<(u32, BlockId)> = g
+            .blocks_of_pu(pu)
+            .filter(|b| unused(self.core, *b))
+            .map(|b| (self.core.nand.image().erase_count(b), b))
+            .collect();
+        cands.sort_unstable();
+        for (_, b) in cands {
+            let (t, worn) = self.core.nand.erase(b, self.ready)?;
+            if worn {
+                continue;
+            }
+            self.core.take_owned(b);
+            return Ok(Some((b, t.end)));
+        }
+        Ok(None)
+    }
+
     /// Whether `ppa` lies in the scanned region (its block scanned from at most its page).
     pub fn was_scanned(&self, ppa: Ppa) -> bool {
         let b = self.core.geo.block_of(ppa);

@@ -54,6 +54,13 @@ pub trait FtlHooks {
     }
     /// A checkpoint's root is durable at `at`.
     fn on_checkpoint_durable(&mut self, _core: &mut FtlCore, _at: SimTime) {}
+    /// Whether the protocol wants a checkpoint taken now (LightTx's zone sliding when the
+    /// available zone runs short or GC has nothing to collect, a mapping log that should be
+    /// trimmed). Asked before every command that may allocate, after GC, with checkpoints on;
+    /// GC runs again after the checkpoint where it is still wanted.
+    fn wants_checkpoint(&mut self, _core: &FtlCore, _now: SimTime) -> bool {
+        false
+    }
 }
 
 /// The read-only view a victim policy decides over: parallel slices with one entry per

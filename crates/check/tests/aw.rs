@@ -1,0 +1,120 @@
+//! The crash checker on Atomic-Write (strict isolation): zero violations exhaustively on the
+//! small device, on random schedules over larger devices, and on the states where it once
+//! found violations.
+
+use commitlab_check::*;
+
+fn exhaustive(cfg: &world::Config) -> CheckReport {
+    let rec = record(cfg).unwrap();
+    check(&rec, Mode::Exhaustive { max_in_flight: 8 }, cfg.seed, None).unwrap()
+}
+
+fn random(cfg: &world::Config, schedules: u64) -> CheckReport {
+    let rec = record(cfg).unwrap();
+    let rep = check(&rec, Mode::Random { schedules }, cfg.seed, None).unwrap();
+    assert_eq!(rep.states, schedules);
+    rep
+}
+
+fn assert_clean(rep: &CheckReport, rec_cfg: &world::Config) {
+    if rep.violations > 0 {
+        let rec = record(rec_cfg).unwrap();
+        for v in &rep.first {
+            eprintln!("{}{:#?}", describe(&rec, &v.state), v.findings);
+        }
+    }
+    assert_eq!(
+        rep.violations, 0,
+        "{} of {} states violate",
+        rep.violations, rep.states
+    );
+}
+
+/// The larger configuration of the random runs: 4 planes of 24 blocks, 400 transactions,
+/// half of them aborted.
+fn larger(protocol: &str, seed: u64, f: impl FnOnce(&mut world::Config)) -> world::Config {
+    let mut c = small_config(protocol);
+    c.seed = seed;
+    c.nand.planes_per_die = 4;
+    c.nand.blocks_per_plane = 24;
+    c.workload.txn.transactions = 400;
+    c.workload.txn.abort_ratio = 0.5;
+    f(&mut c);
+    c
+}
+
+#[test]
+fn aw_passes_exhaustively() {
+    let cfg = small_config("aw");
+    assert_eq!(cfg.workload.txn.isolation, workload::txn::Isolation::Strict);
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 2_000, "{rep:?}");
+    assert_clean(&rep, &cfg);
+}
+
+#[test]
+fn aw_passes_exhaustively_without_summaries_and_with_short_intervals() {
+    let mut cfg = small_config("aw");
+    cfg.ftl.summary_pages = false;
+    cfg.ftl.checkpoint_interval = 40;
+    let rep = exhaustive(&cfg);
+    assert_clean(&rep, &cfg);
+}
+
+#[test]
+fn random_schedules_on_larger_devices() {
+    for seed in [5, 6] {
+        let cfg = larger("aw", seed, |c| c.ftl.checkpoint_interval = 300);
+        let rep = random(&cfg, 1_000);
+        assert_clean(&rep, &cfg);
+    }
+}
+
+/// Replays one state of the small exhaustive run.
+fn replay(state: u64) {
+    let cfg = small_config("aw");
+    let rec = record(&cfg).unwrap();
+    let rep = check(
+        &rec,
+        Mode::Exhaustive { max_in_flight: 8 },
+        cfg.seed,
+        Some(state),
+    )
+    .unwrap();
+    assert_eq!(rep.states, 1);
+    assert_clean(&rep, &cfg);
+}
+
+#[test]
+fn regression_log_page_with_trailing_erased_bytes() {
+    // found by crash checker, seed=1, state=2892 (exhaustive): a log page whose CRC ended in
+    // 0xFF read back one byte short, the chain ended there and an acked plain write was lost.
+    // (Unit test: aw::tests::log_pages_decode_even_when_the_medium_drops_trailing_erased_bytes;
+    // the state index refers to the recording at the time, the exhaustive test covers all.)
+    replay(2892);
+}
+
+#[test]
+fn regression_recovery_out_of_space() {
+    // found by crash checker, seed=1, states 1384 and 1349 (exhaustive): recovery restarted
+    // the log in a fresh block and then had no block for the translation pages of its
+    // checkpoint. The log now goes on in its last block when that is known clean, and
+    // recovery collects garbage before its checkpoint.
+    replay(1384);
+    replay(1349);
+}
+
+#[test]
+fn regression_log_link_waits_for_its_block_to_be_erased() {
+    // found by crash checker, seed=1, state=8844 (aw) / 11943 (mhl-m) (exhaustive, 300
+    // transactions, half aborted): the log linked to a block GC had just pooled while its
+    // erase was still queued on another plane; the link persisted, the erase was torn, and
+    // the recovered log went on in a block that could not be programmed. reserve_block now
+    // says when the block's plane is done with what was issued before, and the link waits.
+    let mut cfg = small_config("aw");
+    cfg.workload.txn.transactions = 300;
+    cfg.workload.txn.abort_ratio = 0.5;
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 10_000, "{rep:?}");
+    assert_clean(&rep, &cfg);
+}
