@@ -177,7 +177,12 @@ impl ProtocolInfo {
 }
 
 /// Every protocol commitlab knows. One line per protocol.
-pub static REGISTRY: &[&ProtocolInfo] = &[&crate::protocols::none::INFO];
+pub static REGISTRY: &[&ProtocolInfo] = &[
+    &crate::protocols::none::INFO,
+    &crate::protocols::tc::INFO,
+    &crate::protocols::scc::INFO,
+    &crate::protocols::bpcc::INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
     REGISTRY
