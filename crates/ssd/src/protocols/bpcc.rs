@@ -179,7 +179,7 @@ impl BpccFtl {
 
     /// Uncommitted intentions whose every copy is now erased leave their SRS.
     fn sweep(&mut self, core: &mut FtlCore) {
-        for (at, e) in self.uncommitted.sweep(core) {
+        for (at, e) in self.uncommitted.sweep(core, false) {
             self.release_member(core, &at, e.gone_at);
         }
     }
@@ -398,70 +398,78 @@ impl CommitProtocol for BpccFtl {
 
 /// Case I of BPCC Recovery: is Q_l (below Q's newest version) committed, i.e. does no
 /// straddler of it (Q_i, i > l, back < l) exist on flash?
-fn no_straddler(q: &Found, l: u32) -> bool {
-    !q.versions
-        .range(l.saturating_add(1)..)
-        .any(|(_, (m, _))| m.back < l)
+fn no_straddler(found: &Found, q: u32, l: u32) -> bool {
+    !found.above(q, l).iter().any(|(m, _)| m.back < l)
 }
 
 fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     let found = cyclic::collect(ctx, true)?;
     let status = cyclic::classify(&found, no_straddler);
-    let lp = found.len();
-    let mut ver_max = vec![0u32; lp];
-    let mut committed = vec![0u32; lp];
-    for (lpn, f) in found.iter().enumerate() {
-        for (m, _) in f.versions.values() {
-            let n = m.next.lpn as usize;
-            ver_max[n] = ver_max[n].max(m.next.ver);
+    let lp = found.pages();
+    let mut ver_max = vec![0u32; lp as usize];
+    for (m, _) in found.all() {
+        for l in [m.at, m.next] {
+            let v = &mut ver_max[l.lpn as usize];
+            *v = (*v).max(l.ver);
         }
-        ver_max[lpn] = ver_max[lpn].max(f.top_ver());
-        let Some((h, (m, _))) = f.top() else {
+    }
+    let mut committed = vec![0u32; lp as usize];
+    for lpn in 0..lp {
+        let Some((top, _)) = found.top(lpn) else {
             continue;
         };
-        let c = if status[lpn] == Status::Committed {
-            *h
+        let c = if status[lpn as usize] == Status::Committed {
+            top.at.ver
         } else {
-            m.back
+            top.back
         };
-        committed[lpn] = c;
+        committed[lpn as usize] = c;
         if c > 0 {
-            let Some((_, ppas)) = f.versions.get(&c) else {
+            let Some(ppa) = found.copies(lpn, c).next() else {
                 return Err(SsdError::CorruptImage {
                     detail: format!(
-                        "lpn {lpn}: newest version {h} is uncommitted and its back pointer names version {c}, which is not on flash"
+                        "lpn {lpn}: newest version {} is uncommitted and its back pointer names version {c}, which is not on flash",
+                        top.at.ver
                     ),
                 });
             };
-            ctx.map(Lpn(lpn as u32), ppas[0])?;
+            ctx.map(Lpn(lpn), ppa)?;
         }
     }
-    // The uncommitted set: every version above its page's last committed one.
+    // The uncommitted set: every version above its page's last committed one, all copies.
     let mut u = Uncommitted::default();
-    for (lpn, f) in found.iter().enumerate() {
-        for (_, (m, ppas)) in f.versions.range(committed[lpn].saturating_add(1)..) {
-            let places = ppas.iter().map(|p| Place::at(ctx.core, *p)).collect();
+    for lpn in 0..lp {
+        let above = found.above(lpn, committed[lpn as usize]);
+        let mut i = 0;
+        while i < above.len() {
+            let m = above[i].0;
+            let mut places = Vec::new();
+            while i < above.len() && above[i].0.at == m.at {
+                places.push(Place::at(ctx.core, above[i].1));
+                i += 1;
+            }
             u.insert(ctx.core, m.at, m.next, places);
         }
     }
-    // SRS: each uncommitted intention is held by the committed straddler of its next-link.
+    // SRS: each uncommitted intention is held by the committed straddler of its next-link:
+    // the highest version k of that page with next.ver < k <= last committed, back < next.ver.
     let mut straddlers: BTreeMap<Link, Straddler> = BTreeMap::new();
     let mut holder = BTreeMap::new();
     let members: Vec<(Link, Link)> = u.iter().map(|(at, e)| (*at, e.next)).collect();
     for (x, next) in members {
-        let p = next.lpn as usize;
-        let c = committed[p];
+        let c = committed[next.lpn as usize];
         if c <= next.ver {
             continue;
         }
-        let strad = found[p]
-            .versions
-            .range(next.ver.saturating_add(1)..=c)
+        let strad = found
+            .above(next.lpn, next.ver)
+            .iter()
+            .filter(|(m, _)| m.at.ver <= c)
             .rev()
-            .find(|(_, (m, _))| m.back < next.ver);
-        if let Some((_, (m, ppas))) = strad {
+            .find(|(m, _)| m.back < next.ver);
+        if let Some((m, ppa)) = strad {
             let s = straddlers.entry(m.at).or_insert_with(|| Straddler {
-                ppa: ppas[0],
+                ppa: *ppa,
                 srs: BTreeSet::new(),
                 release_at: SimTime::ZERO,
             });
@@ -492,24 +500,7 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
 mod tests {
     use super::*;
 
-    fn found(entries: &[(u32, u32, u32, u32, u32)], pages: usize) -> Vec<Found> {
-        // (lpn, ver, next lpn, next ver, back)
-        let mut f = vec![Found::default(); pages];
-        for (k, &(lpn, ver, nl, nv, back)) in entries.iter().enumerate() {
-            f[lpn as usize].versions.insert(
-                ver,
-                (
-                    Meta {
-                        at: Link::new(lpn, ver),
-                        next: Link::new(nl, nv),
-                        back,
-                    },
-                    vec![Ppa(k as u32)],
-                ),
-            );
-        }
-        f
-    }
+    use crate::protocols::cyclic::tests::found;
 
     #[test]
     fn figure_5_cases_as_the_text_describes_them() {

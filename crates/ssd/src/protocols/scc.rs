@@ -80,11 +80,11 @@
 //! Assumptions: commands arrive in time order; versions are u32 per page (4 billion rewrites).
 
 use crate::core::{FtlCore, ReadOutcome};
-use crate::error::Result;
+use crate::error::{Result, SsdError};
 use crate::gc::{self, FtlHooks};
 use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
-    self, Floors, Held, Link, Meta, Place, Status, Txs, Uncommitted, WriteCase,
+    self, Floors, Held, Link, Meta, Place, Status, Txs, UEntry, Uncommitted, WriteCase,
 };
 use crate::recovery::RecoveryCtx;
 use media::Ppa;
@@ -132,45 +132,42 @@ impl SccFtl {
         Link::new(lpn, *v)
     }
 
-    /// Forgets intentions whose copies were all erased; a page they concern may get a new
-    /// version only once those erases are complete.
-    fn sweep(&mut self, core: &FtlCore) {
-        for (at, e) in self.uncommitted.sweep(core) {
-            self.floors.raise(at.lpn, e.gone_at);
-            self.floors.raise(e.next.lpn, e.gone_at);
-        }
+    /// An intention whose copies are all erased is forgotten; a page it concerns may get a
+    /// new version only once those erases are complete.
+    fn forget(&mut self, at: Link, e: &UEntry) {
+        self.floors.raise(at.lpn, e.gone_at);
+        self.floors.raise(e.next.lpn, e.gone_at);
     }
 
     /// Enforces the SCC Invariant for a new version of `lpn` (§3.2 "Handling Uncommitted
     /// Intention Records"): erases every uncommitted intention of `lpn` and every one whose
     /// next-link names `lpn`. Returns the instant the new version may start programming.
     fn clear_for(&mut self, core: &mut FtlCore, lpn: u32, now: SimTime) -> Result<SimTime> {
-        self.sweep(core);
-        loop {
+        for (at, e) in self.uncommitted.sweep(core, false) {
+            self.forget(at, &e);
+        }
+        while self.uncommitted.len() > 0 {
             let mut targets = self.uncommitted.of_page(lpn);
             targets.extend(self.uncommitted.naming(lpn, 0, u32::MAX));
             let Some(at) = targets.first().copied() else {
                 break;
             };
+            // GC (or a lazy erase after recovery) may have erased it already.
+            if let Some(e) = self.uncommitted.settle(core, &at) {
+                self.forget(at, &e);
+                continue;
+            }
             match self.uncommitted.live_block_of(core, &at) {
                 Some(block) => {
                     gc::relocate(core, self, block, now, gc::Reason::Forced)?;
                     self.forced_relocations += 1;
                 }
                 None => {
-                    // Every copy is gone but no sweep saw it yet.
-                    if let Some(e) = self.uncommitted.remove(core, &at) {
-                        let t = e
-                            .places
-                            .iter()
-                            .map(|p| p.gone_by(core))
-                            .fold(e.gone_at, SimTime::max);
-                        self.floors.raise(at.lpn, t);
-                        self.floors.raise(e.next.lpn, t);
-                    }
+                    return Err(SsdError::CorruptImage {
+                        detail: format!("internal: uncommitted {at} has no copy left"),
+                    })
                 }
             }
-            self.sweep(core);
         }
         Ok(self.floors.get(lpn))
     }
@@ -308,32 +305,38 @@ impl CommitProtocol for SccFtl {
 fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     let found = cyclic::collect(ctx, false)?;
     // Case I: under the SCC Invariant a link below the newest version names a committed one.
-    let status = cyclic::classify(&found, |_, _| true);
-    let lp = found.len();
-    let mut ver_max = vec![0u32; lp];
-    let mut uncommitted: Vec<(Meta, Vec<Ppa>)> = Vec::new();
-    for (lpn, f) in found.iter().enumerate() {
-        for (m, _) in f.versions.values() {
-            let n = m.next.lpn as usize;
-            ver_max[n] = ver_max[n].max(m.next.ver);
-        }
-        ver_max[lpn] = ver_max[lpn].max(f.top_ver());
-        let Some((_, (m, ppas))) = f.top() else {
-            continue;
-        };
-        if status[lpn] == Status::Committed {
-            ctx.map(Lpn(lpn as u32), ppas[0])?;
-        } else {
-            uncommitted.push((*m, ppas.clone()));
-            if let Some((_, (_, second))) = f.versions.iter().rev().nth(1) {
-                ctx.map(Lpn(lpn as u32), second[0])?;
-            }
+    let status = cyclic::classify(&found, |_, _, _| true);
+    let lp = found.pages();
+    let mut ver_max = vec![0u32; lp as usize];
+    for (m, _) in found.all() {
+        for l in [m.at, m.next] {
+            let v = &mut ver_max[l.lpn as usize];
+            *v = (*v).max(l.ver);
         }
     }
     let mut u = Uncommitted::default();
-    for (m, ppas) in uncommitted {
-        let places = ppas.iter().map(|p| Place::at(ctx.core, *p)).collect();
-        u.insert(ctx.core, m.at, m.next, places);
+    for lpn in 0..lp {
+        let Some((top, ppa)) = found.top(lpn).copied() else {
+            continue;
+        };
+        if status[lpn as usize] == Status::Committed {
+            ctx.map(Lpn(lpn), ppa)?;
+            continue;
+        }
+        // The newest version is uncommitted: the one below it is the last committed.
+        let below = found
+            .page(lpn)
+            .iter()
+            .rev()
+            .find(|(m, _)| m.at.ver < top.at.ver);
+        if let Some((_, p)) = below {
+            ctx.map(Lpn(lpn), *p)?;
+        }
+        let places = found
+            .copies(lpn, top.at.ver)
+            .map(|p| Place::at(ctx.core, p))
+            .collect();
+        u.insert(ctx.core, top.at, top.next, places);
     }
     Ok(Box::new(SccFtl {
         ver_max,
