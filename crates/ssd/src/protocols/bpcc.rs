@@ -47,7 +47,8 @@
 //!   straddles it, so whichever remain are proof enough (and if none remain, case II or III
 //!   decides).
 //! - Q_l also leaves the SRS when every copy of it is erased (GC erases uncommitted pages
-//!   freely); the straddler is unpinned with `durable_at` = the instant that erase completes.
+//!   freely; we notice it lazily, see `cyclic.rs`); the straddler is unpinned with
+//!   `durable_at` no earlier than the instant that erase completes.
 //!
 //! So: SRS are computed when a straddler commits (from the uncommitted set, by next-link),
 //! a committed straddler with a non-empty SRS stays pinned (GC copies it; `on_moved` follows),
@@ -82,6 +83,18 @@
 //! - GC in flight: copies are identical; originals are erased only after copies are durable.
 //! - Torn pages read uncorrectable and are ignored (a torn intention's transaction was not
 //!   acked; a torn GC copy still has its original).
+//!
+//! Decisions where the paper is silent or assumes more than the device interface gives:
+//! - As in SCC, a new version waits for the ack of its page's previous commit (`Floors`):
+//!   otherwise its back pointer could name a version whose transaction is not yet durable,
+//!   and recovery would fall back to half of an incomplete transaction (scripted crash test in
+//!   `crates/check/tests/bpcc.rs`).
+//! - SRS are kept in the pruned form above (at most one holder per uncommitted intention, only
+//!   committed straddlers), which the three pruning rules of §3.3 allow; GC's precedence order
+//!   is enforced by pinning, not by ordering victims.
+//! - Recovery rebuilds the uncommitted set from every version above the last committed one of
+//!   each page (not only the newest), since an erased newest version may expose a lower one.
+//! - TRIM is refused, like every atomic protocol here.
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page.
 

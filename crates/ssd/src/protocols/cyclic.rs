@@ -25,7 +25,13 @@
 //!   its block's erase completes), indexed by page, by next-link and by block. A copy is gone
 //!   once its block's erase count changed (every erase goes through the NAND, whoever issued
 //!   it: GC, a forced relocation, or the lazy erase of a block found dirty after recovery);
-//!   the erase is then durable by the instant its plane's array is free again.
+//!   the erase is then durable by the instant its plane's array is free again (no FTL hook
+//!   reports erase completions, and lazy erases call no hook at all, so we read the erase
+//!   counts instead). Erased intentions are noticed exactly where it matters (SCC settles the
+//!   ones concerning a page before writing it) and otherwise by an amortized sweep, which only
+//!   frees memory and releases BPCC straddlers a little later than strictly possible;
+//! - the recovery scan (`Found`: every intention, sorted by page and version) and the case
+//!   I/II/III classification loop both recoveries share (`classify`).
 //!
 //! Commands are assumed to arrive in non-decreasing time order (the world and the crash
 //! checker issue them so); `Floors` forgets instants that have passed.
@@ -814,6 +820,37 @@ pub(crate) mod tests {
         // A single-page transaction links to itself: a cycle of one.
         let f = found(&[(0, 3, 0, 3, 2)], 1);
         assert_eq!(classify(&f, |_, _, _| true)[0], Status::Committed);
+    }
+
+    #[test]
+    fn found_indexes_versions_per_page_with_duplicates_adjacent() {
+        // Page 1: versions 1, 3 (two GC copies), 4; page 0 and 2 empty.
+        let f = found(
+            &[
+                (1, 3, 1, 3, 1),
+                (1, 1, 1, 1, 0),
+                (1, 4, 1, 4, 3),
+                (1, 3, 1, 3, 1),
+            ],
+            3,
+        );
+        assert!(f.page(0).is_empty() && f.page(2).is_empty());
+        assert_eq!(f.page(1).len(), 4);
+        assert_eq!(f.top_ver(1), 4);
+        assert_eq!(f.top_ver(2), 0);
+        assert_eq!(f.copies(1, 3).count(), 2);
+        assert_eq!(f.copies(1, 2).count(), 0);
+        assert_eq!(f.above(1, 1).len(), 3);
+        assert_eq!(f.above(1, 4).len(), 0);
+        assert!(f.page(7).is_empty(), "out of range reads as empty");
+        // Two copies of one version that disagree: a corrupt image, not a panic.
+        let m = |back| Meta {
+            at: Link::new(0, 1),
+            next: Link::new(0, 1),
+            back,
+        };
+        let e = Found::new(vec![(m(0), Ppa(1)), (m(5), Ppa(2))], 1).unwrap_err();
+        assert!(matches!(e, SsdError::CorruptImage { .. }), "{e:?}");
     }
 
     #[test]

@@ -61,8 +61,9 @@
 //! Why it is atomic and durable, case by case:
 //! - Crash before a COMMIT is issued: the held last page was never programmed, so the
 //!   transaction's written intentions form a chain ending at a missing version: case II at its
-//!   end, case III along it — all uncommitted. (Case I cannot fire on it: a newer version of a
-//!   page it links to is programmed only after this intention is erased.)
+//!   end, case III along it — all uncommitted. (Case I cannot fire on it: no other transaction
+//!   may write its pages while it is active, and afterwards a newer version of a page it links
+//!   to is programmed only after this intention is erased.)
 //! - Crash while a COMMIT is in flight: all intentions durable → a full cycle (committed);
 //!   any missing or torn (uncorrectable pages are ignored) → a broken chain (uncommitted).
 //!   All or nothing, and P falls back to its second-newest version, which is durably
@@ -76,6 +77,18 @@
 //!   is durable.
 //! - Torn forced erase: the new version has not started (it waits for the erase), and a torn
 //!   block reads erased or uncorrectable — either way the uncommitted intention is invisible.
+//!
+//! Decisions where the paper is silent or assumes more than the device interface gives:
+//! - The waits on the previous commit's ack (`Floors`) are ours: the paper's recovery assumes
+//!   a page's earlier transaction has completed before a later one writes it, but COMMIT
+//!   returns only at the ack while the host may issue the next write to that page as soon as
+//!   the COMMIT is issued. (The generated workloads never do this; a scripted crash test in
+//!   `crates/check/tests/scc.rs` does, and fails without the wait.)
+//! - Uncommitted intentions are erased lazily, when a page they concern is next written, as
+//!   "Handling Uncommitted Intention Records" says, not at ABORT; by then GC has often erased
+//!   them for free. Erasing one means relocating its whole block (copying the block's live
+//!   pages), which is the GC overhead LightTx §4.3 attributes to SCC.
+//! - TRIM is refused, like every atomic protocol here.
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page (4 billion rewrites).
 

@@ -74,6 +74,18 @@
 //! - Obsolete intentions whose records are gone look uncommitted, which is harmless: a newer
 //!   committed version of their page exists and is mapped (hence kept, with its record).
 //! - GC duplicates of intentions and records carry identical OOB.
+//!
+//! Decisions and limits:
+//! - Ordering by commit sequence number rather than by version is ours: the paper's recovery
+//!   "finds the most recent version with a commit record"; with concurrent (serializable)
+//!   transactions the most recent *write* is not the most recent *commit*.
+//! - Holding the first write is ours (the simulator knew transaction sizes up front through
+//!   `WriteAtomic`); it costs nothing when the second write arrives at once.
+//! - Commit records occupy pages outside the exported logical capacity (the space overhead of
+//!   Table 2). A workload that writes small transactions scattered over the whole logical
+//!   space keeps most records alive and can exhaust the over-provisioned space; the device
+//!   then reports `OutOfSpace` rather than losing anything.
+//! - TRIM is refused, like every atomic protocol here.
 
 use crate::core::{blank_oob, FtlCore, ReadOutcome, Stream, PIN_PROTO};
 use crate::error::{Result, SsdError};
