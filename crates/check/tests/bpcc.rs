@@ -134,3 +134,33 @@ fn counter(s: &Script, name: &str) -> u64 {
         .map(|(_, v)| *v)
         .unwrap_or(0)
 }
+
+/// Crash, recover, keep running (commits overlapping later writes, aborts), crash again:
+/// what recovery rebuilds (uncommitted set, straddle responsibility sets, version counters)
+/// must keep the second crash safe too.
+#[test]
+fn crash_recover_run_crash_again() {
+    let mut cfg = small_config("bpcc");
+    cfg.workload.txn.abort_ratio = 0.4;
+    let (states, bad) = scripted::double_crash(&cfg, 5, 12, 150, false);
+    assert!(states >= 1_800);
+    assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+}
+
+/// The long version of the double-crash check (`cargo test -p commitlab-check --release
+/// --test bpcc -- --ignored`).
+#[test]
+#[ignore]
+fn crash_recover_run_crash_again_long() {
+    for seed in 1..=8 {
+        for summaries in [true, false] {
+            let mut cfg = small_config("bpcc");
+            cfg.seed = seed;
+            cfg.ftl.summary_pages = summaries;
+            cfg.workload.txn.abort_ratio = 0.4;
+            let (states, bad) = scripted::double_crash(&cfg, seed, 40, 300, false);
+            eprintln!("seed {seed} summaries {summaries}: {states} states, {bad} violations");
+            assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+        }
+    }
+}

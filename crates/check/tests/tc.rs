@@ -92,3 +92,37 @@ fn the_last_commit_wins_not_the_last_write() {
     let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
     assert_clean(&rep, &rec);
 }
+
+/// Crash, recover, keep running (concurrent transactions sharing pages, commits overlapping
+/// later writes, aborts), crash again: the commit records recovery keeps must still prove
+/// every committed version after the second crash.
+#[test]
+fn crash_recover_run_crash_again() {
+    let mut cfg = small_config("tc");
+    cfg.workload.txn.abort_ratio = 0.4;
+    // The second segment writes the lower half of the pages; so does the first, or live
+    // commit records (outside the exported capacity) would fill this tiny device.
+    cfg.workload.txn.span = 0.5;
+    let (states, bad) = scripted::double_crash(&cfg, 5, 12, 150, true);
+    assert!(states >= 1_800);
+    assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+}
+
+/// The long version of the double-crash check (`cargo test -p commitlab-check --release
+/// --test tc -- --ignored`).
+#[test]
+#[ignore]
+fn crash_recover_run_crash_again_long() {
+    for seed in 1..=8 {
+        for summaries in [true, false] {
+            let mut cfg = small_config("tc");
+            cfg.seed = seed;
+            cfg.ftl.summary_pages = summaries;
+            cfg.workload.txn.abort_ratio = 0.4;
+            cfg.workload.txn.span = 0.5;
+            let (states, bad) = scripted::double_crash(&cfg, seed, 40, 300, true);
+            eprintln!("seed {seed} summaries {summaries}: {states} states, {bad} violations");
+            assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+        }
+    }
+}
