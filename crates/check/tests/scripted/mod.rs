@@ -221,7 +221,7 @@ impl Script {
             active.iter().any(|(_, p, _)| p.contains(&l))
         };
         while started < txs || !active.is_empty() {
-            t = t + (1_000 + rng.below(20_000));
+            t += 1_000 + rng.below(20_000);
             if rng.chance(0.1) {
                 let l = rng.below(u64::from(span)) as u32;
                 if shared_pages || !owned(&active, l) {
