@@ -1,7 +1,9 @@
 //! Scripted recordings: drive a device command by command at chosen instants, record what a
 //! `world` run would (the NAND op log and the host log), and hand it to the crash checker.
 //! For interleavings the workload generators cannot produce (e.g. a transaction writing a
-//! page whose previous commit is not acked yet).
+//! page whose previous commit is not acked yet), and for crashes after a recovery
+//! (`double_crash`: crash a recorded run, recover, run random traffic, crash-check again),
+//! which the checker itself does not do (it crashes once).
 
 #![allow(dead_code)]
 
