@@ -188,11 +188,14 @@ impl ProtocolInfo {
 /// Every protocol commitlab knows. One line per protocol.
 pub static REGISTRY: &[&ProtocolInfo] = &[
     &crate::protocols::none::INFO,
+    &crate::protocols::tc::INFO,
+    &crate::protocols::scc::INFO,
+    &crate::protocols::bpcc::INFO,
     &crate::protocols::cfc::INFO,
     &crate::protocols::afc::INFO,
     &crate::protocols::lighttx::INFO,
-    &crate::protocols::mhl_d::INFO,
     &crate::protocols::aw::INFO,
+    &crate::protocols::mhl_d::INFO,
     &crate::protocols::mhl_m::INFO,
 ];
 

@@ -415,7 +415,20 @@ pub fn generate(
     };
     for i in 0..cfg.transactions {
         if cfg.plain_write_ratio > 0.0 && rng.chance(cfg.plain_write_ratio) {
-            let lpn = addr.next(rng, 1) as u32;
+            let mut lpn = addr.next(rng, 1) as u32;
+            // A plain write is a one-page transaction: under no-page-conflict it must not
+            // touch a page that a transaction of this segment (possibly still active) wrote.
+            if cfg.isolation == Isolation::NoPageConflict {
+                let mut tries = 0;
+                while in_segment.contains(&lpn) {
+                    tries += 1;
+                    lpn = if tries < 64 {
+                        addr.next(rng, 1) as u32
+                    } else {
+                        (lpn + 1) % span as u32
+                    };
+                }
+            }
             out.push(Timed {
                 time_ns: start_ns,
                 cmd: TxCmd::Write {
@@ -678,6 +691,39 @@ mod tests {
         let ops = drive(&mut s);
         let clients: BTreeSet<u32> = ops.iter().map(|(c, _)| *c).collect();
         assert_eq!(clients.len(), 4, "four clients shared the work");
+    }
+
+    #[test]
+    fn npc_plain_writes_avoid_the_pages_of_their_segment() {
+        // A plain write is a one-page transaction; under no-page-conflict it may run while a
+        // transaction of its segment that wrote the same page is still active.
+        let cfg = TxnConfig {
+            transactions: 400,
+            isolation: Isolation::NoPageConflict,
+            concurrency: 4,
+            size_max: 8,
+            plain_write_ratio: 0.5,
+            ..Default::default()
+        };
+        let stream = generate(&cfg, 100, &mut Rng::new(3)).unwrap();
+        let mut seg_pages: BTreeSet<u32> = BTreeSet::new();
+        let mut plain = 0;
+        for t in &stream {
+            match t.cmd {
+                TxCmd::Barrier => seg_pages.clear(),
+                TxCmd::Write {
+                    tx: Some(_), lpn, ..
+                } => {
+                    seg_pages.insert(lpn.0);
+                }
+                TxCmd::Write { tx: None, lpn, .. } => {
+                    plain += 1;
+                    assert!(!seg_pages.contains(&lpn.0), "plain write of page {}", lpn.0);
+                }
+                _ => {}
+            }
+        }
+        assert!(plain > 100);
     }
 
     #[test]

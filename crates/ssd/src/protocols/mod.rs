@@ -3,9 +3,13 @@
 
 pub mod afc;
 pub mod aw;
+pub mod bpcc;
 pub mod cfc;
+pub(crate) mod cyclic;
 pub mod flagchain;
 pub mod lighttx;
 pub mod mhl_d;
 pub mod mhl_m;
 pub mod none;
+pub mod scc;
+pub mod tc;

@@ -1,0 +1,166 @@
+//! The crash checker on back-pointer cyclic commit (TxFlash §3.3): zero violations exhaustively on
+//! the small configuration, with and without summary pages, with many aborts and with
+//! interleaved transactions; random schedules on a larger device; and scripted interleavings
+//! the generators cannot produce.
+
+mod scripted;
+
+use commitlab_check::*;
+use scripted::{us, Script};
+
+fn assert_clean(rep: &CheckReport, rec: &Recording) {
+    for v in &rep.first {
+        eprintln!("{}{:#?}", describe(rec, &v.state), v.findings);
+    }
+    assert_eq!(
+        rep.violations, 0,
+        "{} of {} states violate",
+        rep.violations, rep.states
+    );
+}
+
+fn exhaustive(cfg: &world::Config) -> CheckReport {
+    let rec = record(cfg).unwrap();
+    let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, cfg.seed, None).unwrap();
+    assert_clean(&rep, &rec);
+    rep
+}
+
+#[test]
+fn bpcc_passes_exhaustively_with_summaries() {
+    let cfg = small_config("bpcc");
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 2_000, "{rep:?}");
+}
+
+#[test]
+fn bpcc_passes_exhaustively_without_summaries_with_many_aborts_and_interleaving() {
+    let mut cfg = small_config("bpcc");
+    cfg.ftl.summary_pages = false;
+    cfg.workload.txn.abort_ratio = 0.5;
+    // A host interface that takes time makes concurrent transactions' writes interleave.
+    cfg.ftl.interface_mbps = 400;
+    cfg.seed = 3;
+    let rep = exhaustive(&cfg);
+    assert!(rep.states > 1_000, "{rep:?}");
+}
+
+#[test]
+fn random_schedules_on_a_larger_device() {
+    let mut cfg = small_config("bpcc");
+    cfg.nand.planes_per_die = 4;
+    cfg.nand.blocks_per_plane = 24;
+    cfg.workload.txn.transactions = 400;
+    cfg.workload.txn.abort_ratio = 0.5;
+    cfg.workload.txn.concurrency = 6;
+    let rec = record(&cfg).unwrap();
+    let rep = check(&rec, Mode::Random { schedules: 600 }, 11, None).unwrap();
+    assert_eq!(rep.states, 600);
+    assert_clean(&rep, &rec);
+}
+
+/// A transaction may write a page as soon as the previous transaction that wrote it has
+/// *issued* its COMMIT. If the new version reached flash before the previous commit was
+/// durable, recovery would fall back from the (uncommitted) new version to the previous one
+/// as if it were committed, showing half of an incomplete transaction. The new version must
+/// wait for the previous commit's ack (`Floors`). Without that wait this script has
+/// violating crash states (checked by removing the wait).
+#[test]
+fn a_new_version_waits_for_the_previous_commit_of_its_page() {
+    let cfg = small_config("bpcc");
+    let mut s = Script::new(&cfg);
+    let t0 = us(0);
+    s.plain(10, t0); // on plane 0
+    s.plain(11, t0); // on plane 1
+    s.begin(1, t0);
+    s.write(1, 1, t0); // held
+    s.write(1, 2, t0); // programs page 1 (plane 0); page 2 held
+    s.busy_reads(11, 20, t0); // plane 1 busy for 500 us
+    let ack1 = s.commit(1, t0); // page 2 on plane 1, behind the reads
+    s.begin(2, t0);
+    s.write(2, 1, t0); // page 1 again: its previous commit is in flight
+    s.write(2, 3, t0); // programs page 1's new version
+    assert!(
+        ack1 > us(700),
+        "the commit's last page waits behind the reads"
+    );
+    let rec = s.recording();
+    let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
+    assert!(rep.states > 10);
+    assert_clean(&rep, &rec);
+}
+
+/// An aborted transaction leaves an intention whose next-link names its never-programmed
+/// held page; the next version of that page straddles it (back pointer below the link) and
+/// must stay on flash, pinned through GC, while the aborted intention may still be read as
+/// its page's newest version.
+#[test]
+fn straddlers_of_aborted_links_survive_rewrites_and_gc() {
+    let mut cfg = small_config("bpcc");
+    cfg.ftl.summary_pages = false;
+    let mut s = Script::new(&cfg);
+    let mut t = us(0);
+    s.begin(1, t);
+    s.write(1, 1, t);
+    s.write(1, 2, t); // page 1 programmed, linking to page 2's version; page 2 held
+    t = s.abort(1, us(10));
+    // Page 2 moves on twice: its first new version straddles the aborted link.
+    s.begin(2, t);
+    s.write(2, 2, t);
+    t = s.commit(2, t);
+    t = s.plain(2, t);
+    let straddlers = counter(&s, "live_straddlers");
+    // Rewrite other pages until GC has run many times.
+    let gc_before = s.dev.core.stats.gc_erases;
+    let mut k = 0;
+    while s.dev.core.stats.gc_erases < gc_before + 12 {
+        t = s.plain(3 + (k % 40), t);
+        k += 1;
+    }
+    let rec = s.recording();
+    let rep = check(&rec, Mode::Random { schedules: 400 }, 2, None).unwrap();
+    assert_clean(&rep, &rec);
+    assert_eq!(
+        straddlers, 1,
+        "the first rewrite of page 2 straddles the aborted link"
+    );
+}
+
+fn counter(s: &Script, name: &str) -> u64 {
+    s.dev
+        .protocol_counters()
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or(0)
+}
+
+/// Crash, recover, keep running (commits overlapping later writes, aborts), crash again:
+/// what recovery rebuilds (uncommitted set, straddle responsibility sets, version counters)
+/// must keep the second crash safe too.
+#[test]
+fn crash_recover_run_crash_again() {
+    let mut cfg = small_config("bpcc");
+    cfg.workload.txn.abort_ratio = 0.4;
+    let (states, bad) = scripted::double_crash(&cfg, 5, 12, 150, false);
+    assert!(states >= 1_800);
+    assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+}
+
+/// The long version of the double-crash check (`cargo test -p commitlab-check --release
+/// --test bpcc -- --ignored`).
+#[test]
+#[ignore]
+fn crash_recover_run_crash_again_long() {
+    for seed in 1..=8 {
+        for summaries in [true, false] {
+            let mut cfg = small_config("bpcc");
+            cfg.seed = seed;
+            cfg.ftl.summary_pages = summaries;
+            cfg.workload.txn.abort_ratio = 0.4;
+            let (states, bad) = scripted::double_crash(&cfg, seed, 40, 300, false);
+            eprintln!("seed {seed} summaries {summaries}: {states} states, {bad} violations");
+            assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
+        }
+    }
+}
