@@ -117,3 +117,20 @@ fn partly_written_blocks_resume_when_the_medium_does_not_enforce_order() {
     let one = check(&rec, Mode::Random { schedules: 2000 }, 1, Some(1536)).unwrap();
     assert_eq!(one.violations, 0);
 }
+
+#[test]
+fn window_blocks_are_named_only_once_their_erase_is_done() {
+    // found by crash checker, seed=1, state=2401 (--set ftl.checkpoint_interval=40
+    // --set ftl.checkpoint_window_blocks=1): a root naming a window block became durable
+    // while GC's erase of that block was still in progress; recovery scanned the block's
+    // old pages and brought back versions the checkpoint had superseded.
+    let mut cfg = small_config("none");
+    cfg.ftl.checkpoint_interval = 40;
+    cfg.ftl.checkpoint_window_blocks = 1;
+    let rec = record(&cfg).unwrap();
+    let one = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, Some(2401)).unwrap();
+    assert_eq!(one.states, 1);
+    assert_eq!(one.violations, 0, "{:?}", one.first);
+    let rep = exhaustive(&cfg);
+    assert_clean(&rep, &cfg);
+}

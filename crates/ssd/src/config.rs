@@ -51,6 +51,12 @@ pub struct FtlConfig {
     pub checkpoint_interval: u64,
     /// Blocks per parallel unit pre-reserved (and recorded) for writes after a checkpoint.
     pub checkpoint_window_blocks: u32,
+    /// Checkpoints journal changed mapping entries instead of rewriting whole translation
+    /// pages when that writes fewer pages (see `meta`).
+    pub map_journal: bool,
+    /// Most journal pages before the translation pages are rewritten (0: as many as there
+    /// are translation pages).
+    pub map_journal_pages: u32,
     /// Largest transaction, in pages.
     pub max_tx_pages: u32,
     /// Most transactions active at once.
@@ -74,6 +80,8 @@ impl Default for FtlConfig {
             summary_pages: true,
             checkpoint_interval: 0,
             checkpoint_window_blocks: 2,
+            map_journal: true,
+            map_journal_pages: 0,
             max_tx_pages: 1024,
             max_active_txs: 256,
             interface_mbps: 0,

@@ -209,6 +209,8 @@ pub struct FtlCore {
     gcable: Vec<bool>,
     stamp: Vec<u64>,
     erase_not_before: Vec<SimTime>,
+    /// When each block's last erase completes: before then it still holds its old pages.
+    clean_at: Vec<SimTime>,
     pub(crate) pus: Vec<PuAlloc>,
     stripe_order: Vec<PuId>,
     stripe_cursor: usize,
@@ -251,9 +253,15 @@ impl FtlCore {
         let meta_blocks = ckpt.meta_block_count();
         let usable = u64::from(geo.blocks() - meta_blocks) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
-        // Keep at least the GC threshold plus a few open blocks free in every parallel unit.
+        // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
+        // and, with checkpoints, the window each unit holds recorded for writes after one.
+        let window = if cfg.checkpoint_interval > 0 {
+            cfg.checkpoint_window_blocks
+        } else {
+            0
+        };
         let reserve = u64::from(geo.pus())
-            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE)
+            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window)
             * u64::from(data_pages_per_block);
         let logical = logical.min(usable.saturating_sub(reserve));
         if logical == 0 {
@@ -276,6 +284,7 @@ impl FtlCore {
             gcable: vec![false; blocks],
             stamp: vec![0; blocks],
             erase_not_before: vec![SimTime::ZERO; blocks],
+            clean_at: vec![SimTime::ZERO; blocks],
             pus: Vec::new(),
             stripe_order: Vec::new(),
             stripe_cursor: 0,
@@ -592,11 +601,19 @@ impl FtlCore {
         if self.free_blocks(pu) <= reserve {
             return Ok(None);
         }
+        // Translation pages are found through the root's directory, never by scanning, so
+        // the map stream does not need blocks recorded in a root (and a checkpoint right
+        // after recovery, when every window is empty, must not write a root per unit).
         let taken = if self.ckpt.enabled && self.ckpt.track_writes {
-            if self.pus[pu.0 as usize].window.is_empty() {
-                crate::meta::extend_window(self, pu, now)?;
+            match (stream == Stream::MAP).then(|| self.pop_free(pu)).flatten() {
+                Some(b) => Some((b, SimTime::ZERO)),
+                None => {
+                    if self.pus[pu.0 as usize].window.is_empty() {
+                        crate::meta::extend_window(self, pu, now)?;
+                    }
+                    self.pus[pu.0 as usize].window.pop_front()
+                }
             }
-            self.pus[pu.0 as usize].window.pop_front()
         } else {
             self.pop_free(pu).map(|b| (b, SimTime::ZERO))
         };
@@ -604,6 +621,24 @@ impl FtlCore {
             self.gc_wanted.push(pu);
         }
         Ok(taken)
+    }
+
+    /// Makes a free block clean: erases it now if recovery left it dirty. Returns when its
+    /// last erase completes (`None` if that erase wore it out and it was retired). A block may
+    /// be named in a root's scan set only from that instant: recovery scans such blocks, and
+    /// one still holding old pages would bring superseded versions back.
+    pub(crate) fn make_clean(&mut self, block: BlockId, now: SimTime) -> Result<Option<SimTime>> {
+        if self.blocks[block.0 as usize].dirty {
+            let (t, worn) = self.nand.erase(block, now)?;
+            self.stats.lazy_erases += 1;
+            self.blocks[block.0 as usize].dirty = false;
+            self.clean_at[block.0 as usize] = t.end;
+            if worn {
+                self.retire(block);
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.clean_at[block.0 as usize]))
     }
 
     /// Removes a block from a parallel unit's free pool under the wear-leveling policy.
@@ -740,6 +775,7 @@ impl FtlCore {
             if m.dirty {
                 let (t, worn) = self.nand.erase(block, now.max(ready))?;
                 self.stats.lazy_erases += 1;
+                self.clean_at[block.0 as usize] = t.end;
                 ready = ready.max(t.end);
                 self.blocks[block.0 as usize].dirty = false;
                 if worn {
@@ -859,6 +895,7 @@ impl FtlCore {
         let was_free = self.blocks[block.0 as usize].state == BlockState::Free;
         let ready = ready.max(self.erase_not_before[block.0 as usize]);
         let (t, worn) = self.nand.erase(block, ready)?;
+        self.clean_at[block.0 as usize] = t.end;
         let first = self.geo.first_page(block).0;
         for p in first..first + self.geo.pages_per_block {
             self.flags.put(p, 0);

@@ -26,6 +26,7 @@
 //! ```text
 //! u32 magic 0x544F_4F52 ("ROOT")   u32 checkpoint sequence   u32 logical pages
 //! u32 n_chunks, n_chunks × u32 translation page address (u32::MAX: chunk never written)
+//! u32 n_journal, n_journal × u32 journal page address, in order
 //! u32 n_scan,   n_scan × (u32 block, u32 first page to scan)
 //! u32 blob_len, blob_len bytes of protocol state (LightTx zones)
 //! ```
@@ -37,6 +38,19 @@
 //!
 //! Translation page data area: `u32 magic 0x4E41_5254 ("TRAN"), u32 chunk, u32 checkpoint
 //! sequence, u32 count, count × u32 physical page (u32::MAX: unmapped)`.
+//!
+//! **Mapping journal.** A checkpoint need not rewrite every translation page an update
+//! touched: scattered updates touch nearly every page of a large mapping table, which would
+//! cost a full table write per checkpoint. Instead it appends the entries that changed since
+//! the previous checkpoint to a journal (`u32 magic 0x4C4E_524A ("JRNL"), u32 checkpoint
+//! sequence, u32 position, u32 count, count × (u32 lpn, u32 physical page)`), which the root
+//! names after the translation pages; recovery applies it in order on top of them. A
+//! checkpoint rewrites the dirty translation pages instead (and empties the journal) when
+//! that is no more pages than journaling, or when the journal would grow past as many pages
+//! as the mapping table has (`ftl.map_journal_pages`, 0 = that bound), so recovery never
+//! reads more than twice the table. `ftl.map_journal = false` always rewrites.
+//! Journal and translation pages carry OOB kind MAP; journal pages hold `JOURNAL_MARK` where
+//! a translation page holds its chunk number.
 
 use crate::config::FtlConfig;
 use crate::core::{FtlCore, Stream, NSTREAMS};
@@ -48,6 +62,9 @@ use sim::{Lpn, SimTime};
 
 const ROOT_MAGIC: u32 = 0x544F_4F52;
 const TRAN_MAGIC: u32 = 0x4E41_5254;
+const JRNL_MAGIC: u32 = 0x4C4E_524A;
+/// OOB chunk field of a journal page.
+const JOURNAL_MARK: u32 = 0xFFFF_FFF0;
 const PAGE_HDR: usize = 16;
 
 pub(crate) struct Ckpt {
@@ -60,8 +77,17 @@ pub(crate) struct Ckpt {
     pub(crate) entries_per_page: u32,
     /// Translation page of each chunk as recorded (or about to be recorded) in the root.
     pub(crate) dir: Vec<Ppa>,
+    /// Journal pages named by the root, in order (see the module docs).
+    pub(crate) journal: Vec<Ppa>,
+    /// Chunks whose translation page is stale (changed since it was written; the journal
+    /// holds the changes).
     dirty: Vec<bool>,
     dirty_count: u32,
+    /// Logical pages changed since the last checkpoint, once each (`pending_bits`).
+    pending: Vec<u32>,
+    pending_bits: Vec<u64>,
+    journal_on: bool,
+    journal_max: u32,
     pub(crate) scan_set: Vec<(BlockId, u32)>,
     pub(crate) writes_since: u64,
     pub(crate) root_end: SimTime,
@@ -97,8 +123,13 @@ impl Ckpt {
             ckpt_seq: 0,
             entries_per_page,
             dir: Vec::new(),
+            journal: Vec::new(),
             dirty: Vec::new(),
             dirty_count: 0,
+            pending: Vec::new(),
+            pending_bits: Vec::new(),
+            journal_on: cfg.map_journal,
+            journal_max: cfg.map_journal_pages,
             scan_set: Vec::new(),
             writes_since: 0,
             root_end: SimTime::ZERO,
@@ -119,8 +150,20 @@ impl Ckpt {
     fn init_chunks(&mut self, logical_pages: u32) {
         let n = logical_pages.div_ceil(self.entries_per_page) as usize;
         self.dir = vec![Ppa::NONE; n];
+        self.journal.clear();
         self.dirty = vec![false; n];
         self.dirty_count = 0;
+        self.pending.clear();
+        self.pending_bits = vec![0; (logical_pages as usize).div_ceil(64)];
+        if self.journal_max == 0 {
+            self.journal_max = n as u32;
+        }
+    }
+
+    fn clear_pending(&mut self) {
+        for l in std::mem::take(&mut self.pending) {
+            self.pending_bits[(l / 64) as usize] &= !(1u64 << (l % 64));
+        }
     }
 
     #[inline]
@@ -135,12 +178,23 @@ impl Ckpt {
                 self.dirty_count += 1;
             }
         }
+        if let Some(w) = self.pending_bits.get_mut((lpn.0 / 64) as usize) {
+            let bit = 1u64 << (lpn.0 % 64);
+            if *w & bit == 0 {
+                *w |= bit;
+                self.pending.push(lpn.0);
+            }
+        }
     }
 
     /// A translation page moved (GC): the next root must name its new place.
     pub(crate) fn on_moved(&mut self, old: Ppa, new: Ppa) -> bool {
         if let Some(c) = self.dir.iter().position(|p| *p == old) {
             self.dir[c] = new;
+            return true;
+        }
+        if let Some(j) = self.journal.iter().position(|p| *p == old) {
+            self.journal[j] = new;
             return true;
         }
         false
@@ -158,24 +212,35 @@ impl Ckpt {
 pub(crate) fn format(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
     let lp = core.logical_pages();
     core.ckpt.init_chunks(lp);
-    refill_windows(core, now)?;
+    let ready = refill_windows(core, now)?;
     checkpoint_scan_set(core);
-    write_root(core, now)
+    write_root(core, ready)
 }
 
-fn refill_windows(core: &mut FtlCore, _now: SimTime) -> Result<()> {
+/// Tops every unit's window up to `checkpoint_window_blocks` with clean blocks; returns
+/// the instant they are all clean (a root naming them must not be durable before: recovery
+/// would scan a block whose erase had not finished and resurrect its old pages; found by the
+/// crash checker on `none` with checkpoints once windows were topped up together).
+fn refill_windows(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
+    let mut ready = now;
     if !core.ckpt.track_writes {
-        return Ok(());
+        return Ok(ready);
     }
     let w = core.ckpt.window_blocks as usize;
-    for pu in 0..core.geo.pus() {
-        let pu = PuId(pu);
-        while core.pus[pu.0 as usize].window.len() < w {
-            let Some(b) = core.pop_free(pu) else { break };
-            core.pus[pu.0 as usize].window.push_back((b, SimTime::MAX));
+    for u in 0..core.geo.pus() as usize {
+        while core.pus[u].window.len() < w {
+            let Some(b) = core.pop_free(PuId(u as u32)) else {
+                break;
+            };
+            let Some(clean) = core.make_clean(b, now)? else {
+                continue;
+            };
+            ready = ready.max(clean);
+            core.pus[u].window.push_back((b, SimTime::MAX));
+            add_scan(core, b, 0);
         }
     }
-    Ok(())
+    Ok(ready)
 }
 
 /// Adds a block to the scan set from `from` on (keeping the lower start if present).
@@ -218,14 +283,16 @@ fn stamp_windows(core: &mut FtlCore, end: SimTime) {
 }
 
 /// Adds blocks to a unit's window and records them in a new root (same translation pages).
+///
+/// Every unit's window is topped up to `checkpoint_window_blocks` at the same time, so one
+/// root record serves them all: the units drain their windows at similar rates, and a root
+/// per unit would put a root write on the log's plane every few host pages.
 pub(crate) fn extend_window(core: &mut FtlCore, pu: PuId, now: SimTime) -> Result<()> {
-    let w = core.ckpt.window_blocks as usize;
-    for _ in 0..w {
-        let Some(b) = core.pop_free(pu) else { break };
-        core.pus[pu.0 as usize].window.push_back((b, SimTime::MAX));
-        add_scan(core, b, 0);
-    }
-    write_root(core, now)?;
+    // Window blocks still count as the unit's free blocks (GC writes into them too), so
+    // moving free blocks into windows never starves GC.
+    let _ = pu;
+    let ready = refill_windows(core, now)?;
+    write_root(core, ready)?;
     Ok(())
 }
 
@@ -243,8 +310,43 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
     let epp = core.ckpt.entries_per_page;
     let n_chunks = core.ckpt.dir.len();
     let seq = core.ckpt.ckpt_seq.wrapping_add(1);
+    // Journal the changed entries, or rewrite the stale translation pages (see module docs).
+    let per_journal_page = ((core.geo.page_bytes as usize - 16) / 8).max(1);
+    let journal_cost = core.ckpt.pending.len().div_ceil(per_journal_page);
+    let compact = !core.ckpt.journal_on
+        || core.ckpt.dirty_count as usize <= journal_cost
+        || core.ckpt.journal.len() + journal_cost > core.ckpt.journal_max as usize;
+    if !compact {
+        let mut pending = std::mem::take(&mut core.ckpt.pending);
+        pending.sort_unstable();
+        let mut new_pages = Vec::new();
+        for (k, part) in pending.chunks(per_journal_page).enumerate() {
+            let mut w = Writer::default();
+            w.u32(JRNL_MAGIC)
+                .u32(seq)
+                .u32((core.ckpt.journal.len() + k) as u32)
+                .u32(part.len() as u32);
+            for l in part {
+                w.u32(*l)
+                    .u32(core.lookup(Lpn(*l)).map_or(u32::MAX, |p| p.0));
+            }
+            let mut o = crate::core::blank_oob(core, kind::MAP);
+            oob::put_u32(&mut o, 1, JOURNAL_MARK);
+            oob::put_u32(&mut o, 5, seq);
+            let (ppa, t) =
+                core.program(Stream::MAP, None, Content::Bytes(w.0.into()), &o, ready0)?;
+            core.pin_core(ppa);
+            core.stats.map_persist_writes += 1;
+            ready = ready.max(t.end);
+            new_pages.push(ppa);
+        }
+        core.ckpt.pending = pending;
+        core.ckpt.clear_pending();
+        // As with translation pages below: named only once all are issued.
+        core.ckpt.journal.extend(new_pages);
+    }
     for c in 0..n_chunks {
-        if !core.ckpt.dirty[c] {
+        if !compact || !core.ckpt.dirty[c] {
             continue;
         }
         let first = c as u32 * epp;
@@ -275,9 +377,15 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         }
         core.ckpt.dir[c] = ppa;
     }
-    core.ckpt.dirty_count = 0;
+    if compact {
+        // Every translation page is current: the journal is no longer needed once the root
+        // naming the new pages is durable.
+        released.append(&mut core.ckpt.journal);
+        core.ckpt.dirty_count = 0;
+        core.ckpt.clear_pending();
+    }
     core.ckpt.ckpt_seq = seq;
-    refill_windows(core, now)?;
+    ready = ready.max(refill_windows(core, now)?);
     core.ckpt.proto_blocks = hooks.checkpoint_blocks(core);
     core.ckpt.proto_blob = hooks.checkpoint_blob(core);
     checkpoint_scan_set(core);
@@ -299,6 +407,10 @@ pub(crate) fn write_root(core: &mut FtlCore, ready: SimTime) -> Result<SimTime> 
         .u32(core.logical_pages());
     w.u32(core.ckpt.dir.len() as u32);
     for p in &core.ckpt.dir {
+        w.u32(p.0);
+    }
+    w.u32(core.ckpt.journal.len() as u32);
+    for p in &core.ckpt.journal {
         w.u32(p.0);
     }
     w.u32(core.ckpt.scan_set.len() as u32);
@@ -359,8 +471,10 @@ pub(crate) fn write_root(core: &mut FtlCore, ready: SimTime) -> Result<SimTime> 
 #[derive(Clone, Debug, Default)]
 pub struct RootView {
     pub ckpt_seq: u32,
-    /// The mapping as of the checkpoint (`Ppa::NONE`: unmapped).
+    /// The mapping as of the checkpoint, journal applied (`Ppa::NONE`: unmapped).
     pub l2p: Vec<Ppa>,
+    /// Chunks whose translation page the journal overrides somewhere.
+    pub journal_chunks: Vec<u32>,
     /// Blocks to scan, each from the given page on.
     pub scan_set: Vec<(BlockId, u32)>,
     pub blob: Vec<u8>,
@@ -494,6 +608,18 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
         }
         dir.push(Ppa(p));
     }
+    let n_journal = r.u32().ok_or_else(|| bad("truncated"))? as usize;
+    if n_journal > pages_total as usize {
+        return Err(bad(&format!("a journal of {n_journal} pages")));
+    }
+    let mut journal = Vec::with_capacity(n_journal);
+    for _ in 0..n_journal {
+        let p = r.u32().ok_or_else(|| bad("truncated journal list"))?;
+        if p >= pages_total {
+            return Err(bad(&format!("journal page {p} outside the device")));
+        }
+        journal.push(Ppa(p));
+    }
     let n_scan = r.u32().ok_or_else(|| bad("truncated"))? as usize;
     if n_scan > core.geo.blocks() as usize {
         return Err(bad(&format!("scan set of {n_scan} blocks")));
@@ -565,12 +691,65 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
             l2p[l as usize] = Ppa(e);
         }
     }
+    // The journal, in order, on top of the translation pages.
+    let mut journal_chunks = Vec::new();
+    for (j, p) in journal.iter().enumerate() {
+        let (t, view) = core.nand.read(*p, root_read)?;
+        end = end.max(t.end);
+        let PageView::Programmed {
+            data: media::image::DataRef::Bytes(b),
+            oob,
+        } = view
+        else {
+            return Err(corrupt(format!(
+                "journal page {} ({j} of {n_journal}) is unreadable",
+                p.0
+            )));
+        };
+        if oob[0] != kind::MAP || oob::get_u32(oob, 1) != JOURNAL_MARK {
+            return Err(corrupt(format!(
+                "journal page {} is not a journal page",
+                p.0
+            )));
+        }
+        let mut r = Reader::new(b);
+        if r.u32() != Some(JRNL_MAGIC) || {
+            let _seq = r.u32();
+            r.u32()
+        } != Some(j as u32)
+        {
+            return Err(corrupt(format!(
+                "journal page {} is not entry {j} of the journal",
+                p.0
+            )));
+        }
+        let count = r.u32().unwrap_or(0) as usize;
+        // (Stored payloads drop trailing 0xFF bytes, so compare with the page, not the slice.)
+        if count > (core.geo.page_bytes as usize - 16) / 8 {
+            return Err(corrupt(format!(
+                "journal page {} claims {count} entries",
+                p.0
+            )));
+        }
+        for _ in 0..count {
+            let (l, e) = (r.u32().unwrap_or(u32::MAX), r.u32().unwrap_or(u32::MAX));
+            if l >= lp || (e != u32::MAX && e >= pages_total) {
+                return Err(corrupt(format!("journal page {} maps lpn {l} to {e}", p.0)));
+            }
+            l2p[l as usize] = Ppa(e);
+            journal_chunks.push(l / epp);
+        }
+    }
+    journal_chunks.sort_unstable();
+    journal_chunks.dedup();
     core.ckpt.dir = dir;
+    core.ckpt.journal = journal;
     core.ckpt.ckpt_seq = ckpt_seq;
     Ok((
         Some(RootView {
             ckpt_seq,
             l2p,
+            journal_chunks,
             scan_set,
             blob,
         }),
@@ -578,8 +757,10 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
     ))
 }
 
-/// After recovery: pin the translation pages still named by the directory and mark dirty the
-/// chunks whose recovered mapping differs from the checkpoint's.
+/// After recovery: pin the translation and journal pages the root names, and rebuild what
+/// the next checkpoint must persist: chunks whose translation page is stale (the journal
+/// overrides it, or the recovered mapping differs from the checkpoint's) and the logical
+/// pages that differ from the checkpoint (for the journal).
 pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
     if !core.ckpt.enabled {
         return;
@@ -588,7 +769,18 @@ pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
         let lp = core.logical_pages();
         core.ckpt.init_chunks(lp);
     }
-    for p in core.ckpt.dir.clone() {
+    // Recovery's own `map` calls marked everything; start over from the comparison.
+    core.ckpt.clear_pending();
+    core.ckpt.dirty.fill(false);
+    core.ckpt.dirty_count = 0;
+    let named: Vec<Ppa> = core
+        .ckpt
+        .dir
+        .iter()
+        .chain(core.ckpt.journal.iter())
+        .copied()
+        .collect();
+    for p in named {
         if p != Ppa::NONE {
             core.mark_written(p);
             core.pin_core(p);
@@ -598,12 +790,17 @@ pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
     for c in 0..core.ckpt.dir.len() {
         let first = c * epp;
         let last = (first + epp).min(core.logical_pages() as usize);
-        let differs = (first..last).any(|l| {
+        let mut stale = core.ckpt.dir[c] == Ppa::NONE
+            || root.is_some_and(|r| r.journal_chunks.binary_search(&(c as u32)).is_ok());
+        for l in first..last {
             let now = core.lookup(Lpn(l as u32)).unwrap_or(Ppa::NONE);
             let then = root.map_or(Ppa::NONE, |r| r.l2p[l]);
-            now != then
-        });
-        if differs || core.ckpt.dir[c] == Ppa::NONE {
+            if now != then {
+                stale = true;
+                core.ckpt.mark_dirty(Lpn(l as u32));
+            }
+        }
+        if stale && !core.ckpt.dirty[c] {
             core.ckpt.dirty[c] = true;
             core.ckpt.dirty_count += 1;
         }
