@@ -3,7 +3,8 @@
 //!
 //! - Fig. 7: transaction throughput under strict, no-page-conflict and serializable isolation.
 //! - Figs. 9 and 11: throughput and GC overhead under 0–50 % aborts (strict isolation).
-//! - Fig. 17: protocol memory. Fig. 18: recovery time. Fig. 19: mapping-persistence writes.
+//! - Fig. 17: protocol memory. Fig. 19: mapping-persistence writes (from the abort sweep).
+//! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity).
 
 use crate::runner::{run_all, Job};
 use crate::{judge_change, pct, Claim, Output, Scale, Verdict};
@@ -29,15 +30,14 @@ const FTL_DRAM: [&str; 5] = [
     "device transaction table",
 ];
 
-fn base(scale: Scale) -> Result<Config, String> {
-    let mut sets = vec![
+/// The LightTx device (Table 2's shape) with `blocks` blocks per plane, 85 % prefilled,
+/// running the TPC-C stand-in with `transactions` transactions.
+fn base(blocks: u32, transactions: u64) -> Result<Config, String> {
+    let sets = vec![
         "nand.data_mode=\"tag\"".to_string(),
-        "workload.prefill=0.5".into(),
+        "workload.prefill=0.85".into(),
+        format!("nand.blocks_per_plane={blocks}"),
     ];
-    if scale == Scale::Quick {
-        // The paper's 64 planes (8 packages × 8 planes), 32 blocks each: 512 MiB.
-        sets.push("nand.blocks_per_plane=32".into());
-    }
     let mut c = Config::load(&ConfigSource {
         preset: Some("lighttx".into()),
         file: None,
@@ -48,7 +48,7 @@ fn base(scale: Scale) -> Result<Config, String> {
     // average, 142 at most).
     c.workload.kind = world::WorkloadKind::Txn;
     let t = &mut c.workload.txn;
-    t.transactions = if scale == Scale::Quick { 1_500 } else { 50_000 };
+    t.transactions = transactions;
     t.size_dist = workload::txn::SizeDist::Exponential;
     t.size_mean = 27.2;
     t.size_min = 1;
@@ -73,13 +73,38 @@ fn protocol_dram(m: &RunMetrics) -> u64 {
         .sum()
 }
 
-pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, String> {
-    let b = base(scale)?;
-    let mut out = Output::default();
+fn ratio(a: f64, b: f64) -> f64 {
+    a / b.max(1e-9)
+}
 
-    // ---------------------------------------------------------------- Fig. 7
+pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, String> {
+    let (blocks, txs) = match scale {
+        // 64 planes × 32 blocks: 512 MiB; 4000 transactions write about three times the free
+        // space, so GC reaches steady state.
+        Scale::Quick => (32, 4_000),
+        // The paper's 32 GB and about its trace length (1.33 M requests).
+        Scale::Full => (2048, 50_000),
+    };
+    let b = base(blocks, txs)?;
+    let mut out = Output::default();
+    fig7(&b, &mut out, progress)?;
+    fig9_to_19(&b, &mut out, progress)?;
+    fig18(scale, &mut out, progress)?;
+    let g = b.nand.geometry();
+    out.notes.push(format!(
+        "Device: the LightTx preset's shape (Table 2: 8 packages × 8 planes, 4 KiB pages, 64 pages per block, 25/200/1500 µs, GC threshold 5 %), {blocks} blocks per plane: {:.2} GiB{}. Tag data mode; 85 % of the logical space prefilled; summary pages on; LightTx, MHL-D, AW and MHL-M run with the FTL's mapping checkpoints (window of 2 blocks per plane; a journal of changed mapping entries between full rewrites of the translation pages).",
+        g.capacity_bytes() as f64 / f64::from(1u32 << 30),
+        if scale == Scale::Quick { " (the paper's is 32 GB)" } else { "" }
+    ));
+    out.notes.push(format!(
+        "Workload stand-in for the DBT-2 TPC-C trace (1.33 M requests, 27.2 pages per transaction, 142 at most, 7 clients): {txs} synthetic transactions with exponentially distributed sizes (mean 27.2, 1–142 pages), 7 at once, 80 % of writes to 20 % of half the logical space. It runs closed-loop (no think time); the paper replays a timed trace accelerated 70×. Isolation levels are expressed with barriers as in §4.2: after every transaction (strict), between segments of 7 transactions with disjoint pages (no-page-conflict), none (serializable). Abort sweeps run under strict isolation (Figs. 9 and 11)."
+    ));
+    Ok(out)
+}
+
+fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
     let mut jobs = Vec::new();
-    let mut slots: Vec<(usize, usize, usize)> = Vec::new(); // (protocol, isolation, job index)
+    let mut slots: Vec<(usize, usize, usize)> = Vec::new(); // (protocol, isolation, job)
     for (pi, p) in PROTOCOLS.iter().enumerate() {
         let info = ssd::protocol::lookup(p).map_err(|e| e.to_string())?;
         for (ii, (iso, wiso)) in ISOLATIONS.iter().enumerate() {
@@ -96,12 +121,12 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
             });
         }
     }
-    let r7 = run_all(jobs, progress);
+    let r = run_all(jobs, progress);
     let t7 = |pi: usize, ii: usize| -> Option<Result<f64, String>> {
         slots
             .iter()
             .find(|(p, i, _)| *p == pi && *i == ii)
-            .map(|(_, _, j)| get(&r7, *j).map(|m| m.tx_throughput_per_s))
+            .map(|(_, _, j)| get(&r, *j).map(|m| m.tx_throughput_per_s))
     };
     let mut csv = String::from("protocol,isolation,tx_per_s\n");
     let mut series = Vec::new();
@@ -146,7 +171,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
     let lt = |ii: usize| t7(0, ii).unwrap_or(Err("lighttx must support every level".into()));
     let (strict, npc, ser) = (lt(0)?, lt(1)?, lt(2)?);
     let (g_npc, g_ser) = (npc / strict - 1.0, ser / strict - 1.0);
-    let iso_note = "Rule: same sign and within a factor 1.5 of the paper's gain agrees, same sign otherwise partly. The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can. A larger gain here is the expected consequence of that difference, not of the protocol.";
+    let iso_note = "Rule: same sign and within a factor 1.5 of the paper's gain agrees, same sign otherwise partly. The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig7-serializable".into(),
@@ -165,7 +190,6 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         verdict: judge_change(0.196, g_npc, 1.5, 0.01),
         note: iso_note.into(),
     });
-    // LightTx is as good as or better than every protocol at each level it shares.
     let mut worse = Vec::new();
     for (ii, (iso, _)) in ISOLATIONS.iter().enumerate() {
         let l = lt(ii)?;
@@ -173,11 +197,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
             if let Some(t) = t7(pi, ii) {
                 let t = t?;
                 if t > l * 1.02 {
-                    worse.push(format!(
-                        "{p} {:+.1}% under {}",
-                        (t / l - 1.0) * 100.0,
-                        iso.name()
-                    ));
+                    worse.push(format!("{p} {} under {}", pct(t / l - 1.0), iso.name()));
                 }
             }
         }
@@ -187,12 +207,28 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         id: "lighttx-fig7-best".into(),
         claim: "For a given isolation level, LightTx provides as good or better transaction throughput than all previous approaches".into(),
         paper_value: "LightTx ≥ every other protocol at each level".into(),
-        measured: if worse.is_empty() { "LightTx within 2 % of or above every protocol at every level".into() } else { format!("beaten by: {}", worse.join("; ")) },
-        verdict: if worse.is_empty() { Verdict::Agrees } else if worse.len() <= 2 { Verdict::Partly } else { Verdict::Disagrees },
+        measured: if worse.is_empty() {
+            "LightTx within 2 % of or above every protocol at every level".into()
+        } else {
+            format!("beaten by: {}", worse.join("; "))
+        },
+        verdict: if worse.is_empty() {
+            Verdict::Agrees
+        } else if worse.len() <= 2 {
+            Verdict::Partly
+        } else {
+            Verdict::Disagrees
+        },
         note: "Rule: agrees if no protocol beats LightTx by more than 2 % at any isolation level it supports.".into(),
     });
+    Ok(())
+}
 
-    // ---------------------------------------------------------------- Figs. 9, 11, 17-19
+fn fig9_to_19(
+    b: &Config,
+    out: &mut Output,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(), String> {
     let mut jobs = Vec::new();
     for p in PROTOCOLS {
         for a in ABORTS {
@@ -200,16 +236,17 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
             c.protocol.name = p.into();
             c.workload.txn.isolation = WIso::Strict;
             c.workload.txn.abort_ratio = a;
+            c.run.measure_recovery = false;
             jobs.push(Job {
                 label: format!("lighttx fig9 {p} {:.0}% aborts", a * 100.0),
                 cfg: c,
             });
         }
     }
-    let r9 = run_all(jobs, progress);
-    let m9 = |pi: usize, ai: usize| get(&r9, pi * ABORTS.len() + ai);
+    let r = run_all(jobs, progress);
+    let m9 = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
     let mut csv = String::from(
-        "abort_pct,protocol,tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases,gc_migrations,forced_erases,recovery_ms,recovery_pages,map_persist_per_host_write,protocol_dram_bytes\n",
+        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases,gc_migrations,forced_erases,write_amplification,map_persist_per_host_write,protocol_dram_bytes\n",
     );
     let mut tput_series = Vec::new();
     let mut gc_series = Vec::new();
@@ -218,23 +255,21 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         let mut gp = Vec::new();
         for (ai, a) in ABORTS.iter().enumerate() {
             let m = m9(pi, ai)?;
-            let l = m9(0, ai)?;
-            let gv = m.gc_time_ns as f64 / (l.gc_time_ns as f64).max(1.0);
-            let rec = m.recovery.clone().unwrap_or_default();
+            let gv = ratio(m.gc_time_ns as f64, m9(0, ai)?.gc_time_ns as f64);
             csv.push_str(&format!(
-                "{:.0},{p},{:.2},{:.3},{gv:.3},{},{},{},{:.3},{},{:.5},{}\n",
+                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{},{},{},{:.3},{:.5},{}\n",
                 a * 100.0,
+                m.tx_completed_per_s,
                 m.tx_throughput_per_s,
                 m.gc_time_ns as f64 / 1e6,
                 m.gc_erases,
                 m.gc_page_migrations,
                 m.ftl.forced_erases,
-                rec.time_ns as f64 / 1e6,
-                rec.pages_read,
+                m.write_amplification,
                 m.map_persist_per_host_write,
                 protocol_dram(m)
             ));
-            tp.push((a * 100.0, m.tx_throughput_per_s));
+            tp.push((a * 100.0, m.tx_completed_per_s));
             gp.push((a * 100.0, gv));
         }
         tput_series.push(Series {
@@ -259,7 +294,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         line_chart(
             &ch(
                 "LightTx Fig. 9: throughput vs aborts (strict)",
-                "transactions / s",
+                "completed transactions / s",
             ),
             &tput_series,
         ),
@@ -275,11 +310,14 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         ),
     ));
 
-    // Fig. 9: LightTx vs AW and MHL-M, averaged over the non-zero abort ratios.
+    let tput_note = "Throughput counts completed transactions (committed or aborted): the same transaction stream is replayed at each abort ratio, so a protocol whose aborts cost what its commits cost stays flat. The CSV also gives committed transactions per second.";
     let avg_gain = |pi: usize| -> Result<f64, String> {
         let mut s = 0.0;
         for ai in 1..ABORTS.len() {
-            s += m9(0, ai)?.tx_throughput_per_s / m9(pi, ai)?.tx_throughput_per_s - 1.0;
+            s += ratio(
+                m9(0, ai)?.tx_completed_per_s,
+                m9(pi, ai)?.tx_completed_per_s,
+            ) - 1.0;
         }
         Ok(s / (ABORTS.len() - 1) as f64)
     };
@@ -291,7 +329,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         paper_value: "+1.5 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_aw)),
         verdict: judge_change(0.015, g_aw, 3.0, 0.003),
-        note: "Rule: same sign and within a factor 3 of the paper's (small) gain agrees. AW pays one mapping-log write per commit; LightTx persists mapping only at zone sliding.".into(),
+        note: format!("Rule: same sign and within a factor 3 of the paper's (small) gain agrees. AW makes a commit durable by writing its mapping record after every data page is durable, a second program time on a transaction's critical path that a closed loop measures in full; the paper's timed replay hides most of it when the device keeps up with arrivals. {tput_note}"),
     });
     out.claims.push(Claim {
         paper: PAPER.into(),
@@ -300,15 +338,15 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         paper_value: "+7.4 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_mhlm)),
         verdict: judge_change(0.074, g_mhlm, 2.0, 0.005),
-        note: "Rule: same sign and within a factor 2 agrees.".into(),
+        note: format!("Rule: same sign and within a factor 2 agrees. MHL-M pays AW's per-commit mapping write. {tput_note}"),
     });
     let spread = |pi: usize| -> Result<f64, String> {
         let v: Vec<f64> = (0..ABORTS.len())
-            .map(|ai| m9(pi, ai).map(|m| m.tx_throughput_per_s))
+            .map(|ai| m9(pi, ai).map(|m| m.tx_completed_per_s))
             .collect::<Result<_, _>>()?;
         let hi = v.iter().copied().fold(f64::MIN, f64::max);
         let lo = v.iter().copied().fold(f64::MAX, f64::min);
-        Ok(hi / lo.max(1e-9) - 1.0)
+        Ok(ratio(hi, lo) - 1.0)
     };
     let (s_l, s_aw, s_scc, s_bpcc) = (spread(0)?, spread(1)?, spread(4)?, spread(5)?);
     out.claims.push(Claim {
@@ -317,7 +355,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         claim: "LightTx and AW keep stable throughput across abort ratios while SCC and BPCC do not".into(),
         paper_value: "LightTx, AW stable; SCC, BPCC unstable".into(),
         measured: format!(
-            "max/min throughput over 0–50 % aborts: LightTx {}, AW {}, SCC {}, BPCC {}",
+            "max/min over 0–50 % aborts: LightTx {}, AW {}, SCC {}, BPCC {}",
             pct(s_l),
             pct(s_aw),
             pct(s_scc),
@@ -330,31 +368,36 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         } else {
             Verdict::Disagrees
         },
-        note: "Rule: agrees if LightTx and AW vary by under 10 % and SCC and BPCC vary more than LightTx. Aborted transactions write fewer committed pages, so throughput counts only committed transactions, as the paper does.".into(),
+        note: format!("Rule: agrees if LightTx and AW vary by under 10 % and SCC and BPCC vary more than LightTx. {tput_note}"),
     });
 
     // Fig. 11: GC overhead relative to LightTx at 50 % aborts.
-    let gc50 = |pi: usize| -> Result<f64, String> {
-        Ok(m9(pi, 5)?.gc_time_ns as f64 / (m9(0, 5)?.gc_time_ns as f64).max(1.0))
-    };
-    let (gs, gb) = (gc50(4)?, gc50(5)?);
+    let gc = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 5)?.gc_time_ns as f64) };
+    let l_gc = gc(0)?;
+    let (gs, gb) = (ratio(gc(4)?, l_gc), ratio(gc(5)?, l_gc));
+    let gc_note = "GC overhead is array time spent on GC reads, copies, flag updates and erases, including SCC's forced erases of aborted intentions.";
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig11-gc".into(),
         claim: "At 50 % aborts the GC overhead of SCC and BPCC is 41.8× and 4.8× that of LightTx".into(),
         paper_value: "SCC 41.8×, BPCC 4.8×".into(),
-        measured: format!("SCC {gs:.2}×, BPCC {gb:.2}×"),
-        verdict: if judge_change(41.8, gs, 3.0, 0.0) == Verdict::Agrees && judge_change(4.8, gb, 2.0, 0.0) == Verdict::Agrees {
+        measured: if l_gc > 0.0 {
+            format!("SCC {gs:.2}×, BPCC {gb:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
+        } else {
+            "LightTx did no GC: no ratio".into()
+        },
+        verdict: if l_gc == 0.0 {
+            Verdict::Disagrees
+        } else if judge_change(41.8, gs, 3.0, 0.0) == Verdict::Agrees && judge_change(4.8, gb, 2.0, 0.0) == Verdict::Agrees {
             Verdict::Agrees
         } else if gs > gb && gb > 1.0 {
             Verdict::Partly
         } else {
             Verdict::Disagrees
         },
-        note: "Rule: agrees if SCC is within a factor 3 of 41.8× and BPCC within a factor 2 of 4.8×; partly if the ordering SCC > BPCC > LightTx holds. GC overhead is array time spent on GC reads, copies, flag updates and erases, including SCC's forced erases of aborted intentions.".into(),
+        note: format!("Rule: agrees if SCC is within a factor 3 of 41.8× and BPCC within a factor 2 of 4.8×; partly if the ordering SCC > BPCC > LightTx holds. {gc_note}"),
     });
-    let gc_aw = m9(1, 5)?.gc_time_ns as f64 / (m9(0, 5)?.gc_time_ns as f64).max(1.0) - 1.0;
-    let gc_mhlm = m9(3, 5)?.gc_time_ns as f64 / (m9(0, 5)?.gc_time_ns as f64).max(1.0) - 1.0;
+    let (gc_aw, gc_mhlm) = (ratio(gc(1)?, l_gc) - 1.0, ratio(gc(3)?, l_gc) - 1.0);
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig11-aw-mhlm".into(),
@@ -366,35 +409,10 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
             (Verdict::Disagrees, Verdict::Disagrees) => Verdict::Disagrees,
             _ => Verdict::Partly,
         },
-        note: "Rule: both within a factor 3 of +6.1 % agree; both of the wrong sign disagree.".into(),
+        note: format!("Rule: both within a factor 3 of +6.1 % agree; both of the wrong sign disagree. {gc_note}"),
     });
 
-    // Fig. 18: recovery time at 0 % aborts.
-    let rec = |pi: usize| -> Result<f64, String> {
-        Ok(m9(pi, 0)?.recovery.as_ref().map_or(0, |r| r.time_ns) as f64 / 1e6)
-    };
-    let (r_l, r_aw, r_mhld, r_mhlm, r_scc, r_bpcc) =
-        (rec(0)?, rec(1)?, rec(2)?, rec(3)?, rec(4)?, rec(5)?);
-    let order_ok = r_scc.min(r_bpcc) > r_l.max(r_mhld) && r_l >= r_aw.min(r_mhlm);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-recovery".into(),
-        claim: "Recovery: SCC/BPCC scan the whole device (6.957 s), LightTx and MHL-D scan only their zones (< 0.194 s), AW/MHL-M only read the mapping (0.126 s)".into(),
-        paper_value: "SCC/BPCC 6.957 s ≫ LightTx < 0.194 s ≥ AW/MHL-M 0.126 s (36× between SCC/BPCC and LightTx)".into(),
-        measured: format!(
-            "SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms ({:.1}× between SCC and LightTx)",
-            r_scc / r_l.max(1e-9)
-        ),
-        verdict: if order_ok && r_scc / r_l.max(1e-9) > 5.0 {
-            Verdict::Agrees
-        } else if r_scc.min(r_bpcc) > r_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if the ordering holds and the whole-device scan is more than 5× LightTx's recovery; absolute times scale with device size (the quick device is 512 MiB, the paper's 32 GB), so ratios are compared. SCC and BPCC read one summary page per block; LightTx reads the root log, the translation pages and its two zones.".into(),
-    });
-    // Fig. 19: mapping persistence write ratio.
+    // Fig. 19: mapping-persistence write ratio, at 0 % aborts.
     let mp = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 0)?.map_persist_per_host_write) };
     let (mp_l, mp_aw, mp_mhlm, mp_scc) = (mp(0)?, mp(1)?, mp(3)?, mp(4)?);
     out.claims.push(Claim {
@@ -420,9 +438,10 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         } else {
             Verdict::Disagrees
         },
-        note: "Rule: agrees if AW and MHL-M are within a factor 1.5 of 3.70 %, LightTx under 0.75 % and SCC zero. The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction, so the ratio is about 1/27.2 for 27.2-page transactions.".into(),
+        note: "Rule: agrees if AW and MHL-M are within a factor 1.5 of 3.70 %, LightTx under 0.75 % and SCC zero. The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.".into(),
     });
-    // Fig. 17: protocol memory.
+
+    // Fig. 17: protocol memory, at 50 % aborts.
     let dram = |pi: usize| -> Result<u64, String> { Ok(protocol_dram(m9(pi, 5)?)) };
     let (d_l, d_scc, d_bpcc, d_mhld) = (dram(0)?, dram(4)?, dram(5)?, dram(2)?);
     out.claims.push(Claim {
@@ -440,16 +459,85 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
         },
         note: "Rule: agrees if SCC and BPCC each use more than twice LightTx's protocol DRAM (the FTL's own mapping and block tables excluded). Absolute sizes depend on the run's length and abort count, so only the contrast is compared.".into(),
     });
+    Ok(())
+}
 
-    let g = b.nand.geometry();
-    out.notes.push(format!(
-        "Device: the LightTx preset's shape (Table 2: 8 packages × 8 planes, 4 KiB pages, 64 pages per block, 25/200/1500 µs, GC threshold 5 %){} — {:.2} GiB here. Tag data mode; half the logical space prefilled; summary pages on; LightTx, MHL-D, AW and MHL-M run with the FTL's mapping checkpoints.",
-        if scale == Scale::Quick { ", cut to 32 blocks per plane" } else { "" },
-        g.capacity_bytes() as f64 / f64::from(1u32 << 30)
+/// Fig. 18 on a device large enough that a whole-device scan costs what it costs: recovery
+/// after a short run on an 85 % full device.
+fn fig18(scale: Scale, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
+    let blocks = if scale == Scale::Quick { 256 } else { 2048 };
+    let b = base(blocks, 300)?;
+    let jobs = PROTOCOLS
+        .iter()
+        .map(|p| {
+            let mut c = b.clone();
+            c.protocol.name = p.to_string();
+            c.workload.txn.isolation = WIso::Strict;
+            Job {
+                label: format!("lighttx fig18 {p}"),
+                cfg: c,
+            }
+        })
+        .collect();
+    let r = run_all(jobs, progress);
+    let mut csv = String::from("protocol,recovery_ms,pages_read,scanned_pages,had_checkpoint\n");
+    let mut bars = Vec::new();
+    let mut rec = Vec::new();
+    for (pi, p) in PROTOCOLS.iter().enumerate() {
+        let m = get(&r, pi)?;
+        let rr = m.recovery.clone().unwrap_or_default();
+        csv.push_str(&format!(
+            "{p},{:.3},{},{},{}\n",
+            rr.time_ns as f64 / 1e6,
+            rr.pages_read,
+            rr.scanned_pages,
+            rr.had_checkpoint
+        ));
+        bars.push((pi as f64, rr.time_ns as f64 / 1e6));
+        rec.push(rr.time_ns as f64 / 1e6);
+    }
+    out.csvs.push(("lighttx_fig18_recovery.csv".into(), csv));
+    out.svgs.push((
+        "lighttx_fig18_recovery.svg".into(),
+        bar_chart(
+            &Chart {
+                title: "LightTx Fig. 18: recovery time".into(),
+                x_label: "protocol".into(),
+                y_label: "simulated recovery time (ms)".into(),
+                log_x: false,
+                y_from_zero: true,
+            },
+            &PROTOCOLS.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            &[Series {
+                name: "recovery".into(),
+                points: bars,
+            }],
+        ),
     ));
+    let (r_l, r_aw, r_mhld, r_mhlm, r_scc, r_bpcc) =
+        (rec[0], rec[1], rec[2], rec[3], rec[4], rec[5]);
+    let order_ok = r_scc.min(r_bpcc) > r_l.max(r_mhld) && r_l >= r_aw.min(r_mhlm);
+    let gib = f64::from(blocks) * 64.0 * 64.0 * 4096.0 / f64::from(1u32 << 30);
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-recovery".into(),
+        claim: "Recovery: SCC/BPCC scan the whole device (6.957 s), LightTx and MHL-D scan only their zones (< 0.194 s), AW/MHL-M only read the mapping (0.126 s)".into(),
+        paper_value: "SCC/BPCC 6.957 s ≫ LightTx < 0.194 s ≥ AW/MHL-M 0.126 s (36× between SCC/BPCC and LightTx)".into(),
+        measured: format!(
+            "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms ({:.1}× between SCC and LightTx)",
+            ratio(r_scc, r_l)
+        ),
+        verdict: if order_ok && ratio(r_scc, r_l) > 5.0 {
+            Verdict::Agrees
+        } else if r_scc.min(r_bpcc) > r_l {
+            Verdict::Partly
+        } else {
+            Verdict::Disagrees
+        },
+        note: "Rule: agrees if the ordering holds and the whole-device scan takes more than 5× LightTx's recovery. Recovery time is simulated: reads proceed in parallel on every plane (SCC and BPCC read one summary page per block), and LightTx's includes reading the root log, translation and journal pages, its zones, and the checkpoint it writes before accepting commands. Absolute times are far below the paper's: its 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so the paper's simulator likely did not overlap recovery reads across planes; the ordering and ratios are what is compared.".into(),
+    });
     out.notes.push(format!(
-        "Workload stand-in for the DBT-2 TPC-C trace (1.33 M requests, 27.2 pages per transaction, 142 at most, 7 clients): {} synthetic transactions with exponentially distributed sizes (mean 27.2, 1–142 pages), 7 at once, 80 % of writes to 20 % of half the logical space. Isolation levels are expressed with barriers as in §4.2: a barrier after every transaction (strict), segments of 7 transactions with disjoint pages (no-page-conflict), none (serializable). Abort sweeps run under strict isolation (Figs. 9 and 11).",
-        if scale == Scale::Quick { 1_500 } else { 50_000 }
+        "Fig. 18 runs on a {gib:.0} GiB device of the same shape ({blocks} blocks per plane), 85 % prefilled, after 300 transactions under strict isolation; recovery is measured by cutting power at the end of the run."
     ));
-    Ok(out)
+    Ok(())
 }

@@ -254,12 +254,10 @@ impl FtlCore {
         let usable = u64::from(geo.blocks() - meta_blocks) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
         // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
-        // and, with checkpoints, the window each unit holds recorded for writes after one.
-        let window = if cfg.checkpoint_interval > 0 {
-            cfg.checkpoint_window_blocks
-        } else {
-            0
-        };
+        // and the window each unit holds recorded for writes after a checkpoint. The window
+        // is reserved whether or not checkpoints are on, so that every protocol exports the
+        // same logical capacity from one configuration and comparisons are like for like.
+        let window = cfg.checkpoint_window_blocks;
         let reserve = u64::from(geo.pus())
             * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window)
             * u64::from(data_pages_per_block);
@@ -841,6 +839,23 @@ impl FtlCore {
     }
 
     fn after_program(&mut self, ppa: Ppa, t: OpTiming, ready: SimTime) -> Result<()> {
+        // With checkpoints, record the unit's next window blocks once its open block is three
+        // quarters written and its window is empty: early enough that the root recording them
+        // is durable before the block fills (no stall waiting for it), late enough that GC
+        // has had time to free blocks for a whole batch (refilling at the moment the last
+        // window block is taken finds the free pool at its lowest and costs a root per block).
+        if self.ckpt.enabled && self.ckpt.track_writes {
+            let page = self.geo.page_in_block(ppa);
+            let pu = self.geo.pu_of(ppa);
+            let stream = self.blocks[self.geo.block_of(ppa).0 as usize].stream;
+            if stream != Stream::MAP.0
+                && page + 1 == self.data_pages_per_block * 3 / 4
+                && self.pus[pu.0 as usize].window.is_empty()
+                && self.free_blocks(pu) > 1
+            {
+                crate::meta::extend_window(self, pu, ready)?;
+            }
+        }
         self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
         let block = self.geo.block_of(ppa);

@@ -212,7 +212,7 @@ impl Ckpt {
 pub(crate) fn format(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
     let lp = core.logical_pages();
     core.ckpt.init_chunks(lp);
-    let ready = refill_windows(core, now)?;
+    let ready = refill_windows(core, now, None)?;
     checkpoint_scan_set(core);
     write_root(core, ready)
 }
@@ -221,14 +221,19 @@ pub(crate) fn format(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
 /// the instant they are all clean (a root naming them must not be durable before: recovery
 /// would scan a block whose erase had not finished and resurrect its old pages; found by the
 /// crash checker on `none` with checkpoints once windows were topped up together).
-fn refill_windows(core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
+fn refill_windows(core: &mut FtlCore, now: SimTime, extra: Option<PuId>) -> Result<SimTime> {
     let mut ready = now;
     if !core.ckpt.track_writes {
         return Ok(ready);
     }
     let w = core.ckpt.window_blocks as usize;
     for u in 0..core.geo.pus() as usize {
-        while core.pus[u].window.len() < w {
+        let target = if extra == Some(PuId(u as u32)) {
+            2 * w
+        } else {
+            w
+        };
+        while core.pus[u].window.len() < target {
             let Some(b) = core.pop_free(PuId(u as u32)) else {
                 break;
             };
@@ -289,9 +294,10 @@ fn stamp_windows(core: &mut FtlCore, end: SimTime) {
 /// per unit would put a root write on the log's plane every few host pages.
 pub(crate) fn extend_window(core: &mut FtlCore, pu: PuId, now: SimTime) -> Result<()> {
     // Window blocks still count as the unit's free blocks (GC writes into them too), so
-    // moving free blocks into windows never starves GC.
-    let _ = pu;
-    let ready = refill_windows(core, now)?;
+    // moving free blocks into windows never starves GC. The unit that ran out gets a double
+    // batch: units run out when GC concentrates writes in them, and a unit under GC keeps
+    // draining fast, so this halves the root records it causes.
+    let ready = refill_windows(core, now, Some(pu))?;
     write_root(core, ready)?;
     Ok(())
 }
@@ -337,6 +343,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
                 core.program(Stream::MAP, None, Content::Bytes(w.0.into()), &o, ready0)?;
             core.pin_core(ppa);
             core.stats.map_persist_writes += 1;
+            core.stats.map_journal_writes += 1;
             ready = ready.max(t.end);
             new_pages.push(ppa);
         }
@@ -362,6 +369,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         let (ppa, t) = core.program(Stream::MAP, None, Content::Bytes(w.0.into()), &o, ready0)?;
         core.pin_core(ppa);
         core.stats.map_persist_writes += 1;
+        core.stats.map_translation_writes += 1;
         ready = ready.max(t.end);
         fresh.push((c, ppa));
         core.ckpt.dirty[c] = false;
@@ -385,7 +393,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
         core.ckpt.clear_pending();
     }
     core.ckpt.ckpt_seq = seq;
-    ready = ready.max(refill_windows(core, now)?);
+    ready = ready.max(refill_windows(core, now, None)?);
     core.ckpt.proto_blocks = hooks.checkpoint_blocks(core);
     core.ckpt.proto_blob = hooks.checkpoint_blob(core);
     checkpoint_scan_set(core);
@@ -460,6 +468,7 @@ pub(crate) fn write_root(core: &mut FtlCore, ready: SimTime) -> Result<SimTime> 
             .nand
             .program(ppa, Content::Bytes(page.0.into()), &o, ready)?;
         core.stats.map_persist_writes += 1;
+        core.stats.map_root_writes += 1;
         end = end.max(t.end);
     }
     core.ckpt.root_end = end;

@@ -27,6 +27,10 @@ pub struct FtlStats {
     pub commit_record_writes: u64,
     /// Pages written to persist mapping (translation pages, root records, mapping logs).
     pub map_persist_writes: u64,
+    /// Of which: root-record pages, mapping-journal pages, translation pages.
+    pub map_root_writes: u64,
+    pub map_journal_writes: u64,
+    pub map_translation_writes: u64,
     /// Partial programs issued by a protocol (commit flags).
     pub flag_writes: u64,
     pub checkpoints: u64,

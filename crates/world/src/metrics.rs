@@ -78,6 +78,8 @@ pub struct RunMetrics {
     pub txs_aborted: u64,
     /// Committed transactions per simulated second.
     pub tx_throughput_per_s: f64,
+    /// Completed (committed or aborted) transactions per simulated second.
+    pub tx_completed_per_s: f64,
     /// Transaction execution time: BEGIN issued to COMMIT acked.
     pub tx_time_ns: Percentiles,
     /// Commit response time: COMMIT issued to acked.

@@ -723,6 +723,11 @@ impl World {
             } else {
                 self.committed as f64 / (sim_ns as f64 / 1e9)
             },
+            tx_completed_per_s: if sim_ns == 0 {
+                0.0
+            } else {
+                (self.committed + self.aborted) as f64 / (sim_ns as f64 / 1e9)
+            },
             tx_time_ns: self.lat_tx.percentiles(),
             commit_latency_ns: self.lat_commit.percentiles(),
             commit_record_writes: s.commit_record_writes - f.commit_record_writes,
