@@ -250,8 +250,11 @@ impl FtlCore {
         }
         let blocks = geo.blocks() as usize;
         let ckpt = Ckpt::new(&geo, &cfg);
-        let meta_blocks = ckpt.meta_block_count();
-        let usable = u64::from(geo.blocks() - meta_blocks) * u64::from(data_pages_per_block);
+        // The root log's blocks are left out of the logical space whether or not this
+        // configuration checkpoints, for the same reason as the window below.
+        let meta_blocks = crate::meta::META_BLOCKS.max(ckpt.meta_block_count());
+        let usable = u64::from(geo.blocks().saturating_sub(meta_blocks))
+            * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
         // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
         // and the window each unit holds recorded for writes after a checkpoint. The window
@@ -821,7 +824,21 @@ impl FtlCore {
                 })?,
             None => {
                 let mut found = None;
+                // Translation and journal pages fill one open block before another is
+                // opened: striped like host pages they would keep a nearly empty map block
+                // open in every unit, space GC cannot reclaim (DECISIONS.md, "Map stream").
+                if stream == Stream::MAP {
+                    if let Some(pu) = (0..self.stripe_order.len())
+                        .map(|k| self.stripe_order[k])
+                        .find(|&pu| self.has_head_space(pu, stream))
+                    {
+                        found = self.alloc_in(pu, stream, ready)?;
+                    }
+                }
                 for _ in 0..self.stripe_order.len() {
+                    if found.is_some() {
+                        break;
+                    }
                     let pu = self.next_pu();
                     if let Some(a) = self.alloc_in(pu, stream, ready)? {
                         found = Some(a);

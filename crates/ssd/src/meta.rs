@@ -99,6 +99,9 @@ pub(crate) struct Ckpt {
     pub(crate) track_writes: bool,
 }
 
+/// Blocks of the root-record log (two, written alternately).
+pub(crate) const META_BLOCKS: u32 = 2;
+
 impl Ckpt {
     pub(crate) fn new(geo: &Geometry, cfg: &FtlConfig) -> Ckpt {
         let enabled = cfg.checkpoint_interval > 0;

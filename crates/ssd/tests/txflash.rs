@@ -249,9 +249,9 @@ fn bpcc_keeps_a_straddler_through_gc_while_it_is_the_only_proof() {
     // The aborted intention of page 1 sits among cold data that fills most of the device
     // (so GC victims hold live pages); its next-link names page 2's version 1, never
     // programmed.
-    let mut t = cold(&mut d, 100, 300, SimTime::ZERO);
+    let mut t = cold(&mut d, 70, 300, SimTime::ZERO);
     t = tx(&mut d, 1, &[(1, 11), (2, 12)], false, t);
-    t = cold(&mut d, 400, 40, t);
+    t = cold(&mut d, 370, 40, t);
     t = hot(&mut d, 64, t);
     let aborted = copies_of(&d, 1, 1);
     assert_eq!(aborted.len(), 1);
@@ -302,7 +302,7 @@ fn bpcc_recovery_rebuilds_straddle_responsibility_sets() {
     let mut d = Device::in_memory(&c).unwrap();
     // 290 cold pages: page 1's intention lands mid-block, among live cold pages (alone in a
     // block it would be erased as garbage after recovery, and need no straddler).
-    let mut t = cold(&mut d, 100, 290, SimTime::ZERO);
+    let mut t = cold(&mut d, 70, 290, SimTime::ZERO);
     // Power fails with page 1 programmed and page 2 held: after recovery page 1's intention
     // is uncommitted and names page 2's version 1, which never reached flash.
     d.begin(TxId(1), t).unwrap();
@@ -310,7 +310,7 @@ fn bpcc_recovery_rebuilds_straddle_responsibility_sets() {
     d.write(TxId(1), Lpn(2), 12, t).unwrap();
     let mut d = power_cut(&c, &d);
     assert_eq!(counter(&d, "uncommitted_intentions"), 1);
-    t = cold(&mut d, 390, 50, SimTime::from_ms(1_000));
+    t = cold(&mut d, 360, 50, SimTime::from_ms(1_000));
     t = hot(&mut d, 64, t);
     // Page 2 moves on: its new version must not reuse version 1 and straddles it.
     d.write_plain(Lpn(2), 22, t).unwrap();
