@@ -20,12 +20,19 @@
 //! A kill is a power cut for the file, so the format is built to be cut anywhere. Linux may
 //! stop a write at any 4 KiB page of the file; the bytes before the cut are written, the rest
 //! are not. Each page record therefore ends with its state byte: a record cut short still
-//! reads as erased (a lost program), never as programmed with half its data. Erases write the
-//! pages before the block record (a cut leaves a partly erased block, which recovery erases
-//! again before use). The stored `last_prog` is advisory: opening recomputes it from the pages.
+//! reads as erased (a lost program), never as programmed with half its data. An erase first
+//! writes its block record with the unstable flag, then the erased pages, then the final
+//! block record; a cut anywhere in between (even inside a page record, whose tag is then new
+//! and its data old) leaves a block marked unstable, which opening turns into the crash
+//! model's garbled torn erase: every page not fully erased reads as uncorrectable and the
+//! block must be erased again before use. The stored `last_prog` is advisory: opening
+//! recomputes it from the pages.
 //! Opening validates the header CRC and every record, so a corrupt image is an error.
 
-use crate::image::{tag_pattern_matches, ImageParams, KIND_MASK_PUB, ST_MASK_PUB};
+use crate::image::{
+    tag_pattern_matches, ImageParams, BLK_UNSTABLE_PUB, KIND_MASK_PUB, ST_MASK_PUB,
+    ST_UNCORRECTABLE_PUB,
+};
 use crate::{BlockId, BlockMode, DataMode, NandError, NandImage, Ppa};
 use std::fs::{File, OpenOptions};
 use std::io::Read;
@@ -170,11 +177,13 @@ impl ImageFile {
         block: BlockId,
         pages_too: bool,
     ) -> Result<(), NandError> {
+        let mut first_record = Self::block_record(image, block);
+        if pages_too {
+            // An erase: until its last byte is written the block is a torn erase.
+            first_record[5] |= BLK_UNSTABLE_PUB;
+        }
         self.file
-            .write_all_at(
-                &Self::block_record(image, block),
-                self.block_off + u64::from(block.0) * 8,
-            )
+            .write_all_at(&first_record, self.block_off + u64::from(block.0) * 8)
             .map_err(io)?;
         if pages_too {
             let g = &image.params.geometry;
@@ -283,6 +292,14 @@ impl ImageFile {
             }
             if st == 0 {
                 // Erased, or a program cut short before its state byte: nothing was written.
+                continue;
+            }
+            if image.flags[p / g.pages_per_block as usize] & BLK_UNSTABLE_PUB != 0 {
+                // A page of a torn erase (perhaps cut inside this very record): its bytes
+                // are a mix of old and erased, so it reads as uncorrectable.
+                let rec = image.record_mut(p);
+                rec[0] = ST_UNCORRECTABLE_PUB;
+                rec[1] = np.max(1);
                 continue;
             }
             let rec = image.record_mut(p);

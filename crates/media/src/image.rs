@@ -113,6 +113,7 @@ pub(crate) const KIND_MASK_PUB: u8 = KIND_BYTES;
 const ST_ERASED: u8 = 0;
 const ST_PROGRAMMED: u8 = 1;
 const ST_UNCORRECTABLE: u8 = 2;
+pub(crate) const ST_UNCORRECTABLE_PUB: u8 = ST_UNCORRECTABLE;
 const KIND_BYTES: u8 = 0b100;
 
 /// Offsets within a page record.
@@ -123,6 +124,7 @@ pub(crate) const REC_OOB: usize = 10;
 
 const BLK_BAD: u8 = 1;
 const BLK_UNSTABLE: u8 = 2;
+pub(crate) const BLK_UNSTABLE_PUB: u8 = BLK_UNSTABLE;
 const NO_PAGE: u16 = u16::MAX;
 
 /// Everything that shapes an image; stored in a file image's header.
