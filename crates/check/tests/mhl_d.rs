@@ -50,7 +50,8 @@ fn mhl_d_passes_exhaustively() {
     // (zone sliding now asks GC to look again).
     let cfg = small_config("mhl-d");
     let rep = exhaustive(&cfg);
-    assert!(rep.states > 2_000, "{rep:?}");
+    // 1851 states since heads move between units (fewer GC copies than the 2000+ before).
+    assert!(rep.states > 1_500, "{rep:?}");
     assert_clean(&rep, &cfg);
 }
 

@@ -206,6 +206,8 @@ pub struct FtlCore {
     /// start erasing it (see the module docs).
     live: Vec<u16>,
     valid: Vec<u16>,
+    /// Mapped pages per parallel unit (the sum of `valid` over its blocks).
+    unit_valid: Vec<u64>,
     gcable: Vec<bool>,
     stamp: Vec<u64>,
     erase_not_before: Vec<SimTime>,
@@ -253,8 +255,8 @@ impl FtlCore {
         // The root log's blocks are left out of the logical space whether or not this
         // configuration checkpoints, for the same reason as the window below.
         let meta_blocks = crate::meta::META_BLOCKS.max(ckpt.meta_block_count());
-        let usable = u64::from(geo.blocks().saturating_sub(meta_blocks))
-            * u64::from(data_pages_per_block);
+        let usable =
+            u64::from(geo.blocks().saturating_sub(meta_blocks)) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
         // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
         // and the window each unit holds recorded for writes after a checkpoint. The window
@@ -282,6 +284,7 @@ impl FtlCore {
             blocks: vec![BlockMeta::new(); blocks],
             live: vec![0; blocks],
             valid: vec![0; blocks],
+            unit_valid: vec![0; geo.pus() as usize],
             gcable: vec![false; blocks],
             stamp: vec![0; blocks],
             erase_not_before: vec![SimTime::ZERO; blocks],
@@ -452,6 +455,11 @@ impl FtlCore {
         u32::from(self.valid[block.0 as usize])
     }
 
+    /// Mapped pages of a parallel unit.
+    pub fn unit_valid(&self, pu: PuId) -> u64 {
+        self.unit_valid[pu.0 as usize]
+    }
+
     // ---------------------------------------------------------------- liveness and mapping
 
     fn set_flag(&mut self, ppa: Ppa, flag: u8) {
@@ -467,6 +475,7 @@ impl FtlCore {
         }
         if flag == VALID {
             self.valid[b] += 1;
+            self.unit_valid[self.geo.pu_of_block(BlockId(b as u32)).0 as usize] += 1;
         }
     }
 
@@ -484,6 +493,7 @@ impl FtlCore {
         }
         if flag == VALID {
             self.valid[b] -= 1;
+            self.unit_valid[self.geo.pu_of_block(BlockId(b as u32)).0 as usize] -= 1;
         }
         let e = &mut self.erase_not_before[b];
         *e = (*e).max(durable_at);
@@ -585,7 +595,8 @@ impl FtlCore {
         }
     }
 
-    fn has_head_space(&self, pu: PuId, stream: Stream) -> bool {
+    /// Whether `stream` has an open block with space in `pu`.
+    pub fn has_head_space(&self, pu: PuId, stream: Stream) -> bool {
         self.pus[pu.0 as usize].heads[stream.0 as usize] != u32::MAX
     }
 
@@ -1071,6 +1082,17 @@ impl FtlCore {
             }
         }
         for (pu, a) in self.pus.iter().enumerate() {
+            let sum: u64 = self
+                .geo
+                .blocks_of_pu(PuId(pu as u32))
+                .map(|b| u64::from(self.valid[b.0 as usize]))
+                .sum();
+            if sum != self.unit_valid[pu] {
+                return Err(format!(
+                    "pu {pu}: counts {} mapped pages but its blocks hold {sum}",
+                    self.unit_valid[pu]
+                ));
+            }
             for (s, h) in a.heads.iter().enumerate() {
                 if *h != u32::MAX {
                     let m = &self.blocks[*h as usize];

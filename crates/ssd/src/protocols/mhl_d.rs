@@ -2,12 +2,17 @@
 //!
 //! "Flash space is divided into multiple logs. Pages in the same transaction are written to
 //! consecutive physical addresses in one log" (§4.1). A log head here is a (parallel unit,
-//! stream) pair: head k is stream PROTO0 + k / units of unit k mod units, so there are at most
-//! units × 5 heads (`protocol.log_heads`, default 8, is clamped to that). BEGIN takes a free
-//! head (heads of the first stream first, so fewer log blocks are open; then the unit that
-//! holds the fewest mapped pages, since a whole transaction lands in one unit and GC keeps
-//! data in its unit; then round robin) and the
-//! transaction keeps it until COMMIT or ABORT; all its pages are
+//! stream) pair; head k starts as stream PROTO0 + k / units of unit k mod units, so there are
+//! at most units × 5 heads (`protocol.log_heads`, default 8, is clamped to that). BEGIN takes
+//! a free head (one whose log block still has space first, so each head leaves at most one
+//! partly written block; then the unit that holds the fewest mapped pages, since a whole
+//! transaction lands in one unit and GC keeps data in its unit; then round robin). Heads are
+//! not pinned to units: before it is handed out, a head whose block is full, or whose unit
+//! holds more than one block's worth of mapped pages more than the emptiest unit no other
+//! head of its stream uses, moves to that unit (the paper does not say where its logs live;
+//! with 8 heads pinned to 8 of 64 units the other 56 units' space served only GC and plain
+//! writes, and MHL-D ran at write amplification 4.7 instead of 1.4). The
+//! transaction keeps its head until COMMIT or ABORT; all its pages are
 //! programmed one after another into that head's open block(s), i.e. into one plane, which is
 //! why MHL-D exploits no internal parallelism for a single transaction (§4.2, Fig. 9).
 //! Concurrency is bounded by the number of heads: **a BEGIN that finds every head taken is
