@@ -202,6 +202,38 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
             }
         }
     }
+    // What LightTx pays for the FTL's mapping checkpoints, which SCC and BPCC (whole-device
+    // scan at recovery) do without: `none` under strict isolation without checkpoints and
+    // with them at LightTx's measured rate.
+    let lt_strict = slots
+        .iter()
+        .find(|(p, i, _)| *p == 0 && *i == 0)
+        .map(|(_, _, j)| *j)
+        .ok_or("no lighttx strict run")?;
+    let lm = get(&r, lt_strict)?;
+    let per_ckpt = (lm.host_writes / lm.ftl.checkpoints.max(1)).max(1);
+    let mut cjobs = Vec::new();
+    for interval in [0, per_ckpt] {
+        let mut c = b.clone();
+        c.protocol.name = "none".into();
+        c.workload.txn.isolation = WIso::Strict;
+        c.ftl.checkpoint_interval = interval;
+        cjobs.push(Job {
+            label: format!("lighttx fig7 none strict checkpoint_interval={interval}"),
+            cfg: c,
+        });
+    }
+    let cr = run_all(cjobs, progress);
+    let (n_off, n_on) = (
+        get(&cr, 0)?.tx_throughput_per_s,
+        get(&cr, 1)?.tx_throughput_per_s,
+    );
+    let mut best_note = String::from("Rule: agrees if no protocol beats LightTx by more than 2 % at any isolation level it supports.");
+    best_note.push_str(&format!(
+        " Likely cause: LightTx needs the FTL's mapping checkpoints (its zone sliding), which SCC and BPCC do not (they scan the whole device at recovery). The same checkpoints, at LightTx's rate of one per {per_ckpt} host writes, cost the plain FTL `none` {} ({n_off:.0} → {n_on:.0} tx/s under strict isolation); LightTx ({strict:.0} tx/s) is {} from that, so its own mechanisms cost little. Where the checkpoint mode loses the time is not yet identified: its NAND work is small (about 0.3 % of programs) and each checkpoint's pages are durable within a few ms, while the loss shows up as more GC-length stalls (on the quick configuration, transactions over 1 ms: 84 without checkpoints, 133 with) away from checkpoint instants; GC work differs by under 3 %. Ruled out by experiment: GC's restriction to the checkpointed zone, erase holds until a root is durable, and waiting for roots before programming window blocks each changed LightTx's throughput by under 4 %. The paper's simulator does not say what its mapping persistence costs in time; this gap may be an artifact of our FTL's checkpoint mode and is the open question for this claim.",
+        pct(n_on / n_off - 1.0),
+        pct(strict / n_on - 1.0),
+    ));
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig7-best".into(),
@@ -219,7 +251,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         } else {
             Verdict::Disagrees
         },
-        note: "Rule: agrees if no protocol beats LightTx by more than 2 % at any isolation level it supports.".into(),
+        note: best_note,
     });
     Ok(())
 }
