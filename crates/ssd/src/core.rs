@@ -216,6 +216,9 @@ pub struct FtlCore {
     pub(crate) pus: Vec<PuAlloc>,
     stripe_order: Vec<PuId>,
     stripe_cursor: usize,
+    /// Where the map stream opens its next block: its own rotation over the units, apart
+    /// from the host striping (see `program`).
+    map_cursor: usize,
     pub stats: FtlStats,
     /// Host page writes so far: the FTL's notion of age.
     pub clock: u64,
@@ -292,6 +295,7 @@ impl FtlCore {
             pus: Vec::new(),
             stripe_order: Vec::new(),
             stripe_cursor: 0,
+            map_cursor: 0,
             stats: FtlStats::default(),
             clock: 0,
             program_end_max: SimTime::ZERO,
@@ -839,11 +843,26 @@ impl FtlCore {
                 // opened: striped like host pages they would keep a nearly empty map block
                 // open in every unit, space GC cannot reclaim (DECISIONS.md, "Map stream").
                 if stream == Stream::MAP {
-                    if let Some(pu) = (0..self.stripe_order.len())
+                    let n = self.stripe_order.len();
+                    if let Some(pu) = (0..n)
                         .map(|k| self.stripe_order[k])
                         .find(|&pu| self.has_head_space(pu, stream))
                     {
                         found = self.alloc_in(pu, stream, ready)?;
+                    }
+                    // A new map block is opened by the map stream's own rotation, not by
+                    // `next_pu`: taking a host page's turn would leave that unit a page
+                    // behind the others for good, so its blocks would fill, and its GC run,
+                    // a stripe round after theirs (a separate stall instead of a shared one).
+                    for k in 0..n {
+                        if found.is_some() {
+                            break;
+                        }
+                        let i = (self.map_cursor + k) % n;
+                        found = self.alloc_in(self.stripe_order[i], stream, ready)?;
+                        if found.is_some() {
+                            self.map_cursor = (i + 1) % n;
+                        }
                     }
                 }
                 for _ in 0..self.stripe_order.len() {
