@@ -65,7 +65,14 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<TraceRequest>, Workl
         }
         if sectors == 0 || sectors > u64::from(u32::MAX) {
             return Err(werr(format!(
-                "{name}:{n}: size_sectors must be at least 1, found {sectors}"
+                "{name}:{n}: size_sectors must be in 1..={}, found {sectors}",
+                u32::MAX
+            )));
+        }
+        if arrival_ns > crate::MAX_TRACE_TIME_NS {
+            return Err(werr(format!(
+                "{name}:{n}: arrival_ns {arrival_ns} is beyond the simulator's time range (at most {})",
+                crate::MAX_TRACE_TIME_NS
             )));
         }
         if arrival_ns < last {
@@ -219,6 +226,14 @@ mod tests {
             ("0 0 0 0 0\n", ":1: size_sectors"),
             ("5 0 0 8 0\n4 0 0 8 0\n", ":2: arrival time 4"),
             ("-1 0 0 8 0\n", ":1: arrival_ns"),
+            (
+                "18446744073709551000 0 0 8 0\n",
+                ":1: arrival_ns 18446744073709551000 is beyond",
+            ),
+            (
+                "0 0 0 18446744073709551615 0\n",
+                ":1: size_sectors must be in 1..=",
+            ),
         ];
         for (text, want) in cases {
             let e = parse("f", text.as_bytes()).unwrap_err();

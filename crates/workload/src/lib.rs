@@ -13,6 +13,10 @@ pub mod synthetic;
 pub mod txn;
 pub mod txtrace;
 
+/// The latest arrival time a trace may give (about 146 years): simulated time saturates
+/// rather than wraps, so later times would silently report zero latencies.
+pub const MAX_TRACE_TIME_NS: u64 = 1 << 62;
+
 use sim::{Lpn, SimTime, TxId};
 
 /// One host request.

@@ -49,6 +49,12 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<Timed>, WorkloadErro
         let time_ns: u64 = f[0]
             .parse()
             .map_err(|_| bad(format!("time_ns '{}' is not a non-negative integer", f[0])))?;
+        if time_ns > crate::MAX_TRACE_TIME_NS {
+            return Err(bad(format!(
+                "time_ns {time_ns} is beyond the simulator's time range (at most {})",
+                crate::MAX_TRACE_TIME_NS
+            )));
+        }
         let tx = match f[1] {
             "-" => None,
             s => Some(TxId(s.parse().map_err(|_| {
@@ -152,6 +158,10 @@ mod tests {
         let cases = [
             ("0 1 BEGIN - -\n", ":1: expected 6 fields"),
             ("x 1 BEGIN - - -\n", ":1: time_ns 'x'"),
+            (
+                "9223372036854775807 1 BEGIN - - -\n",
+                ":1: time_ns 9223372036854775807 is beyond",
+            ),
             ("0 q BEGIN - - -\n", ":1: txid 'q'"),
             ("0 - BEGIN - - -\n", ":1: BEGIN needs a txid"),
             ("0 1 FROB - - -\n", ":1: unknown op 'FROB'"),
