@@ -266,6 +266,9 @@ fn cmd_crash(
     max_in_flight: usize,
 ) -> Result<(), Fail> {
     ssd::protocol::lookup(protocol).map_err(bad)?;
+    if schedules == Some(0) {
+        return Err(Fail(2, "--schedules must be at least 1".into()));
+    }
     let base = check::small_config(protocol);
     let cfg = load(a, Some(base), &[format!("protocol.name=\"{protocol}\"")])?;
     cfg.validate().map_err(bad)?;
@@ -297,6 +300,12 @@ fn cmd_crash(
         cmd.push_str(&format!(" --state {k}"));
         cmd
     };
+    if let (Some(k), 0) = (state, rep.states) {
+        return Err(Fail(
+            2,
+            format!("--state {k}: this run has no crash state {k} (states are numbered from 0; run without --state to count them)"),
+        ));
+    }
     if state.is_some() {
         for v in &rep.first {
             print!("{}", check::describe(&rec, &v.state));

@@ -219,6 +219,15 @@ fn crash_check_of_none_passes_and_reports_the_count() {
     let o = run(&["crash", "--protocol", "none", "--state", "3"]);
     assert!(stdout(&o).contains("state 3 at T="), "{}", stdout(&o));
     assert_rejected(&run(&["crash", "--protocol", "zzz"]), "unknown protocol");
+    // A state that does not exist, and no schedules, are errors, not "0 states, 0 violations".
+    assert_rejected(
+        &run(&["crash", "--protocol", "none", "--state", "999999999"]),
+        "no crash state 999999999",
+    );
+    assert_rejected(
+        &run(&["crash", "--protocol", "none", "--schedules", "0"]),
+        "--schedules must be at least 1",
+    );
 }
 
 #[test]
