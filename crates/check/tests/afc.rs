@@ -4,38 +4,12 @@
 //! with half the transactions aborted (so GC keeps FALSE flags); and the violation the
 //! checker found, as a regression test.
 
+mod common;
+
 use commitlab_check::*;
+use common::*;
 
 const PROTO: &str = "afc";
-
-fn assert_clean(rep: &CheckReport, cfg: &world::Config) {
-    if rep.violations > 0 {
-        let rec = record(cfg).unwrap();
-        for v in &rep.first {
-            eprintln!("{}{:#?}", describe(&rec, &v.state), v.findings);
-        }
-    }
-    assert_eq!(
-        rep.violations, 0,
-        "{} of {} states violate",
-        rep.violations, rep.states
-    );
-}
-
-fn exhaustive(cfg: &world::Config) -> CheckReport {
-    let rec = record(cfg).unwrap();
-    let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, cfg.seed, None).unwrap();
-    assert_clean(&rep, cfg);
-    rep
-}
-
-fn random(cfg: &world::Config, schedules: u64) -> CheckReport {
-    let rec = record(cfg).unwrap();
-    let rep = check(&rec, Mode::Random { schedules }, cfg.seed, None).unwrap();
-    assert_eq!(rep.states, schedules);
-    assert_clean(&rep, cfg);
-    rep
-}
 
 fn small(block_flags: bool) -> world::Config {
     let mut c = small_config(PROTO);
@@ -44,16 +18,12 @@ fn small(block_flags: bool) -> world::Config {
 }
 
 /// A larger device, half the transactions aborted, NOP 2, no summary pages.
-fn larger(block_flags: bool, seed: u64) -> world::Config {
-    let mut c = small(block_flags);
-    c.seed = seed;
-    c.nand.planes_per_die = 4;
-    c.nand.blocks_per_plane = 24;
-    c.nand.nop = 2;
-    c.ftl.summary_pages = false;
-    c.workload.txn.transactions = 400;
-    c.workload.txn.abort_ratio = 0.5;
-    c
+fn larger_afc(block_flags: bool, seed: u64) -> world::Config {
+    larger(PROTO, seed, |c| {
+        c.protocol.block_flags = block_flags;
+        c.nand.nop = 2;
+        c.ftl.summary_pages = false;
+    })
 }
 
 #[test]
@@ -86,7 +56,7 @@ fn exhaustive_nop2_no_summaries_and_checkpoints() {
 #[test]
 fn random_schedules_on_a_larger_device() {
     for bf in [false, true] {
-        random(&larger(bf, 2), 300);
+        random(&larger_afc(bf, 2), 300);
     }
 }
 

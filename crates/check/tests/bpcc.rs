@@ -5,26 +5,11 @@
 
 mod scripted;
 
+mod common;
+
 use commitlab_check::*;
+use common::*;
 use scripted::{us, Script};
-
-fn assert_clean(rep: &CheckReport, rec: &Recording) {
-    for v in &rep.first {
-        eprintln!("{}{:#?}", describe(rec, &v.state), v.findings);
-    }
-    assert_eq!(
-        rep.violations, 0,
-        "{} of {} states violate",
-        rep.violations, rep.states
-    );
-}
-
-fn exhaustive(cfg: &world::Config) -> CheckReport {
-    let rec = record(cfg).unwrap();
-    let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, cfg.seed, None).unwrap();
-    assert_clean(&rep, &rec);
-    rep
-}
 
 #[test]
 fn bpcc_passes_exhaustively_with_summaries() {

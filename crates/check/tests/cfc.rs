@@ -3,38 +3,12 @@
 //! without summary pages and with mapping checkpoints; random schedules on larger devices;
 //! and the violations the checker found, as regression tests.
 
+mod common;
+
 use commitlab_check::*;
+use common::*;
 
 const PROTO: &str = "cfc";
-
-fn assert_clean(rep: &CheckReport, cfg: &world::Config) {
-    if rep.violations > 0 {
-        let rec = record(cfg).unwrap();
-        for v in &rep.first {
-            eprintln!("{}{:#?}", describe(&rec, &v.state), v.findings);
-        }
-    }
-    assert_eq!(
-        rep.violations, 0,
-        "{} of {} states violate",
-        rep.violations, rep.states
-    );
-}
-
-fn exhaustive(cfg: &world::Config) -> CheckReport {
-    let rec = record(cfg).unwrap();
-    let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, cfg.seed, None).unwrap();
-    assert_clean(&rep, cfg);
-    rep
-}
-
-fn random(cfg: &world::Config, schedules: u64) -> CheckReport {
-    let rec = record(cfg).unwrap();
-    let rep = check(&rec, Mode::Random { schedules }, cfg.seed, None).unwrap();
-    assert_eq!(rep.states, schedules);
-    assert_clean(&rep, cfg);
-    rep
-}
 
 fn small(block_flags: bool) -> world::Config {
     let mut c = small_config(PROTO);
@@ -43,15 +17,11 @@ fn small(block_flags: bool) -> world::Config {
 }
 
 /// A larger device, half the transactions aborted, NOP 2.
-fn larger(block_flags: bool, seed: u64) -> world::Config {
-    let mut c = small(block_flags);
-    c.seed = seed;
-    c.nand.planes_per_die = 4;
-    c.nand.blocks_per_plane = 24;
-    c.nand.nop = 2;
-    c.workload.txn.transactions = 400;
-    c.workload.txn.abort_ratio = 0.5;
-    c
+fn larger_cfc(block_flags: bool, seed: u64) -> world::Config {
+    larger(PROTO, seed, |c| {
+        c.protocol.block_flags = block_flags;
+        c.nand.nop = 2;
+    })
 }
 
 #[test]
@@ -83,7 +53,7 @@ fn exhaustive_nop2_and_checkpoints() {
 #[test]
 fn random_schedules_on_a_larger_device() {
     for bf in [false, true] {
-        random(&larger(bf, 2), 300);
+        random(&larger_cfc(bf, 2), 300);
     }
 }
 
@@ -126,7 +96,7 @@ fn regression_recovery_reclaims_space_before_the_post_recovery_checkpoint() {
     let rec = record(&checkpointed(1)).unwrap();
     let rep = check(&rec, Mode::Random { schedules: 2000 }, 1, Some(12)).unwrap();
     assert_eq!(rep.states, 1);
-    assert_clean(&rep, &checkpointed(1));
+    assert_clean(&rep, &rec);
     random(&checkpointed(1), 200);
 }
 
@@ -165,7 +135,7 @@ fn regression_carriers_after_recovery_do_not_run_a_unit_out_of_space() {
         let rec = record(&cfg).unwrap();
         let rep = check(&rec, Mode::Random { schedules: 2000 }, 1, Some(state)).unwrap();
         assert_eq!(rep.states, 1);
-        assert_clean(&rep, &cfg);
+        assert_clean(&rep, &rec);
         random(&cfg, 300);
     }
 }
