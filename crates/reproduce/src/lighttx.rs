@@ -122,12 +122,13 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         }
     }
     let r = run_all(jobs, progress);
-    let t7 = |pi: usize, ii: usize| -> Option<Result<f64, String>> {
+    let run7 = |pi: usize, ii: usize| -> Option<Result<&RunMetrics, String>> {
         slots
             .iter()
             .find(|(p, i, _)| *p == pi && *i == ii)
-            .map(|(_, _, j)| get(&r, *j).map(|m| m.tx_throughput_per_s))
+            .map(|(_, _, j)| get(&r, *j))
     };
+    let t7 = |pi: usize, ii: usize| run7(pi, ii).map(|m| m.map(|m| m.tx_throughput_per_s));
     let mut csv = String::from("protocol,isolation,tx_per_s\n");
     let mut series = Vec::new();
     for (pi, p) in PROTOCOLS.iter().enumerate() {
@@ -205,12 +206,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
     // What LightTx pays for the FTL's mapping checkpoints, which SCC and BPCC (whole-device
     // scan at recovery) do without: `none` under strict isolation without checkpoints and
     // with them at LightTx's measured rate.
-    let lt_strict = slots
-        .iter()
-        .find(|(p, i, _)| *p == 0 && *i == 0)
-        .map(|(_, _, j)| *j)
-        .ok_or("no lighttx strict run")?;
-    let lm = get(&r, lt_strict)?;
+    let lm = run7(0, 0).ok_or("no lighttx strict run")??;
     let per_ckpt = (lm.host_writes / lm.ftl.checkpoints.max(1)).max(1);
     let mut cjobs = Vec::new();
     for interval in [0, per_ckpt] {

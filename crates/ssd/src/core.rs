@@ -864,15 +864,13 @@ impl FtlCore {
                             self.map_cursor = (i + 1) % n;
                         }
                     }
-                }
-                for _ in 0..self.stripe_order.len() {
-                    if found.is_some() {
-                        break;
-                    }
-                    let pu = self.next_pu();
-                    if let Some(a) = self.alloc_in(pu, stream, ready)? {
-                        found = Some(a);
-                        break;
+                } else {
+                    for _ in 0..self.stripe_order.len() {
+                        let pu = self.next_pu();
+                        found = self.alloc_in(pu, stream, ready)?;
+                        if found.is_some() {
+                            break;
+                        }
                     }
                 }
                 found.ok_or_else(|| SsdError::OutOfSpace {

@@ -333,9 +333,13 @@ impl Config {
 fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
     let g = &params.geometry;
     let pages = u64::from(g.pages());
-    let data = match params.data_mode {
-        media::DataMode::Full => u64::from(g.page_bytes),
-        media::DataMode::Tag => 0,
+    let (data, mode, hint) = match params.data_mode {
+        media::DataMode::Full => (
+            u64::from(g.page_bytes),
+            "full",
+            ", or nand.data_mode = \"tag\"",
+        ),
+        media::DataMode::Tag => (0, "tag", ""),
     };
     let need = pages * (10 + u64::from(params.oob_used) + 9 + data);
     let Some(avail) = mem_available() else {
@@ -344,17 +348,9 @@ fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
     if need > avail {
         let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
         return Err(ConfigError(format!(
-            "nand: the device has {pages} pages and needs about {:.1} GiB of memory in {} data mode, but {:.1} GiB is available; use fewer channels, chips, dies, planes or blocks per plane{}",
+            "nand: the device has {pages} pages and needs about {:.1} GiB of memory in {mode} data mode, but {:.1} GiB is available; use fewer channels, chips, dies, planes or blocks per plane{hint}",
             gib(need),
-            match params.data_mode {
-                media::DataMode::Full => "full",
-                media::DataMode::Tag => "tag",
-            },
             gib(avail),
-            match params.data_mode {
-                media::DataMode::Full => ", or nand.data_mode = \"tag\"",
-                media::DataMode::Tag => "",
-            }
         )));
     }
     Ok(())

@@ -304,13 +304,7 @@ impl CommitProtocol for BpccFtl {
             return Ok(now);
         };
         // Rule 3: an aborted intention's SRS is empty; it is simply left for GC.
-        for i in t.written {
-            core.unpin(i.place.ppa, now);
-            let mut places = i.stale;
-            places.push(i.place);
-            self.uncommitted
-                .insert(core, i.meta.at, i.meta.next, places);
-        }
+        self.uncommitted.abort(core, t, now);
         Ok(now)
     }
 

@@ -461,6 +461,17 @@ impl Uncommitted {
         );
     }
 
+    /// An aborted transaction: unpins its intentions and records every copy of each (the
+    /// intention and any stale copies GC left) as uncommitted.
+    pub fn abort(&mut self, core: &mut FtlCore, t: Tx, now: SimTime) {
+        for i in t.written {
+            core.unpin(i.place.ppa, now);
+            let mut places = i.stale;
+            places.push(i.place);
+            self.insert(core, i.meta.at, i.meta.next, places);
+        }
+    }
+
     fn unindex_block(&mut self, b: u32, at: &Link) {
         if let Some((_, s)) = self.by_block.get_mut(&b) {
             s.remove(at);

@@ -242,13 +242,7 @@ impl CommitProtocol for SccFtl {
         let Some(t) = self.txs.remove(tx.seq) else {
             return Ok(now);
         };
-        for i in t.written {
-            core.unpin(i.place.ppa, now);
-            let mut places = i.stale;
-            places.push(i.place);
-            self.uncommitted
-                .insert(core, i.meta.at, i.meta.next, places);
-        }
+        self.uncommitted.abort(core, t, now);
         Ok(now)
     }
 
