@@ -8,6 +8,7 @@
 //! drivers.
 
 pub mod address;
+pub mod db;
 pub mod disksim;
 pub mod synthetic;
 pub mod txn;
