@@ -236,4 +236,17 @@ pub trait TxnSource {
     fn next_txn(&mut self, client: u32, rng: &mut Rng) -> TxnSpec;
     /// A short description for reports.
     fn describe(&self) -> String;
+    /// Is this record present when the database is loaded? Generators whose tables have
+    /// free slots below `pages_initial` (B-tree leaves at a fill factor, TATP's optional
+    /// rows, a partly filled last page) override this; the default says every slot of
+    /// every page below `pages_initial` is populated.
+    fn loaded(&self, rid: Rid) -> bool {
+        rid.page < self.schema().table(rid.table).pages_initial
+    }
+    /// How many more transactions the source can generate before its tables' growth
+    /// regions (`pages_max`) are exhausted; `None` when inserts cannot exhaust them. Past
+    /// that point inserts wrap onto earlier rows' slots (see each generator's docs).
+    fn remaining_txns(&self) -> Option<u64> {
+        None
+    }
 }

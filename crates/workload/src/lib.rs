@@ -8,9 +8,11 @@
 //! drivers.
 
 pub mod address;
+pub mod btree;
 pub mod db;
 pub mod disksim;
 pub mod synthetic;
+pub mod tpcc;
 pub mod txn;
 pub mod txtrace;
 
