@@ -57,7 +57,8 @@ pub const INDEX_POINTER_BYTES: u32 = 8;
 
 /// Records of `record_bytes` that fit one slotted DB page.
 pub fn heap_records_per_page(record_bytes: u16) -> u16 {
-    ((DB_PAGE_BYTES - PAGE_HEADER_BYTES) / (u32::from(record_bytes) + SLOT_BYTES)).min(0xFFFF) as u16
+    ((DB_PAGE_BYTES - PAGE_HEADER_BYTES) / (u32::from(record_bytes) + SLOT_BYTES)).min(0xFFFF)
+        as u16
 }
 
 /// Bytes of an index entry with a key of `key_bytes`.
@@ -72,6 +73,53 @@ pub fn nurand(rng: &mut Rng, a: u64, x: u64, y: u64, c: u64) -> u64 {
     (((rng.range_inclusive(0, a) | rng.range_inclusive(x, y)) + c) % (y - x + 1)) + x
 }
 
+/// Division by a run-time constant through a precomputed reciprocal (Lemire, Kaser and
+/// Kurz, "Faster remainder by direct computation", 2019): exact for every `u32` dividend.
+/// Generators divide ordinals by records-per-page and fanouts several hundred times per
+/// transaction; a hardware divide costs tens of cycles, this one multiply.
+#[derive(Clone, Copy, Debug)]
+pub struct Div32 {
+    d: u32,
+    m: u64,
+}
+
+impl Div32 {
+    pub fn new(d: u32) -> Div32 {
+        assert!(d > 0);
+        Div32 {
+            d,
+            m: if d == 1 {
+                0
+            } else {
+                u64::MAX / u64::from(d) + 1
+            },
+        }
+    }
+    #[inline]
+    pub fn get(self) -> u32 {
+        self.d
+    }
+    /// `(a / d, a % d)`.
+    #[inline]
+    pub fn divmod(self, a: u32) -> (u32, u32) {
+        if self.d == 1 {
+            return (a, 0);
+        }
+        let q = ((u128::from(self.m) * u128::from(a)) >> 64) as u32;
+        (q, a - q * self.d)
+    }
+    /// `(a / d, a % d)` for a 64-bit dividend (the fast path when it fits 32 bits).
+    #[inline]
+    pub fn divmod64(self, a: u64) -> (u64, u32) {
+        if a <= u64::from(u32::MAX) {
+            let (q, r) = self.divmod(a as u32);
+            (u64::from(q), r)
+        } else {
+            (a / u64::from(self.d), (a % u64::from(self.d)) as u32)
+        }
+    }
+}
+
 /// Pages a table grows into through appends, handed out from one pool (the end of the
 /// table) to partitions one page at a time — how a heap file or a B-tree extends.
 ///
@@ -82,7 +130,7 @@ pub fn nurand(rng: &mut Rng, a: u64, x: u64, y: u64, c: u64) -> u64 {
 /// slots that earlier ones used, which a host must treat as overwrites.
 #[derive(Clone, Debug)]
 pub struct Appender {
-    per_page: u32,
+    per_page: Div32,
     first: u32,
     next: u32,
     limit: u32,
@@ -96,7 +144,7 @@ impl Appender {
     pub fn new(partitions: usize, per_page: u32, first: u32, pages: u32) -> Appender {
         assert!(per_page > 0 && pages > 0 && partitions > 0);
         Appender {
-            per_page,
+            per_page: Div32::new(per_page),
             first,
             next: first,
             limit: first + pages,
@@ -123,9 +171,10 @@ impl Appender {
     /// Where the `k`-th entry of partition `p` lives, `k` < `count(p)` + anything: entries
     /// beyond the pages already taken are placed on the pages the pool would hand out next
     /// (used to name the slots of a transaction that rolls back and so appends nothing).
+    #[inline]
     pub fn locate(&self, p: usize, k: u64) -> (u32, u16) {
-        let idx = (k / u64::from(self.per_page)) as usize;
-        let slot = (k % u64::from(self.per_page)) as u16;
+        let (idx, slot) = self.per_page.divmod64(k);
+        let (idx, slot) = (idx as usize, slot as u16);
         let have = &self.pages[p];
         let page = if idx < have.len() {
             have[idx]
@@ -140,7 +189,8 @@ impl Appender {
     /// Append one entry to partition `p`; returns its place.
     pub fn push(&mut self, p: usize) -> (u32, u16) {
         let k = self.counts[p];
-        if k % u64::from(self.per_page) == 0 && (k / u64::from(self.per_page)) as usize >= self.pages[p].len() {
+        let (idx, slot) = self.per_page.divmod64(k);
+        if slot == 0 && idx as usize >= self.pages[p].len() {
             if self.next >= self.limit {
                 self.next = self.first;
                 self.wrapped = true;
@@ -154,7 +204,7 @@ impl Appender {
 
     /// Entries per page.
     pub fn per_page(&self) -> u32 {
-        self.per_page
+        self.per_page.get()
     }
 }
 
@@ -162,12 +212,11 @@ impl Appender {
 #[derive(Clone, Debug)]
 pub struct Index {
     pub table: TableId,
-    /// Entries per leaf page (at the fill factor) and per inner page.
-    per_leaf: u32,
-    /// First page of each inner level from the root down, and the divisor that maps a leaf
-    /// number to that level's page (`F^height`).
-    inner: Vec<(u32, u64)>,
-    fanout: u64,
+    /// Entries per leaf page (at the fill factor) and per inner page (the fanout F).
+    per_leaf: Div32,
+    /// First page of each inner level from the root down, and `F^(height − 1)`: a leaf `l`
+    /// descends through entry `(l / F^(height−1)) % F` of page `l / F^height`.
+    inner: Vec<(u32, Div32)>,
     leaf_base: u32,
     leaves_initial: u32,
     growth: Option<Appender>,
@@ -208,7 +257,8 @@ impl Index {
         let mut inner = Vec::with_capacity(levels.len());
         let mut page = 0u64;
         for &(n, div) in &levels {
-            inner.push((page as u32, div));
+            // F^(height−1) < leaves_max, so it fits 32 bits.
+            inner.push((page as u32, Div32::new((div / fanout) as u32)));
             page += n;
         }
         let pages_max = page + leaves_max;
@@ -217,7 +267,12 @@ impl Index {
         }
         let leaf_base = page as u32;
         let growth = (growth_leaves > 0).then(|| {
-            Appender::new(partitions, per_leaf, leaves_initial as u32, growth_leaves as u32)
+            Appender::new(
+                partitions,
+                per_leaf,
+                leaves_initial as u32,
+                growth_leaves as u32,
+            )
         });
         let def = TableDef {
             name,
@@ -231,9 +286,8 @@ impl Index {
         Ok((
             Index {
                 table,
-                per_leaf,
+                per_leaf: Div32::new(per_leaf),
                 inner,
-                fanout,
                 leaf_base,
                 leaves_initial: leaves_initial as u32,
                 growth,
@@ -245,13 +299,17 @@ impl Index {
     /// Leaf and slot of the `ord`-th loaded entry (key order).
     #[inline]
     pub fn loaded_pos(&self, ord: u64) -> (u32, u16) {
-        ((ord / u64::from(self.per_leaf)) as u32, (ord % u64::from(self.per_leaf)) as u16)
+        let (q, r) = self.per_leaf.divmod64(ord);
+        (q as u32, r as u16)
     }
 
     /// Leaf and slot of the `k`-th entry appended to partition `p`.
     #[inline]
     pub fn grown_pos(&self, p: usize, k: u64) -> (u32, u16) {
-        self.growth.as_ref().expect("index without growth").locate(p, k)
+        self.growth
+            .as_ref()
+            .expect("index without growth")
+            .locate(p, k)
     }
 
     /// Append an entry to partition `p` (commit) or name where it would go (`ahead`-th
@@ -286,10 +344,10 @@ impl Index {
     /// Read the root and inner entries on the way to `leaf`.
     #[inline]
     pub fn descend(&self, ops: &mut Vec<RecOp>, leaf: u32) {
-        let l = u64::from(leaf);
-        for &(base, div) in &self.inner {
-            let page = base + (l / div) as u32;
-            let slot = ((l / (div / self.fanout)) % self.fanout) as u16;
+        for &(base, sub) in &self.inner {
+            let (q, _) = sub.divmod(leaf);
+            let (page, slot) = self.per_leaf.divmod(q);
+            let (page, slot) = (base + page, slot as u16);
             ops.push(RecOp::Read(Rid {
                 table: self.table,
                 page,
@@ -328,10 +386,10 @@ impl Index {
             return true; // inner pages: every slot is a (possibly future) child pointer
         }
         let leaf = rid.page - self.leaf_base;
-        if leaf >= self.leaves_initial || u32::from(rid.slot) >= self.per_leaf {
+        if leaf >= self.leaves_initial || u32::from(rid.slot) >= self.per_leaf.get() {
             return false;
         }
-        u64::from(leaf) * u64::from(self.per_leaf) + u64::from(rid.slot) < loaded
+        u64::from(leaf) * u64::from(self.per_leaf.get()) + u64::from(rid.slot) < loaded
     }
 
     /// Levels read by a lookup, the leaf included.
@@ -345,7 +403,7 @@ impl Index {
 #[derive(Clone, Debug)]
 pub struct Heap {
     pub table: TableId,
-    pub rpp: u32,
+    rpp: Div32,
     pub loaded: u64,
     growth: Option<Appender>,
 }
@@ -372,12 +430,17 @@ impl Heap {
             return Err(format!("table {name} would need {pages_max} pages"));
         }
         let growth = (growth_pages > 0).then(|| {
-            Appender::new(partitions, u32::from(rpp), pages_initial as u32, growth_pages as u32)
+            Appender::new(
+                partitions,
+                u32::from(rpp),
+                pages_initial as u32,
+                growth_pages as u32,
+            )
         });
         Ok((
             Heap {
                 table,
-                rpp: u32::from(rpp),
+                rpp: Div32::new(u32::from(rpp)),
                 loaded,
                 growth,
             },
@@ -395,16 +458,21 @@ impl Heap {
 
     #[inline]
     pub fn loaded_rid(&self, ord: u64) -> Rid {
+        let (page, slot) = self.rpp.divmod64(ord);
         Rid {
             table: self.table,
-            page: (ord / u64::from(self.rpp)) as u32,
-            slot: (ord % u64::from(self.rpp)) as u16,
+            page: page as u32,
+            slot: slot as u16,
         }
     }
 
     #[inline]
     pub fn grown_rid(&self, p: usize, k: u64) -> Rid {
-        let (page, slot) = self.growth.as_ref().expect("heap without growth").locate(p, k);
+        let (page, slot) = self
+            .growth
+            .as_ref()
+            .expect("heap without growth")
+            .locate(p, k);
         Rid {
             table: self.table,
             page,
@@ -438,9 +506,19 @@ impl Heap {
 
     /// Is this slot populated at load?
     pub fn loaded(&self, rid: Rid) -> bool {
-        u64::from(rid.page) * u64::from(self.rpp) + u64::from(rid.slot) < self.loaded
-            && u32::from(rid.slot) < self.rpp
+        u64::from(rid.page) * u64::from(self.rpp.get()) + u64::from(rid.slot) < self.loaded
+            && u32::from(rid.slot) < self.rpp.get()
     }
+}
+
+/// CPU time of the calling thread in ns (Linux `/proc/thread-self/schedstat`), for the
+/// generation-rate measurements; falls back to 0 where unavailable. Not used on any
+/// simulation path.
+pub fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse().ok()))
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -454,6 +532,36 @@ mod tests {
         assert_eq!(heap_records_per_page(655), 12);
         assert_eq!(index_entry_bytes(12), 24);
         assert_eq!(index_entry_bytes(4), 16);
+    }
+
+    #[test]
+    fn div32_matches_hardware_division() {
+        let mut rng = Rng::new(5);
+        for d in [
+            1u32,
+            2,
+            3,
+            7,
+            26,
+            140,
+            261,
+            291,
+            408,
+            65_535,
+            1 << 20,
+            u32::MAX,
+        ] {
+            let q = Div32::new(d);
+            for a in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX, u32::MAX - 1] {
+                assert_eq!(q.divmod(a), (a / d, a % d), "{a} / {d}");
+            }
+            for _ in 0..10_000 {
+                let a = rng.next_u64() as u32;
+                assert_eq!(q.divmod(a), (a / d, a % d), "{a} / {d}");
+                let b = rng.next_u64() >> (rng.below(64) as u32);
+                assert_eq!(q.divmod64(b), (b / u64::from(d), (b % u64::from(d)) as u32));
+            }
+        }
     }
 
     #[test]
@@ -494,7 +602,10 @@ mod tests {
             assert_eq!(ops[0].rid().page, 0, "first read is the root");
             for op in &ops {
                 let r = op.rid();
-                assert!(r.page < def.pages_max && r.slot < def.records_per_page, "{r:?}");
+                assert!(
+                    r.page < def.pages_max && r.slot < def.records_per_page,
+                    "{r:?}"
+                );
             }
             assert!(ix.loaded(ops[2].rid(), 600_000));
         }

@@ -524,11 +524,51 @@ impl Tpcc {
             tables.push(def);
             Ok(h)
         };
-        let warehouse = heap(table::WAREHOUSE, "warehouse", WAREHOUSE_BYTES, WAREHOUSE, wl, 1, 0)?;
-        let district = heap(table::DISTRICT, "district", DISTRICT_BYTES, DISTRICT, dl, 1, 0)?;
-        let customer = heap(table::CUSTOMER, "customer", CUSTOMER_BYTES, CUSTOMER, cust, 1, 0)?;
-        let history = heap(table::HISTORY, "history", HISTORY_BYTES, HISTORY, cust, w as usize, m)?;
-        let new_order = heap(table::NEW_ORDER, "new_order", NEW_ORDER_BYTES, NEW_ORDER, undelivered, nd, m)?;
+        let warehouse = heap(
+            table::WAREHOUSE,
+            "warehouse",
+            WAREHOUSE_BYTES,
+            WAREHOUSE,
+            wl,
+            1,
+            0,
+        )?;
+        let district = heap(
+            table::DISTRICT,
+            "district",
+            DISTRICT_BYTES,
+            DISTRICT,
+            dl,
+            1,
+            0,
+        )?;
+        let customer = heap(
+            table::CUSTOMER,
+            "customer",
+            CUSTOMER_BYTES,
+            CUSTOMER,
+            cust,
+            1,
+            0,
+        )?;
+        let history = heap(
+            table::HISTORY,
+            "history",
+            HISTORY_BYTES,
+            HISTORY,
+            cust,
+            w as usize,
+            m,
+        )?;
+        let new_order = heap(
+            table::NEW_ORDER,
+            "new_order",
+            NEW_ORDER_BYTES,
+            NEW_ORDER,
+            undelivered,
+            nd,
+            m,
+        )?;
         let order = heap(table::ORDER, "order", ORDER_BYTES, ORDER, dl * 3000, nd, m)?;
         let order_line = heap(
             table::ORDER_LINE,
@@ -539,8 +579,24 @@ impl Tpcc {
             nd,
             m * u64::from(LINES_MAX),
         )?;
-        let item = heap(table::ITEM, "item", ITEM_BYTES, ITEM, u64::from(ITEMS), 1, 0)?;
-        let stock = heap(table::STOCK, "stock", STOCK_BYTES, STOCK, wl * u64::from(ITEMS), 1, 0)?;
+        let item = heap(
+            table::ITEM,
+            "item",
+            ITEM_BYTES,
+            ITEM,
+            u64::from(ITEMS),
+            1,
+            0,
+        )?;
+        let stock = heap(
+            table::STOCK,
+            "stock",
+            STOCK_BYTES,
+            STOCK,
+            wl * u64::from(ITEMS),
+            1,
+            0,
+        )?;
         let mut index = |id: TableId,
                          name: &'static str,
                          key: u16,
@@ -556,8 +612,22 @@ impl Tpcc {
         let warehouse_pk = index(table::WAREHOUSE_PK, "warehouse_pk", KEY_WAREHOUSE, wl, 1, 0)?;
         let district_pk = index(table::DISTRICT_PK, "district_pk", KEY_DISTRICT, dl, 1, 0)?;
         let customer_pk = index(table::CUSTOMER_PK, "customer_pk", KEY_CUSTOMER, cust, 1, 0)?;
-        let customer_last = index(table::CUSTOMER_LAST, "customer_last", KEY_CUSTOMER_LAST, cust, 1, 0)?;
-        let new_order_pk = index(table::NEW_ORDER_PK, "new_order_pk", KEY_ORDER, undelivered, nd, m)?;
+        let customer_last = index(
+            table::CUSTOMER_LAST,
+            "customer_last",
+            KEY_CUSTOMER_LAST,
+            cust,
+            1,
+            0,
+        )?;
+        let new_order_pk = index(
+            table::NEW_ORDER_PK,
+            "new_order_pk",
+            KEY_ORDER,
+            undelivered,
+            nd,
+            m,
+        )?;
         let order_pk = index(table::ORDER_PK, "order_pk", KEY_ORDER, dl * 3000, nd, m)?;
         let order_line_pk = index(
             table::ORDER_LINE_PK,
@@ -568,7 +638,14 @@ impl Tpcc {
             m * u64::from(LINES_MAX),
         )?;
         let item_pk = index(table::ITEM_PK, "item_pk", KEY_ITEM, u64::from(ITEMS), 1, 0)?;
-        let stock_pk = index(table::STOCK_PK, "stock_pk", KEY_STOCK, wl * u64::from(ITEMS), 1, 0)?;
+        let stock_pk = index(
+            table::STOCK_PK,
+            "stock_pk",
+            KEY_STOCK,
+            wl * u64::from(ITEMS),
+            1,
+            0,
+        )?;
         let schema = Schema {
             name: "tpcc",
             page_bytes: DB_PAGE_BYTES,
@@ -657,10 +734,16 @@ impl Tpcc {
         if o_id <= ORDERS_PER_DISTRICT {
             let per = u64::from(ORDERS_PER_DISTRICT - FIRST_UNDELIVERED_ORDER + 1);
             let ord = di as u64 * per + u64::from(o_id - FIRST_UNDELIVERED_ORDER);
-            (self.new_order.loaded_rid(ord), self.new_order_pk.loaded_pos(ord))
+            (
+                self.new_order.loaded_rid(ord),
+                self.new_order_pk.loaded_pos(ord),
+            )
         } else {
             let g = u64::from(o_id - ORDERS_PER_DISTRICT - 1);
-            (self.new_order.grown_rid(di, g), self.new_order_pk.grown_pos(di, g))
+            (
+                self.new_order.grown_rid(di, g),
+                self.new_order_pk.grown_pos(di, g),
+            )
         }
     }
 
@@ -668,10 +751,16 @@ impl Tpcc {
         let d = &self.dists[di];
         if line < d.lines_loaded {
             let ord = d.lines_base + u64::from(line);
-            (self.order_line.loaded_rid(ord), self.order_line_pk.loaded_pos(ord))
+            (
+                self.order_line.loaded_rid(ord),
+                self.order_line_pk.loaded_pos(ord),
+            )
         } else {
             let g = u64::from(line - d.lines_loaded);
-            (self.order_line.grown_rid(di, g), self.order_line_pk.grown_pos(di, g))
+            (
+                self.order_line.grown_rid(di, g),
+                self.order_line_pk.grown_pos(di, g),
+            )
         }
     }
 
@@ -691,14 +780,17 @@ impl Tpcc {
             let base = di as u64 * u64::from(CUSTOMERS_PER_DISTRICT);
             // Range scan of the C_LAST index, then every matching row (the query returns
             // them all, sorted by C_FIRST); the middle one, ⌈n/2⌉, is the customer.
-            self.customer_last.descend(ops, self.customer_last.loaded_pos(base + lo).0);
+            self.customer_last
+                .descend(ops, self.customer_last.loaded_pos(base + lo).0);
             for p in lo..hi {
                 let pos = self.customer_last.loaded_pos(base + p);
                 ops.push(RecOp::Read(self.customer_last.leaf_rid(pos.0, pos.1)));
             }
             for p in lo..hi {
                 let c_id = u32::from(self.by_name[(base + p) as usize]);
-                ops.push(RecOp::Read(self.customer.loaded_rid(Self::customer_ord(di, c_id))));
+                ops.push(RecOp::Read(
+                    self.customer.loaded_rid(Self::customer_ord(di, c_id)),
+                ));
             }
             let n = hi - lo;
             let chosen = lo + n.div_ceil(2) - 1;
@@ -706,7 +798,8 @@ impl Tpcc {
         } else {
             let c_id = nurand(rng, 1023, 1, 3000, self.c.c_id) as u32;
             let ord = Self::customer_ord(di, c_id);
-            self.customer_pk.lookup(ops, self.customer_pk.loaded_pos(ord));
+            self.customer_pk
+                .lookup(ops, self.customer_pk.loaded_pos(ord));
             ops.push(RecOp::Read(self.customer.loaded_rid(ord)));
             ord
         }
@@ -724,9 +817,11 @@ impl Tpcc {
         let commit = !rollback;
         let di = self.district_index(w, d);
         let wo = u64::from(w);
-        self.warehouse_pk.lookup(ops, self.warehouse_pk.loaded_pos(wo));
+        self.warehouse_pk
+            .lookup(ops, self.warehouse_pk.loaded_pos(wo));
         ops.push(RecOp::Read(self.warehouse.loaded_rid(wo)));
-        self.district_pk.lookup(ops, self.district_pk.loaded_pos(di as u64));
+        self.district_pk
+            .lookup(ops, self.district_pk.loaded_pos(di as u64));
         ops.push(RecOp::Update {
             rid: self.district.loaded_rid(di as u64),
             changes: vec![Change {
@@ -736,15 +831,22 @@ impl Tpcc {
             }],
         });
         let cord = Self::customer_ord(di, c_id);
-        self.customer_pk.lookup(ops, self.customer_pk.loaded_pos(cord));
+        self.customer_pk
+            .lookup(ops, self.customer_pk.loaded_pos(cord));
         ops.push(RecOp::Read(self.customer.loaded_rid(cord)));
         let o_id = self.dists[di].next_o_id;
         let rid = self.order.append_rid(di, commit, 0);
-        ops.push(RecOp::Insert { rid, fill: rng.next_u64() });
+        ops.push(RecOp::Insert {
+            rid,
+            fill: rng.next_u64(),
+        });
         let pos = self.order_pk.append_pos(di, commit, 0);
         self.order_pk.insert(ops, pos, u64::from(o_id));
         let rid = self.new_order.append_rid(di, commit, 0);
-        ops.push(RecOp::Insert { rid, fill: u64::from(o_id) });
+        ops.push(RecOp::Insert {
+            rid,
+            fill: u64::from(o_id),
+        });
         let pos = self.new_order_pk.append_pos(di, commit, 0);
         self.new_order_pk.insert(ops, pos, u64::from(o_id));
         let mut amount = 0u32;
@@ -752,13 +854,18 @@ impl Tpcc {
         for n in 0..ol_cnt {
             if rbk && n == ol_cnt - 1 {
                 // §2.4.2.3: the unused item is not found; the lookup ends past the last key.
-                self.item_pk.lookup(ops, self.item_pk.loaded_pos(u64::from(ITEMS - 1)));
+                self.item_pk
+                    .lookup(ops, self.item_pk.loaded_pos(u64::from(ITEMS - 1)));
                 break;
             }
             let i_id = nurand(rng, 8191, 1, u64::from(ITEMS), self.c.ol_i_id) as u32;
             items[n as usize] = i_id;
             let remote = self.w > 1 && rng.below(100) == 0;
-            let supply = if remote { self.other_warehouse(rng, w) } else { w };
+            let supply = if remote {
+                self.other_warehouse(rng, w)
+            } else {
+                w
+            };
             let qty = rng.range_inclusive(1, 10) as u32;
             self.counts.order_lines += 1;
             if remote {
@@ -804,7 +911,10 @@ impl Tpcc {
             });
             amount += qty * self.item_price_cents(i_id);
             let rid = self.order_line.append_rid(di, commit, u64::from(n));
-            ops.push(RecOp::Insert { rid, fill: rng.next_u64() });
+            ops.push(RecOp::Insert {
+                rid,
+                fill: rng.next_u64(),
+            });
             let pos = self.order_line_pk.append_pos(di, commit, u64::from(n));
             self.order_line_pk.insert(ops, pos, u64::from(o_id));
         }
@@ -834,12 +944,16 @@ impl Tpcc {
         let amount = rng.range_inclusive(100, 500_000) as i64;
         let (cw, cd) = if self.w > 1 && rng.below(100) < 15 {
             self.counts.remote_payments += 1;
-            (self.other_warehouse(rng, w), rng.range_inclusive(1, 10) as u32)
+            (
+                self.other_warehouse(rng, w),
+                rng.range_inclusive(1, 10) as u32,
+            )
         } else {
             (w, d)
         };
         let wo = u64::from(w);
-        self.warehouse_pk.lookup(ops, self.warehouse_pk.loaded_pos(wo));
+        self.warehouse_pk
+            .lookup(ops, self.warehouse_pk.loaded_pos(wo));
         ops.push(RecOp::Update {
             rid: self.warehouse.loaded_rid(wo),
             changes: vec![Change {
@@ -849,7 +963,8 @@ impl Tpcc {
             }],
         });
         let di = self.district_index(w, d) as u64;
-        self.district_pk.lookup(ops, self.district_pk.loaded_pos(di));
+        self.district_pk
+            .lookup(ops, self.district_pk.loaded_pos(di));
         ops.push(RecOp::Update {
             rid: self.district.loaded_rid(di),
             changes: vec![Change {
@@ -888,7 +1003,10 @@ impl Tpcc {
             changes,
         });
         let rid = self.history.append_rid(w as usize, !delta, 0);
-        ops.push(RecOp::Insert { rid, fill: rng.next_u64() });
+        ops.push(RecOp::Insert {
+            rid,
+            fill: rng.next_u64(),
+        });
         delta
     }
 
@@ -952,7 +1070,8 @@ impl Tpcc {
                 });
             }
             let cord = Self::customer_ord(di, u32::from(info.c_id));
-            self.customer_pk.lookup(ops, self.customer_pk.loaded_pos(cord));
+            self.customer_pk
+                .lookup(ops, self.customer_pk.loaded_pos(cord));
             ops.push(RecOp::Update {
                 rid: self.customer.loaded_rid(cord),
                 changes: vec![
@@ -981,7 +1100,8 @@ impl Tpcc {
         let d = (client / self.w) % DISTRICTS_PER_WAREHOUSE + 1;
         let _threshold = rng.range_inclusive(10, 20);
         let di = self.district_index(w, d);
-        self.district_pk.lookup(ops, self.district_pk.loaded_pos(di as u64));
+        self.district_pk
+            .lookup(ops, self.district_pk.loaded_pos(di as u64));
         ops.push(RecOp::Read(self.district.loaded_rid(di as u64)));
         let next = self.dists[di].next_o_id;
         let mut items = std::mem::take(&mut self.scratch);
@@ -1123,10 +1243,18 @@ mod tests {
             }
             let mut end = 0u16;
             for f in &def.fields {
-                assert_eq!(f.offset, end, "{}.{} leaves a gap or overlaps", def.name, f.name);
+                assert_eq!(
+                    f.offset, end,
+                    "{}.{} leaves a gap or overlaps",
+                    def.name, f.name
+                );
                 end += f.len;
             }
-            assert_eq!(end, def.record_bytes, "{} fields do not cover the row", def.name);
+            assert_eq!(
+                end, def.record_bytes,
+                "{} fields do not cover the row",
+                def.name
+            );
         }
         let stock = t.schema().table(table::STOCK);
         assert_eq!(stock.field("S_QUANTITY").unwrap().offset, S_QUANTITY);
@@ -1135,9 +1263,21 @@ mod tests {
 
     #[test]
     fn twenty_warehouses_size_like_a_tpcc_database() {
-        let t = Tpcc::new(&TpccConfig { max_txns: 1, ..TpccConfig::default() }, 1).unwrap();
+        let t = Tpcc::new(
+            &TpccConfig {
+                max_txns: 1,
+                ..TpccConfig::default()
+            },
+            1,
+        )
+        .unwrap();
         t.schema().validate().unwrap();
-        let pages: u64 = t.schema().tables.iter().map(|d| u64::from(d.pages_initial)).sum();
+        let pages: u64 = t
+            .schema()
+            .tables
+            .iter()
+            .map(|d| u64::from(d.pages_initial))
+            .sum();
         let bytes = pages * u64::from(DB_PAGE_BYTES);
         // Raw row bytes per warehouse (§4.2.2 cardinalities × row lengths), item once.
         let lines: u64 = t.dists.iter().map(|d| u64::from(d.lines_loaded)).sum();
@@ -1153,7 +1293,10 @@ mod tests {
             t.schema().pages_max()
         );
         for d in &t.schema().tables {
-            println!("  {:<14} {:>3} rec/page {:>8} pages", d.name, d.records_per_page, d.pages_initial);
+            println!(
+                "  {:<14} {:>3} rec/page {:>8} pages",
+                d.name, d.records_per_page, d.pages_initial
+            );
         }
         assert!(bytes > raw && bytes < raw * 16 / 10, "{bytes} vs raw {raw}");
         assert!((1.5e9..2.8e9).contains(&(bytes as f64)), "{bytes}");
@@ -1190,7 +1333,10 @@ mod tests {
             let share = f64::from(top) / draws as f64;
             // Uniform would give ~10 % (a little more from sampling noise); NURand's OR
             // makes values with many low one-bits far more likely.
-            println!("NURand({a}, {x}, {y}): top 10 % of values take {:.1} % of draws", share * 100.0);
+            println!(
+                "NURand({a}, {x}, {y}): top 10 % of values take {:.1} % of draws",
+                share * 100.0
+            );
             assert!(share > 0.2, "NURand({a}) top-decile share {share}");
         }
     }
@@ -1204,7 +1350,9 @@ mod tests {
             assert!((65..=119).contains(&d) && d != 96 && d != 112, "{c:?}");
             assert!(c.c_id <= 1023 && c.ol_i_id <= 8191 && c.c_last_run <= 255);
         }
-        assert!(!NurandC::delta_ok(0, 96) && !NurandC::delta_ok(200, 88) && !NurandC::delta_ok(0, 64));
+        assert!(
+            !NurandC::delta_ok(0, 96) && !NurandC::delta_ok(200, 88) && !NurandC::delta_ok(0, 64)
+        );
         assert!(NurandC::delta_ok(0, 65) && NurandC::delta_ok(150, 31));
     }
 
@@ -1213,7 +1361,10 @@ mod tests {
         let t = small(1, 0.0);
         for di in 0..10 {
             let counts: Vec<u16> = (0..1000).map(|n| t.name_count(di, n)).collect();
-            assert!(counts.iter().all(|&c| c >= 1), "every name is taken by c_id ≤ 1000");
+            assert!(
+                counts.iter().all(|&c| c >= 1),
+                "every name is taken by c_id ≤ 1000"
+            );
             assert_eq!(counts.iter().map(|&c| u32::from(c)).sum::<u32>(), 3000);
             assert!(*counts.iter().max().unwrap() >= 6, "NURand piles names up");
         }
@@ -1250,7 +1401,8 @@ mod tests {
                         let tk = t.schema().table(rid.table).kind;
                         if tk == crate::db::TableKind::Heap {
                             assert!(
-                                (t.loaded(rid) || live_inserted.contains(&rid)) && !deleted.contains(&rid),
+                                (t.loaded(rid) || live_inserted.contains(&rid))
+                                    && !deleted.contains(&rid),
                                 "{} reads a missing row {rid:?}",
                                 spec.kind
                             );
@@ -1279,9 +1431,16 @@ mod tests {
         let (txns, sums) = run(&mut t, 6_000, 5);
         // Condition 1 (§3.3.2.1): W_YTD = Σ D_YTD, in deltas.
         for w in 0..2u64 {
-            let wy = sums.get(&(t.warehouse.loaded_rid(w), W_YTD)).copied().unwrap_or(0);
+            let wy = sums
+                .get(&(t.warehouse.loaded_rid(w), W_YTD))
+                .copied()
+                .unwrap_or(0);
             let dy: i64 = (0..10)
-                .map(|d| sums.get(&(t.district.loaded_rid(w * 10 + d), D_YTD)).copied().unwrap_or(0))
+                .map(|d| {
+                    sums.get(&(t.district.loaded_rid(w * 10 + d), D_YTD))
+                        .copied()
+                        .unwrap_or(0)
+                })
                 .sum();
             assert_eq!(wy, dy);
             assert!(wy > 0);
@@ -1289,7 +1448,10 @@ mod tests {
         // Condition 2 (§3.3.2.2) in deltas: D_NEXT_O_ID advanced once per committed
         // New-Order of the district, and the generator agrees.
         for di in 0..20u64 {
-            let adv = sums.get(&(t.district.loaded_rid(di), D_NEXT_O_ID)).copied().unwrap_or(0);
+            let adv = sums
+                .get(&(t.district.loaded_rid(di), D_NEXT_O_ID))
+                .copied()
+                .unwrap_or(0);
             assert_eq!(adv as u32, t.dists[di as usize].next_o_id - 3001);
             assert_eq!(adv as u64, t.order.grown(di as usize));
         }
@@ -1324,7 +1486,10 @@ mod tests {
         let by_name = t.counts.by_last_name as f64 / t.counts.by_last_name_eligible as f64;
         assert!((0.585..0.615).contains(&by_name), "by last name {by_name}");
         let remote_pay = t.counts.remote_payments as f64 / n as f64;
-        assert!((0.14..0.16).contains(&remote_pay), "remote payments {remote_pay}");
+        assert!(
+            (0.14..0.16).contains(&remote_pay),
+            "remote payments {remote_pay}"
+        );
     }
 
     #[test]
@@ -1334,7 +1499,10 @@ mod tests {
         let n = 20_000;
         let rb = (0..n).filter(|&i| t.next_txn(i, &mut rng).rollback).count() as f64 / n as f64;
         let want = 0.2 + 0.8 * 0.45 * 0.01;
-        assert!((rb - want).abs() < 0.012, "rollback share {rb}, want {want}");
+        assert!(
+            (rb - want).abs() < 0.012,
+            "rollback share {rb}, want {want}"
+        );
     }
 
     #[test]
@@ -1344,18 +1512,41 @@ mod tests {
         let (ta, _) = run(&mut a, 1_500, 77);
         let (tb, _) = run(&mut b, 1_500, 77);
         assert!(ta == tb);
-        let mut c = Tpcc::new(&TpccConfig { warehouses: 2, delta_abort: 0.05, max_txns: 50_000 }, 8).unwrap();
+        let mut c = Tpcc::new(
+            &TpccConfig {
+                warehouses: 2,
+                delta_abort: 0.05,
+                max_txns: 50_000,
+            },
+            8,
+        )
+        .unwrap();
         let (tc, _) = run(&mut c, 1_500, 77);
         assert!(ta != tc, "the load seed matters");
     }
 
     #[test]
     fn bad_configs_name_the_key() {
-        let e = TpccConfig { warehouses: 0, ..TpccConfig::default() }.validate().unwrap_err();
+        let e = TpccConfig {
+            warehouses: 0,
+            ..TpccConfig::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.what.contains("workload.tpcc.warehouses"), "{e}");
-        let e = TpccConfig { delta_abort: 0.6, ..TpccConfig::default() }.validate().unwrap_err();
+        let e = TpccConfig {
+            delta_abort: 0.6,
+            ..TpccConfig::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.what.contains("workload.tpcc.delta_abort"), "{e}");
-        let e = TpccConfig { max_txns: 0, ..TpccConfig::default() }.validate().unwrap_err();
+        let e = TpccConfig {
+            max_txns: 0,
+            ..TpccConfig::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.what.contains("workload.tpcc.max_txns"), "{e}");
     }
 
@@ -1367,14 +1558,14 @@ mod tests {
         let mut t = Tpcc::new(&TpccConfig::default(), 1).unwrap();
         let mut rng = Rng::new(2);
         let n = 1_000_000u32;
-        let start = std::time::Instant::now();
+        let cpu0 = crate::btree::thread_cpu_ns();
         let mut ops = 0usize;
         for i in 0..n {
             ops += t.next_txn(i % 50, &mut rng).ops.len();
         }
-        let s = start.elapsed().as_secs_f64();
+        let s = (crate::btree::thread_cpu_ns() - cpu0) as f64 / 1e9;
         println!(
-            "tpcc generation: {:.0} txns/s ({:.2} µs/txn, {:.1} ops/txn)",
+            "tpcc generation: {:.0} txns per CPU-second ({:.2} µs/txn, {:.1} ops/txn)",
             f64::from(n) / s,
             s * 1e6 / f64::from(n),
             ops as f64 / f64::from(n)
