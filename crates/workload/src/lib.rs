@@ -12,6 +12,7 @@ pub mod btree;
 pub mod db;
 pub mod disksim;
 pub mod synthetic;
+pub mod tatp;
 pub mod tpcb;
 pub mod tpcc;
 pub mod txn;
