@@ -11,6 +11,7 @@ pub mod address;
 pub mod btree;
 pub mod db;
 pub mod disksim;
+pub mod records;
 pub mod synthetic;
 pub mod tatp;
 pub mod tpcb;

@@ -708,7 +708,7 @@ impl Tpcc {
 
     /// C_CREDIT = "BC" for 10 % of customers (§4.3.3.1), a function of the load seed.
     fn bad_credit(&self, ci: u64) -> bool {
-        mix(self.load_seed ^ ci.wrapping_mul(0x9E37_79B9)) % 10 == 0
+        mix(self.load_seed ^ ci.wrapping_mul(0x9E37_79B9)).is_multiple_of(10)
     }
 
     fn item_price_cents(&self, i_id: u32) -> u32 {
