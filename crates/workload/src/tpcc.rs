@@ -400,6 +400,7 @@ pub struct Tpcc {
     stock_qty: Vec<u8>,
     c: NurandC,
     load_seed: u64,
+    lines_loaded: u64,
     generated: u64,
     scratch: Vec<u32>,
     pub counts: TpccCounts,
@@ -681,6 +682,7 @@ impl Tpcc {
             stock_qty,
             c,
             load_seed,
+            lines_loaded: loaded_lines,
             generated: 0,
             scratch: Vec::with_capacity(STOCK_LEVEL_ORDERS as usize * LINES_MAX as usize),
             counts: TpccCounts::default(),
@@ -1188,7 +1190,7 @@ impl TxnSource for Tpcc {
         use table::*;
         let w = u64::from(self.w);
         let cust = w * 10 * u64::from(CUSTOMERS_PER_DISTRICT);
-        let lines: u64 = self.dists.iter().map(|d| u64::from(d.lines_loaded)).sum();
+        let lines = self.lines_loaded;
         match rid.table {
             WAREHOUSE => self.warehouse.loaded(rid),
             DISTRICT => self.district.loaded(rid),
@@ -1299,6 +1301,13 @@ mod tests {
             );
         }
         assert!(bytes > raw && bytes < raw * 16 / 10, "{bytes} vs raw {raw}");
+        let grown = Tpcc::new(&TpccConfig::default(), 1).unwrap();
+        println!(
+            "  sized for the default max_txns = {}: pages_max {} ({:.3} GB)",
+            TpccConfig::default().max_txns,
+            grown.schema().pages_max(),
+            grown.schema().pages_max() as f64 * 8192.0 / 1e9
+        );
         assert!((1.5e9..2.8e9).contains(&(bytes as f64)), "{bytes}");
     }
 
