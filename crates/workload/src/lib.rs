@@ -8,6 +8,7 @@
 //! drivers.
 
 pub mod address;
+pub mod blocktrace;
 pub mod btree;
 pub mod db;
 pub mod disksim;
