@@ -224,6 +224,13 @@ pub struct TpccConfig {
     pub delta_abort: f64,
     /// Transactions the insert regions are sized for (worst case). Past it inserts wrap.
     pub max_txns: u64,
+    /// Customers and loaded orders per district: 3,000 in the spec; smaller only for tiny
+    /// crash-check databases (the last 30 % of loaded orders are undelivered, last names
+    /// number min(1,000, this)).
+    pub customers_per_district: u32,
+    /// Items (and stock rows per warehouse): 100,000 in the spec; smaller only for tiny
+    /// crash-check databases.
+    pub items: u32,
 }
 
 impl Default for TpccConfig {
@@ -232,6 +239,8 @@ impl Default for TpccConfig {
             warehouses: 20,
             delta_abort: 0.0,
             max_txns: 1_000_000,
+            customers_per_district: CUSTOMERS_PER_DISTRICT,
+            items: ITEMS,
         }
     }
 }
@@ -248,6 +257,18 @@ impl TpccConfig {
             return Err(werr(format!(
                 "workload.tpcc.delta_abort must be in [0, 0.5], got {}",
                 self.delta_abort
+            )));
+        }
+        if !(STOCK_LEVEL_ORDERS..=CUSTOMERS_PER_DISTRICT).contains(&self.customers_per_district) {
+            return Err(werr(format!(
+                "workload.tpcc.customers_per_district must be in [{STOCK_LEVEL_ORDERS}, {CUSTOMERS_PER_DISTRICT}], got {}",
+                self.customers_per_district
+            )));
+        }
+        if !(1..=ITEMS).contains(&self.items) {
+            return Err(werr(format!(
+                "workload.tpcc.items must be in [1, {ITEMS}], got {}",
+                self.items
             )));
         }
         if self.max_txns == 0 || self.max_txns > 1 << 32 {
@@ -370,6 +391,14 @@ pub struct TpccCounts {
 pub struct Tpcc {
     cfg: TpccConfig,
     schema: Schema,
+    /// Customers (and loaded orders) per district; 3,000 in the spec.
+    cpd: u32,
+    /// Items; 100,000 in the spec.
+    items: u32,
+    /// Last-name numbers in use: min(1,000, customers per district).
+    names: u32,
+    /// The first undelivered order at load (2,101 in the spec: the last 30 % are).
+    first_undelivered: u32,
     w: u32,
     warehouse: Heap,
     district: Heap,
@@ -406,13 +435,13 @@ pub struct Tpcc {
     pub counts: TpccCounts,
 }
 
-/// Ordinal of the name number `n` customer gets at load (§4.3.3.1: the first 1,000
-/// customers take names 0..999, the rest NURand(255, 0, 999)).
-fn load_last_name(rng: &mut Rng, c_id: u32, c_load: u64) -> u16 {
-    if c_id <= LAST_NAMES {
+/// The name number customer `c_id` gets at load (§4.3.3.1: the first 1,000 customers take
+/// names 0..999, the rest NURand(255, 0, 999); fewer names in a scaled-down district).
+fn load_last_name(rng: &mut Rng, c_id: u32, names: u32, c_load: u64) -> u16 {
+    if c_id <= names {
         (c_id - 1) as u16
     } else {
-        nurand(rng, 255, 0, 999, c_load) as u16
+        nurand(rng, 255, 0, u64::from(names - 1), c_load) as u16
     }
 }
 
@@ -420,6 +449,10 @@ impl Tpcc {
     pub fn new(cfg: &TpccConfig, seed: u64) -> Result<Tpcc, WorkloadError> {
         cfg.validate()?;
         let w = cfg.warehouses;
+        let cpd = cfg.customers_per_district;
+        let items = cfg.items;
+        let names_n = cpd.min(LAST_NAMES);
+        let first_und = cpd - cpd * 3 / 10 + 1;
         let nd = (w * DISTRICTS_PER_WAREHOUSE) as usize;
         let root = Rng::new(seed);
         let mut load = root.fork("tpcc-load");
@@ -428,14 +461,14 @@ impl Tpcc {
         let load_seed = load.next_u64();
 
         // Customers' last names and the C_LAST index order.
-        let mut by_name = Vec::with_capacity(nd * CUSTOMERS_PER_DISTRICT as usize);
-        let mut name_start = Vec::with_capacity(nd * (LAST_NAMES as usize + 1));
-        let mut names = vec![0u16; CUSTOMERS_PER_DISTRICT as usize];
-        let mut counts = vec![0u16; LAST_NAMES as usize + 1];
+        let mut by_name = Vec::with_capacity(nd * cpd as usize);
+        let mut name_start = Vec::with_capacity(nd * (names_n as usize + 1));
+        let mut names = vec![0u16; cpd as usize];
+        let mut counts = vec![0u16; names_n as usize + 1];
         for _ in 0..nd {
             counts.iter_mut().for_each(|x| *x = 0);
-            for c_id in 1..=CUSTOMERS_PER_DISTRICT {
-                let n = load_last_name(&mut load, c_id, c.c_last_load);
+            for c_id in 1..=cpd {
+                let n = load_last_name(&mut load, c_id, names_n, c.c_last_load);
                 names[(c_id - 1) as usize] = n;
                 counts[n as usize + 1] += 1;
             }
@@ -444,9 +477,9 @@ impl Tpcc {
             }
             name_start.extend_from_slice(&counts);
             let base = by_name.len();
-            by_name.resize(base + CUSTOMERS_PER_DISTRICT as usize, 0);
+            by_name.resize(base + cpd as usize, 0);
             let mut next = counts.clone();
-            for c_id in 1..=CUSTOMERS_PER_DISTRICT {
+            for c_id in 1..=cpd {
                 let n = names[(c_id - 1) as usize] as usize;
                 by_name[base + next[n] as usize] = c_id as u16;
                 next[n] += 1;
@@ -454,29 +487,29 @@ impl Tpcc {
         }
 
         // Loaded orders: customers in a random permutation, 5..15 lines each.
-        let mut last_order = vec![0u32; nd * CUSTOMERS_PER_DISTRICT as usize];
+        let mut last_order = vec![0u32; nd * cpd as usize];
         let mut dists = Vec::with_capacity(nd);
-        let mut perm: Vec<u16> = (1..=CUSTOMERS_PER_DISTRICT as u16).collect();
+        let mut perm: Vec<u16> = (1..=cpd as u16).collect();
         let mut lines_base = 0u64;
         for di in 0..nd {
             load.shuffle(&mut perm);
-            let mut orders = Vec::with_capacity(ORDERS_PER_DISTRICT as usize + 64);
+            let mut orders = Vec::with_capacity(cpd as usize + 64);
             let mut lines = 0u32;
             let mut recent = [[0u32; LINES_MAX as usize]; STOCK_LEVEL_ORDERS as usize];
-            for o in 1..=ORDERS_PER_DISTRICT {
+            for o in 1..=cpd {
                 let ol_cnt = load.range_inclusive(LINES_MIN as u64, LINES_MAX as u64) as u8;
                 let c_id = perm[(o - 1) as usize];
                 // Delivered orders carry OL_AMOUNT 0; undelivered ones 0.01..9,999.99 a line.
                 let mut amount = 0u32;
-                if o >= FIRST_UNDELIVERED_ORDER {
+                if o >= first_und {
                     for _ in 0..ol_cnt {
                         amount += load.range_inclusive(1, 999_999) as u32;
                     }
                 }
-                if o > ORDERS_PER_DISTRICT - STOCK_LEVEL_ORDERS {
+                if o > cpd - STOCK_LEVEL_ORDERS {
                     let r = &mut recent[(o % STOCK_LEVEL_ORDERS) as usize];
                     for slot in r.iter_mut().take(ol_cnt as usize) {
-                        *slot = load.range_inclusive(1, ITEMS as u64) as u32;
+                        *slot = load.range_inclusive(1, items as u64) as u32;
                     }
                 }
                 orders.push(OrderInfo {
@@ -485,12 +518,12 @@ impl Tpcc {
                     c_id,
                     ol_cnt,
                 });
-                last_order[di * CUSTOMERS_PER_DISTRICT as usize + c_id as usize - 1] = o;
+                last_order[di * cpd as usize + c_id as usize - 1] = o;
                 lines += u32::from(ol_cnt);
             }
             dists.push(District {
-                next_o_id: ORDERS_PER_DISTRICT + 1,
-                oldest_new_order: FIRST_UNDELIVERED_ORDER,
+                next_o_id: cpd + 1,
+                oldest_new_order: first_und,
                 lines,
                 lines_loaded: lines,
                 lines_base,
@@ -500,16 +533,20 @@ impl Tpcc {
             lines_base += u64::from(lines);
         }
         let loaded_lines = lines_base;
-        let stock_qty: Vec<u8> = (0..u64::from(w) * u64::from(ITEMS))
+        let stock_qty: Vec<u8> = (0..u64::from(w) * u64::from(items))
             .map(|_| load.range_inclusive(10, 100) as u8)
             .collect();
 
         let m = cfg.max_txns;
         let wl = u64::from(w);
         let dl = nd as u64;
-        let cust = dl * u64::from(CUSTOMERS_PER_DISTRICT);
-        let undelivered = dl * u64::from(ORDERS_PER_DISTRICT - FIRST_UNDELIVERED_ORDER + 1);
-        let e = |s: String| werr(format!("workload.tpcc: {s}"));
+        let cust = dl * u64::from(cpd);
+        let undelivered = dl * u64::from(cpd - first_und + 1);
+        let e = |s: String| {
+            werr(format!(
+                "workload.tpcc: {s} (reduce workload.tpcc.max_txns or warehouses)"
+            ))
+        };
         let mut tables = Vec::with_capacity(18);
         let mut heap = |id: TableId,
                         name: &'static str,
@@ -570,7 +607,15 @@ impl Tpcc {
             nd,
             m,
         )?;
-        let order = heap(table::ORDER, "order", ORDER_BYTES, ORDER, dl * 3000, nd, m)?;
+        let order = heap(
+            table::ORDER,
+            "order",
+            ORDER_BYTES,
+            ORDER,
+            dl * u64::from(cpd),
+            nd,
+            m,
+        )?;
         let order_line = heap(
             table::ORDER_LINE,
             "order_line",
@@ -585,7 +630,7 @@ impl Tpcc {
             "item",
             ITEM_BYTES,
             ITEM,
-            u64::from(ITEMS),
+            u64::from(items),
             1,
             0,
         )?;
@@ -594,7 +639,7 @@ impl Tpcc {
             "stock",
             STOCK_BYTES,
             STOCK,
-            wl * u64::from(ITEMS),
+            wl * u64::from(items),
             1,
             0,
         )?;
@@ -629,7 +674,14 @@ impl Tpcc {
             nd,
             m,
         )?;
-        let order_pk = index(table::ORDER_PK, "order_pk", KEY_ORDER, dl * 3000, nd, m)?;
+        let order_pk = index(
+            table::ORDER_PK,
+            "order_pk",
+            KEY_ORDER,
+            dl * u64::from(cpd),
+            nd,
+            m,
+        )?;
         let order_line_pk = index(
             table::ORDER_LINE_PK,
             "order_line_pk",
@@ -638,12 +690,12 @@ impl Tpcc {
             nd,
             m * u64::from(LINES_MAX),
         )?;
-        let item_pk = index(table::ITEM_PK, "item_pk", KEY_ITEM, u64::from(ITEMS), 1, 0)?;
+        let item_pk = index(table::ITEM_PK, "item_pk", KEY_ITEM, u64::from(items), 1, 0)?;
         let stock_pk = index(
             table::STOCK_PK,
             "stock_pk",
             KEY_STOCK,
-            wl * u64::from(ITEMS),
+            wl * u64::from(items),
             1,
             0,
         )?;
@@ -656,6 +708,10 @@ impl Tpcc {
         Ok(Tpcc {
             cfg: cfg.clone(),
             schema,
+            cpd,
+            items,
+            names: names_n,
+            first_undelivered: first_und,
             w,
             warehouse,
             district,
@@ -695,7 +751,7 @@ impl Tpcc {
 
     /// Customers per last-name number in district `di` (for tests).
     pub fn name_count(&self, di: usize, name: u16) -> u16 {
-        let s = &self.name_start[di * (LAST_NAMES as usize + 1)..];
+        let s = &self.name_start[di * (self.names as usize + 1)..];
         s[name as usize + 1] - s[name as usize]
     }
 
@@ -723,25 +779,25 @@ impl Tpcc {
 
     fn order_loc(&self, di: usize, o_id: u32) -> (Rid, (u32, u16)) {
         let k = u64::from(o_id - 1);
-        if k < u64::from(ORDERS_PER_DISTRICT) {
-            let ord = di as u64 * u64::from(ORDERS_PER_DISTRICT) + k;
+        if k < u64::from(self.cpd) {
+            let ord = di as u64 * u64::from(self.cpd) + k;
             (self.order.loaded_rid(ord), self.order_pk.loaded_pos(ord))
         } else {
-            let g = k - u64::from(ORDERS_PER_DISTRICT);
+            let g = k - u64::from(self.cpd);
             (self.order.grown_rid(di, g), self.order_pk.grown_pos(di, g))
         }
     }
 
     fn new_order_loc(&self, di: usize, o_id: u32) -> (Rid, (u32, u16)) {
-        if o_id <= ORDERS_PER_DISTRICT {
-            let per = u64::from(ORDERS_PER_DISTRICT - FIRST_UNDELIVERED_ORDER + 1);
-            let ord = di as u64 * per + u64::from(o_id - FIRST_UNDELIVERED_ORDER);
+        if o_id <= self.cpd {
+            let per = u64::from(self.cpd - self.first_undelivered + 1);
+            let ord = di as u64 * per + u64::from(o_id - self.first_undelivered);
             (
                 self.new_order.loaded_rid(ord),
                 self.new_order_pk.loaded_pos(ord),
             )
         } else {
-            let g = u64::from(o_id - ORDERS_PER_DISTRICT - 1);
+            let g = u64::from(o_id - self.cpd - 1);
             (
                 self.new_order.grown_rid(di, g),
                 self.new_order_pk.grown_pos(di, g),
@@ -766,8 +822,8 @@ impl Tpcc {
         }
     }
 
-    fn customer_ord(di: usize, c_id: u32) -> u64 {
-        di as u64 * u64::from(CUSTOMERS_PER_DISTRICT) + u64::from(c_id - 1)
+    fn customer_ord(&self, di: usize, c_id: u32) -> u64 {
+        di as u64 * u64::from(self.cpd) + u64::from(c_id - 1)
     }
 
     /// Select a customer of district `di` by id or (60 %) by last name, emitting the index
@@ -776,10 +832,10 @@ impl Tpcc {
         self.counts.by_last_name_eligible += 1;
         if rng.below(100) < 60 {
             self.counts.by_last_name += 1;
-            let name = nurand(rng, 255, 0, 999, self.c.c_last_run) as usize;
-            let s = &self.name_start[di * (LAST_NAMES as usize + 1)..];
+            let name = nurand(rng, 255, 0, u64::from(self.names - 1), self.c.c_last_run) as usize;
+            let s = &self.name_start[di * (self.names as usize + 1)..];
             let (lo, hi) = (s[name] as u64, s[name + 1] as u64);
-            let base = di as u64 * u64::from(CUSTOMERS_PER_DISTRICT);
+            let base = di as u64 * u64::from(self.cpd);
             // Range scan of the C_LAST index, then every matching row (the query returns
             // them all, sorted by C_FIRST); the middle one, ⌈n/2⌉, is the customer.
             self.customer_last
@@ -791,15 +847,15 @@ impl Tpcc {
             for p in lo..hi {
                 let c_id = u32::from(self.by_name[(base + p) as usize]);
                 ops.push(RecOp::Read(
-                    self.customer.loaded_rid(Self::customer_ord(di, c_id)),
+                    self.customer.loaded_rid(self.customer_ord(di, c_id)),
                 ));
             }
             let n = hi - lo;
             let chosen = lo + n.div_ceil(2) - 1;
-            Self::customer_ord(di, u32::from(self.by_name[(base + chosen) as usize]))
+            self.customer_ord(di, u32::from(self.by_name[(base + chosen) as usize]))
         } else {
-            let c_id = nurand(rng, 1023, 1, 3000, self.c.c_id) as u32;
-            let ord = Self::customer_ord(di, c_id);
+            let c_id = nurand(rng, 1023, 1, u64::from(self.cpd), self.c.c_id) as u32;
+            let ord = self.customer_ord(di, c_id);
             self.customer_pk
                 .lookup(ops, self.customer_pk.loaded_pos(ord));
             ops.push(RecOp::Read(self.customer.loaded_rid(ord)));
@@ -809,7 +865,7 @@ impl Tpcc {
 
     fn new_order(&mut self, ops: &mut Vec<RecOp>, rng: &mut Rng, w: u32, delta: bool) -> bool {
         let d = rng.range_inclusive(1, 10) as u32;
-        let c_id = nurand(rng, 1023, 1, 3000, self.c.c_id) as u32;
+        let c_id = nurand(rng, 1023, 1, u64::from(self.cpd), self.c.c_id) as u32;
         let ol_cnt = rng.range_inclusive(LINES_MIN as u64, LINES_MAX as u64) as u32;
         let rbk = rng.range_inclusive(1, 100) == 1;
         if rbk {
@@ -832,7 +888,7 @@ impl Tpcc {
                 op: FieldOp::AddI64(1),
             }],
         });
-        let cord = Self::customer_ord(di, c_id);
+        let cord = self.customer_ord(di, c_id);
         self.customer_pk
             .lookup(ops, self.customer_pk.loaded_pos(cord));
         ops.push(RecOp::Read(self.customer.loaded_rid(cord)));
@@ -857,10 +913,10 @@ impl Tpcc {
             if rbk && n == ol_cnt - 1 {
                 // §2.4.2.3: the unused item is not found; the lookup ends past the last key.
                 self.item_pk
-                    .lookup(ops, self.item_pk.loaded_pos(u64::from(ITEMS - 1)));
+                    .lookup(ops, self.item_pk.loaded_pos(u64::from(self.items - 1)));
                 break;
             }
-            let i_id = nurand(rng, 8191, 1, u64::from(ITEMS), self.c.ol_i_id) as u32;
+            let i_id = nurand(rng, 8191, 1, u64::from(self.items), self.c.ol_i_id) as u32;
             items[n as usize] = i_id;
             let remote = self.w > 1 && rng.below(100) == 0;
             let supply = if remote {
@@ -876,7 +932,7 @@ impl Tpcc {
             let iord = u64::from(i_id - 1);
             self.item_pk.lookup(ops, self.item_pk.loaded_pos(iord));
             ops.push(RecOp::Read(self.item.loaded_rid(iord)));
-            let sord = u64::from(supply) * u64::from(ITEMS) + iord;
+            let sord = u64::from(supply) * u64::from(self.items) + iord;
             self.stock_pk.lookup(ops, self.stock_pk.loaded_pos(sord));
             // §2.4.2.2: S_QUANTITY −= qty if that leaves ≥ 10, else −= qty − 91.
             let q = u32::from(self.stock_qty[sord as usize]);
@@ -935,7 +991,7 @@ impl Tpcc {
             // Keep the new_order append run in step with order ids.
             debug_assert_eq!(
                 self.new_order.grown(di),
-                u64::from(d.next_o_id - ORDERS_PER_DISTRICT - 1)
+                u64::from(d.next_o_id - self.cpd - 1)
             );
         }
         rollback
@@ -1071,7 +1127,7 @@ impl Tpcc {
                     }],
                 });
             }
-            let cord = Self::customer_ord(di, u32::from(info.c_id));
+            let cord = self.customer_ord(di, u32::from(info.c_id));
             self.customer_pk
                 .lookup(ops, self.customer_pk.loaded_pos(cord));
             ops.push(RecOp::Update {
@@ -1126,7 +1182,7 @@ impl Tpcc {
         items.sort_unstable();
         items.dedup();
         for &i_id in &items {
-            let sord = u64::from(w) * u64::from(ITEMS) + u64::from(i_id - 1);
+            let sord = u64::from(w) * u64::from(self.items) + u64::from(i_id - 1);
             self.stock_pk.lookup(ops, self.stock_pk.loaded_pos(sord));
             ops.push(RecOp::Read(self.stock.loaded_rid(sord)));
         }
@@ -1189,7 +1245,7 @@ impl TxnSource for Tpcc {
     fn loaded(&self, rid: Rid) -> bool {
         use table::*;
         let w = u64::from(self.w);
-        let cust = w * 10 * u64::from(CUSTOMERS_PER_DISTRICT);
+        let cust = w * 10 * u64::from(self.cpd);
         let lines = self.lines_loaded;
         match rid.table {
             WAREHOUSE => self.warehouse.loaded(rid),
@@ -1208,8 +1264,8 @@ impl TxnSource for Tpcc {
             NEW_ORDER_PK => self.new_order_pk.loaded(rid, self.new_order.loaded),
             ORDER_PK => self.order_pk.loaded(rid, self.order.loaded),
             ORDER_LINE_PK => self.order_line_pk.loaded(rid, lines),
-            ITEM_PK => self.item_pk.loaded(rid, u64::from(ITEMS)),
-            STOCK_PK => self.stock_pk.loaded(rid, w * u64::from(ITEMS)),
+            ITEM_PK => self.item_pk.loaded(rid, u64::from(self.items)),
+            STOCK_PK => self.stock_pk.loaded(rid, w * u64::from(self.items)),
             _ => false,
         }
     }
@@ -1230,6 +1286,7 @@ mod tests {
                 warehouses: w,
                 delta_abort: delta,
                 max_txns: 50_000,
+                ..TpccConfig::default()
             },
             7,
         )
@@ -1461,13 +1518,50 @@ mod tests {
                 .get(&(t.district.loaded_rid(di), D_NEXT_O_ID))
                 .copied()
                 .unwrap_or(0);
-            assert_eq!(adv as u32, t.dists[di as usize].next_o_id - 3001);
+            assert_eq!(adv as u32, t.dists[di as usize].next_o_id - t.cpd - 1);
             assert_eq!(adv as u64, t.order.grown(di as usize));
         }
         // Stock quantities stay in the spec's range in the generator's serial view.
         assert!(t.stock_qty.iter().all(|&q| (10..=100).contains(&q)));
         let rolled = txns.iter().filter(|s| s.rollback).count();
         assert!(rolled > 0);
+    }
+
+    #[test]
+    fn tiny_databases_for_crash_checks_stay_consistent() {
+        let cfg = TpccConfig {
+            warehouses: 2,
+            customers_per_district: 20,
+            items: 50,
+            max_txns: 5_000,
+            delta_abort: 0.1,
+        };
+        let mut t = Tpcc::new(&cfg, 3).unwrap();
+        let pages: u32 = t.schema().tables.iter().map(|d| d.pages_initial).sum();
+        assert!(pages < 120, "tiny database has {pages} loaded pages");
+        assert_eq!(t.first_undelivered, 15);
+        let (txns, sums) = run(&mut t, 5_000, 4);
+        assert!(txns.iter().any(|s| s.kind == "delivery" && !s.rollback));
+        for di in 0..20u64 {
+            let adv = sums
+                .get(&(t.district.loaded_rid(di), D_NEXT_O_ID))
+                .copied()
+                .unwrap_or(0);
+            assert_eq!(adv as u32, t.dists[di as usize].next_o_id - 21);
+        }
+        assert_eq!(t.remaining_txns(), Some(0));
+        let e = TpccConfig {
+            customers_per_district: 19,
+            ..cfg.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            e.what.contains("workload.tpcc.customers_per_district"),
+            "{e}"
+        );
+        let e = TpccConfig { items: 0, ..cfg }.validate().unwrap_err();
+        assert!(e.what.contains("workload.tpcc.items"), "{e}");
     }
 
     #[test]
@@ -1526,6 +1620,7 @@ mod tests {
                 warehouses: 2,
                 delta_abort: 0.05,
                 max_txns: 50_000,
+                ..TpccConfig::default()
             },
             8,
         )
