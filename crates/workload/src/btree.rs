@@ -383,7 +383,8 @@ impl Index {
     /// Is this entry populated when the index is loaded (`loaded` entries in key order)?
     pub fn loaded(&self, rid: Rid, loaded: u64) -> bool {
         if rid.page < self.leaf_base {
-            return true; // inner pages: every slot is a (possibly future) child pointer
+            // Inner pages: every entry up to the fanout is a (possibly future) child pointer.
+            return u32::from(rid.slot) < self.per_leaf.get();
         }
         let leaf = rid.page - self.leaf_base;
         if leaf >= self.leaves_initial || u32::from(rid.slot) >= self.per_leaf.get() {

@@ -296,6 +296,20 @@ mod tests {
     }
 
     #[test]
+    fn same_seed_same_stream() {
+        let cfg = RecordsConfig {
+            address: AddressKind::HotCold,
+            reads_per_txn: 3,
+            ..RecordsConfig::default()
+        };
+        let (mut a, mut b) = (Records::new(&cfg).unwrap(), Records::new(&cfg).unwrap());
+        let (mut ra, mut rb) = (Rng::new(8), Rng::new(8));
+        for i in 0..2000 {
+            assert_eq!(a.next_txn(i, &mut ra), b.next_txn(i, &mut rb));
+        }
+    }
+
+    #[test]
     fn one_record_database_works() {
         let cfg = RecordsConfig {
             records: 1,
