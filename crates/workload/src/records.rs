@@ -426,3 +426,46 @@ mod config_tests {
         assert!(toml::from_str::<RecordsConfig>("rows = 3").is_err());
     }
 }
+
+#[cfg(test)]
+mod rate_tests {
+    use crate::db::TxnSource;
+    use sim::Rng;
+
+    /// Generation rates of TPC-B, TATP and the record workload:
+    /// `cargo test -p commitlab-workload --release generation_rates -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn generation_rates() {
+        let mut sources: Vec<Box<dyn TxnSource>> = vec![
+            Box::new(
+                crate::tpcb::Tpcb::new(&crate::tpcb::TpcbConfig {
+                    branches: 20,
+                    ..Default::default()
+                })
+                .unwrap(),
+            ),
+            Box::new(crate::tatp::Tatp::new(&crate::tatp::TatpConfig::default(), 1).unwrap()),
+            Box::new(
+                crate::records::Records::new(&crate::records::RecordsConfig::default()).unwrap(),
+            ),
+        ];
+        for s in &mut sources {
+            let mut rng = Rng::new(2);
+            let n = 1_000_000u32;
+            let cpu0 = crate::btree::thread_cpu_ns();
+            let mut ops = 0usize;
+            for i in 0..n {
+                ops += s.next_txn(i % 50, &mut rng).ops.len();
+            }
+            let sec = (crate::btree::thread_cpu_ns() - cpu0) as f64 / 1e9;
+            println!(
+                "{}: {:.0} txns per CPU-second ({:.3} µs/txn, {:.1} ops/txn)",
+                s.describe(),
+                f64::from(n) / sec,
+                sec * 1e6 / f64::from(n),
+                ops as f64 / f64::from(n)
+            );
+        }
+    }
+}

@@ -87,9 +87,9 @@ pub mod table {
     pub const STOCK_PK: TableId = TableId(17);
 }
 
-/// Row layouts: (name, offset, length). Row lengths are the specification's (§4.2.2's
-/// table of typical row sizes): warehouse 89, district 95, customer 655, history 46,
-/// new_order 8, order 24, order_line 54, item 82, stock 306 bytes.
+/// Row layouts: (name, offset, length). Row lengths are the ones usually tallied from the
+/// specification's attribute lists (Clause 1.3): warehouse 89, district 95, customer 655,
+/// history 46, new_order 8, order 24, order_line 54, item 82, stock 306 bytes.
 mod layout {
     pub const WAREHOUSE_BYTES: u16 = 89;
     pub const W_YTD: u16 = 4;
@@ -1338,7 +1338,7 @@ mod tests {
             .map(|d| u64::from(d.pages_initial))
             .sum();
         let bytes = pages * u64::from(DB_PAGE_BYTES);
-        // Raw row bytes per warehouse (§4.2.2 cardinalities × row lengths), item once.
+        // Raw row bytes per warehouse (§1.2.1 cardinalities × row lengths), item once.
         let lines: u64 = t.dists.iter().map(|d| u64::from(d.lines_loaded)).sum();
         let raw = 20 * (89 + 10 * 95 + 30_000 * (655 + 46 + 24) + 9_000 * 8 + 100_000 * 306)
             + lines * 54
