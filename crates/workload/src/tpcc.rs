@@ -64,7 +64,7 @@ pub const STOCK_LEVEL_ORDERS: u32 = 20;
 /// Delivery leaves an order alone until this many transactions have been generated after
 /// the New-Order that created it (see `delivery`).
 pub const DELIVERY_MIN_AGE_TXNS: u64 = 1024;
-/// The largest `warehouses` accepted (memory for generator state grows ~70 B per customer).
+/// The largest `warehouses` accepted (generator state is about 0.8 MB per warehouse).
 pub const WAREHOUSES_MAX: u32 = 1000;
 
 /// Table ids in the schema (heaps, then their indexes).
@@ -293,8 +293,9 @@ struct OrderInfo {
     amount_cents: u32,
     c_id: u16,
     ol_cnt: u8,
-    /// The generator's transaction count when the order was generated (0 for loaded ones).
-    born: u64,
+    /// The generator's transaction count when the order was generated, modulo 2^32 (0 for
+    /// loaded ones; ages are compared with wrapping arithmetic).
+    born: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -989,7 +990,7 @@ impl Tpcc {
                 amount_cents: amount,
                 c_id: c_id as u16,
                 ol_cnt: ol_cnt as u8,
-                born: self.generated + 1,
+                born: (self.generated + 1) as u32,
             });
             d.recent_items[(o_id % STOCK_LEVEL_ORDERS) as usize] = items;
             d.lines += ol_cnt;
@@ -1107,9 +1108,9 @@ impl Tpcc {
             // restarted there); delivering it would race its New-Order. Treat it as not yet
             // outstanding. Only tiny databases get this close: at spec scale the oldest
             // undelivered order is ~900 orders (tens of thousands of transactions) old.
-            if self.generated + 1
-                < self.dists[di].orders[(o_id - 1) as usize].born + DELIVERY_MIN_AGE_TXNS
-            {
+            let info = &self.dists[di].orders[(o_id - 1) as usize];
+            let age = ((self.generated + 1) as u32).wrapping_sub(info.born);
+            if info.born != 0 && u64::from(age) < DELIVERY_MIN_AGE_TXNS {
                 continue;
             }
             let (nrid, npos) = self.new_order_loc(di, o_id);
@@ -1566,6 +1567,13 @@ mod tests {
         assert_eq!(t.first_undelivered, 15);
         let (txns, sums) = run(&mut t, 5_000, 4);
         assert!(txns.iter().any(|s| s.kind == "delivery" && !s.rollback));
+        // Loaded orders are outstanding from the first transaction on.
+        let first = txns.iter().position(|s| s.kind == "delivery").unwrap();
+        assert!(first < 1024, "first delivery at {first}");
+        assert!(txns[first]
+            .ops
+            .iter()
+            .any(|o| matches!(o, RecOp::Delete(_))));
         for di in 0..20u64 {
             let adv = sums
                 .get(&(t.district.loaded_rid(di), D_NEXT_O_ID))
