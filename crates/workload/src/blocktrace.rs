@@ -4,8 +4,8 @@
 //! `disksim::TraceRequest`s the DiskSim reader produces, so `disksim::DiskSimReplay` turns
 //! them into exactly the `Op` stream a DiskSim trace of the same requests gives: sector
 //! ranges map to the whole logical pages they touch (a sub-page or unaligned request
-//! becomes a request for every page it overlaps; the read-modify-write a partial page
-//! implies is not issued separately), addresses beyond the device fold or fail as
+//! becomes a request for every page it overlaps; `with_rmw_reads` adds the read a partial
+//! page write implies), addresses beyond the device fold or fail as
 //! `workload.trace.fold` says, and arrival times are replayed open-loop.
 //!
 //! Formats (docs/TRACES.md):
@@ -290,6 +290,36 @@ pub fn parse(
     BlockTraceReader::new(name, format, input).collect()
 }
 
+/// The reads a device with `page_bytes` pages has to do for read-modify-write: before each
+/// write that covers only part of its first or last page, a read of that page (whole), at
+/// the same arrival time. Optional: without it a sub-page write costs what a whole-page
+/// write does. The read and the write are issued together open-loop, so the device may
+/// serve them in either order; the cost, not the dependency, is modelled.
+pub fn with_rmw_reads(reqs: &[TraceRequest], page_bytes: u32) -> Vec<TraceRequest> {
+    let spp = u64::from(page_bytes / 512).max(1);
+    let mut out = Vec::with_capacity(reqs.len() + reqs.len() / 4);
+    for r in reqs {
+        if !r.read {
+            let end = r.lsn + u64::from(r.sectors);
+            let (first, last) = (r.lsn / spp, (end - 1) / spp);
+            let head = r.lsn % spp != 0 || (first == last && end % spp != 0);
+            let tail = last != first && end % spp != 0;
+            for (partial, page) in [(head, first), (tail, last)] {
+                if partial {
+                    out.push(TraceRequest {
+                        read: true,
+                        lsn: page * spp,
+                        sectors: spp as u32,
+                        ..*r
+                    });
+                }
+            }
+        }
+        out.push(*r);
+    }
+    out
+}
+
 /// Seconds as a non-negative decimal (`12`, `0.5`, `498.670659923`) to nanoseconds, exactly
 /// (digits past the ninth decimal are truncated). `None` if it is not such a number or is
 /// too large.
@@ -484,6 +514,50 @@ mod tests {
             let e = parse("t", *fmt, text.as_bytes()).unwrap_err();
             assert!(e.what.contains(want), "{fmt:?} {text:?}: {}", e.what);
         }
+    }
+
+    #[test]
+    fn rmw_reads_precede_partial_page_writes_only() {
+        let w = |lsn, sectors| TraceRequest {
+            arrival_ns: 5,
+            device: 0,
+            lsn,
+            sectors,
+            read: false,
+        };
+        let r = |lsn, sectors| TraceRequest {
+            read: true,
+            ..w(lsn, sectors)
+        };
+        // 4 KiB pages = 8 sectors.
+        assert_eq!(with_rmw_reads(&[w(8, 8)], 4096), vec![w(8, 8)], "aligned");
+        assert_eq!(
+            with_rmw_reads(&[w(9, 1)], 4096),
+            vec![r(8, 8), w(9, 1)],
+            "inside one page"
+        );
+        assert_eq!(
+            with_rmw_reads(&[w(8, 1)], 4096),
+            vec![r(8, 8), w(8, 1)],
+            "head of a page"
+        );
+        assert_eq!(
+            with_rmw_reads(&[w(4, 16)], 4096),
+            vec![r(0, 8), r(16, 8), w(4, 16)],
+            "partial head and tail pages"
+        );
+        assert_eq!(
+            with_rmw_reads(&[w(8, 12)], 4096),
+            vec![r(16, 8), w(8, 12)],
+            "tail only"
+        );
+        assert_eq!(
+            with_rmw_reads(&[r(9, 1)], 4096),
+            vec![r(9, 1)],
+            "reads need none"
+        );
+        // 512-byte pages: every request is whole pages.
+        assert_eq!(with_rmw_reads(&[w(9, 1)], 512), vec![w(9, 1)]);
     }
 
     #[test]
