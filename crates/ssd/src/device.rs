@@ -62,6 +62,17 @@ impl DeviceConfig {
     pub fn effective_ftl(&self) -> Result<FtlConfig> {
         let info = self.protocol_info()?;
         let mut f = self.ftl.clone();
+        // Found by the adversarial campaign of issue 7: tc, scc and bpcc accepted
+        // checkpoints, then recovered from the scan set alone and lost acked transactions.
+        if f.checkpoint_interval > 0 && !info.supports_checkpoints {
+            return Err(SsdError::Config {
+                key: "ftl.checkpoint_interval".into(),
+                reason: format!(
+                    "protocol {} recovers by scanning the whole device and cannot use mapping checkpoints; set ftl.checkpoint_interval = 0",
+                    info.name
+                ),
+            });
+        }
         if info.needs_checkpoints && f.checkpoint_interval == 0 {
             let g = self.nand.geometry();
             f.checkpoint_interval = u64::from(g.pus())
