@@ -196,11 +196,14 @@ impl<'a> RecoveryCtx<'a> {
         pu: Option<media::PuId>,
     ) -> Result<Option<(BlockId, SimTime)>> {
         let g = self.core.geo.clone();
+        // The root's translation and journal pages (not pinned yet while the protocol
+        // recovers): erasing one would leave a root that a second recovery cannot read.
         let tran: Vec<BlockId> = self
             .core
             .ckpt
             .dir
             .iter()
+            .chain(self.core.ckpt.journal.iter())
             .filter(|p| **p != Ppa::NONE)
             .map(|p| g.block_of(*p))
             .collect();
