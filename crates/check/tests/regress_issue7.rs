@@ -18,7 +18,6 @@ fn random_state(cfg: &world::Config, schedules: u64, state: u64) -> CheckReport 
 }
 
 /// Replays one state of an exhaustive run of `cfg`.
-#[allow(dead_code)]
 fn exhaustive_state(cfg: &world::Config, state: u64) -> CheckReport {
     let rec = record(cfg).unwrap();
     let rep = check(
@@ -65,4 +64,52 @@ fn bug2_none_trim_of_a_trimmed_page_waits_for_its_tombstone() {
     cfg.workload.synthetic.trim_ratio = 0.3;
     random_state(&cfg, 2000, 115);
     random(&cfg, 300);
+}
+// ------------------------------------------------------------------ bug 3
+
+#[test]
+fn bug3_mhl_m_recovers_on_small_blocks() {
+    // found by the issue 7 campaign: `crash --protocol mhl-m --seed 1000 --exhaustive --set
+    // nand.pages_per_block=4 --set nand.blocks_per_plane=24 --state 2698`: "recovery failed
+    // on a legitimate crash image: out of space".
+    let mut cfg = small_config("mhl-m");
+    cfg.seed = 1000;
+    cfg.nand.pages_per_block = 4;
+    cfg.nand.blocks_per_plane = 24;
+    exhaustive_state(&cfg, 2698);
+}
+
+#[test]
+fn bug3_mhl_m_and_aw_pass_small_geometries() {
+    // Random schedules on the geometries of the campaign (4- and 6-page blocks).
+    for p in ["mhl-m", "aw"] {
+        for (ppb, bpp, seed) in [(4, 24, 1000), (4, 16, 7), (6, 12, 1000)] {
+            let mut cfg = small_config(p);
+            cfg.seed = seed;
+            cfg.nand.pages_per_block = ppb;
+            cfg.nand.blocks_per_plane = bpp;
+            random(&cfg, 150);
+        }
+    }
+}
+
+#[test]
+fn bug3_mapping_log_reserve_is_validated() {
+    // Long chains (256 blocks per plane) and no over-provisioning leave too few spare
+    // blocks for the mapping log plus what recovery needs: refused, naming the key.
+    for p in ["mhl-m", "aw"] {
+        let mut cfg = small_config(p);
+        cfg.nand.blocks_per_plane = 256;
+        cfg.ftl.over_provisioning = 0.0;
+        let e = ssd::Device::in_memory(&cfg.device())
+            .err()
+            .unwrap_or_else(|| panic!("{p}: accepted"))
+            .to_string();
+        assert!(
+            e.contains("ftl.over_provisioning") && e.contains("spare blocks"),
+            "{e}"
+        );
+        cfg.ftl.over_provisioning = 0.2;
+        ssd::Device::in_memory(&cfg.device()).unwrap();
+    }
 }

@@ -307,6 +307,7 @@ impl MapLog {
         }
         core.set_write_tracking(false);
         let mut m = MapLog::blank(name, heads, strict, core);
+        m.check_reserve(core)?;
         for c in 0..m.chains.len() {
             let (b, t) = m.reserve(core, m.chains[c].pu, SimTime::ZERO)?;
             let ch = &mut m.chains[c];
@@ -315,6 +316,35 @@ impl MapLog {
         }
         crate::meta::checkpoint(core, &mut m, SimTime::ZERO)?;
         Ok(m)
+    }
+
+    /// Refuses a configuration whose spare blocks cannot hold the mapping log and what a
+    /// recovery needs on top (issue 7, bug 3). Spare blocks are those the logical space
+    /// leaves (blocks minus the root log minus the blocks the logical pages fill). They
+    /// must hold the log in normal operation (each chain up to `chain_limit` + 1 blocks
+    /// before it asks for a checkpoint) and, at recovery, a fresh block per chain, a free
+    /// block per unit for GC to start in and a block for the translation pages of the
+    /// checkpoint that ends recovery (the old log blocks stay owned until then).
+    fn check_reserve(&self, core: &FtlCore) -> Result<()> {
+        let g = &core.geo;
+        let dp = core.data_pages_per_block();
+        let data_blocks = core.logical_pages().div_ceil(dp);
+        let spare = g
+            .blocks()
+            .saturating_sub(crate::meta::META_BLOCKS)
+            .saturating_sub(data_blocks);
+        let chains = self.chains.len() as u32;
+        let need = chains * (self.chain_limit as u32 + 1) + chains + g.pus() + 1;
+        if spare < need {
+            return Err(SsdError::Config {
+                key: "ftl.over_provisioning".into(),
+                reason: format!(
+                    "{} needs {need} spare blocks for its {chains} mapping-log chains and recovery, but the logical space leaves {spare}; raise over_provisioning or use fewer log heads",
+                    self.name
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// A block for a chain: in `pu` if it has one to spare, else in any unit that has; failing
@@ -591,7 +621,7 @@ impl MapLog {
             if b0 == u32::MAX || b0 >= blocks_total || p0 >= ppb {
                 continue;
             }
-            let got = read_chain(ctx, c as u32, BlockId(b0), p0, next_seq)?;
+            let got = read_chain(ctx, c as u32, BlockId(b0), p0, next_seq, false)?;
             max_seq = max_seq.max(got.max_seq);
             next_txid = next_txid.max(got.next_txid);
             parts.extend(got.parts);
@@ -605,7 +635,7 @@ impl MapLog {
                         "mapping-log continuation ({cc}, {b}, {p}) outside the device"
                     )));
                 }
-                let got = read_chain(ctx, c as u32, BlockId(b), p, next_seq)?;
+                let got = read_chain(ctx, c as u32, BlockId(b), p, next_seq, true)?;
                 max_seq = max_seq.max(got.max_seq);
                 next_txid = next_txid.max(got.next_txid);
                 parts.extend(got.parts);
@@ -648,8 +678,12 @@ impl MapLog {
             ctx.claim_block(*b);
         }
         for (c, res) in resume.iter().enumerate() {
-            // Go on in the old block only if it leaves GC room for move records.
-            let roomy = |p: u32| p + 1 + GC_SLOTS < ppb;
+            // Go on in the old block if it leaves GC room for move records, or, when free
+            // blocks are scarce, if it has room for a record and a link: a fresh block could
+            // take the last block GC needs to start (issue 7, bug 3: on 4-page blocks, where
+            // no block is ever roomy, recovery ran out of space).
+            let scarce = (0..ctx.core.geo.pus()).all(|p| ctx.unused_blocks(media::PuId(p)) <= 1);
+            let roomy = |p: u32| p + 1 + GC_SLOTS < ppb || (scarce && p + 1 < ppb);
             let (b, page, t) = match *res {
                 Some((b, page, in_place)) if roomy(page) => {
                     if !in_place {
@@ -745,6 +779,7 @@ fn read_chain(
     block0: BlockId,
     page0: u32,
     next_seq: u32,
+    known_clean: bool,
 ) -> Result<ChainRead> {
     let g = ctx.core.geo.clone();
     let ppb = g.pages_per_block;
@@ -758,7 +793,8 @@ fn read_chain(
     };
     let (mut block, mut page) = (block0, page0);
     // Pages below the root's position were programmed before the root: the erase is done.
-    let mut clean = page0 > 0;
+    // So is a continuation's block: recovery erased it before the root naming it.
+    let mut clean = page0 > 0 || known_clean;
     let mut min_seq = next_seq;
     let mut budget = g.pages();
     // Whether the page the chain stopped at reads erased.
