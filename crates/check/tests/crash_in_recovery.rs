@@ -118,39 +118,39 @@ fn run(protocol: &str, f: impl FnOnce(&mut world::Config), stride: usize, max_st
 
 #[test]
 fn crash_in_recovery_none_with_checkpoints() {
-    run("none", |c| c.ftl.checkpoint_interval = 40, 25, 3_000);
+    run("none", |c| c.ftl.checkpoint_interval = 40, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_lighttx() {
-    run("lighttx", |_| {}, 25, 3_000);
+    run("lighttx", |_| {}, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_aw() {
-    run("aw", |_| {}, 25, 3_000);
+    run("aw", |_| {}, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_mhl_d() {
-    run("mhl-d", |_| {}, 25, 3_000);
+    run("mhl-d", |_| {}, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_mhl_m() {
-    run("mhl-m", |_| {}, 25, 3_000);
+    run("mhl-m", |_| {}, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_cfc_afc_with_checkpoints() {
-    run("cfc", |c| c.ftl.checkpoint_interval = 40, 25, 3_000);
-    run("afc", |c| c.ftl.checkpoint_interval = 40, 25, 3_000);
+    run("cfc", |c| c.ftl.checkpoint_interval = 40, 10, 6_000);
+    run("afc", |c| c.ftl.checkpoint_interval = 40, 10, 6_000);
 }
 
 #[test]
 fn crash_in_recovery_scan_protocols() {
     for p in ["tc", "scc", "bpcc", "cfc", "afc"] {
-        run(p, |_| {}, 40, 1_500);
+        run(p, |_| {}, 15, 3_000);
     }
 }
 

@@ -128,7 +128,7 @@ fn matrix(schedules: u64) {
 
 #[test]
 fn every_protocol_option_combination_works_or_is_refused() {
-    matrix(10);
+    matrix(20);
 }
 
 #[test]
