@@ -216,6 +216,9 @@ struct Chain {
     ckpt_block: usize,
 }
 
+/// A root's next log sequence, next TxID and chain positions (block, page).
+type RootHead = (u32, u32, Vec<(u32, u32)>);
+
 /// The AW / MHL-M engine.
 pub(crate) struct MapLog {
     name: &'static str,
@@ -249,7 +252,7 @@ pub(crate) struct MapLog {
     cont: Vec<(u32, u32, u32)>,
     /// The recovered-from root's next sequence, next TxID and chain positions, while `cont`
     /// is in force; and whether this recovery added continuations not yet in a root.
-    root_head: Option<(u32, u32, Vec<(u32, u32)>)>,
+    root_head: Option<RootHead>,
     cont_unrecorded: bool,
 }
 
