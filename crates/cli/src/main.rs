@@ -60,7 +60,9 @@ enum Cmd {
         /// (needs nand.data_mode = "full"); `commitlab recover --image` reopens it.
         #[arg(long)]
         image: Option<PathBuf>,
-        /// Append "lpn tag" for every plain write as it is applied (for `recover --verify-acks`).
+        /// Append every acked change as it is acked, unbuffered: "lpn tag" for a plain write
+        /// and each page of a committed transaction, "lpn -" for a trim (for `recover
+        /// --verify-acks`).
         #[arg(long)]
         ack_log: Option<PathBuf>,
     },
@@ -396,9 +398,10 @@ fn cmd_recover(
     }
     if let Some(p) = verify {
         let text = std::fs::read_to_string(p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
-        let mut last: std::collections::BTreeMap<u32, u64> = Default::default();
+        // Per logical page, every acked value in ack order (`None`: trimmed).
+        let mut acked: std::collections::BTreeMap<u32, Vec<Option<u64>>> = Default::default();
         // A writer killed mid-line leaves a last line without its newline: it never finished
-        // logging that write, so it is not a claim.
+        // logging that ack, so it is not a claim.
         let complete = match text.rfind('\n') {
             Some(i) => &text[..=i],
             None => "",
@@ -410,7 +413,7 @@ fn cmd_recover(
                     continue;
                 }
                 return Err(bad(format!(
-                    "{}:{}: expected 'lpn tag'",
+                    "{}:{}: expected 'lpn tag' or 'lpn -'",
                     p.display(),
                     i + 1
                 )));
@@ -418,23 +421,47 @@ fn cmd_recover(
             let l: u32 = l
                 .parse()
                 .map_err(|_| bad(format!("{}:{}: bad lpn", p.display(), i + 1)))?;
-            let t: u64 = t
-                .parse()
-                .map_err(|_| bad(format!("{}:{}: bad tag", p.display(), i + 1)))?;
-            last.insert(l, t);
+            let t: Option<u64> = if t == "-" {
+                None
+            } else {
+                Some(
+                    t.parse()
+                        .map_err(|_| bad(format!("{}:{}: bad tag", p.display(), i + 1)))?,
+                )
+            };
+            acked.entry(l).or_default().push(t);
         }
+        // A page must read its last acked value, or a value written after it whose ack was
+        // never logged (in flight at the kill): a tag above every tag acked for the page
+        // that is not itself one of them. Tags grow with issue order; under serializable
+        // isolation a transaction that wrote a page earlier may commit later, so a later
+        // *logged* ack with a smaller tag is still the one that must win, which this
+        // honours (it compares with the last ack in log order, not the largest tag).
         let mut lost = 0;
-        for (l, t) in &last {
-            match contents.get(*l as usize) {
-                Some(ssd::ReadOutcome::Tag(x)) if x >= t => {}
-                other => {
-                    if lost < 5 {
-                        eprintln!("lpn {l}: acked tag {t}, reads {other:?}");
-                    }
-                    lost += 1;
+        for (l, vals) in &acked {
+            let last = vals.last().copied().flatten();
+            let known = |x: u64| vals.contains(&Some(x));
+            let newest = vals.iter().flatten().copied().max().unwrap_or(0);
+            let ok = match (vals.last(), contents.get(*l as usize)) {
+                (Some(Some(t)), Some(ssd::ReadOutcome::Tag(x))) => {
+                    x == t || (*x > newest && !known(*x))
                 }
+                (Some(None), Some(ssd::ReadOutcome::Unmapped)) => true,
+                (Some(None), Some(ssd::ReadOutcome::Tag(x))) => *x > newest && !known(*x),
+                _ => false,
+            };
+            if !ok {
+                if lost < 5 {
+                    let what = last.map_or("trimmed".to_string(), |t| format!("tag {t}"));
+                    eprintln!(
+                        "lpn {l}: acked {what}, reads {:?}",
+                        contents.get(*l as usize)
+                    );
+                }
+                lost += 1;
             }
         }
+        let last = &acked;
         println!("ack log: {} pages checked, {lost} lost", last.len());
         if lost > 0 {
             return Err(Fail(1, format!("{lost} acked writes lost")));

@@ -10,7 +10,8 @@
 //!        16     header JSON: {"params": ImageParams, "label": string}   (n bytes)
 //!        16+n   CRC-32 of bytes [0, 16+n) u32
 //!        ...    zero padding up to HEADER_BYTES (or the next 4 KiB multiple past the JSON)
-//! block table:  blocks × 8 bytes: erase_count u32, mode u8, flags u8, last_prog u16
+//! block table:  blocks × 16 bytes: erase_count u32, mode u8, flags u8, last_prog u16,
+//!               CRC-32 u32 of (block number u32 ++ those 8 bytes), 4 zero bytes
 //! page table:   pages × (8 tag + oob_used + page_bytes + 1 nprog + 1 state)
 //! ```
 //!
@@ -27,7 +28,12 @@
 //! model's garbled torn erase: every page not fully erased reads as uncorrectable and the
 //! block must be erased again before use. The stored `last_prog` is advisory: opening
 //! recomputes it from the pages.
-//! Opening validates the header CRC and every record, so a corrupt image is an error.
+//! Opening validates the header CRC and every record, so a corrupt image is an error. Block
+//! records carry their own CRC (with the block number, so a record copied to another slot is
+//! caught too): erase counts and flags have no other check, and a flipped bit there would
+//! silently change wear leveling or mark a block bad (issue 7). A block record is 16 bytes
+//! at a 16-byte-aligned offset, so it never straddles a 4 KiB page of the file and a kill
+//! writes it whole or not at all.
 
 use crate::image::{
     tag_pattern_matches, ImageParams, BLK_UNSTABLE_PUB, KIND_MASK_PUB, ST_MASK_PUB,
@@ -40,7 +46,9 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"CMLBNAND";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
+/// Bytes of a block record.
+const BLOCK_REC: u64 = 16;
 
 fn io(e: std::io::Error) -> NandError {
     NandError::Io {
@@ -72,9 +80,17 @@ fn mode_byte(m: BlockMode) -> u8 {
 fn layout(params: &ImageParams, json_len: usize) -> (u64, u64, u64) {
     let header = (16 + json_len + 4).next_multiple_of(4096) as u64;
     let blocks = u64::from(params.geometry.blocks());
-    let page_off = header + (blocks * 8).next_multiple_of(4096);
+    let page_off = header + (blocks * BLOCK_REC).next_multiple_of(4096);
     let page_rec = 10 + u64::from(params.oob_used) + u64::from(params.geometry.page_bytes);
     (header, page_off, page_rec)
+}
+
+/// The CRC of a block record: its block number, then its first 8 bytes.
+fn block_crc(block: BlockId, rec: &[u8]) -> u32 {
+    let mut buf = [0u8; 12];
+    buf[0..4].copy_from_slice(&block.0.to_le_bytes());
+    buf[4..12].copy_from_slice(&rec[0..8]);
+    sim::crc::crc32(&buf)
 }
 
 impl ImageFile {
@@ -121,9 +137,9 @@ impl ImageFile {
             page_rec,
         };
         let g = &image.params.geometry;
-        let mut blocks = Vec::with_capacity(g.blocks() as usize * 8);
+        let mut blocks = Vec::with_capacity(g.blocks() as usize * BLOCK_REC as usize);
         for b in 0..g.blocks() {
-            blocks.extend_from_slice(&Self::block_record(image, BlockId(b)));
+            blocks.extend_from_slice(&Self::block_record(image, BlockId(b), 0));
         }
         f.file.write_all_at(&blocks, block_off).map_err(io)?;
         let mut pages = Vec::with_capacity((page_rec * 256) as usize);
@@ -141,13 +157,16 @@ impl ImageFile {
         Ok(f)
     }
 
-    fn block_record(image: &NandImage, block: BlockId) -> [u8; 8] {
+    /// A block's record, with `extra_flags` or-ed into its flags byte.
+    fn block_record(image: &NandImage, block: BlockId, extra_flags: u8) -> [u8; 16] {
         let b = block.0 as usize;
-        let mut r = [0u8; 8];
+        let mut r = [0u8; 16];
         r[0..4].copy_from_slice(&image.erase_count[b].to_le_bytes());
         r[4] = mode_byte(image.mode[b]);
-        r[5] = image.flags[b];
+        r[5] = image.flags[b] | extra_flags;
         r[6..8].copy_from_slice(&image.last_prog[b].to_le_bytes());
+        let crc = block_crc(block, &r[0..8]);
+        r[8..12].copy_from_slice(&crc.to_le_bytes());
         r
     }
 
@@ -177,13 +196,14 @@ impl ImageFile {
         block: BlockId,
         pages_too: bool,
     ) -> Result<(), NandError> {
-        let mut first_record = Self::block_record(image, block);
-        if pages_too {
-            // An erase: until its last byte is written the block is a torn erase.
-            first_record[5] |= BLK_UNSTABLE_PUB;
-        }
+        // An erase: until its last byte is written the block is a torn erase.
+        let extra = if pages_too { BLK_UNSTABLE_PUB } else { 0 };
+        let first_record = Self::block_record(image, block, extra);
         self.file
-            .write_all_at(&first_record, self.block_off + u64::from(block.0) * 8)
+            .write_all_at(
+                &first_record,
+                self.block_off + u64::from(block.0) * BLOCK_REC,
+            )
             .map_err(io)?;
         if pages_too {
             let g = &image.params.geometry;
@@ -199,8 +219,8 @@ impl ImageFile {
         }
         self.file
             .write_all_at(
-                &Self::block_record(image, block),
-                self.block_off + u64::from(block.0) * 8,
+                &Self::block_record(image, block, 0),
+                self.block_off + u64::from(block.0) * BLOCK_REC,
             )
             .map_err(io)
     }
@@ -266,7 +286,15 @@ impl ImageFile {
         }
         let mut image = NandImage::new(params.clone())?;
         for b in 0..g.blocks() as usize {
-            let r = &all[block_off as usize + b * 8..block_off as usize + b * 8 + 8];
+            let at = block_off as usize + b * BLOCK_REC as usize;
+            let r = &all[at..at + BLOCK_REC as usize];
+            let crc_stored = u32::from_le_bytes([r[8], r[9], r[10], r[11]]);
+            let crc = block_crc(BlockId(b as u32), &r[0..8]);
+            if crc != crc_stored || r[12..16] != [0; 4] {
+                return Err(corrupt(format!(
+                    "block {b}: block record checksum {crc_stored:#010x} does not match {crc:#010x} (erase count, mode or flags corrupt)"
+                )));
+            }
             image.erase_count[b] = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
             image.mode[b] = match r[4] {
                 0 => BlockMode::Normal,

@@ -82,7 +82,7 @@ fn corrupt_images_are_reported_not_panicked_on() {
     // Flip a byte of page 0's data: it no longer matches its content tag.
     let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
-    let page_off = header + (4 * 8usize).next_multiple_of(4096);
+    let page_off = header + (4 * 16usize).next_multiple_of(4096);
     // Page record: tag (8), OOB (8 here), data (512), program count, state.
     let mut bad_data = good.clone();
     bad_data[page_off + 8 + 8 + 20] ^= 1;
@@ -117,7 +117,7 @@ fn a_write_cut_short_reads_as_a_lost_program_not_as_corruption() {
     let full = std::fs::read(&path).unwrap();
     let json_len = u32::from_le_bytes(full[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
-    let page_off = header + (4 * 8usize).next_multiple_of(4096);
+    let page_off = header + (4 * 16usize).next_multiple_of(4096);
     let rec = 8 + 8 + 512 + 2;
     let start = page_off + 3 * rec;
     for cut in 0..rec {
@@ -173,21 +173,32 @@ fn an_erase_cut_anywhere_reads_as_a_torn_erase_not_as_corruption() {
     let after = std::fs::read(&path).unwrap();
     let json_len = u32::from_le_bytes(after[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
-    let page_off = header + (4 * 8usize).next_multiple_of(4096);
+    let page_off = header + (4 * 16usize).next_multiple_of(4096);
     let rec = 8 + 8 + 512 + 2;
-    let block_rec = header + 8;
-    let mut marked = after[block_rec..block_rec + 8].to_vec();
+    let block_rec = header + 16;
+    let mut marked = after[block_rec..block_rec + 16].to_vec();
     marked[5] |= 2;
+    // The record's CRC covers the block number and its first 8 bytes.
+    let mut covered = 1u32.to_le_bytes().to_vec();
+    covered.extend_from_slice(&marked[0..8]);
+    let crc = sim::crc::crc32(&covered);
+    marked[8..12].copy_from_slice(&crc.to_le_bytes());
     let writes: Vec<(usize, Vec<u8>)> = vec![
         (block_rec, marked),
         (
             page_off + 8 * rec,
             after[page_off + 8 * rec..page_off + 16 * rec].to_vec(),
         ),
-        (block_rec, after[block_rec..block_rec + 8].to_vec()),
+        (block_rec, after[block_rec..block_rec + 16].to_vec()),
     ];
     let total: usize = writes.iter().map(|w| w.1.len()).sum();
     for cut in 0..=total {
+        // A block record is 16 bytes at a 16-byte-aligned offset: it never straddles a
+        // 4 KiB page of the file, so a kill writes it whole or not at all (its CRC would
+        // reject a part, as `block_records_carry_a_checksum` checks).
+        if (0 < cut && cut < 16) || (total - 16 < cut && cut < total) {
+            continue;
+        }
         let mut img = before.clone();
         let mut left = cut;
         for (off, bytes) in &writes {
@@ -201,8 +212,8 @@ fn an_erase_cut_anywhere_reads_as_a_torn_erase_not_as_corruption() {
         let im = m.image();
         im.check_invariants().unwrap();
         let done = cut == total;
-        // The flags byte is byte 5 of the block record, written first and last.
-        let flagged = cut > 5 && cut < total - 2;
+        // The block record is written first (flagged unstable) and last (final).
+        let flagged = cut >= 16 && cut < total;
         assert_eq!(im.is_unstable(BlockId(1)), flagged, "cut at {cut}");
         for p in 8..16 {
             let ppa = Ppa(p);
@@ -218,4 +229,34 @@ fn an_erase_cut_anywhere_reads_as_a_torn_erase_not_as_corruption() {
             }
         }
     }
+}
+
+#[test]
+fn block_records_carry_a_checksum() {
+    // Issue 7: erase counts and flags (bad, unstable) had no check, so a corrupt block table
+    // opened silently. Flip each byte of a block record, or swap two records: corrupt.
+    let path = tmp("blockcrc");
+    let c = cfg();
+    let mut n = Nand::create_file(&path, c.image_params(8), c.timing.clone(), "").unwrap();
+    n.erase(BlockId(2), SimTime::ZERO).unwrap();
+    drop(n);
+    let good = std::fs::read(&path).unwrap();
+    let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let header = (16 + json_len + 4).next_multiple_of(4096);
+    Nand::open_file(&path, c.timing.clone()).unwrap();
+    for b in [0usize, 2] {
+        for k in 0..16 {
+            let mut bad = good.clone();
+            bad[header + b * 16 + k] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let e = Nand::open_file(&path, c.timing.clone())
+                .err()
+                .unwrap_or_else(|| panic!("block {b} byte {k} flipped but the image opened"));
+            assert!(e.to_string().contains("checksum"), "{e}");
+        }
+    }
+    let mut swapped = good.clone();
+    swapped.copy_within(header + 2 * 16..header + 3 * 16, header + 16);
+    std::fs::write(&path, &swapped).unwrap();
+    assert!(Nand::open_file(&path, c.timing.clone()).is_err());
 }

@@ -62,6 +62,17 @@ impl DeviceConfig {
     pub fn effective_ftl(&self) -> Result<FtlConfig> {
         let info = self.protocol_info()?;
         let mut f = self.ftl.clone();
+        // Found by the adversarial campaign of issue 7: tc, scc and bpcc accepted
+        // checkpoints, then recovered from the scan set alone and lost acked transactions.
+        if f.checkpoint_interval > 0 && !info.supports_checkpoints {
+            return Err(SsdError::Config {
+                key: "ftl.checkpoint_interval".into(),
+                reason: format!(
+                    "protocol {} recovers by scanning the whole device and cannot use mapping checkpoints; set ftl.checkpoint_interval = 0",
+                    info.name
+                ),
+            });
+        }
         if info.needs_checkpoints && f.checkpoint_interval == 0 {
             let g = self.nand.geometry();
             f.checkpoint_interval = u64::from(g.pus())
@@ -189,17 +200,28 @@ impl Device {
         core.want_gc_everywhere();
         end = end.max(proto.after_recovery(&mut core, end)?);
         if core.checkpoints_enabled() {
-            // The checkpoint needs a block for translation pages, and a crash can leave every
-            // unit at the last free block it keeps for GC: collect there first.
-            // A unit left with no free block and no open GC block cannot copy now; GC stays
-            // wanted there and the checkpoint uses another unit.
-            for pu in 0..core.geo.pus() {
-                let pu = media::PuId(pu);
-                if core.free_blocks(pu) <= 1 {
-                    match gc::collect(&mut core, proto.as_mut(), pu, end) {
-                        Ok(t) => end = end.max(t),
-                        Err(SsdError::OutOfSpace { .. }) => {}
-                        Err(e) => return Err(e),
+            // Crash safety of recovery itself (issue 7, bug 4): until the checkpoint that ends
+            // recovery is durable, the newest durable root is the one recovery started from,
+            // and a second crash recovers from it again. So before that checkpoint recovery
+            // must not erase anything that root's view needs. GC does erase (its victims),
+            // so the checkpoint goes first, and GC runs after it as in normal operation.
+            // Only when the checkpoint has no room for its translation pages (a crash can
+            // leave every unit at the block it keeps for GC) does GC run first, in as few
+            // units as give it room; then every root GC writes names the old root's scan set
+            // and protocol state (restored by `meta::after_recovery`) plus any blocks it
+            // opens, exactly as a root written by GC between two checkpoints does.
+            if !meta::checkpoint_fits(&core) {
+                for pu in 0..core.geo.pus() {
+                    let pu = media::PuId(pu);
+                    if core.free_blocks(pu) <= 1 {
+                        match gc::collect(&mut core, proto.as_mut(), pu, end) {
+                            Ok(t) => end = end.max(t),
+                            Err(SsdError::OutOfSpace { .. }) => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    if meta::checkpoint_fits(&core) {
+                        break;
                     }
                 }
             }

@@ -92,7 +92,7 @@ pub(crate) struct Ckpt {
     pub(crate) writes_since: u64,
     pub(crate) root_end: SimTime,
     proto_blocks: Vec<BlockId>,
-    proto_blob: Vec<u8>,
+    pub(crate) proto_blob: Vec<u8>,
     window_blocks: u32,
     /// Whether blocks written since a checkpoint are recorded (window) and scanned at
     /// recovery; see `FtlCore::set_write_tracking`.
@@ -408,6 +408,30 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
     core.stats.checkpoints += 1;
     hooks.on_checkpoint_durable(core, end);
     Ok(end)
+}
+
+/// Whether the next checkpoint's translation or journal pages fit where the map stream may
+/// write without GC: the room left in open map blocks plus every free block but the one
+/// each unit keeps for GC (an upper bound on the pages: every stale chunk rewritten, or
+/// every changed entry journaled).
+pub(crate) fn checkpoint_fits(core: &FtlCore) -> bool {
+    if !core.ckpt.enabled {
+        return true;
+    }
+    let per_journal_page = ((core.geo.page_bytes as usize - 16) / 8).max(1);
+    let need = (core.ckpt.dirty_count as u64)
+        .max(core.ckpt.pending.len().div_ceil(per_journal_page) as u64);
+    let dp = u64::from(core.data_pages_per_block());
+    let mut room = 0u64;
+    for pu in 0..core.geo.pus() {
+        let pu = PuId(pu);
+        let head = core.pus[pu.0 as usize].heads[Stream::MAP.0 as usize];
+        if head != u32::MAX {
+            room += dp.saturating_sub(u64::from(core.block(BlockId(head)).next_page));
+        }
+        room += u64::from(core.free_blocks(pu).saturating_sub(1)) * dp;
+    }
+    room >= need
 }
 
 /// Appends a root record describing the current directory and scan set. Returns its end.
@@ -780,6 +804,16 @@ pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
     if core.ckpt.dir.is_empty() {
         let lp = core.logical_pages();
         core.ckpt.init_chunks(lp);
+    }
+    // Until the checkpoint that ends recovery is durable, a root written by GC (a moved
+    // translation page, a window extension) must describe what the recovered-from root
+    // does: its scan set and protocol state, plus whatever blocks are added to the scan set
+    // meanwhile. Without this such a root named an empty scan set and no protocol state,
+    // and a crash before the checkpoint lost every write since the previous one (issue 7,
+    // bug 4).
+    if let Some(r) = root {
+        core.ckpt.scan_set = r.scan_set.clone();
+        core.ckpt.proto_blob = r.blob.clone();
     }
     // Recovery's own `map` calls marked everything; start over from the comparison.
     core.ckpt.clear_pending();

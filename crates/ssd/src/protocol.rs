@@ -172,6 +172,11 @@ pub struct ProtocolInfo {
     pub atomic: bool,
     /// Whether recovery needs mapping checkpoints (turned on if the configuration has none).
     pub needs_checkpoints: bool,
+    /// Whether its recovery is correct with mapping checkpoints on (it reads the root's
+    /// mapping and finds everything written since in the scan set). TC, SCC and BPCC
+    /// recover by scanning the whole device (TxFlash §4) and refuse `ftl.checkpoint_interval
+    /// > 0`: with checkpoints the scan set omits the blocks their commit evidence lives in.
+    pub supports_checkpoints: bool,
     /// Isolation levels it supports.
     pub isolation: &'static [Isolation],
     pub supports_trim: bool,

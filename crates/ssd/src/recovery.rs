@@ -186,6 +186,31 @@ impl<'a> RecoveryCtx<'a> {
         self.core.take_owned(block);
     }
 
+    /// How many blocks of `pu` hold nothing the recovered state needs so far (see
+    /// `take_unused_block`).
+    pub fn unused_blocks(&self, pu: media::PuId) -> u32 {
+        let g = &self.core.geo;
+        let tran: Vec<BlockId> = self
+            .core
+            .ckpt
+            .dir
+            .iter()
+            .chain(self.core.ckpt.journal.iter())
+            .filter(|p| **p != Ppa::NONE)
+            .map(|p| g.block_of(*p))
+            .collect();
+        let meta = self.core.ckpt.meta_blocks();
+        g.blocks_of_pu(pu)
+            .filter(|&b| {
+                self.core.live(b) == 0
+                    && !tran.contains(&b)
+                    && !meta.contains(&b)
+                    && !self.core.is_owned(b)
+                    && !self.core.nand.image().is_bad(b)
+            })
+            .count() as u32
+    }
+
     /// A block that holds nothing the recovered state needs (no page mapped or pinned so
     /// far, no translation page of the root, not the root log, not owned), erased now and
     /// owned by the protocol: where a protocol restarts its own log after a crash. In `pu`,
@@ -196,11 +221,14 @@ impl<'a> RecoveryCtx<'a> {
         pu: Option<media::PuId>,
     ) -> Result<Option<(BlockId, SimTime)>> {
         let g = self.core.geo.clone();
+        // The root's translation and journal pages (not pinned yet while the protocol
+        // recovers): erasing one would leave a root that a second recovery cannot read.
         let tran: Vec<BlockId> = self
             .core
             .ckpt
             .dir
             .iter()
+            .chain(self.core.ckpt.journal.iter())
             .filter(|p| **p != Ppa::NONE)
             .map(|p| g.block_of(*p))
             .collect();

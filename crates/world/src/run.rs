@@ -57,7 +57,10 @@ pub struct RunOptions {
     pub record: bool,
     /// Write the device image through to this file (needs `nand.data_mode = "full"`).
     pub image: Option<PathBuf>,
-    /// Append each acked plain write as "lpn tag" to this file as it is acked.
+    /// Append every acked change to this file as it is acked: "lpn tag" for a plain write
+    /// and for each page of a committed transaction, "lpn -" for a trim. Each record is one
+    /// unbuffered `write` made before the next command is issued, so a killed process
+    /// loses no record of an ack it reported (`recover --verify-acks` reads it).
     pub ack_log: Option<PathBuf>,
     /// Write every command the run issues, as a `txn` trace, to this file.
     pub record_trace: Option<PathBuf>,
@@ -241,7 +244,9 @@ pub struct World {
     host_log: Vec<HostEvent>,
     tx_inst: BTreeMap<TxId, u64>,
     next_inst: u64,
-    ack_log: Option<std::io::BufWriter<std::fs::File>>,
+    ack_log: Option<std::fs::File>,
+    /// With an ack log: the pages each active transaction wrote, logged at its commit.
+    ack_tx_pages: BTreeMap<TxId, Vec<(Lpn, u64)>>,
     now: SimTime,
     base_image: Option<media::NandImage>,
     base_nand: NandCounters,
@@ -264,10 +269,10 @@ impl World {
         let rng = Rng::new(cfg.seed);
         let driver = build_driver(cfg, device.logical_pages(), &rng)?;
         let ack_log = match &opts.ack_log {
-            Some(p) => Some(std::io::BufWriter::new(
+            Some(p) => Some(
                 std::fs::File::create(p)
                     .map_err(|e| WorldError::Io(format!("{}: {e}", p.display())))?,
-            )),
+            ),
             None => None,
         };
         let clients = vec![ClientState::Running; driver.clients() as usize];
@@ -307,6 +312,7 @@ impl World {
             tx_inst: BTreeMap::new(),
             next_inst: 1,
             ack_log,
+            ack_tx_pages: BTreeMap::new(),
             now: SimTime::ZERO,
             base_image,
             base_nand: NandCounters::default(),
@@ -397,6 +403,7 @@ impl World {
             self.record_cmd(now, cmd)?;
         }
         let d = &mut self.device;
+        let mut ack_lines = String::new();
         let r: Result<(SimTime, u8), SsdError> = (|| {
             Ok(match *op {
                 Op::Read { lpn, pages } => {
@@ -423,9 +430,8 @@ impl World {
                                 ack: t,
                             });
                         }
-                        if let Some(w) = self.ack_log.as_mut() {
-                            use std::io::Write;
-                            let _ = writeln!(w, "{} {}", l.0, tag);
+                        if self.ack_log.is_some() {
+                            ack_lines.push_str(&format!("{} {tag}\n", l.0));
                         }
                     }
                     (end, K_WRITE)
@@ -436,6 +442,9 @@ impl World {
                         let l = Lpn(lpn.0 + p);
                         let t = d.trim(l, now)?;
                         end = end.max(t);
+                        if self.ack_log.is_some() {
+                            ack_lines.push_str(&format!("{} -\n", l.0));
+                        }
                         if self.record {
                             self.host_log.push(HostEvent::Trim {
                                 lpn: l,
@@ -461,6 +470,9 @@ impl World {
                         let l = Lpn(lpn.0 + p);
                         let t = d.write(tx, l, tag, now)?;
                         end = end.max(t);
+                        if self.ack_log.is_some() {
+                            self.ack_tx_pages.entry(tx).or_default().push((l, tag));
+                        }
                         if self.record {
                             let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
                             self.host_log.push(HostEvent::TxWrite {
@@ -475,6 +487,11 @@ impl World {
                 }
                 Op::Commit { tx } => {
                     let t = d.commit(tx, now)?;
+                    if let Some(pages) = self.ack_tx_pages.remove(&tx) {
+                        for (l, tag) in pages {
+                            ack_lines.push_str(&format!("{} {tag}\n", l.0));
+                        }
+                    }
                     if self.record {
                         let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
                         self.host_log.push(HostEvent::Commit {
@@ -487,6 +504,7 @@ impl World {
                 }
                 Op::Abort { tx } => {
                     let t = d.abort(tx, now)?;
+                    self.ack_tx_pages.remove(&tx);
                     if self.record {
                         let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
                         self.host_log.push(HostEvent::Abort {
@@ -499,6 +517,13 @@ impl World {
                 }
             })
         })();
+        if let Some(f) = self.ack_log.as_mut() {
+            if !ack_lines.is_empty() {
+                use std::io::Write;
+                f.write_all(ack_lines.as_bytes())
+                    .map_err(|e| WorldError::Io(format!("ack log: {e}")))?;
+            }
+        }
         self.requests += 1;
         let every = self.cfg.run.check_invariants_every;
         if every > 0 && self.requests.is_multiple_of(every) {
@@ -632,10 +657,6 @@ impl World {
                     self.maybe_release_barrier(t)?;
                 }
             }
-        }
-        if let Some(w) = self.ack_log.as_mut() {
-            use std::io::Write;
-            w.flush().map_err(|e| WorldError::Io(e.to_string()))?;
         }
         if let Some(w) = self.trace_out.as_mut() {
             use std::io::Write;

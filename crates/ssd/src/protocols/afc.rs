@@ -113,6 +113,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: flagchain::OOB_BYTES,
     atomic: true,
     needs_checkpoints: false,
+    supports_checkpoints: true,
     isolation: &[Isolation::Strict, Isolation::NoPageConflict],
     supports_trim: false,
     create,

@@ -77,7 +77,9 @@
 //! come from the header because the medium may drop a page's trailing erased bytes.)
 //!
 //! Root blob: `u32 magic 0x3157_414D ("MAW1"), u32 next log sequence, u32 next TxID, u32
-//! chains, chains × (u32 block, u32 page)` (where each chain's next page would go).
+//! chains, chains × (u32 block, u32 page)` (where each chain's next page would go), `u32
+//! continuations, continuations × (u32 chain, u32 block, u32 page)` (see "Crash during
+//! recovery"; absent in older images: none).
 //!
 //! # Recovery
 //!
@@ -92,6 +94,20 @@
 //! are left; otherwise in a freshly erased block of the unit with the most unused blocks
 //! (`RecoveryCtx::take_unused_block`). Log blocks the chain left stay owned until the
 //! checkpoint that ends recovery is durable.
+//!
+//! # Crash during recovery
+//!
+//! Until the checkpoint that ends recovery is durable, a second crash recovers from the same
+//! root again. Recovery may have restarted a chain where reading from that root's positions
+//! never arrives (a fresh block, or the page after a torn one, which ends a reading), and GC
+//! run before the checkpoint (when the checkpoint has no room for its translation pages)
+//! appends move records there and then erases their victims. So such a place is a
+//! *continuation*: `after_recovery` writes a root whose blob holds the recovered-from root's
+//! positions followed by `u32 n, n × (u32 chain, u32 block, u32 page)`, before anything is
+//! appended there (the chains wait for that root). Recovery reads each chain from the root's
+//! position and then from each of its continuations in order (a second interrupted recovery
+//! adds its own after them). A checkpoint's blob has `n = 0`. Found by the issue 7 campaign
+//! (a crash during recovery made the next recovery map pages GC had erased).
 //!
 //! # Why it is atomic and durable, case by case
 //!
@@ -132,6 +148,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: DATA_OOB_BYTES,
     atomic: true,
     needs_checkpoints: true,
+    supports_checkpoints: true,
     isolation: &[Isolation::Strict],
     supports_trim: false,
     create,
@@ -199,6 +216,9 @@ struct Chain {
     ckpt_block: usize,
 }
 
+/// A root's next log sequence, next TxID and chain positions (block, page).
+type RootHead = (u32, u32, Vec<(u32, u32)>);
+
 /// The AW / MHL-M engine.
 pub(crate) struct MapLog {
     name: &'static str,
@@ -226,6 +246,14 @@ pub(crate) struct MapLog {
     log_pages: u64,
     links: u64,
     move_records: u64,
+    /// Where chains went on after the recovered-from root's positions, in order (chain,
+    /// block, page): a fresh block, or the page after a torn one. Named in every root until
+    /// the next checkpoint (see the module docs, "Crash during recovery").
+    cont: Vec<(u32, u32, u32)>,
+    /// The recovered-from root's next sequence, next TxID and chain positions, while `cont`
+    /// is in force; and whether this recovery added continuations not yet in a root.
+    root_head: Option<RootHead>,
+    cont_unrecorded: bool,
 }
 
 impl MapLog {
@@ -260,6 +288,9 @@ impl MapLog {
             log_pages: 0,
             links: 0,
             move_records: 0,
+            cont: Vec::new(),
+            root_head: None,
+            cont_unrecorded: false,
         }
     }
 
@@ -279,6 +310,7 @@ impl MapLog {
         }
         core.set_write_tracking(false);
         let mut m = MapLog::blank(name, heads, strict, core);
+        m.check_reserve(core)?;
         for c in 0..m.chains.len() {
             let (b, t) = m.reserve(core, m.chains[c].pu, SimTime::ZERO)?;
             let ch = &mut m.chains[c];
@@ -287,6 +319,35 @@ impl MapLog {
         }
         crate::meta::checkpoint(core, &mut m, SimTime::ZERO)?;
         Ok(m)
+    }
+
+    /// Refuses a configuration whose spare blocks cannot hold the mapping log and what a
+    /// recovery needs on top (issue 7, bug 3). Spare blocks are those the logical space
+    /// leaves (blocks minus the root log minus the blocks the logical pages fill). They
+    /// must hold the log in normal operation (each chain up to `chain_limit` + 1 blocks
+    /// before it asks for a checkpoint) and, at recovery, a fresh block per chain, a free
+    /// block per unit for GC to start in and a block for the translation pages of the
+    /// checkpoint that ends recovery (the old log blocks stay owned until then).
+    fn check_reserve(&self, core: &FtlCore) -> Result<()> {
+        let g = &core.geo;
+        let dp = core.data_pages_per_block();
+        let data_blocks = core.logical_pages().div_ceil(dp);
+        let spare = g
+            .blocks()
+            .saturating_sub(crate::meta::META_BLOCKS)
+            .saturating_sub(data_blocks);
+        let chains = self.chains.len() as u32;
+        let need = chains * (self.chain_limit as u32 + 1) + chains + g.pus() + 1;
+        if spare < need {
+            return Err(SsdError::Config {
+                key: "ftl.over_provisioning".into(),
+                reason: format!(
+                    "{} needs {need} spare blocks for its {chains} mapping-log chains and recovery, but the logical space leaves {spare}; raise over_provisioning or use fewer log heads",
+                    self.name
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// A block for a chain: in `pu` if it has one to spare, else in any unit that has; failing
@@ -444,7 +505,27 @@ impl MapLog {
             let b = ch.blocks.last().map_or(u32::MAX, |b| b.0);
             w.u32(b).u32(ch.next_page);
         }
+        w.u32(0);
         w.0
+    }
+
+    /// The root blob while recovery's continuations are in force: the recovered-from root's
+    /// positions, then the continuations.
+    fn blob_with_continuations(&self) -> Option<Vec<u8>> {
+        let (seq, txid, starts) = self.root_head.as_ref()?;
+        let mut w = Writer::default();
+        w.u32(BLOB_MAGIC)
+            .u32(*seq)
+            .u32(*txid)
+            .u32(starts.len() as u32);
+        for (b, p) in starts {
+            w.u32(*b).u32(*p);
+        }
+        w.u32(self.cont.len() as u32);
+        for (c, b, p) in &self.cont {
+            w.u32(*c).u32(*b).u32(*p);
+        }
+        Some(w.0)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -482,6 +563,7 @@ impl MapLog {
         let mut l2p = vec![Ppa::NONE; lp as usize];
         let mut starts: Vec<(u32, u32)> = Vec::new();
         let (mut next_seq, mut next_txid) = (1u32, 0u32);
+        let mut conts: Vec<(u32, u32, u32)> = Vec::new();
         if let Some(root) = ctx.root.as_ref() {
             l2p.clone_from(&root.l2p);
             if !root.blob.is_empty() {
@@ -508,8 +590,27 @@ impl MapLog {
                     let p = r.u32().ok_or_else(bad)?;
                     starts.push((b, p));
                 }
+                // Continuations written by an interrupted recovery (absent in images made
+                // before they existed: none).
+                let nc = r.u32().unwrap_or(0);
+                if nc > blocks_total.saturating_mul(2) {
+                    return Err(corrupt(format!(
+                        "root {}: {nc} mapping-log continuations",
+                        root.ckpt_seq
+                    )));
+                }
+                for _ in 0..nc {
+                    let c = r.u32().ok_or_else(bad)?;
+                    let b = r.u32().ok_or_else(bad)?;
+                    let p = r.u32().ok_or_else(bad)?;
+                    conts.push((c, b, p));
+                }
             }
         }
+        let root_head = ctx
+            .root
+            .as_ref()
+            .map(|_| (next_seq, next_txid, starts.clone()));
         if l2p.len() != lp as usize {
             return Err(corrupt("root mapping has the wrong length".into()));
         }
@@ -518,17 +619,32 @@ impl MapLog {
         let mut max_seq = next_seq.wrapping_sub(1);
         let mut claimed: Vec<BlockId> = Vec::new();
         let ppb = ctx.core.geo.pages_per_block;
-        let mut resume: Vec<Option<(BlockId, u32)>> = vec![None; m.chains.len()];
+        let mut resume: Vec<Option<(BlockId, u32, bool)>> = vec![None; m.chains.len()];
         for (c, &(b0, p0)) in starts.iter().enumerate() {
             if b0 == u32::MAX || b0 >= blocks_total || p0 >= ppb {
                 continue;
             }
-            let got = read_chain(ctx, c as u32, BlockId(b0), p0, next_seq)?;
+            let got = read_chain(ctx, c as u32, BlockId(b0), p0, next_seq, false)?;
             max_seq = max_seq.max(got.max_seq);
             next_txid = next_txid.max(got.next_txid);
             parts.extend(got.parts);
             resume[c] = got.resume;
             claimed.extend(got.blocks);
+            // Where an interrupted recovery went on, in order; the last read decides where
+            // this one goes on.
+            for &(cc, b, p) in conts.iter().filter(|x| x.0 == c as u32) {
+                if b >= blocks_total || p >= ppb {
+                    return Err(corrupt(format!(
+                        "mapping-log continuation ({cc}, {b}, {p}) outside the device"
+                    )));
+                }
+                let got = read_chain(ctx, c as u32, BlockId(b), p, next_seq, true)?;
+                max_seq = max_seq.max(got.max_seq);
+                next_txid = next_txid.max(got.next_txid);
+                parts.extend(got.parts);
+                resume[c] = got.resume;
+                claimed.extend(got.blocks);
+            }
         }
         // Complete records, replayed in sequence (= issue) order.
         let mut by_id: BTreeMap<u32, Vec<RecordPart>> = BTreeMap::new();
@@ -565,16 +681,28 @@ impl MapLog {
             ctx.claim_block(*b);
         }
         for (c, res) in resume.iter().enumerate() {
-            // Go on in the old block only if it leaves GC room for move records.
-            let roomy = |p: u32| p + 1 + GC_SLOTS < ppb;
+            // Go on in the old block if it leaves GC room for move records, or, when free
+            // blocks are scarce, if it has room for a record and a link: a fresh block could
+            // take the last block GC needs to start (issue 7, bug 3: on 4-page blocks, where
+            // no block is ever roomy, recovery ran out of space).
+            let scarce = (0..ctx.core.geo.pus()).all(|p| ctx.unused_blocks(media::PuId(p)) <= 1);
+            let roomy = |p: u32| p + 1 + GC_SLOTS < ppb || (scarce && p + 1 < ppb);
             let (b, page, t) = match *res {
-                Some((b, page)) if roomy(page) => (b, page, ctx.ready),
+                Some((b, page, in_place)) if roomy(page) => {
+                    if !in_place {
+                        conts.push((c as u32, b.0, page));
+                        m.cont_unrecorded = true;
+                    }
+                    (b, page, ctx.ready)
+                }
                 _ => {
                     let (b, t) =
                         ctx.take_unused_block(None)?
                             .ok_or_else(|| SsdError::OutOfSpace {
                                 detail: format!("{name}: no block to restart the mapping log in"),
                             })?;
+                    conts.push((c as u32, b.0, 0));
+                    m.cont_unrecorded = true;
                     (b, 0, t)
                 }
             };
@@ -586,6 +714,12 @@ impl MapLog {
             ch.ckpt_block = 0;
         }
         m.retired = claimed;
+        if root_head.is_some() {
+            m.cont = conts;
+            m.root_head = root_head;
+        } else {
+            m.cont_unrecorded = false;
+        }
         m.next_seq = max_seq.wrapping_add(1).max(next_seq);
         m.next_txid = next_txid;
         Ok(m)
@@ -632,7 +766,10 @@ struct ChainRead {
     blocks: Vec<BlockId>,
     /// Where the chain can go on: in its last block, at a page known to be erased in a block
     /// known to be cleanly erased (a page of it was programmed, or an accepted link names it).
-    resume: Option<(BlockId, u32)>,
+    /// The flag says whether that is where reading stopped (an erased page): a second
+    /// reading from the same start then reaches what is written there; after a torn page
+    /// it does not (reading stops at the torn page), so the place is a continuation.
+    resume: Option<(BlockId, u32, bool)>,
 }
 
 /// (kind, record id, part, parts, entries).
@@ -645,6 +782,7 @@ fn read_chain(
     block0: BlockId,
     page0: u32,
     next_seq: u32,
+    known_clean: bool,
 ) -> Result<ChainRead> {
     let g = ctx.core.geo.clone();
     let ppb = g.pages_per_block;
@@ -658,7 +796,8 @@ fn read_chain(
     };
     let (mut block, mut page) = (block0, page0);
     // Pages below the root's position were programmed before the root: the erase is done.
-    let mut clean = page0 > 0;
+    // So is a continuation's block: recovery erased it before the root naming it.
+    let mut clean = page0 > 0 || known_clean;
     let mut min_seq = next_seq;
     let mut budget = g.pages();
     // Whether the page the chain stopped at reads erased.
@@ -725,12 +864,12 @@ fn read_chain(
     }
     if clean && page < ppb {
         if stop_erased {
-            out.resume = Some((block, page));
+            out.resume = Some((block, page, true));
         } else if page + 1 < ppb {
             // A torn (or otherwise unusable) page: nothing after it was programmed, so the
             // next one should read erased.
             if matches!(ctx.read_page(g.ppa(block, page + 1))?, OwnedPage::Erased) {
-                out.resume = Some((block, page + 1));
+                out.resume = Some((block, page + 1, false));
             }
         }
     }
@@ -799,6 +938,10 @@ impl FtlHooks for MapLog {
         for ch in &mut self.chains {
             ch.ckpt_block = ch.blocks.len().saturating_sub(1);
         }
+        // A checkpoint's root names where every chain stands now: no continuation needed.
+        self.cont.clear();
+        self.root_head = None;
+        self.cont_unrecorded = false;
         self.blob()
     }
 
@@ -828,6 +971,29 @@ impl FtlHooks for MapLog {
 impl CommitProtocol for MapLog {
     fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// After recovery restarted a chain somewhere a reading from the root's positions does
+    /// not reach (a fresh block, the page after a torn one), a root naming those
+    /// continuations is written before anything is appended there: GC that recovery runs
+    /// before its checkpoint appends move records and then erases their victims, and a
+    /// crash before the checkpoint must still find those records (issue 7, bug 4).
+    fn after_recovery(&mut self, core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
+        if !self.cont_unrecorded {
+            return Ok(now);
+        }
+        let Some(blob) = self.blob_with_continuations() else {
+            return Ok(now);
+        };
+        core.ckpt.proto_blob = blob;
+        let ready = self.chains.iter().map(|c| c.ready).fold(now, SimTime::max);
+        let end = crate::meta::write_root(core, ready)?;
+        for ch in &mut self.chains {
+            ch.ready = ch.ready.max(end);
+        }
+        self.log_end_max = self.log_end_max.max(end);
+        self.cont_unrecorded = false;
+        Ok(end)
     }
 
     fn begin(&mut self, _core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {

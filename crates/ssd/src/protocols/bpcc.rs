@@ -118,6 +118,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: 29,
     atomic: true,
     needs_checkpoints: false,
+    supports_checkpoints: false,
     isolation: &[Isolation::Strict, Isolation::NoPageConflict],
     supports_trim: false,
     create,

@@ -146,6 +146,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: OOB_BYTES,
     atomic: true,
     needs_checkpoints: true,
+    supports_checkpoints: true,
     isolation: &Isolation::ALL,
     supports_trim: false,
     create,

@@ -55,6 +55,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: DATA_OOB_BYTES,
     atomic: true,
     needs_checkpoints: true,
+    supports_checkpoints: true,
     isolation: &Isolation::ALL,
     supports_trim: false,
     create,

@@ -111,6 +111,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: 25,
     atomic: true,
     needs_checkpoints: false,
+    supports_checkpoints: false,
     isolation: &[Isolation::Strict, Isolation::NoPageConflict],
     supports_trim: false,
     create,

@@ -105,6 +105,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     oob_bytes: 17,
     atomic: true,
     needs_checkpoints: false,
+    supports_checkpoints: false,
     isolation: &Isolation::ALL,
     supports_trim: false,
     create,
