@@ -188,6 +188,22 @@ fn input_the_protocol_cannot_honour_is_refused_before_running() {
     );
 }
 
+/// Finding 8: the error about transaction sizes misstated the rule (it said they "do not
+/// fit"; the rule is half the pages addressed).
+#[test]
+fn the_no_page_conflict_rule_is_stated_as_it_is() {
+    assert_input_error(
+        &run(&[
+            "run",
+            "--set",
+            "workload.kind=txn",
+            "--set",
+            "workload.txn.size_max=2000",
+        ]),
+        "at most half of the",
+    );
+}
+
 /// Finding 8: protocol names are all checked before anything runs, output paths before
 /// the run, and `-` means standard output.
 #[test]
