@@ -1,6 +1,7 @@
 //! Output: aligned text tables for people, JSON and CSV for programs (one schema for all
 //! three: `results`), SVG charts.
 
+pub mod html;
 pub mod results;
 pub mod svg;
 pub mod table;
