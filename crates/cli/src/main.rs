@@ -160,7 +160,7 @@ enum Cmd {
         /// Small devices and workloads (minutes instead of hours).
         #[arg(long)]
         quick: bool,
-        /// Where claims.json, REPORT.md, CSV files and SVG plots go.
+        /// Where claims.json, REPORT.md, REPORT.html, CSV files and SVG plots go.
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
     },
@@ -597,7 +597,12 @@ fn cmd_recover(
     write_json(json, &rep)
 }
 
-fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Result<(), Fail> {
+fn cmd_reproduce(
+    papers: &[String],
+    quick: bool,
+    out: &std::path::Path,
+    quiet: bool,
+) -> Result<(), Fail> {
     let mut list: Vec<String> = Vec::new();
     for p in papers {
         match p.as_str() {
@@ -617,13 +622,57 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
         reproduce::Scale::Full
     };
     let wall = std::time::Instant::now();
-    let progress = |m: &str| eprintln!("{m}");
+    // The experiments report "[k/n] label" as each run finishes; a bar per batch of runs
+    // gives the ETA (issue 10, finding 5). Without a terminal, the lines as before.
+    let bar = if progress_on(quiet) {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} runs, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let progress = |m: &str| {
+        let Some(b) = &bar else {
+            eprintln!("{m}");
+            return;
+        };
+        let counted = m
+            .strip_prefix('[')
+            .and_then(|r| r.split_once(']'))
+            .and_then(|(kn, label)| {
+                let (k, n) = kn.split_once('/')?;
+                Some((k.parse::<u64>().ok()?, n.parse::<u64>().ok()?, label.trim()))
+            });
+        match counted {
+            Some((k, n, label)) => {
+                if b.length() != Some(n) || k == 1 {
+                    b.reset();
+                    b.set_length(n);
+                }
+                b.set_position(k);
+                b.set_message(label.to_string());
+            }
+            None => b.println(m),
+        }
+    };
     let mut outputs = Vec::new();
     for p in &list {
-        eprintln!("reproducing {p} ({})", if quick { "quick" } else { "full" });
+        progress(&format!(
+            "reproducing {p} ({})",
+            if quick { "quick" } else { "full" }
+        ));
         let o =
             reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
         outputs.push((p.clone(), o));
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
     }
     reproduce::write(out, &outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
     let mut t = report::Table::new(vec!["id", "paper", "measured", "verdict"]);
@@ -638,7 +687,11 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
         }
     }
     print!("{}", t.render());
-    println!("report: {}", out.join("REPORT.md").display());
+    println!(
+        "report: {} and {}",
+        out.join("REPORT.md").display(),
+        out.join("REPORT.html").display()
+    );
     Ok(())
 }
 
@@ -699,7 +752,7 @@ fn main() -> ExitCode {
             verify_acks,
             json,
         } => cmd_recover(image, verify_acks, json),
-        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out),
+        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out, cli.quiet),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();
