@@ -368,7 +368,10 @@ fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<
     if let Some(m) = study::first_invalid(&prepared) {
         return Err(bad(m));
     }
-    let jobs = o.jobs.unwrap_or(0);
+    let (jobs, note) = study::jobs_for(&prepared, o.jobs.unwrap_or(0));
+    if let Some(n) = note {
+        eprintln!("note: {n}");
+    }
     let bar = if progress_on(quiet) {
         let b = indicatif::ProgressBar::new(prepared.len() as u64);
         b.set_style(

@@ -345,6 +345,42 @@ pub fn first_invalid(prepared: &[Prepared]) -> Option<String> {
     })
 }
 
+/// How many points to run at once: `requested` (0: one per core), but no more than fit in
+/// the memory available by each point's estimate (at least 1). Returns the count and, when
+/// memory lowered it, a sentence saying so.
+pub fn jobs_for(prepared: &[Prepared], requested: usize) -> (usize, Option<String>) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let want = if requested == 0 { cores } else { requested }.min(prepared.len().max(1));
+    let need = prepared
+        .iter()
+        .filter_map(|p| match p {
+            Prepared::Run { point, .. } => point.config.memory_estimate_bytes(),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let Some(avail) = world::config::mem_available_bytes() else {
+        return (want, None);
+    };
+    if need == 0 {
+        return (want, None);
+    }
+    let fit = ((avail / need) as usize).max(1);
+    if fit < want {
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        (
+            fit,
+            Some(format!(
+                "running {fit} point(s) at a time instead of {want}: each needs about {:.1} GiB and {:.1} GiB is available",
+                gib(need),
+                gib(avail)
+            )),
+        )
+    } else {
+        (want, None)
+    }
+}
+
 /// Runs prepared points on `jobs` threads (0: one per core), calling `done` as each finishes
 /// (from a worker thread). Records come back in the order of `prepared`.
 pub fn run_points(
@@ -386,6 +422,7 @@ pub fn sweep(
     if let Some(m) = first_invalid(&prepared) {
         return Err(m);
     }
+    let (jobs, _) = jobs_for(&prepared, jobs);
     run_points(prepared, jobs, done)
 }
 
@@ -503,6 +540,37 @@ mod tests {
         assert_eq!(recs[1].row.status, "ok");
         assert!(recs[1].row.txs_committed.unwrap() > 0);
         assert!(recs[1].row.txs_aborted.unwrap() > 0);
+    }
+
+    /// Issue 10, finding 8: the flagcommit preset peaks at 3.2 GB, so parallel points must
+    /// not multiply that past the machine's memory.
+    #[test]
+    fn parallel_points_are_bounded_by_memory() {
+        let Some(avail) = world::config::mem_available_bytes() else {
+            return; // no /proc/meminfo: nothing to bound by
+        };
+        let small = plan(&src(&[]), &[], &["scc".into(), "tc".into()]).unwrap();
+        let prepared: Vec<Prepared> = small.into_iter().map(|p| prepare(p, true)).collect();
+        assert_eq!(jobs_for(&prepared, 2), (2, None));
+        // A device needing about 60 % of the available memory: one at a time.
+        let mut big = plan(&src(&[]), &[], &["scc".into(), "tc".into()]).unwrap();
+        let per_block = big[0].config.memory_estimate_bytes().unwrap()
+            / u64::from(big[0].config.nand.blocks_per_plane);
+        let blocks = (avail * 6 / 10 / per_block) as u32;
+        let prepared: Vec<Prepared> = big
+            .drain(..)
+            .map(|mut p| {
+                p.config.nand.blocks_per_plane = blocks;
+                Prepared::Run {
+                    point: p,
+                    status: Status::Ok,
+                    reason: String::new(),
+                }
+            })
+            .collect();
+        let (n, note) = jobs_for(&prepared, 2);
+        assert_eq!(n, 1);
+        assert!(note.unwrap().contains("GiB"));
     }
 
     /// A value no protocol can run is bad input, found before anything runs.

@@ -412,6 +412,7 @@ impl Config {
 /// record (state, program count, tag, OOB), the data bytes in full mode, and the FTL's
 /// mapping, reverse map and flags (about 9 bytes); measured use is within 20 % of it.
 fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
+    let need = memory_need(params);
     let g = &params.geometry;
     let pages = u64::from(g.pages());
     let (data, mode, hint) = match params.data_mode {
@@ -422,7 +423,7 @@ fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
         ),
         media::DataMode::Tag => (0, "tag", ""),
     };
-    let need = pages * (10 + u64::from(params.oob_used) + 9 + data);
+    debug_assert_eq!(need, pages * (10 + u64::from(params.oob_used) + 9 + data));
     let Some(avail) = mem_available() else {
         return Ok(());
     };
@@ -435,6 +436,30 @@ fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
         )));
     }
     Ok(())
+}
+
+/// The memory estimate `check_memory` uses, in bytes.
+fn memory_need(params: &media::image::ImageParams) -> u64 {
+    let pages = u64::from(params.geometry.pages());
+    let data = match params.data_mode {
+        media::DataMode::Full => u64::from(params.geometry.page_bytes),
+        media::DataMode::Tag => 0,
+    };
+    pages * (10 + u64::from(params.oob_used) + 9 + data)
+}
+
+impl Config {
+    /// About how many bytes a run of this configuration needs (the estimate `validate`
+    /// checks against available memory); None if the device parameters are invalid. Callers
+    /// running several points at once use it to bound how many run together.
+    pub fn memory_estimate_bytes(&self) -> Option<u64> {
+        self.device().image_params().ok().map(|p| memory_need(&p))
+    }
+}
+
+/// `MemAvailable` from /proc/meminfo, in bytes (None where it cannot be read).
+pub fn mem_available_bytes() -> Option<u64> {
+    mem_available()
 }
 
 /// `MemAvailable` from /proc/meminfo, in bytes (None where it cannot be read).
