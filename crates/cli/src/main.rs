@@ -178,6 +178,10 @@ enum Cmd {
         /// Print the configuration reference (docs/CONFIG.md) as Markdown.
         #[arg(long)]
         reference: bool,
+        /// Start from the main job's base (what `compare` and `sweep` run) instead of the
+        /// built-in defaults.
+        #[arg(long)]
+        main_job: bool,
     },
 }
 
@@ -698,13 +702,32 @@ fn cmd_reproduce(
     Ok(())
 }
 
-fn cmd_config(a: &ConfigArgs, explain: &Option<String>, reference: bool) -> Result<(), Fail> {
+fn cmd_config(
+    a: &ConfigArgs,
+    explain: &Option<String>,
+    reference: bool,
+    main_job: bool,
+) -> Result<(), Fail> {
     if reference {
         print!("{}", world::config_doc::markdown());
         return Ok(());
     }
     if let Some(k) = explain {
         print!("{}", world::config_doc::explain(k).map_err(bad)?);
+        return Ok(());
+    }
+    if main_job {
+        let mut sets = a.sets.clone();
+        if let Some(s) = a.seed {
+            sets.push(format!("seed={s}"));
+        }
+        let src = ConfigSource {
+            preset: a.preset.clone(),
+            file: a.config.clone(),
+            sets,
+        };
+        let c = Config::load_under(world::presets::MAIN_JOB, &src).map_err(bad)?;
+        print!("{}", c.to_toml());
         return Ok(());
     }
     load(a, None, &[]).map(|c| print!("{}", c.to_toml()))
@@ -798,7 +821,8 @@ fn main() -> ExitCode {
             cfg,
             explain,
             reference,
-        } => cmd_config(cfg, explain, *reference),
+            main_job,
+        } => cmd_config(cfg, explain, *reference, *main_job),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -359,4 +359,13 @@ fn config_explains_keys() {
         &run(&["config", "--explain", "nand.bogus"]),
         "unknown configuration key",
     );
+    // What compare runs, printed; a preset replaces the device, not the workload.
+    let o = run(&["config", "--main-job", "--preset", "txflash"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let t = out(&o);
+    assert!(
+        t.contains("kind = \"txn\"") && t.contains("abort_ratio = 0.05"),
+        "{t}"
+    );
+    assert!(t.contains("blocks_per_plane = 4096"), "{t}");
 }
