@@ -37,7 +37,7 @@ pub enum Prepared {
         status: Status,
         reason: String,
     },
-    Done(Record),
+    Done(Box<Record>),
     /// No protocol could run this configuration: the input's fault.
     Invalid {
         point: Point,
@@ -259,7 +259,7 @@ pub fn prepare(point: Point, allow_adapt: bool) -> Prepared {
     if someone_can {
         let mut r = Record::failed(point.config, Status::Unsupported, first);
         r.swept = point.swept;
-        Prepared::Done(r)
+        Prepared::Done(Box::new(r))
     } else {
         Prepared::Invalid {
             point,
@@ -271,7 +271,7 @@ pub fn prepare(point: Point, allow_adapt: bool) -> Prepared {
 /// Runs one prepared point (the simulation itself; deterministic but for wall time).
 pub fn run_prepared(p: Prepared) -> Record {
     match p {
-        Prepared::Done(r) => r,
+        Prepared::Done(r) => *r,
         Prepared::Invalid { point, message } => {
             let mut r = Record::failed(point.config, Status::Error, message);
             r.swept = point.swept;
