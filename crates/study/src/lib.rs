@@ -289,6 +289,12 @@ pub fn run_prepared(p: Prepared) -> Record {
                         world::WorldError::Device { error, .. } if unsupported(error) => {
                             Status::Unsupported
                         }
+                        // The configuration validated, so a configuration error from building
+                        // the device is this protocol refusing it (cfc on MLC pages); a broken
+                        // invariant is a simulator bug, not the protocol's choice.
+                        world::WorldError::Config(m) if !m.contains("invariant") => {
+                            Status::Unsupported
+                        }
                         _ => Status::Error,
                     };
                     Record::failed(point.config, st, e.to_string())
@@ -571,6 +577,21 @@ mod tests {
         let (n, note) = jobs_for(&prepared, 2);
         assert_eq!(n, 1);
         assert!(note.unwrap().contains("GiB"));
+    }
+
+    /// Issue 10, finding 2: `--preset openssd` stopped at cfc. A protocol refusing the
+    /// device when it is built (cfc needs SLC pages) is an unsupported row, not an error.
+    #[test]
+    fn a_protocol_refusing_the_device_is_unsupported() {
+        let s = src(&[
+            "nand.cell=mlc",
+            "workload.txn.transactions=50",
+            "run.measure_recovery=false",
+        ]);
+        let recs = sweep(&s, &[], &["cfc".into(), "lighttx".into()], true, 1, &|_| {}).unwrap();
+        assert_eq!(recs[0].row.status, "unsupported", "{}", recs[0].row.reason);
+        assert!(recs[0].row.reason.contains("SLC"), "{}", recs[0].row.reason);
+        assert_eq!(recs[1].row.status, "ok", "{}", recs[1].row.reason);
     }
 
     /// A value no protocol can run is bad input, found before anything runs.
