@@ -369,3 +369,28 @@ fn config_explains_keys() {
     );
     assert!(t.contains("blocks_per_plane = 4096"), "{t}");
 }
+
+/// Finding 8: TRACES.md suggested `time_scale = 1/70`, which is rejected. Every `--set` in
+/// the README's and TRACES.md's examples must be accepted.
+#[test]
+fn every_set_in_the_docs_is_accepted() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut n = 0;
+    for doc in ["README.md", "docs/TRACES.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
+        for line in text.lines().filter(|l| l.contains("commitlab ")) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for w in words.windows(2).filter(|w| w[0] == "--set") {
+                let set = w[1].replace('\'', "");
+                if set.contains("...") || set.starts_with("key") {
+                    continue;
+                }
+                let o = run(&["config", "--set", &set]);
+                assert!(o.status.success(), "{doc}: --set {set}: {}", err(&o));
+                n += 1;
+            }
+        }
+        assert!(!text.contains("`1/70` to"), "{doc} still suggests 1/70");
+    }
+    assert!(n >= 4, "found only {n} examples");
+}
