@@ -104,9 +104,22 @@ fn isolation_of(cfg: &Config) -> String {
     }
 }
 
+/// Whether the workload issues transactions (BEGIN/COMMIT/ABORT). Page-level synthetic
+/// requests and block traces do not: their transaction columns are "n/a", not 0 (issue 10,
+/// finding 1: `tx/s 0.0` for every protocol read as a result).
+fn transactional(cfg: &Config) -> bool {
+    match cfg.workload.kind {
+        world::WorkloadKind::Txn | world::WorkloadKind::Seqwriter => true,
+        world::WorkloadKind::Synthetic => false,
+        world::WorkloadKind::Trace => cfg.workload.trace.format == world::config::TraceFormat::Txn,
+    }
+}
+
 impl Record {
     /// A point that ran.
     pub fn ran(config: Config, status: Status, reason: String, m: RunMetrics) -> Record {
+        let tx = transactional(&config);
+        let t = |v| if tx { Some(v) } else { None };
         let row = Row {
             protocol: m.protocol.clone(),
             status: status.name().into(),
@@ -114,11 +127,11 @@ impl Record {
             seed: m.seed,
             workload: m.workload.clone(),
             isolation: isolation_of(&config),
-            txs_committed: Some(m.txs_committed),
-            txs_aborted: Some(m.txs_aborted),
-            tx_throughput_per_s: Some(m.tx_throughput_per_s),
-            commit_latency_ns_mean: Some(m.commit_latency_ns.mean),
-            commit_latency_ns_p99: Some(m.commit_latency_ns.p99),
+            txs_committed: t(m.txs_committed),
+            txs_aborted: t(m.txs_aborted),
+            tx_throughput_per_s: tx.then_some(m.tx_throughput_per_s),
+            commit_latency_ns_mean: tx.then_some(m.commit_latency_ns.mean),
+            commit_latency_ns_p99: t(m.commit_latency_ns.p99),
             write_amplification: Some(m.write_amplification),
             host_page_writes: Some(m.host_writes),
             host_requests: Some(m.host_requests),
@@ -377,8 +390,21 @@ mod tests {
         m
     }
 
+    /// Finding 1: a page-level workload showed `tx/s 0.0` for every protocol.
+    #[test]
+    fn transaction_columns_are_na_for_page_level_workloads() {
+        let cfg = Config::default(); // synthetic page requests
+        let r = Record::ran(cfg, Status::Ok, String::new(), metrics("tc"));
+        assert_eq!(r.row.txs_committed, None);
+        assert_eq!(r.row.tx_throughput_per_s, None);
+        assert_eq!(r.row.write_amplification, Some(1.5));
+        let t = table(&[r]);
+        assert!(t.lines().nth(2).unwrap().contains("n/a"), "{t}");
+    }
+
     fn sample() -> Vec<Record> {
         let mut cfg = Config::default();
+        cfg.workload.kind = world::WorkloadKind::Txn;
         cfg.protocol.name = "tc".into();
         let ok = Record::ran(cfg.clone(), Status::Ok, String::new(), metrics("tc"));
         cfg.protocol.name = "aw".into();
