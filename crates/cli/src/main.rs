@@ -14,6 +14,9 @@ use world::{Config, ConfigSource, RunOptions};
     about = "Run, crash-check and compare transaction-recovery protocols on emulated NAND flash"
 )]
 struct Cli {
+    /// No progress bars (they are also off when stderr is not a terminal).
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -34,13 +37,34 @@ struct ConfigArgs {
     seed: Option<u64>,
 }
 
+#[derive(Args, Clone, Default)]
+struct StudyArgs {
+    /// Protocols to run, comma-separated (spaces allowed; repeatable). Default: all of
+    /// none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d, mhl-m.
+    #[arg(long, value_name = "LIST")]
+    protocols: Vec<String>,
+    /// Write every result (with its configuration) as JSON to this file (`-`: stdout).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write every result as CSV to this file (`-`: stdout); units as the column names say.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Points run at once (default: one per core).
+    #[arg(long, short, value_name = "N")]
+    jobs: Option<usize>,
+    /// Do not adapt a protocol's isolation level or aborts: list it as unsupported instead.
+    #[arg(long)]
+    no_adapt: bool,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run one protocol on one workload and report its metrics.
     Run {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Commit protocol (overrides protocol.name).
+        /// Commit protocol (overrides protocol.name): one of none, tc, scc, bpcc, cfc, afc,
+        /// lighttx, aw, mhl-d, mhl-m (`commitlab protocols` describes them).
         #[arg(long)]
         protocol: Option<String>,
         /// Replay a trace file instead of the configured workload.
@@ -53,7 +77,7 @@ enum Cmd {
         /// Write every command the run issues to this file as a txn trace.
         #[arg(long)]
         record: Option<PathBuf>,
-        /// Write the metrics as JSON to this file.
+        /// Write the metrics as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
         /// Keep the device image in this file, written through on every operation
@@ -67,21 +91,33 @@ enum Cmd {
         ack_log: Option<PathBuf>,
     },
     /// Run every protocol (or a list) on the same device and workload, side by side.
+    ///
+    /// With no configuration this is the main job: synthetic transactions (1-16 pages, 4 at
+    /// once, 5 % aborts) on a 128 MiB device with GC active. A preset, file or --set changes
+    /// it. A protocol that cannot run the configuration is adapted (isolation level, aborts;
+    /// status "adapted") or listed with the reason (status "unsupported").
     Compare {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Comma-separated protocol names (default: every registered protocol).
-        #[arg(long, value_delimiter = ',')]
-        protocols: Vec<String>,
-        #[arg(long)]
-        json: Option<PathBuf>,
-        #[arg(long)]
-        csv: Option<PathBuf>,
+        #[command(flatten)]
+        out: StudyArgs,
+    },
+    /// Run a grid of configurations x protocols in parallel: one result row per point.
+    ///
+    /// Each --set key=a,b,c with several values is a swept key (a column in the output);
+    /// a --set with one value applies to every point. Starts from the same base as compare.
+    Sweep {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        #[command(flatten)]
+        out: StudyArgs,
     },
     /// Crash-check a protocol: recover from every (or N random) crash states and check them.
     Crash {
         #[command(flatten)]
         cfg: ConfigArgs,
+        /// The protocol to check: one of none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d,
+        /// mhl-m.
         #[arg(long)]
         protocol: String,
         /// Enumerate every crash state (the default).
@@ -102,16 +138,19 @@ enum Cmd {
         /// A 2 GiB device instead of the 32 GiB TxFlash preset.
         #[arg(long)]
         quick: bool,
+        /// Also write the measurements as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
     },
     /// Open a file-backed device image (from `run --image`), recover it and report.
     Recover {
+        /// The device image file a `run --image` wrote.
         #[arg(long)]
         image: PathBuf,
         /// Check the recovered contents against an ack log written by `run --ack-log`.
         #[arg(long)]
         verify_acks: Option<PathBuf>,
+        /// Write the recovery report as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
     },
@@ -123,7 +162,7 @@ enum Cmd {
         /// Small devices and workloads (minutes instead of hours).
         #[arg(long)]
         quick: bool,
-        /// Where claims.json, REPORT.md, CSV files and SVG plots go.
+        /// Where claims.json, REPORT.md, REPORT.html, CSV files and SVG plots go.
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
     },
@@ -131,10 +170,20 @@ enum Cmd {
     Protocols,
     /// List the device presets.
     Presets,
-    /// Print the effective configuration as TOML.
+    /// Print the effective configuration as TOML, or explain a key.
     Config {
         #[command(flatten)]
         cfg: ConfigArgs,
+        /// Explain a key (or every key under a section): type, default, allowed values, unit.
+        #[arg(long, value_name = "KEY")]
+        explain: Option<String>,
+        /// Print the configuration reference (docs/CONFIG.md) as Markdown.
+        #[arg(long)]
+        reference: bool,
+        /// Start from the main job's base (what `compare` and `sweep` run) instead of the
+        /// built-in defaults.
+        #[arg(long)]
+        main_job: bool,
     },
 }
 
@@ -162,8 +211,9 @@ fn load(a: &ConfigArgs, base: Option<Config>, extra: &[String]) -> Result<Config
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(path: &Option<PathBuf>, v: &T) -> Result<(), Fail> {
-    if let Some(p) = path {
-        report::write_json(p, v).map_err(|e| Fail(2, e))?;
+    if let Some(o) = Out::check(path)? {
+        let text = serde_json::to_string_pretty(v).map_err(|e| Fail(2, e.to_string()))?;
+        o.write(&(text + "\n"))?;
     }
     Ok(())
 }
@@ -188,6 +238,7 @@ fn cmd_run(
     json: &Option<PathBuf>,
     image: &Option<PathBuf>,
     ack_log: &Option<PathBuf>,
+    quiet: bool,
 ) -> Result<(), Fail> {
     let mut extra = Vec::new();
     if let Some(p) = protocol {
@@ -199,63 +250,173 @@ fn cmd_run(
         extra.push(format!("workload.trace.format=\"{trace_format}\""));
     }
     let cfg = load(a, None, &extra)?;
+    Out::check(json)?;
+    cfg.validate().map_err(bad)?;
     let opts = RunOptions {
         record_trace: record.clone(),
         record: false,
         image: image.clone(),
         ack_log: ack_log.clone(),
     };
-    let out = world::run(&cfg, &opts).map_err(|e| match e {
+    let spin = if progress_on(quiet) {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_message(format!(
+            "running {} on {} ({} logical pages)",
+            cfg.protocol.name,
+            cfg.workload.kind_name(),
+            cfg.nand.geometry().pages()
+        ));
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let r = world::run(&cfg, &opts);
+    spin.finish_and_clear();
+    let out = r.map_err(|e| match &e {
+        // A request the protocol cannot honour is the input's fault (issue 10, finding 4).
+        world::WorldError::Device { error, .. } if study::input_fault(error) => bad(e),
         world::WorldError::Device { .. } => Fail(1, e.to_string()),
-        other => bad(other),
+        _ => bad(e),
     })?;
-    print!("{}", report::run_summary(&out.metrics));
+    let summary = report::run_summary(&out.metrics);
+    if json.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
     write_json(json, &out.metrics)
 }
 
-fn cmd_compare(
-    a: &ConfigArgs,
-    protocols: &[String],
-    json: &Option<PathBuf>,
-    csv: &Option<PathBuf>,
-) -> Result<(), Fail> {
-    let names: Vec<String> = if protocols.is_empty() {
-        ssd::protocol::names()
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
-    } else {
-        protocols.to_vec()
-    };
-    let base = load(a, None, &[])?;
-    let mut runs = Vec::new();
-    let mut failed = Vec::new();
-    for n in &names {
-        let mut cfg = base.clone();
-        cfg.protocol.name = n.clone();
-        ssd::protocol::lookup(n).map_err(bad)?;
-        eprintln!("running {n} ...");
-        match world::run(&cfg, &RunOptions::default()) {
-            Ok(out) => runs.push(out.metrics),
-            // A protocol that cannot run this workload (an isolation level or abort it does
-            // not support) is a result of the comparison, not a failure of it.
-            Err(e @ world::WorldError::Device { .. }) => failed.push((n.clone(), e.to_string())),
-            Err(e) => return Err(bad(format!("{n}: {e}"))),
+/// An output destination, checked before anything runs (issue 10, finding 8: a bad path
+/// used to fail only after the run): a file that can be created, or `-` for stdout.
+#[derive(Clone)]
+enum Out {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Out {
+    fn check(p: &Option<PathBuf>) -> Result<Option<Out>, Fail> {
+        let Some(p) = p else { return Ok(None) };
+        if p.as_os_str() == "-" {
+            return Ok(Some(Out::Stdout));
+        }
+        if p.is_dir() {
+            return Err(bad(format!("{}: is a directory, not a file", p.display())));
+        }
+        let existed = p.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(p)
+            .map_err(|e| bad(format!("{}: cannot write here: {e}", p.display())))?;
+        if !existed {
+            let _ = std::fs::remove_file(p);
+        }
+        Ok(Some(Out::File(p.clone())))
+    }
+
+    fn write(&self, text: &str) -> Result<(), Fail> {
+        match self {
+            Out::Stdout => {
+                use std::io::Write;
+                std::io::stdout()
+                    .write_all(text.as_bytes())
+                    .map_err(|e| Fail(2, format!("standard output: {e}")))
+            }
+            Out::File(p) => {
+                std::fs::write(p, text).map_err(|e| Fail(2, format!("{}: {e}", p.display())))
+            }
         }
     }
-    println!(
-        "workload: {}",
-        runs.first()
-            .map_or(base.workload.kind_name(), |m| m.workload.clone())
-    );
-    print!("{}", report::compare_table(&runs));
-    for (n, e) in &failed {
-        println!("{n}: could not run this workload: {e}");
+}
+
+/// Whether progress bars may draw: not with --quiet, and only on a terminal.
+fn progress_on(quiet: bool) -> bool {
+    use std::io::IsTerminal;
+    !quiet && std::io::stderr().is_terminal()
+}
+
+fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<(), Fail> {
+    let protocols = study::parse_protocols(&o.protocols).map_err(bad)?;
+    let json = Out::check(&o.json)?;
+    let csv = Out::check(&o.csv)?;
+    let mut src = ConfigSource {
+        preset: a.preset.clone(),
+        file: a.config.clone(),
+        sets: Vec::new(),
+    };
+    let mut grid = Vec::new();
+    for s in &a.sets {
+        if sweep {
+            let (k, vs) = study::parse_sweep_set(s).map_err(bad)?;
+            if vs.len() > 1 {
+                grid.push((k, vs));
+                continue;
+            }
+        }
+        src.sets.push(s.clone());
     }
-    write_json(json, &runs)?;
-    if let Some(p) = csv {
-        std::fs::write(p, report::compare_csv(&runs))
-            .map_err(|e| Fail(2, format!("{}: {e}", p.display())))?;
+    if let Some(seed) = a.seed {
+        src.sets.push(format!("seed={seed}"));
+    }
+    if sweep && grid.is_empty() {
+        return Err(bad(
+            "sweep: give at least one --set key=a,b,... with two or more values (or use compare)",
+        ));
+    }
+    let points = study::plan(&src, &grid, &protocols).map_err(bad)?;
+    let prepared: Vec<study::Prepared> = points
+        .into_iter()
+        .map(|p| study::prepare(p, !o.no_adapt))
+        .collect();
+    if let Some(m) = study::first_invalid(&prepared) {
+        return Err(bad(m));
+    }
+    let (jobs, note) = study::jobs_for(&prepared, o.jobs.unwrap_or(0));
+    if let Some(n) = note {
+        eprintln!("note: {n}");
+    }
+    let bar = if progress_on(quiet) {
+        let b = indicatif::ProgressBar::new(prepared.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} points, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let done = |r: &report::results::Record| {
+        bar.set_message(format!("{} {}", r.row.protocol, r.row.status));
+        bar.inc(1);
+    };
+    let records = study::run_points(prepared, jobs, &done).map_err(|e| Fail(2, e))?;
+    bar.finish_and_clear();
+    let table = report::results::table(&records);
+    let to_stdout = matches!(json, Some(Out::Stdout)) || matches!(csv, Some(Out::Stdout));
+    let head = match records
+        .iter()
+        .find(|r| r.row.status == "ok")
+        .or(records.first())
+    {
+        Some(r) => format!("workload: {}, seed {}\n", r.row.workload, r.row.seed),
+        None => String::new(),
+    };
+    if to_stdout {
+        eprint!("{head}{table}");
+    } else {
+        print!("{head}{table}");
+    }
+    if let Some(j) = json {
+        j.write(&report::results::to_json(&records).map_err(|e| Fail(2, e))?)?;
+    }
+    if let Some(c) = csv {
+        c.write(&report::results::to_csv(&records).map_err(|e| Fail(2, e))?)?;
     }
     Ok(())
 }
@@ -470,7 +631,12 @@ fn cmd_recover(
     write_json(json, &rep)
 }
 
-fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Result<(), Fail> {
+fn cmd_reproduce(
+    papers: &[String],
+    quick: bool,
+    out: &std::path::Path,
+    quiet: bool,
+) -> Result<(), Fail> {
     let mut list: Vec<String> = Vec::new();
     for p in papers {
         match p.as_str() {
@@ -490,13 +656,57 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
         reproduce::Scale::Full
     };
     let wall = std::time::Instant::now();
-    let progress = |m: &str| eprintln!("{m}");
+    // The experiments report "[k/n] label" as each run finishes; a bar per batch of runs
+    // gives the ETA (issue 10, finding 5). Without a terminal, the lines as before.
+    let bar = if progress_on(quiet) {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} runs, ETA {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let progress = |m: &str| {
+        let Some(b) = &bar else {
+            eprintln!("{m}");
+            return;
+        };
+        let counted = m
+            .strip_prefix('[')
+            .and_then(|r| r.split_once(']'))
+            .and_then(|(kn, label)| {
+                let (k, n) = kn.split_once('/')?;
+                Some((k.parse::<u64>().ok()?, n.parse::<u64>().ok()?, label.trim()))
+            });
+        match counted {
+            Some((k, n, label)) => {
+                if b.length() != Some(n) || k == 1 {
+                    b.reset();
+                    b.set_length(n);
+                }
+                b.set_position(k);
+                b.set_message(label.to_string());
+            }
+            None => b.println(m),
+        }
+    };
     let mut outputs = Vec::new();
     for p in &list {
-        eprintln!("reproducing {p} ({})", if quick { "quick" } else { "full" });
+        progress(&format!(
+            "reproducing {p} ({})",
+            if quick { "quick" } else { "full" }
+        ));
         let o =
             reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
         outputs.push((p.clone(), o));
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
     }
     reproduce::write(out, &outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
     let mut t = report::Table::new(vec!["id", "paper", "measured", "verdict"]);
@@ -511,8 +721,43 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
         }
     }
     print!("{}", t.render());
-    println!("report: {}", out.join("REPORT.md").display());
+    println!(
+        "report: {} and {}",
+        out.join("REPORT.md").display(),
+        out.join("REPORT.html").display()
+    );
     Ok(())
+}
+
+fn cmd_config(
+    a: &ConfigArgs,
+    explain: &Option<String>,
+    reference: bool,
+    main_job: bool,
+) -> Result<(), Fail> {
+    if reference {
+        print!("{}", world::config_doc::markdown());
+        return Ok(());
+    }
+    if let Some(k) = explain {
+        print!("{}", world::config_doc::explain(k).map_err(bad)?);
+        return Ok(());
+    }
+    if main_job {
+        let mut sets = a.sets.clone();
+        if let Some(s) = a.seed {
+            sets.push(format!("seed={s}"));
+        }
+        let src = ConfigSource {
+            preset: a.preset.clone(),
+            file: a.config.clone(),
+            sets,
+        };
+        let c = Config::load_under(world::presets::MAIN_JOB, &src).map_err(bad)?;
+        print!("{}", c.to_toml());
+        return Ok(());
+    }
+    load(a, None, &[]).map(|c| print!("{}", c.to_toml()))
 }
 
 fn main() -> ExitCode {
@@ -536,13 +781,10 @@ fn main() -> ExitCode {
             json,
             image,
             ack_log,
+            cli.quiet,
         ),
-        Cmd::Compare {
-            cfg,
-            protocols,
-            json,
-            csv,
-        } => cmd_compare(cfg, protocols, json, csv),
+        Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
+        Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash {
             cfg,
             protocol,
@@ -563,7 +805,7 @@ fn main() -> ExitCode {
             verify_acks,
             json,
         } => cmd_recover(image, verify_acks, json),
-        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out),
+        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out, cli.quiet),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();
@@ -586,12 +828,15 @@ fn main() -> ExitCode {
                     Ok(c) => {
                         let g = c.nand.geometry();
                         println!(
-                            "{p:<11} {:>6.1} GiB, {} planes, {} KiB pages, {} pages/block, {:?}",
+                            "{p:<11} {:>6.1} GiB, {} planes, {} KiB pages, {} pages/block, {}",
                             g.capacity_bytes() as f64 / (1u64 << 30) as f64,
                             g.pus(),
                             g.page_bytes / 1024,
                             g.pages_per_block,
-                            c.nand.cell
+                            toml::Value::try_from(c.nand.cell)
+                                .ok()
+                                .and_then(|v| v.as_str().map(String::from))
+                                .unwrap_or_default()
                         )
                     }
                     Err(e) => println!("{p:<11} {e}"),
@@ -599,7 +844,12 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Cmd::Config { cfg } => load(cfg, None, &[]).map(|c| print!("{}", c.to_toml())),
+        Cmd::Config {
+            cfg,
+            explain,
+            reference,
+            main_job,
+        } => cmd_config(cfg, explain, *reference, *main_job),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

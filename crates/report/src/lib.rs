@@ -1,5 +1,8 @@
-//! Output: aligned text tables for people, JSON and CSV for programs.
+//! Output: aligned text tables for people, JSON and CSV for programs (one schema for all
+//! three: `results`), SVG charts.
 
+pub mod html;
+pub mod results;
 pub mod svg;
 pub mod table;
 
@@ -112,117 +115,6 @@ pub fn run_summary(m: &RunMetrics) -> String {
         format!("{:.0}", m.sim_ops_per_wall_s),
     );
     t.render()
-}
-
-/// A column of the comparison: table header, CSV header, and the value.
-struct Column {
-    head: &'static str,
-    csv: &'static str,
-    value: fn(&RunMetrics) -> String,
-}
-
-const COLUMNS: &[Column] = &[
-    Column {
-        head: "protocol",
-        csv: "protocol",
-        value: |m| m.protocol.clone(),
-    },
-    Column {
-        head: "tx/s",
-        csv: "tx_throughput_per_s",
-        value: |m| format!("{:.1}", m.tx_throughput_per_s),
-    },
-    Column {
-        head: "commit ms",
-        csv: "commit_latency_ns_mean",
-        value: |m| msf(m.commit_latency_ns.mean),
-    },
-    Column {
-        head: "req/s",
-        csv: "requests_per_s",
-        value: |m| format!("{:.1}", m.requests_per_s),
-    },
-    Column {
-        head: "lat p99 ms",
-        csv: "latency_ns_p99",
-        value: |m| ms(m.latency_ns.p99),
-    },
-    Column {
-        head: "WA",
-        csv: "write_amplification",
-        value: |m| format!("{:.3}", m.write_amplification),
-    },
-    Column {
-        head: "programs",
-        csv: "nand_programs",
-        value: |m| m.nand_programs.to_string(),
-    },
-    Column {
-        head: "partial",
-        csv: "nand_partial_programs",
-        value: |m| m.nand_partial_programs.to_string(),
-    },
-    Column {
-        head: "erases",
-        csv: "nand_erases",
-        value: |m| m.nand_erases.to_string(),
-    },
-    Column {
-        head: "gc migr",
-        csv: "gc_page_migrations",
-        value: |m| m.gc_page_migrations.to_string(),
-    },
-    Column {
-        head: "gc ms",
-        csv: "gc_time_ns",
-        value: |m| ms(m.gc_time_ns),
-    },
-    Column {
-        head: "commit rec",
-        csv: "commit_record_writes",
-        value: |m| m.commit_record_writes.to_string(),
-    },
-    Column {
-        head: "map persist",
-        csv: "map_persist_writes",
-        value: |m| m.map_persist_writes.to_string(),
-    },
-    Column {
-        head: "recovery ms",
-        csv: "recovery_time_ns",
-        value: |m| m.recovery.as_ref().map_or("-".into(), |r| ms(r.time_ns)),
-    },
-    Column {
-        head: "DRAM KiB",
-        csv: "dram_bytes_total",
-        value: |m| format!("{:.0}", m.dram_bytes_total as f64 / 1024.0),
-    },
-];
-
-/// One row per run, side by side.
-pub fn compare_table(runs: &[RunMetrics]) -> String {
-    let mut t = Table::new(COLUMNS.iter().map(|c| c.head).collect());
-    for m in runs {
-        t.row(COLUMNS.iter().map(|c| (c.value)(m)).collect());
-    }
-    t.render()
-}
-
-/// The comparison as CSV (values as in the table; times in ms where the table shows ms).
-pub fn compare_csv(runs: &[RunMetrics]) -> String {
-    let mut s = COLUMNS.iter().map(|c| c.csv).collect::<Vec<_>>().join(",");
-    s.push('\n');
-    for m in runs {
-        s.push_str(
-            &COLUMNS
-                .iter()
-                .map(|c| (c.value)(m))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        s.push('\n');
-    }
-    s
 }
 
 /// Writes `value` as pretty JSON to `path`.

@@ -9,6 +9,7 @@
 //! Scales: `quick` shrinks devices and workloads so both papers finish in minutes on two
 //! cores; `full` uses the papers' device sizes and workload lengths (hours).
 
+pub mod html;
 pub mod lighttx;
 pub mod runner;
 pub mod txflash;
@@ -50,6 +51,9 @@ pub struct Output {
     pub svgs: Vec<(String, String)>,
     /// Paragraphs for the report: setup, stand-ins, scale.
     pub notes: Vec<String>,
+    /// (the runs that used it, configuration as TOML): every distinct configuration run,
+    /// collected by `runner::run_all` (for REPORT.html).
+    pub configs: Vec<(String, String)>,
 }
 
 /// Judges a measured relative change against the paper's: same sign and within a factor of
@@ -80,11 +84,15 @@ pub fn run_paper(
     scale: Scale,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Output, String> {
-    match paper {
+    let (r, configs) = runner::collecting_configs(|| match paper {
         "txflash" => txflash::run(scale, progress),
         "lighttx" => lighttx::run(scale, progress),
         other => Err(format!("unknown paper '{other}' (known: txflash, lighttx)")),
-    }
+    });
+    r.map(|mut o| {
+        o.configs = configs;
+        o
+    })
 }
 
 fn pct(x: f64) -> String {
@@ -173,7 +181,8 @@ pub fn write(
             md.push_str(".\n");
         }
     }
-    w("REPORT.md", &md)
+    w("REPORT.md", &md)?;
+    w("REPORT.html", &html::render(outputs, scale, wall_s))
 }
 
 #[cfg(test)]

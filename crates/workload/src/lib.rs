@@ -116,3 +116,27 @@ impl std::error::Error for WorkloadError {}
 pub fn werr(what: impl Into<String>) -> WorkloadError {
     WorkloadError { what: what.into() }
 }
+
+/// A request in words, for error messages (`ABORT of tx 8`, `WRITE of 2 pages at lpn 92`).
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pages = |n: u32| {
+            if n == 1 {
+                "1 page".to_string()
+            } else {
+                format!("{n} pages")
+            }
+        };
+        match *self {
+            Op::Read { lpn, pages: n } => write!(f, "READ of {} at {lpn}", pages(n)),
+            Op::Write { lpn, pages: n } => write!(f, "WRITE of {} at {lpn}", pages(n)),
+            Op::Trim { lpn, pages: n } => write!(f, "TRIM of {} at {lpn}", pages(n)),
+            Op::Begin { tx } => write!(f, "BEGIN of {tx}"),
+            Op::TxWrite { tx, lpn, pages: n } => {
+                write!(f, "WRITE of {} at {lpn} in {tx}", pages(n))
+            }
+            Op::Commit { tx } => write!(f, "COMMIT of {tx}"),
+            Op::Abort { tx } => write!(f, "ABORT of {tx}"),
+        }
+    }
+}

@@ -392,9 +392,14 @@ pub fn generate(
     if cfg.isolation == Isolation::NoPageConflict
         && u64::from(cfg.size_max) * u64::from(cfg.concurrency) > span / 2
     {
+        // Issue 10, finding 8: the message used to say the transactions "do not fit", but
+        // the rule is that they may fill at most half the pages addressed.
         return Err(werr(format!(
-            "workload.txn: {} concurrent transactions of up to {} distinct pages do not fit in {span} pages without conflicts",
-            cfg.concurrency, cfg.size_max
+            "workload.txn: no-page-conflict isolation needs concurrency x size_max ({} x {} = {} pages) to be at most half of the {span} pages addressed ({}); lower workload.txn.concurrency or size_max, or raise workload.txn.span",
+            cfg.concurrency,
+            cfg.size_max,
+            u64::from(cfg.size_max) * u64::from(cfg.concurrency),
+            span / 2
         )));
     }
     let mut addr = Addresses::new(

@@ -306,6 +306,7 @@ impl Config {
             }
             WorkloadKind::Seqwriter | WorkloadKind::Trace => {}
         }
+        self.validate_protocol_fit()?;
         if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {
             return Err(ConfigError(
                 "workload.trace.concurrency must be at least 1".into(),
@@ -317,6 +318,86 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses workloads that ask for something the protocol cannot do, before anything runs
+    /// (issue 10, finding 4: these used to fail mid-run with exit 1): trims on a protocol
+    /// without trim, aborts on a protocol without atomicity, more concurrent transactions
+    /// than a log-head protocol has heads.
+    fn validate_protocol_fit(&self) -> Result<(), ConfigError> {
+        let Ok(info) = ssd::protocol::lookup(&self.protocol.name) else {
+            return Ok(()); // reported by the device checks
+        };
+        let w = &self.workload;
+        if w.kind == WorkloadKind::Synthetic && w.synthetic.trim_ratio > 0.0 && !info.supports_trim
+        {
+            return Err(ConfigError(format!(
+                "workload.synthetic.trim_ratio is {} but protocol {} does not support TRIM; set it to 0 or choose a protocol with TRIM (`commitlab protocols`)",
+                w.synthetic.trim_ratio, info.name
+            )));
+        }
+        if w.kind == WorkloadKind::Txn && w.txn.abort_ratio > 0.0 && !info.atomic {
+            return Err(ConfigError(format!(
+                "workload.txn.abort_ratio is {} but protocol {} has no atomicity and cannot abort a transaction; set it to 0 or choose another protocol",
+                w.txn.abort_ratio, info.name
+            )));
+        }
+        let concurrency = match w.kind {
+            WorkloadKind::Txn => Some(("workload.txn.concurrency", w.txn.concurrency)),
+            WorkloadKind::Trace if w.trace.format == TraceFormat::Txn => {
+                Some(("workload.trace.concurrency", w.trace.concurrency))
+            }
+            _ => None,
+        };
+        if let Some((key, n)) = concurrency {
+            if info.name.starts_with("mhl") && n > self.protocol.log_heads {
+                return Err(ConfigError(format!(
+                    "{key} is {n} but protocol {} runs at most protocol.log_heads = {} transactions at once (one per log head); lower {key} or raise protocol.log_heads",
+                    info.name, self.protocol.log_heads
+                )));
+            }
+            if n > self.ftl.max_active_txs {
+                return Err(ConfigError(format!(
+                    "{key} is {n} but the device accepts at most ftl.max_active_txs = {} active transactions; lower {key} or raise ftl.max_active_txs",
+                    self.ftl.max_active_txs
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// As `load`, with the TOML `fragment` layered between the built-in defaults and the
+    /// preset: how `commitlab compare` puts its transactional main job under any preset
+    /// (a preset sets the device; the fragment's workload stays unless the file or a `--set`
+    /// changes it).
+    pub fn load_under(fragment: &str, src: &ConfigSource) -> Result<Config, ConfigError> {
+        let mut table = fragment
+            .parse::<Table>()
+            .map_err(|e| ConfigError(format!("internal: base fragment: {e}")))?;
+        let mut file_table = Table::new();
+        if let Some(path) = &src.file {
+            file_table = read_table(path)?;
+        }
+        let file_preset = match file_table.remove("preset") {
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "preset: expected a string, found {other}"
+                )))
+            }
+            None => None,
+        };
+        if let Some(p) = src.preset.clone().or(file_preset) {
+            merge(&mut table, presets::table(&p)?);
+        }
+        merge(&mut table, file_table);
+        for s in &src.sets {
+            let Some((k, v)) = s.split_once('=') else {
+                return Err(ConfigError(format!("--set '{s}': expected key=value")));
+            };
+            set_path(&mut table, k.trim(), parse_value(v.trim()))?;
+        }
+        Config::from_table(table)
     }
 
     /// The configuration as TOML (what `commitlab config` prints).
@@ -331,6 +412,7 @@ impl Config {
 /// record (state, program count, tag, OOB), the data bytes in full mode, and the FTL's
 /// mapping, reverse map and flags (about 9 bytes); measured use is within 20 % of it.
 fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
+    let need = memory_need(params);
     let g = &params.geometry;
     let pages = u64::from(g.pages());
     let (data, mode, hint) = match params.data_mode {
@@ -341,7 +423,7 @@ fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
         ),
         media::DataMode::Tag => (0, "tag", ""),
     };
-    let need = pages * (10 + u64::from(params.oob_used) + 9 + data);
+    debug_assert_eq!(need, pages * (10 + u64::from(params.oob_used) + 9 + data));
     let Some(avail) = mem_available() else {
         return Ok(());
     };
@@ -354,6 +436,30 @@ fn check_memory(params: &media::image::ImageParams) -> Result<(), ConfigError> {
         )));
     }
     Ok(())
+}
+
+/// The memory estimate `check_memory` uses, in bytes.
+fn memory_need(params: &media::image::ImageParams) -> u64 {
+    let pages = u64::from(params.geometry.pages());
+    let data = match params.data_mode {
+        media::DataMode::Full => u64::from(params.geometry.page_bytes),
+        media::DataMode::Tag => 0,
+    };
+    pages * (10 + u64::from(params.oob_used) + 9 + data)
+}
+
+impl Config {
+    /// About how many bytes a run of this configuration needs (the estimate `validate`
+    /// checks against available memory); None if the device parameters are invalid. Callers
+    /// running several points at once use it to bound how many run together.
+    pub fn memory_estimate_bytes(&self) -> Option<u64> {
+        self.device().image_params().ok().map(|p| memory_need(&p))
+    }
+}
+
+/// `MemAvailable` from /proc/meminfo, in bytes (None where it cannot be read).
+pub fn mem_available_bytes() -> Option<u64> {
+    mem_available()
 }
 
 /// `MemAvailable` from /proc/meminfo, in bytes (None where it cannot be read).

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod config_doc;
 pub mod hostlog;
 pub mod metrics;
 pub mod presets;

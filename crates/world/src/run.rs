@@ -327,7 +327,7 @@ impl World {
     fn dev_err(&self, at: SimTime, op: &Op, error: SsdError) -> WorldError {
         WorldError::Device {
             at,
-            request: format!("request {} ({op:?})", self.requests),
+            request: format!("request {} ({op})", self.requests),
             error,
         }
     }

@@ -1,0 +1,326 @@
+//! The configuration reference: every key's type, default, allowed values, unit and meaning,
+//! rendered as `docs/CONFIG.md` (`commitlab config --reference`) and one key at a time
+//! (`commitlab config --explain KEY`).
+//!
+//! The descriptions are a table kept here, next to `config.rs`; everything else is derived so
+//! it cannot drift: defaults come from serializing `Config::default()`, types from the
+//! default's TOML type, and the tests check that
+//! - every key of the configuration has exactly one entry here and every entry is a key;
+//! - every listed allowed value of an enumerated key is accepted and a made-up one refused;
+//! - `docs/CONFIG.md` is what `markdown()` renders (regenerate it with
+//!   `cargo run -- config --reference > docs/CONFIG.md`).
+
+use crate::Config;
+use toml::{Table, Value};
+
+/// One key's documentation.
+pub struct KeyDoc {
+    pub key: &'static str,
+    /// Unit of a number ("" when it is a count, a fraction or has none).
+    pub unit: &'static str,
+    /// The accepted values of an enumerated key (empty: any value of its type).
+    pub allowed: &'static [&'static str],
+    pub doc: &'static str,
+}
+
+const fn k(
+    key: &'static str,
+    unit: &'static str,
+    allowed: &'static [&'static str],
+    doc: &'static str,
+) -> KeyDoc {
+    KeyDoc {
+        key,
+        unit,
+        allowed,
+        doc,
+    }
+}
+
+/// Every key, in the order `commitlab config` prints them.
+pub const KEYS: &[KeyDoc] = &[
+    k("seed", "", &[], "Root of every random stream; same configuration and seed give byte-identical results."),
+    k("nand.channels", "", &[], "Channels; chips on one channel share its bus."),
+    k("nand.chips_per_channel", "", &[], "Chips (packages) per channel."),
+    k("nand.dies_per_chip", "", &[], "Dies per chip."),
+    k("nand.planes_per_die", "", &[], "Planes per die; a plane is a parallel unit unless `nand.timing.interleave = \"die\"`."),
+    k("nand.blocks_per_plane", "", &[], "Erase blocks per plane."),
+    k("nand.pages_per_block", "", &[], "Pages per erase block."),
+    k("nand.page_bytes", "bytes", &[], "Data area of a page."),
+    k("nand.oob_bytes", "bytes", &[], "Out-of-band (spare) area of a page; must hold the protocol's OOB layout."),
+    k("nand.cell", "", &["slc", "mlc"], "Cell type. MLC pages allow one program each (LSB/MSB pairs); SLC pages allow `nand.nop` partial programs."),
+    k("nand.nop", "", &[], "Partial programs allowed per SLC (or LSB) page between erases (NOP)."),
+    k("nand.in_order_program", "", &[], "Pages of a block must be programmed in page order."),
+    k("nand.endurance", "P/E cycles", &[], "Erases after which a block is bad."),
+    k("nand.data_mode", "", &["tag", "full"], "`tag` stores a content tag per page (fast, small); `full` stores every byte (needed for file images)."),
+    k("nand.append_bytes", "bytes", &[], "Bytes at the end of a page's data area left erased for in-place appends (less than half a page)."),
+    k("nand.timing.read_ns", "ns", &[], "Array read (sense) time of a page."),
+    k("nand.timing.program_ns", "ns", &[], "Array program time of a page."),
+    k("nand.timing.partial_program_ns", "ns", &[], "Array time of a partial program."),
+    k("nand.timing.erase_ns", "ns", &[], "Block erase time."),
+    k("nand.timing.channel_mbps", "MB/s", &[], "Channel bandwidth (10^6 bytes per second); 0 makes transfers free."),
+    k("nand.timing.interleave", "", &["plane", "die"], "The array resource: each plane, or each die (planes of a die then serialize)."),
+    k("ftl.over_provisioning", "fraction", &[], "Fraction of usable physical pages not exported as logical space, in [0, 0.95)."),
+    k("ftl.gc_threshold", "fraction", &[], "GC runs in a parallel unit when its free blocks fall below this fraction of its blocks, in [0, 0.9)."),
+    k("ftl.gc_min_free_blocks", "blocks", &[], "Lower bound on the GC threshold per parallel unit (at least 2)."),
+    k("ftl.gc_policy", "", &["greedy", "cost-benefit", "wear-aware"], "Which block GC reclaims: fewest valid pages, cost-benefit (age x free space), or greedy weighted by wear."),
+    k("ftl.striping", "", &["channel-first", "plane-first", "least-busy"], "How host writes are spread over parallel units: round robin channels first, planes first, or the unit free soonest."),
+    k("ftl.dynamic_wear_leveling", "", &[], "Allocate the free block with the lowest erase count (otherwise first in, first out)."),
+    k("ftl.static_wear_leveling", "", &[], "Periodically move cold data out of the least-worn block."),
+    k("ftl.static_wl_threshold", "erases", &[], "Static wear leveling acts when max - min erase count exceeds this."),
+    k("ftl.static_wl_interval", "erases", &[], "Static wear leveling checks the gap every this many erases (at least 1)."),
+    k("ftl.summary_pages", "", &[], "Write the OOB of a block's pages into its last page (faster recovery scans)."),
+    k("ftl.checkpoint_interval", "host page writes", &[], "Persist the mapping table every this many host page writes (0: never; recovery scans the whole device)."),
+    k("ftl.checkpoint_window_blocks", "blocks", &[], "Blocks per parallel unit reserved (and recorded) for writes after a checkpoint."),
+    k("ftl.map_journal", "", &[], "Checkpoints journal changed mapping entries instead of rewriting whole translation pages when that writes fewer pages."),
+    k("ftl.map_journal_pages", "pages", &[], "Most journal pages before translation pages are rewritten (0: as many as there are translation pages)."),
+    k("ftl.max_tx_pages", "pages", &[], "Largest transaction the device accepts."),
+    k("ftl.max_active_txs", "", &[], "Most transactions active at once."),
+    k("ftl.interface_mbps", "MB/s", &[], "Host interface bandwidth for moving a page into the device (0: free)."),
+    k("protocol.name", "", &["none", "tc", "scc", "bpcc", "cfc", "afc", "lighttx", "aw", "mhl-d", "mhl-m"], "The commit protocol (`commitlab protocols` lists them with their isolation levels)."),
+    k("protocol.block_flags", "", &[], "CFC / AFC: the block-based flag technique of Flag Commit §3.4."),
+    k("protocol.log_heads", "", &[], "MHL-D / MHL-M: number of log heads, and so the most transactions active at once (LightTx §4.1 uses 8)."),
+    k("workload.kind", "", &["synthetic", "txn", "seqwriter", "trace"], "What drives the device: page-level synthetic requests, synthetic transactions, the sequential writer of TxFlash Fig. 6, or a trace file."),
+    k("workload.prefill", "fraction", &[], "Fraction of the logical space written sequentially before measuring, in [0, 1] (trace replays too)."),
+    k("workload.warmup_requests", "requests", &[], "Requests run before measuring starts (counters and latencies reset after them)."),
+    k("workload.synthetic.requests", "requests", &[], "Requests to issue."),
+    k("workload.synthetic.read_ratio", "fraction", &[], "Fraction of requests that are reads."),
+    k("workload.synthetic.trim_ratio", "fraction", &[], "Fraction of requests that are trims (the protocol must support TRIM)."),
+    k("workload.synthetic.address", "", &["uniform", "sequential", "hot-cold", "zipf"], "Address distribution."),
+    k("workload.synthetic.span", "fraction", &[], "Fraction of the logical space addressed (from page 0), in (0, 1]."),
+    k("workload.synthetic.hot_fraction", "fraction", &[], "hot-cold: fraction of pages that are hot."),
+    k("workload.synthetic.hot_access", "fraction", &[], "hot-cold: fraction of accesses that go to hot pages."),
+    k("workload.synthetic.zipf_theta", "", &[], "zipf: skew parameter."),
+    k("workload.synthetic.request_pages_min", "pages", &[], "Smallest request."),
+    k("workload.synthetic.request_pages_max", "pages", &[], "Largest request (sizes are uniform in [min, max])."),
+    k("workload.synthetic.queue_depth", "requests", &[], "Closed loop: number of clients, each with one outstanding request."),
+    k("workload.synthetic.interarrival_ns", "ns", &[], "Open loop when > 0: mean time between arrivals."),
+    k("workload.synthetic.arrival", "", &["exponential", "fixed"], "Open loop: distribution of the time between arrivals."),
+    k("workload.synthetic.think_ns", "ns", &[], "Closed loop: pause between a completion and the client's next request."),
+    k("workload.txn.transactions", "transactions", &[], "Transactions to run."),
+    k("workload.txn.size_dist", "", &["fixed", "uniform", "exponential"], "Transaction size: always size_max, uniform in [size_min, size_max], or exponential with mean size_mean clamped to that range."),
+    k("workload.txn.size_min", "pages", &[], "Smallest transaction."),
+    k("workload.txn.size_max", "pages", &[], "Largest transaction."),
+    k("workload.txn.size_mean", "pages", &[], "Mean size for size_dist = \"exponential\"."),
+    k("workload.txn.abort_ratio", "fraction", &[], "Fraction of transactions that end in ABORT (the protocol must be atomic)."),
+    k("workload.txn.concurrency", "transactions", &[], "Transactions run at once (clients)."),
+    k("workload.txn.isolation", "", &["strict", "no-page-conflict", "serializable"], "Isolation level the generator respects (LightTx §4.2); the protocol must support it."),
+    k("workload.txn.interarrival_ns", "ns", &[], "Open loop when > 0: mean time between transaction starts (exponential)."),
+    k("workload.txn.address", "", &["uniform", "sequential", "hot-cold", "zipf"], "Address distribution of transactional writes."),
+    k("workload.txn.span", "fraction", &[], "Fraction of the logical space addressed, in (0, 1]."),
+    k("workload.txn.hot_fraction", "fraction", &[], "hot-cold: fraction of pages that are hot."),
+    k("workload.txn.hot_access", "fraction", &[], "hot-cold: fraction of accesses that go to hot pages."),
+    k("workload.txn.zipf_theta", "", &[], "zipf: skew parameter."),
+    k("workload.txn.plain_write_ratio", "fraction", &[], "Fraction of commands that are plain single-page writes between transactions, in [0, 1)."),
+    k("workload.seqwriter.pages", "pages", &[], "Pages the sequential writer writes."),
+    k("workload.seqwriter.sync_pages", "pages", &[], "Pages per commit (the sync interval sets the transaction size)."),
+    k("workload.trace.path", "", &[], "The trace file (`--trace PATH` sets it and workload.kind)."),
+    k("workload.trace.format", "", &["disksim", "txn"], "DiskSim/MQSim ASCII block trace, or commitlab's transactional trace (docs/TRACES.md)."),
+    k("workload.trace.time_scale", "factor", &[], "Multiplies arrival times (0.5 replays twice as fast); a decimal number such as 0.0142857, not a fraction like 1/70."),
+    k("workload.trace.fold", "", &[], "disksim: fold addresses beyond the device modulo its logical pages."),
+    k("workload.trace.concurrency", "transactions", &[], "txn traces: transactions replayed at once."),
+    k("run.measure_recovery", "", &[], "After the run, cut power and recover, reporting recovery cost."),
+    k("run.check_invariants_every", "requests", &[], "Check every FTL and protocol invariant every this many requests (0: never)."),
+];
+
+fn leaves(prefix: &str, t: &Table, out: &mut Vec<(String, Value)>) {
+    for (k, v) in t {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            Value::Table(sub) => leaves(&key, sub, out),
+            other => out.push((key, other.clone())),
+        }
+    }
+}
+
+/// Every key of the configuration with its default value.
+pub fn defaults() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    if let Ok(t) = Table::try_from(Config::default()) {
+        leaves("", &t, &mut out);
+    }
+    out
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "string",
+        Value::Integer(_) => "integer",
+        Value::Float(_) => "float",
+        Value::Boolean(_) => "boolean",
+        Value::Datetime(_) => "datetime",
+        Value::Array(_) => "array",
+        Value::Table(_) => "table",
+    }
+}
+
+fn section_of(key: &str) -> &str {
+    key.rsplit_once('.').map_or("", |(s, _)| s)
+}
+
+/// The reference as Markdown (what docs/CONFIG.md holds).
+pub fn markdown() -> String {
+    let defaults = defaults();
+    let mut s = String::from(
+        "# Configuration reference\n\n\
+         Generated by `commitlab config --reference` from `crates/world/src/config_doc.rs`; a test\n\
+         fails when this file is out of date. Keys are set in a TOML file (`--config`), by a\n\
+         preset (`--preset`), or with `--set key=value`; `commitlab config --explain KEY`\n\
+         prints one entry. Defaults are the built-in ones (`commitlab compare` layers its\n\
+         transactional main job over them: see `crates/world/src/presets.rs`, `MAIN_JOB`).\n",
+    );
+    let mut section = None;
+    for d in KEYS {
+        let sec = section_of(d.key);
+        if section != Some(sec) {
+            let title = if sec.is_empty() { "top level" } else { sec };
+            s.push_str(&format!(
+                "\n## `{title}`\n\n| key | type | default | allowed | unit | meaning |\n|---|---|---|---|---|---|\n"
+            ));
+            section = Some(sec);
+        }
+        let v = defaults.iter().find(|(k, _)| k == d.key).map(|(_, v)| v);
+        let (ty, def) = v.map_or(("?", "?".to_string()), |v| (type_name(v), v.to_string()));
+        let allowed = if d.allowed.is_empty() {
+            String::new()
+        } else {
+            d.allowed
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        s.push_str(&format!(
+            "| `{}` | {ty} | `{}` | {allowed} | {} | {} |\n",
+            d.key,
+            def.replace('|', "\\|"),
+            d.unit,
+            d.doc.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+/// One key, or every key under a section, in words; an unknown key is an error that names
+/// the nearest keys.
+pub fn explain(key: &str) -> Result<String, String> {
+    let key = key.trim();
+    let defaults = defaults();
+    let hits: Vec<&KeyDoc> = KEYS
+        .iter()
+        .filter(|d| d.key == key || d.key.starts_with(&format!("{key}.")))
+        .collect();
+    if hits.is_empty() {
+        let last = key.rsplit('.').next().unwrap_or(key);
+        let near: Vec<&str> = KEYS
+            .iter()
+            .map(|d| d.key)
+            .filter(|k| {
+                k.rsplit('.')
+                    .next()
+                    .is_some_and(|l| l.contains(last) || last.contains(l))
+            })
+            .take(5)
+            .collect();
+        let hint = if near.is_empty() {
+            "; `commitlab config --reference` lists every key".to_string()
+        } else {
+            format!("; did you mean {}?", near.join(", "))
+        };
+        return Err(format!("unknown configuration key '{key}'{hint}"));
+    }
+    let mut s = String::new();
+    for d in hits {
+        let v = defaults.iter().find(|(k, _)| k == d.key).map(|(_, v)| v);
+        s.push_str(&format!("{}\n  {}\n", d.key, d.doc));
+        if let Some(v) = v {
+            s.push_str(&format!("  type: {}, default: {v}", type_name(v)));
+        }
+        if !d.unit.is_empty() {
+            s.push_str(&format!(", unit: {}", d.unit));
+        }
+        s.push('\n');
+        if !d.allowed.is_empty() {
+            s.push_str(&format!("  allowed: {}\n", d.allowed.join(", ")));
+        }
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ConfigSource;
+
+    #[test]
+    fn every_key_is_documented_once_and_every_entry_is_a_key() {
+        let keys: Vec<String> = defaults().into_iter().map(|(k, _)| k).collect();
+        for k in &keys {
+            let n = KEYS.iter().filter(|d| d.key == k).count();
+            assert_eq!(n, 1, "{k} is documented {n} times in config_doc::KEYS");
+        }
+        for d in KEYS {
+            assert!(keys.iter().any(|k| k == d.key), "{} is not a key", d.key);
+        }
+    }
+
+    #[test]
+    fn allowed_values_are_exactly_accepted() {
+        let load = |set: String| {
+            Config::load(&ConfigSource {
+                sets: vec![set],
+                ..Default::default()
+            })
+        };
+        for d in KEYS.iter().filter(|d| !d.allowed.is_empty()) {
+            for a in d.allowed {
+                let c = load(format!("{}=\"{a}\"", d.key));
+                assert!(c.is_ok(), "{} = {a}: {:?}", d.key, c.err());
+            }
+            if d.key == "protocol.name" {
+                let names = ssd::protocol::names();
+                assert_eq!(d.allowed, names.as_slice(), "protocol.name's list");
+                continue;
+            }
+            assert!(
+                load(format!("{}=\"no-such-value\"", d.key)).is_err(),
+                "{} accepts a value not listed",
+                d.key
+            );
+        }
+    }
+
+    /// Fails when docs/CONFIG.md is out of date; regenerate it with
+    /// `cargo run -- config --reference > docs/CONFIG.md`.
+    #[test]
+    fn docs_config_md_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/CONFIG.md");
+        let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            on_disk == markdown(),
+            "docs/CONFIG.md is out of date: run `cargo run -- config --reference > docs/CONFIG.md`"
+        );
+    }
+
+    #[test]
+    fn explain_names_type_default_allowed_and_unit() {
+        let e = explain("ftl.gc_policy").unwrap();
+        assert!(
+            e.contains("default: \"greedy\"") && e.contains("cost-benefit"),
+            "{e}"
+        );
+        let e = explain("nand.timing.read_ns").unwrap();
+        assert!(e.contains("unit: ns") && e.contains("25000"), "{e}");
+        let e = explain("workload.trace").unwrap();
+        assert!(e.contains("workload.trace.time_scale"), "{e}");
+        let e = explain("ftl.gc_polcy").unwrap_err();
+        assert!(
+            e.contains("unknown configuration key 'ftl.gc_polcy'"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,28 @@
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Sequence, Union
+
+import pandas
+
+class CommitlabError(ValueError): ...
+
+def run(config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None) -> Dict[str, Any]: ...
+def compare(
+    config: Optional[Mapping[str, Any]] = None,
+    *,
+    protocols: Optional[Union[Iterable[str], str]] = None,
+    preset: Optional[str] = None,
+    jobs: int = 0,
+    adapt: bool = True,
+) -> pandas.DataFrame: ...
+def sweep(
+    grid: Mapping[str, Sequence[Any]],
+    config: Optional[Mapping[str, Any]] = None,
+    *,
+    protocols: Optional[Union[Iterable[str], str]] = None,
+    preset: Optional[str] = None,
+    jobs: int = 0,
+    adapt: bool = True,
+    engine: Literal["local", "ray"] = "local",
+) -> pandas.DataFrame: ...
+def protocols() -> List[str]: ...
+def explain(key: str) -> str: ...
+def records_to_frame(records: List[Dict[str, Any]]) -> pandas.DataFrame: ...

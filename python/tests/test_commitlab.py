@@ -1,0 +1,102 @@
+"""The Python bindings as a notebook user meets them (issue 10, "Python bindings" and "Beyond
+one machine"). Small workloads: each test runs in seconds."""
+
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import commitlab
+
+SMALL = {"workload.txn.transactions": 200, "run.measure_recovery": False}
+
+
+def test_compare_is_a_dataframe_with_every_protocol():
+    df = commitlab.compare(SMALL)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df["protocol"]) == commitlab.protocols()
+    assert len(df) == 10
+    for col in ["status", "reason", "seed", "txs_committed", "txs_aborted", "tx_throughput_per_s",
+                "commit_latency_ns_mean", "write_amplification", "config"]:
+        assert col in df.columns, col
+    assert (df["txs_committed"] > 0).all()
+    assert set(df["status"]) <= {"ok", "adapted"}
+    # none cannot abort, aw supports only strict isolation: adapted, and said so.
+    none = df[df["protocol"] == "none"].iloc[0]
+    assert none["status"] == "adapted" and "abort" in none["reason"]
+    assert none["config"]["workload"]["txn"]["abort_ratio"] == 0
+
+
+def test_run_returns_the_metrics_dict():
+    m = commitlab.run({"workload": {"synthetic": {"requests": 500}}, "protocol.name": "scc"})
+    assert m["protocol"] == "scc"
+    assert m["host_requests"] == 500
+    assert m["latency_ns"]["p99"] > 0
+
+
+def test_errors_are_exceptions_with_the_cli_message():
+    with pytest.raises(commitlab.CommitlabError, match="chanels"):
+        commitlab.run({"nand.chanels": 2})
+    with pytest.raises(ValueError, match="protocol tc does not support TRIM"):
+        commitlab.run({"protocol.name": "tc", "workload.synthetic.trim_ratio": 0.1})
+    with pytest.raises(commitlab.CommitlabError, match="unknown protocol 'bogus'"):
+        commitlab.compare(SMALL, protocols=["tc", "bogus"])
+    with pytest.raises(commitlab.CommitlabError, match="ftl.gc_threshold"):
+        commitlab.sweep({"ftl.gc_threshold": [0.05, 0.95]}, SMALL, protocols="scc")
+
+
+def test_sweep_has_a_column_per_key_and_one_row_per_point():
+    df = commitlab.sweep(
+        {"ftl.gc_policy": ["greedy", "cost-benefit"], "workload.txn.abort_ratio": [0.0, 0.1]},
+        SMALL,
+        protocols=["scc", "lighttx"],
+        jobs=2,
+    )
+    assert list(df.columns[:3]) == ["ftl.gc_policy", "workload.txn.abort_ratio", "protocol"]
+    assert len(df) == 8
+    assert list(df["ftl.gc_policy"]) == ["greedy"] * 4 + ["cost-benefit"] * 4
+    assert (df[df["workload.txn.abort_ratio"] == 0.0]["txs_aborted"] == 0).all()
+    assert (df[df["workload.txn.abort_ratio"] == 0.1]["txs_aborted"] > 0).all()
+
+
+def test_the_gil_is_released_while_simulating():
+    # A Python thread keeps counting while a simulation runs; with the GIL held it could
+    # not advance at all until the run returned.
+    ticks = []
+    stop = threading.Event()
+
+    def counter():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=counter)
+    t.start()
+    try:
+        start = time.perf_counter()
+        commitlab.compare(jobs=1)
+        end = time.perf_counter()
+    finally:
+        stop.set()
+        t.join()
+    during = [x for x in ticks if start < x < end]
+    assert end - start > 0.05, "the run was too short to tell"
+    assert len(during) >= 10, f"{len(during)} ticks in {end - start:.3f} s"
+
+
+def _without_wall_clock(df):
+    return df.drop(columns=["wall_time_s"]).to_json()
+
+
+def test_ray_engine_gives_the_same_rows_as_the_local_one():
+    ray = pytest.importorskip("ray")
+    grid = {"ftl.gc_policy": ["greedy", "cost-benefit"], "workload.txn.size_max": [4, 8]}
+    local = commitlab.sweep(grid, SMALL, protocols=["tc", "lighttx"])
+    ray.init(num_cpus=2, include_dashboard=False, ignore_reinit_error=True)
+    try:
+        remote = commitlab.sweep(grid, SMALL, protocols=["tc", "lighttx"], engine="ray")
+    finally:
+        ray.shutdown()
+    assert len(remote) == 8
+    assert _without_wall_clock(local) == _without_wall_clock(remote)
