@@ -505,9 +505,6 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         backoff_ns_max: 200_000,
         ..Default::default()
     };
-    if strategy == "device-tx" {
-        h.lock_level = crate::LockLevel::Page;
-    }
     h.bank = crate::bank::BankConfig {
         accounts: 40,
         records_per_page: 8,

@@ -306,6 +306,11 @@ impl Engine {
         cfg.validate()?;
         let info = strategy::lookup(&cfg.strategy)?;
         (info.check)(cfg, device.info())?;
+        let mut cfg = cfg.clone();
+        if cfg.lock_level == crate::LockLevel::Auto {
+            cfg.lock_level = info.lock_level;
+        }
+        let cfg = &cfg;
         source
             .schema()
             .validate()
@@ -479,7 +484,7 @@ impl Engine {
     fn lock_key(&self, op: &RecOp) -> (LockKey, Mode) {
         let rid = op.rid();
         let key = match self.core.cfg.lock_level {
-            LockLevel::Page => LockKey::Page(self.core.layout.page_of(rid)),
+            LockLevel::Page | LockLevel::Auto => LockKey::Page(self.core.layout.page_of(rid)),
             LockLevel::Record => LockKey::Record(rid),
         };
         (

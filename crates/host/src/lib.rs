@@ -41,6 +41,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LockLevel {
+    /// The strategy's own: record for wal, page for device-tx.
+    Auto,
     Page,
     Record,
 }
@@ -106,7 +108,7 @@ impl Default for HostConfig {
             transactions: 2000,
             think_ns: 0,
             op_cpu_ns: 0,
-            lock_level: LockLevel::Record,
+            lock_level: LockLevel::Auto,
             deadlock: DeadlockPolicy::Detect,
             backoff_ns_max: 1_000_000,
             buffer_frames: 512,

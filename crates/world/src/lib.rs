@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod host_run;
 pub mod hostlog;
 pub mod metrics;
 pub mod presets;

@@ -61,6 +61,7 @@ use std::sync::Arc;
 pub static INFO: StrategyInfo = StrategyInfo {
     name: "device-tx",
     summary: "force at commit through the device's BEGIN/WRITE/COMMIT/ABORT (any atomic protocol), page-level locks",
+    lock_level: crate::LockLevel::Page,
     check,
     create,
     recover,
@@ -86,7 +87,7 @@ fn check(cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
             ),
         });
     }
-    if cfg.lock_level != LockLevel::Page {
+    if cfg.lock_level == LockLevel::Record {
         return Err(HostError::Config {
             key: "host.lock_level".into(),
             reason: "device-tx needs page-level locking (two active transactions may not write one device page; Flag Commit §5.2)".into(),

@@ -94,6 +94,8 @@ pub struct RecoveredDb {
 pub struct StrategyInfo {
     pub name: &'static str,
     pub summary: &'static str,
+    /// The lock level `auto` means.
+    pub lock_level: crate::LockLevel,
     /// Refuses a configuration (or a device protocol) the strategy cannot honour.
     pub check: fn(&HostConfig, &'static ssd::ProtocolInfo) -> Result<()>,
     pub create: fn(&HostConfig, &mut Core) -> Result<Box<dyn Strategy>>,

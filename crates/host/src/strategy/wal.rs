@@ -57,7 +57,9 @@
 //!   except under no-steal those holding uncommitted changes; CKPT-END with the active
 //!   transactions; force; when the page writes and the force are complete, the master
 //!   record is written with the checkpoint's LSN and its redo LSN (the CKPT-BEGIN LSN, or an
-//!   older recLSN of a page the checkpoint could not write). A checkpoint starts only when
+//!   older recLSN of a page the checkpoint could not write). The master write also waits
+//!   for every data page write issued before it (an evicted page is clean in the pool while
+//!   its write may still be in flight). A checkpoint starts only when
 //!   the previous master write is acked.
 //! - Log space: page s may overwrite page s−L only if that page is older than everything
 //!   restart may read: the redo LSN of the newest *acked* master and the first record of
@@ -115,6 +117,7 @@ use std::sync::Arc;
 pub static INFO: StrategyInfo = StrategyInfo {
     name: "wal",
     summary: "ARIES-style undo/redo write-ahead logging over the plain FTL (protocol none)",
+    lock_level: crate::LockLevel::Record,
     check,
     create,
     recover,
@@ -217,6 +220,8 @@ pub struct Wal {
     steal: bool,
     force_at_commit: bool,
     skip_commit_force: bool,
+    /// The latest completion of any data page write issued.
+    data_ack: SimTime,
     /// Masters written: (ack, redo LSN).
     masters: Vec<(SimTime, u64)>,
     bytes_since_ckpt: u64,
@@ -270,6 +275,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         steal: cfg.steal,
         force_at_commit: cfg.force,
         skip_commit_force: cfg.fault_skip_commit_force,
+        data_ack: SimTime::ZERO,
         masters: Vec::new(),
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
@@ -379,6 +385,7 @@ impl Wal {
         });
         let (t0, end) = core.write_image(&img, at, |d, lpn, tag| d.write_plain(lpn, tag, at))?;
         core.disk[fr.page.0 as usize] = Some((t0, img));
+        self.data_ack = self.data_ack.max(end);
         Ok(end)
     }
 
@@ -421,6 +428,9 @@ impl Wal {
         let att: Vec<(TxnId, u64)> = self.txs.iter().flatten().map(|t| (t.txn, t.last)).collect();
         let end = self.append(core, LogRec::CkptEnd { begin, att }, now)?;
         done = done.max(self.force(core, end, now)?);
+        // Pages written back before the checkpoint (evictions) are clean in the pool but
+        // may still be in flight: the master waits for them too.
+        done = done.max(self.data_ack);
         let tag = core.tags.add(|| TagContent::Master {
             ckpt_lsn: begin,
             redo_lsn: redo,
