@@ -548,13 +548,7 @@ fn main() -> ExitCode {
             host: Some(h),
             ..
         } => cmd_host_crash(cfg, h, protocol, *schedules, *state, *max_in_flight),
-        Cmd::Bench { quick, json } => match world::bench::run_bench(*quick) {
-            Ok(b) => {
-                println!("{}", serde_json::to_string_pretty(&b).unwrap_or_default());
-                write_json(json, &b)
-            }
-            Err(e) => Err(Fail(1, e.to_string())),
-        },
+        Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
             image,
             verify_acks,
@@ -752,4 +746,17 @@ fn cmd_host_crash(
         ));
     }
     Ok(())
+}
+
+fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
+    let b = world::bench::run_bench(quick).map_err(|e| Fail(1, e.to_string()))?;
+    // The host case (issue 8): its key beside the device bench's.
+    let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
+    let mut v = serde_json::to_value(&b).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("host_txns_per_cpu_s".into(), h.host_txns_per_cpu_s.into());
+        o.insert("host".into(), serde_json::to_value(&h).unwrap_or_default());
+    }
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    write_json(json, &v)
 }

@@ -94,3 +94,74 @@ mod tests {
         assert!(e.contains("buffer_frame"), "{e}");
     }
 }
+
+/// The host bench: simulated transactions per CPU-second, all layers included, for `wal`
+/// over `none` with 50 clients and a 512-frame pool on the `flagcommit` device (Table 2),
+/// `quick`: a 2 GiB cut of it. The workload is the host's `bank` source with a database of
+/// about 2 GB (20 M accounts, 250 k DB pages), standing in for TPC-C at 20 warehouses until
+/// the TPC-C generator is wired in.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct HostBench {
+    pub device: String,
+    pub workload: String,
+    pub txns: u64,
+    pub cpu_s: f64,
+    pub host_txns_per_cpu_s: f64,
+    pub sim_throughput_per_s: f64,
+    pub buffer_hit_ratio: f64,
+    pub gc_share: f64,
+}
+
+pub fn host_bench(quick: bool) -> Result<HostBench, WorldError> {
+    let mut sets = vec![
+        "nand.data_mode=\"tag\"".to_string(),
+        "workload.kind=\"host\"".into(),
+        "host.strategy=\"wal\"".into(),
+        "protocol.name=\"none\"".into(),
+        "host.clients=50".into(),
+        "host.buffer_frames=512".into(),
+        "host.bank.accounts=20000000".into(),
+        "host.transactions=100000".into(),
+        "host.log_pages=65536".into(),
+        "host.checkpoint_log_bytes=16777216".into(),
+    ];
+    if quick {
+        sets.push("nand.blocks_per_plane=512".into());
+        sets.push("host.bank.accounts=2000000".into());
+        sets.push("host.transactions=20000".into());
+        sets.push("host.log_pages=8192".into());
+    }
+    let cfg = Config::load(&crate::ConfigSource {
+        preset: Some("flagcommit".into()),
+        file: None,
+        sets,
+    })?;
+    cfg.validate()?;
+    let device = build_device(&cfg, None)?;
+    let cpu0 = crate::bench::cpu_time_ns();
+    let wall = std::time::Instant::now();
+    let m = host::run(&cfg.host, device, cfg.seed, false)
+        .map_err(herr)?
+        .metrics;
+    let cpu1 = crate::bench::cpu_time_ns();
+    let cpu_s = if cpu0 > 0 && cpu1 > cpu0 {
+        (cpu1 - cpu0) as f64 / 1e9
+    } else {
+        wall.elapsed().as_secs_f64()
+    };
+    let txns = m.txns_committed + m.txns_aborted;
+    Ok(HostBench {
+        device: if quick {
+            "flagcommit (2 GiB cut)".into()
+        } else {
+            "flagcommit (32 GiB)".into()
+        },
+        workload: m.workload.clone(),
+        txns,
+        cpu_s,
+        host_txns_per_cpu_s: txns as f64 / cpu_s.max(1e-9),
+        sim_throughput_per_s: m.throughput_per_s,
+        buffer_hit_ratio: m.buffer_hit_ratio,
+        gc_share: m.gc_share,
+    })
+}
