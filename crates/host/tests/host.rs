@@ -71,7 +71,9 @@ fn the_checker_catches_a_commit_that_skips_the_log_force() {
 
 #[test]
 fn device_tx_survives_every_crash_on_each_atomic_protocol() {
-    for p in ["cfc", "afc", "scc", "bpcc", "tc", "lighttx"] {
+    for p in [
+        "cfc", "afc", "scc", "bpcc", "tc", "lighttx", "mhl-d", "mhl-m",
+    ] {
         let (h, d) = check::tiny_config("device-tx", p);
         let (rep, m) = exhaustive(&h, &d, 5);
         assert!(m.txns_committed > 20, "{p}: {m:?}");
