@@ -56,7 +56,7 @@ pub fn record(
         key: "nand".into(),
         reason: e.to_string(),
     })?;
-    let mut run = crate::engine::run(cfg, dev, seed, true)?;
+    let mut run = crate::engine::run(cfg, dcfg, dev, seed, true)?;
     let ops = run.core.device.core.nand.take_log();
     let base = run
         .base_image

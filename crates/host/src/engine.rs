@@ -339,7 +339,7 @@ impl Engine {
             layout,
             device,
             pool: Pool::new(cfg.buffer_frames),
-            tags: TagTable::new(record),
+            tags: TagTable::new(record || cfg.measure_recovery),
             disk: vec![None; pages],
             stats: HostStats::default(),
         };
@@ -730,13 +730,57 @@ impl Engine {
     }
 }
 
-/// Builds an engine for `cfg` on `device` with the configured workload and runs it.
-pub fn run(cfg: &HostConfig, device: Device, seed: u64, record: bool) -> Result<HostRun> {
+/// Builds an engine for `cfg` on `device` (made from `dcfg`, needed to recover it) with the
+/// configured workload and runs it.
+pub fn run(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+) -> Result<HostRun> {
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = Box::new(crate::bank::Bank::new(cfg.bank.clone())?);
     let protocol = device.info().name;
     let mut e = Engine::new(cfg, device, source, seed, record)?;
     e.run()?;
-    let m = e.metrics(protocol, wall.elapsed().as_secs_f64());
+    let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
+    if cfg.measure_recovery {
+        m.recovery = Some(measure_recovery(cfg, dcfg, &e.core, e.now)?);
+    }
     Ok(e.into_run(m))
+}
+
+/// Cuts power at the end of a run (nothing in flight is lost: the image is taken after every
+/// command was issued, so in-flight operations count as persisted) and restarts: the device's
+/// recovery, then the strategy's.
+fn measure_recovery(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    core: &Core,
+    now: SimTime,
+) -> Result<crate::metrics::HostRecoveryMetrics> {
+    let wall = std::time::Instant::now();
+    let nand = media::Nand::from_image(
+        core.device.core.nand.image().clone(),
+        core.device.core.nand.timing().clone(),
+    );
+    let (mut dev, rep) =
+        Device::recover(dcfg, nand).map_err(Core::dev_err(now, "device recovery after the run"))?;
+    let info = strategy::lookup(&cfg.strategy)?;
+    let mut ctx = strategy::RecoverCtx {
+        cfg,
+        layout: &core.layout,
+        device: &mut dev,
+        tags: &core.tags,
+        now: SimTime::from_ns(rep.time_ns),
+    };
+    let db = (info.recover)(&mut ctx)?;
+    Ok(crate::metrics::HostRecoveryMetrics {
+        device_time_ns: rep.time_ns,
+        device_pages_read: rep.pages_read,
+        time_ns: rep.time_ns + db.time_ns,
+        pages_read: rep.pages_read + db.pages_read,
+        wall_time_s: wall.elapsed().as_secs_f64(),
+    })
 }

@@ -94,10 +94,14 @@ pub struct HostConfig {
     /// The workload ("bank": the built-in test source of `bank.rs`).
     pub workload: String,
     pub bank: bank::BankConfig,
-    /// A planted bug for testing the crash checker: WAL commits without forcing the log.
-    /// Never set this outside tests.
+    /// After the run, cut power, restart (device recovery, then the strategy's) and report
+    /// the cost. Keeps every written page image in memory during the run.
+    pub measure_recovery: bool,
+    /// A planted bug for testing the crash checker: commits are acked at issue (wal: without
+    /// forcing the log; device-tx: before the device's COMMIT completes). Never set this
+    /// outside tests.
     #[serde(skip)]
-    pub fault_skip_commit_force: bool,
+    pub fault_early_commit_ack: bool,
 }
 
 impl Default for HostConfig {
@@ -120,7 +124,8 @@ impl Default for HostConfig {
             checkpoint_log_bytes: 1 << 20,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
-            fault_skip_commit_force: false,
+            measure_recovery: false,
+            fault_early_commit_ack: false,
         }
     }
 }

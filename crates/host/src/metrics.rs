@@ -67,6 +67,20 @@ pub struct HostMetrics {
     /// GC's share of the flash array's busy time.
     pub gc_share: f64,
     pub strategy_counters: BTreeMap<String, u64>,
+    /// With `host.measure_recovery`: the cost of restarting after the run.
+    pub recovery: Option<HostRecoveryMetrics>,
+    pub wall_time_s: f64,
+}
+
+/// What a restart after the run cost (simulated, except `wall_time_s`).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct HostRecoveryMetrics {
+    /// The device's own recovery (scan, mapping rebuild).
+    pub device_time_ns: u64,
+    pub device_pages_read: u64,
+    /// Device and strategy restart together (analysis, redo, undo; reading the database).
+    pub time_ns: u64,
+    pub pages_read: u64,
     pub wall_time_s: f64,
 }
 
@@ -135,6 +149,7 @@ impl HostMetrics {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            recovery: None,
             wall_time_s: wall_s,
         }
     }

@@ -57,7 +57,7 @@ fn the_checker_catches_a_commit_that_skips_the_log_force() {
     // Planted bug: the commit is acked without forcing the log. The checker must find acked
     // transactions missing after some crash.
     let (mut h, d) = check::tiny_config("wal", "none");
-    h.fault_skip_commit_force = true;
+    h.fault_early_commit_ack = true;
     let (rep, _) = exhaustive(&h, &d, 7);
     assert!(rep.violations > 0, "the planted bug went unnoticed");
     assert!(
@@ -67,6 +67,16 @@ fn the_checker_catches_a_commit_that_skips_the_log_force() {
         "{:#?}",
         rep.first
     );
+}
+
+#[test]
+fn the_checker_catches_a_device_commit_acked_too_early() {
+    // Planted bug: device-tx acks (and releases locks) when COMMIT is issued, not when the
+    // device acks it.
+    let (mut h, d) = check::tiny_config("device-tx", "cfc");
+    h.fault_early_commit_ack = true;
+    let (rep, _) = exhaustive(&h, &d, 5);
+    assert!(rep.violations > 0, "the planted bug went unnoticed");
 }
 
 #[test]
@@ -156,4 +166,44 @@ fn unsupported_pairs_are_refused_with_the_key() {
     assert!(e.contains("host.strategy"), "{e}");
     let e = err("wal", "none", &|h| h.bank.accounts = 1_000_000);
     assert!(e.contains("device pages"), "{e}");
+}
+
+/// The bar: ≥ 1,000 random crash states on a larger database for every supported
+/// pair. About a minute; run with `cargo test -p commitlab-host -- --ignored`.
+#[test]
+#[ignore]
+fn thousand_random_crashes_per_pair() {
+    let pairs = [
+        ("wal", "none"),
+        ("device-tx", "cfc"),
+        ("device-tx", "afc"),
+        ("device-tx", "scc"),
+        ("device-tx", "bpcc"),
+        ("device-tx", "tc"),
+        ("device-tx", "lighttx"),
+        ("device-tx", "mhl-d"),
+        ("device-tx", "mhl-m"),
+    ];
+    for (s, p) in pairs {
+        let (mut h, mut d) = check::tiny_config(s, p);
+        h.clients = 8;
+        h.transactions = 300;
+        h.buffer_frames = 16;
+        h.bank.accounts = 800;
+        h.bank.records_per_page = 20;
+        h.log_pages = 96;
+        h.checkpoint_log_bytes = 16 << 10;
+        d.nand.blocks_per_plane = 32;
+        d.nand.planes_per_die = 4;
+        let rec = check::record(&h, &d, 21).unwrap_or_else(|e| panic!("{s}/{p}: {e}"));
+        let rep = check::check(&rec, Mode::Random { schedules: 1000 }, 8, None).unwrap();
+        for v in &rep.first {
+            eprintln!("{s}/{p} {:?}\n{:#?}", v.state, v.findings);
+        }
+        eprintln!(
+            "{s}/{p}: {} commits, {} ops, {} states, {} violations",
+            rep.commits, rep.ops, rep.states, rep.violations
+        );
+        assert_eq!(rep.violations, 0, "{s}/{p}");
+    }
 }

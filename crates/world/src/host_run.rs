@@ -25,7 +25,7 @@ pub fn run_host(cfg: &Config) -> Result<HostMetrics, WorldError> {
     cfg.workload.kind = WorkloadKind::Host;
     cfg.validate()?;
     let device = build_device(&cfg, None)?;
-    Ok(host::run(&cfg.host, device, cfg.seed, false)
+    Ok(host::run(&cfg.host, &cfg.device(), device, cfg.seed, false)
         .map_err(herr)?
         .metrics)
 }
@@ -70,8 +70,14 @@ mod tests {
     #[test]
     fn a_host_run_from_a_config_and_its_errors() {
         let mut c = host_crash_config("wal", "none");
+        c.host.measure_recovery = true;
         let m = run_host(&c).unwrap();
         assert!(m.txns_committed > 0);
+        let r = m.recovery.unwrap();
+        assert!(
+            r.pages_read > r.device_pages_read && r.time_ns > r.device_time_ns,
+            "{r:?}"
+        );
         c.host.clients = 0;
         let e = run_host(&c).unwrap_err().to_string();
         assert!(e.contains("host.clients"), "{e}");
@@ -140,7 +146,7 @@ pub fn host_bench(quick: bool) -> Result<HostBench, WorldError> {
     let device = build_device(&cfg, None)?;
     let cpu0 = crate::bench::cpu_time_ns();
     let wall = std::time::Instant::now();
-    let m = host::run(&cfg.host, device, cfg.seed, false)
+    let m = host::run(&cfg.host, &cfg.device(), device, cfg.seed, false)
         .map_err(herr)?
         .metrics;
     let cpu1 = crate::bench::cpu_time_ns();

@@ -109,6 +109,7 @@ pub struct DeviceTx {
     txs: Vec<Option<Tx>>,
     /// SCC/BPCC: no page of an active transaction leaves the pool.
     pin_active: bool,
+    early_ack: bool,
     device_commits: u64,
     device_aborts: u64,
     stolen_pages: u64,
@@ -119,6 +120,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     Ok(Box::new(DeviceTx {
         txs: (0..cfg.clients).map(|_| None).collect(),
         pin_active: matches!(name, "scc" | "bpcc"),
+        early_ack: cfg.fault_early_commit_ack,
         device_commits: 0,
         device_aborts: 0,
         stolen_pages: 0,
@@ -245,7 +247,7 @@ impl Strategy for DeviceTx {
         for (page, (t0, img)) in tx.shadows {
             core.disk[page.0 as usize] = Some((t0, img));
         }
-        Ok(ack)
+        Ok(if self.early_ack { now } else { ack })
     }
 
     fn abort(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {

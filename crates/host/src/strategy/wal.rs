@@ -274,7 +274,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         uncommitted: HashMap::default(),
         steal: cfg.steal,
         force_at_commit: cfg.force,
-        skip_commit_force: cfg.fault_skip_commit_force,
+        skip_commit_force: cfg.fault_early_commit_ack,
         data_ack: SimTime::ZERO,
         masters: Vec::new(),
         bytes_since_ckpt: 0,
