@@ -336,6 +336,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
                 let who = rec
                     .commits
                     .iter()
+                    .rev()
                     .filter(|c| c.ack <= t)
                     .filter(|c| {
                         c.spec.ops.iter().any(|o| {
@@ -343,7 +344,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
                         })
                     })
                     .map(|c| c.txn.to_string())
-                    .last()
+                    .next()
                     .unwrap_or_else(|| "no acked transaction (loaded value)".into());
                 findings.push(format!(
                     "page {} slot {s}: recovered {g:#x}, serial replay of the acked commits gives {want:#x} (last acked writer: {who})",

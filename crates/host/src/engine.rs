@@ -281,7 +281,7 @@ pub fn parts_for(cfg: &HostConfig, flash_page_bytes: u32) -> Result<u32> {
     if flash_page_bytes >= cfg.page_bytes {
         return Ok(1);
     }
-    if cfg.page_bytes % flash_page_bytes != 0 {
+    if !cfg.page_bytes.is_multiple_of(flash_page_bytes) {
         return Err(HostError::Config {
             key: "host.page_bytes".into(),
             reason: format!(
