@@ -521,9 +521,10 @@ fn main() -> ExitCode {
             cfg,
             protocol,
             json,
+            record,
             host: Some(h),
             ..
-        } => cmd_host_run(cfg, h, protocol, json),
+        } => cmd_host_run(cfg, h, protocol, json, record),
         Cmd::Compare {
             cfg,
             protocols,
@@ -606,6 +607,7 @@ fn cmd_host_run(
     strategy: &str,
     protocol: &Option<String>,
     json: &Option<PathBuf>,
+    record: &Option<PathBuf>,
 ) -> Result<(), Fail> {
     let mut extra = vec![
         "workload.kind=\"host\"".to_string(),
@@ -615,7 +617,7 @@ fn cmd_host_run(
         extra.push(format!("protocol.name=\"{p}\""));
     }
     let cfg = load(a, None, &extra)?;
-    let m = world::host_run::run_host(&cfg).map_err(|e| match e {
+    let m = world::host_run::run_host_traced(&cfg, record.as_deref()).map_err(|e| match e {
         world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
         other => bad(other),
     })?;

@@ -55,9 +55,21 @@ pub struct Core {
     /// Per DB page: the version a read returns now (None: as loaded), with its first tag.
     pub disk: Vec<Option<(u64, Arc<PageImage>)>>,
     pub stats: HostStats,
+    /// The device commands issued, as a `txn` trace (when capturing one).
+    pub trace: Option<Vec<workload::txn::Timed>>,
 }
 
 impl Core {
+    /// Notes a device command in the captured trace (if any).
+    pub fn trace(&mut self, at: SimTime, cmd: workload::txn::TxCmd) {
+        if let Some(t) = self.trace.as_mut() {
+            t.push(workload::txn::Timed {
+                time_ns: at.as_ns(),
+                cmd,
+            });
+        }
+    }
+
     pub fn dev_err(at: SimTime, what: impl Into<String>) -> impl FnOnce(SsdError) -> HostError {
         let what = what.into();
         move |error| HostError::Device { at, what, error }
@@ -89,6 +101,13 @@ impl Core {
     /// Reads every part of `page`; returns when the last read completes.
     pub fn read_page(&mut self, page: PageNo, now: SimTime) -> Result<SimTime> {
         let mut end = now;
+        self.trace(
+            now,
+            workload::txn::TxCmd::Read {
+                lpn: data_lpn(&self.layout, page, 0),
+                pages: self.layout.parts,
+            },
+        );
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, page, k);
             let (o, t) = self
@@ -115,14 +134,24 @@ impl Core {
     }
 
     /// Issues one device write per part of a new image of `img.page`, through `write`
-    /// (plain or transactional). Returns the first tag and when the last write completes.
+    /// (plain, or inside device transaction `tx`). Returns the first tag and when the last
+    /// write completes.
     pub fn write_image(
         &mut self,
         img: &Arc<PageImage>,
+        tx: Option<sim::TxId>,
         now: SimTime,
         mut write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
     ) -> Result<(u64, SimTime)> {
         let t0 = self.tag_image(img);
+        self.trace(
+            now,
+            workload::txn::TxCmd::Write {
+                tx,
+                lpn: data_lpn(&self.layout, img.page, 0),
+                pages: self.layout.parts,
+            },
+        );
         let mut end = now;
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, img.page, k);
@@ -251,6 +280,8 @@ pub struct HostRun {
     pub commits: Vec<CommitRec>,
     /// The medium before the run (when recording).
     pub base_image: Option<media::NandImage>,
+    /// The device commands, in time order (when captured).
+    pub trace: Option<Vec<workload::txn::Timed>>,
 }
 
 pub struct Engine {
@@ -342,6 +373,7 @@ impl Engine {
             tags: TagTable::new(record || cfg.measure_recovery),
             disk: vec![None; pages],
             stats: HostStats::default(),
+            trace: None,
         };
         let strat = (info.create)(cfg, &mut core)?;
         let rng = Rng::new(seed).fork("host");
@@ -386,6 +418,11 @@ impl Engine {
             base_ftl,
             base_busy_ns,
         })
+    }
+
+    /// Captures the device commands of the run as a `txn` trace (`HostRun::trace`).
+    pub fn capture_trace(&mut self) {
+        self.core.trace = Some(Vec::new());
     }
 
     fn wake(&mut self, c: u32, at: SimTime) {
@@ -720,12 +757,19 @@ impl Engine {
         )
     }
 
-    pub fn into_run(self, metrics: HostMetrics) -> HostRun {
+    pub fn into_run(mut self, metrics: HostMetrics) -> HostRun {
+        // Commands issued with a later start (a page write after its log force) are placed
+        // at that instant; the sort is stable, so equal instants keep their issue order.
+        let trace = self.core.trace.take().map(|mut t| {
+            t.sort_by_key(|x| x.time_ns);
+            t
+        });
         HostRun {
             metrics,
             core: self.core,
             commits: self.commits,
             base_image: self.base_image,
+            trace,
         }
     }
 }
@@ -739,10 +783,26 @@ pub fn run(
     seed: u64,
     record: bool,
 ) -> Result<HostRun> {
+    run_traced(cfg, dcfg, device, seed, record, false)
+}
+
+/// As `run`; with `trace`, the device commands are captured (`HostRun::trace`, in time
+/// order).
+pub fn run_traced(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+    trace: bool,
+) -> Result<HostRun> {
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = Box::new(crate::bank::Bank::new(cfg.bank.clone())?);
     let protocol = device.info().name;
     let mut e = Engine::new(cfg, device, source, seed, record)?;
+    if trace {
+        e.capture_trace();
+    }
     e.run()?;
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {

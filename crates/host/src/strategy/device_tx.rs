@@ -145,6 +145,7 @@ impl DeviceTx {
         let id = TxId(tx.txn.0);
         let mut t = now;
         if !tx.opened {
+            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
             t = core
                 .device
                 .begin(id, now)
@@ -156,7 +157,8 @@ impl DeviceTx {
             lsn: 0,
             values: frame.values.clone(),
         });
-        let (t0, end) = core.write_image(&img, t, |d, lpn, tag| d.write(id, lpn, tag, t))?;
+        let (t0, end) =
+            core.write_image(&img, Some(id), now, |d, lpn, tag| d.write(id, lpn, tag, t))?;
         self.tx(c)?.shadows.insert(frame.page, (t0, img));
         Ok(end)
     }
@@ -239,6 +241,7 @@ impl Strategy for DeviceTx {
             return Ok(now);
         }
         let id = TxId(tx.txn.0);
+        core.trace(now, workload::txn::TxCmd::Commit { tx: id });
         let ack = core
             .device
             .commit(id, now)
@@ -265,6 +268,7 @@ impl Strategy for DeviceTx {
             return Ok(now);
         }
         let id = TxId(tx.txn.0);
+        core.trace(now, workload::txn::TxCmd::Abort { tx: id });
         let t = core
             .device
             .abort(id, now)

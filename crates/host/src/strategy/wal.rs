@@ -330,6 +330,14 @@ impl Wal {
             }))
         });
         let lpn = log_lpn(self.log_base, self.log_pages, self.seq);
+        core.trace(
+            now,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn,
+                pages: 1,
+            },
+        );
         let t = core
             .device
             .write_plain(lpn, tag, now)
@@ -383,7 +391,8 @@ impl Wal {
             lsn: fr.lsn,
             values: fr.values.clone(),
         });
-        let (t0, end) = core.write_image(&img, at, |d, lpn, tag| d.write_plain(lpn, tag, at))?;
+        let (t0, end) =
+            core.write_image(&img, None, at, |d, lpn, tag| d.write_plain(lpn, tag, at))?;
         core.disk[fr.page.0 as usize] = Some((t0, img));
         self.data_ack = self.data_ack.max(end);
         Ok(end)
@@ -435,6 +444,14 @@ impl Wal {
             ckpt_lsn: begin,
             redo_lsn: redo,
         });
+        core.trace(
+            done,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn: self.master,
+                pages: 1,
+            },
+        );
         let ack = core
             .device
             .write_plain(self.master, tag, done)
@@ -585,6 +602,7 @@ impl Strategy for Wal {
         read_seqs.dedup();
         for s in read_seqs {
             let lpn = log_lpn(self.log_base, self.log_pages, s);
+            core.trace(now, workload::txn::TxCmd::Read { lpn, pages: 1 });
             let (_, t) = core
                 .device
                 .read(lpn, now)
