@@ -89,6 +89,9 @@ enum Cmd {
         /// --verify-acks`).
         #[arg(long)]
         ack_log: Option<PathBuf>,
+        /// Run the DBMS host with this recovery strategy (wal, device-tx) on the device.
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Run every protocol (or a list) on the same device and workload, side by side.
     ///
@@ -132,6 +135,9 @@ enum Cmd {
         /// Exhaustive mode refuses configurations with more operations in progress at once.
         #[arg(long, default_value_t = 10)]
         max_in_flight: usize,
+        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx).
+        #[arg(long)]
+        host: Option<String>,
     },
     /// Measure simulator speed (NAND operations per CPU-second) and peak memory.
     Bench {
@@ -772,6 +778,7 @@ fn main() -> ExitCode {
             json,
             image,
             ack_log,
+            host: None,
         } => cmd_run(
             cfg,
             protocol,
@@ -783,6 +790,14 @@ fn main() -> ExitCode {
             ack_log,
             cli.quiet,
         ),
+        Cmd::Run {
+            cfg,
+            protocol,
+            json,
+            record,
+            host: Some(h),
+            ..
+        } => cmd_host_run(cfg, h, protocol, json, record),
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash {
@@ -792,14 +807,18 @@ fn main() -> ExitCode {
             schedules,
             state,
             max_in_flight,
+            host: None,
         } => cmd_crash(cfg, protocol, *schedules, *state, *max_in_flight),
-        Cmd::Bench { quick, json } => match world::bench::run_bench(*quick) {
-            Ok(b) => {
-                println!("{}", serde_json::to_string_pretty(&b).unwrap_or_default());
-                write_json(json, &b)
-            }
-            Err(e) => Err(Fail(1, e.to_string())),
-        },
+        Cmd::Crash {
+            cfg,
+            protocol,
+            schedules,
+            state,
+            max_in_flight,
+            host: Some(h),
+            ..
+        } => cmd_host_crash(cfg, h, protocol, *schedules, *state, *max_in_flight),
+        Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
             image,
             verify_acks,
@@ -858,4 +877,165 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+fn cmd_host_run(
+    a: &ConfigArgs,
+    strategy: &str,
+    protocol: &Option<String>,
+    json: &Option<PathBuf>,
+    record: &Option<PathBuf>,
+) -> Result<(), Fail> {
+    let mut extra = vec![
+        "workload.kind=\"host\"".to_string(),
+        format!("host.strategy=\"{strategy}\""),
+    ];
+    if let Some(p) = protocol {
+        extra.push(format!("protocol.name=\"{p}\""));
+    }
+    let cfg = load(a, None, &extra)?;
+    let m = world::host_run::run_host_traced(&cfg, record.as_deref()).map_err(|e| match e {
+        world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
+        other => bad(other),
+    })?;
+    println!(
+        "host {} on {}: {}\ncommitted {} aborted {} restarted {} in {:.3} s simulated: {:.1} txn/s\ntxn time mean {:.3} ms p99 {:.3} ms; commit response mean {:.3} ms p99 {:.3} ms\nlock waits {} deadlocks {} buffer hit ratio {:.3}; log {} B in {} page writes; GC share {:.3}",
+        m.strategy,
+        m.protocol,
+        m.workload,
+        m.txns_committed,
+        m.txns_aborted,
+        m.txns_restarted,
+        m.sim_time_ns as f64 / 1e9,
+        m.throughput_per_s,
+        m.txn_time_ns.mean / 1e6,
+        m.txn_time_ns.p99 as f64 / 1e6,
+        m.commit_latency_ns.mean / 1e6,
+        m.commit_latency_ns.p99 as f64 / 1e6,
+        m.lock_waits,
+        m.deadlocks,
+        m.buffer_hit_ratio,
+        m.log_bytes,
+        m.log_pages,
+        m.gc_share
+    );
+    write_json(json, &m)
+}
+
+fn cmd_host_crash(
+    a: &ConfigArgs,
+    strategy: &str,
+    protocol: &str,
+    schedules: Option<u64>,
+    state: Option<u64>,
+    max_in_flight: usize,
+) -> Result<(), Fail> {
+    ssd::protocol::lookup(protocol).map_err(bad)?;
+    if schedules == Some(0) {
+        return Err(Fail(2, "--schedules must be at least 1".into()));
+    }
+    let base = world::host_run::host_crash_config(strategy, protocol);
+    let cfg = load(
+        a,
+        Some(base),
+        &[
+            format!("protocol.name=\"{protocol}\""),
+            format!("host.strategy=\"{strategy}\""),
+        ],
+    )?;
+    let mode = match schedules {
+        Some(n) => host::check::Mode::Random { schedules: n },
+        None => host::check::Mode::Exhaustive { max_in_flight },
+    };
+    let rec = world::host_run::record_host(&cfg).map_err(|e| match e {
+        world::WorldError::Config(_) => bad(e),
+        other => Fail(1, format!("recording the host run failed: {other}")),
+    })?;
+    let rep = world::host_run::check_host(&rec, mode, cfg.seed, state).map_err(bad)?;
+    let replay = |k: u64| {
+        let mut cmd = format!(
+            "commitlab crash --host {} --protocol {} --seed {}",
+            quote(strategy),
+            quote(protocol),
+            cfg.seed
+        );
+        match schedules {
+            Some(n) => cmd.push_str(&format!(" --schedules {n}")),
+            None => cmd.push_str(" --exhaustive"),
+        }
+        if let Some(c) = &a.config {
+            cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
+        }
+        if let Some(p) = &a.preset {
+            cmd.push_str(&format!(" --preset {}", quote(p)));
+        }
+        for s in &a.sets {
+            cmd.push_str(&format!(" --set {}", quote(s)));
+        }
+        cmd.push_str(&format!(" --state {k}"));
+        cmd
+    };
+    if let (Some(k), 0) = (state, rep.states) {
+        return Err(Fail(
+            2,
+            format!("--state {k}: this run has no crash state {k} (states are numbered from 0)"),
+        ));
+    }
+    for v in rep
+        .first
+        .iter()
+        .take(if state.is_some() { usize::MAX } else { 1 })
+    {
+        if state.is_none() {
+            println!("first violation (seed={}):", cfg.seed);
+        }
+        println!(
+            "state {} at T={}: {} in flight, persisted {:?}, torn {:?}",
+            v.state.index,
+            v.state.t,
+            v.state.in_flight.len(),
+            v.state.persisted,
+            v.state.torn
+        );
+        if v.findings.is_empty() {
+            println!("  no violation");
+        }
+        for f in v.findings.iter().take(5) {
+            println!("  {f}");
+        }
+        if state.is_none() {
+            println!("replay: {}", replay(v.state.index));
+        }
+    }
+    println!(
+        "host run: {} commits, {} operations recorded, most in flight at once: {}",
+        rep.commits, rep.ops, rep.max_in_flight_seen
+    );
+    println!(
+        "crash states checked: {}, violations: {}",
+        rep.states, rep.violations
+    );
+    if rep.violations > 0 {
+        return Err(Fail(
+            1,
+            format!(
+                "{} crash states violate the durability contract of host {strategy} on {protocol}",
+                rep.violations
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
+    let b = world::bench::run_bench(quick).map_err(|e| Fail(1, e.to_string()))?;
+    // The host case (issue 8): its key beside the device bench's.
+    let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
+    let mut v = serde_json::to_value(&b).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("host_txns_per_cpu_s".into(), h.host_txns_per_cpu_s.into());
+        o.insert("host".into(), serde_json::to_value(&h).unwrap_or_default());
+    }
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    write_json(json, &v)
 }

@@ -109,7 +109,9 @@ fn isolation_of(cfg: &Config) -> String {
 /// finding 1: `tx/s 0.0` for every protocol read as a result).
 fn transactional(cfg: &Config) -> bool {
     match cfg.workload.kind {
-        world::WorkloadKind::Txn | world::WorkloadKind::Seqwriter => true,
+        world::WorkloadKind::Txn | world::WorkloadKind::Seqwriter | world::WorkloadKind::Host => {
+            true
+        }
         world::WorkloadKind::Synthetic => false,
         world::WorkloadKind::Trace => cfg.workload.trace.format == world::config::TraceFormat::Txn,
     }

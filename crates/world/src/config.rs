@@ -29,6 +29,9 @@ pub enum WorkloadKind {
     Seqwriter,
     /// A trace file (`[workload.trace]`).
     Trace,
+    /// A DBMS host run (`[host]`): clients, locks, a buffer pool and a recovery strategy
+    /// on the device (`host_run.rs`).
+    Host,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +129,8 @@ pub struct Config {
     pub protocol: ProtocolConfig,
     pub workload: WorkloadConfig,
     pub run: RunConfig,
+    /// The DBMS host (`workload.kind = "host"` or `commitlab run --host S`).
+    pub host: host::HostConfig,
 }
 
 impl Default for Config {
@@ -137,6 +142,7 @@ impl Default for Config {
             protocol: ProtocolConfig::default(),
             workload: WorkloadConfig::default(),
             run: RunConfig::default(),
+            host: host::HostConfig::default(),
         }
     }
 }
@@ -305,6 +311,10 @@ impl Config {
                 }
             }
             WorkloadKind::Seqwriter | WorkloadKind::Trace => {}
+            WorkloadKind::Host => self
+                .host
+                .validate()
+                .map_err(|e| ConfigError(e.to_string()))?,
         }
         self.validate_protocol_fit()?;
         if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {

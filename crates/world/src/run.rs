@@ -147,6 +147,9 @@ pub fn build_driver(
                 TxStream::new(&stream, 1, 1.0, logical_pages, desc).map_err(werr)?,
             ))
         }
+        WorkloadKind::Host => Err(WorldError::Config(
+            "workload.kind = \"host\" runs through world::host_run (commitlab run --host S)".into(),
+        )),
         WorkloadKind::Trace => {
             let path = &w.trace.path;
             let file = std::fs::File::open(path)

@@ -1,0 +1,518 @@
+//! The host-level crash checker: crash a recorded host run at media operations, restart
+//! with the strategy's own recovery from the surviving image alone, and compare the
+//! database with a serial replay of exactly the committed transactions.
+//!
+//! Crash states are those of the device-level checker (`check` crate, same model): an
+//! instant `T`; every NAND operation completed by `T` persisted; of those in progress at
+//! `T`, any subset persisted and at most one more was torn; nothing later. The instants
+//! tried are every operation start and end and every commit issue and ack, so crashes land
+//! inside log forces, page write-backs, checkpoints (master writes included), device
+//! COMMITs and GC.
+//!
+//! The oracle. Commits are ordered by their issue; at `T` a commit is *acked* (ack ≤ T),
+//! *in flight* (issue ≤ T < ack) or *not committed*. Locks are released only at the ack,
+//! so an in-flight transaction's records were written by no later acked or in-flight one:
+//! the expected database is the replay of the acked transactions (from the loaded state),
+//! and each in-flight transaction is visible entirely or not at all on top of it. Every
+//! record of every page a committed transaction wrote, and of every page the recovered
+//! database lists as changed, is compared — so a change of an aborted or unfinished
+//! transaction anywhere shows up as a record that differs from the replay.
+//!
+//! What it does not check: a crash during recovery, continuing to run after recovery
+//! (strategies do not write their restart results back), read isolation, and faults other
+//! than power loss.
+
+use crate::data::{Effect, Layout, PageNo, TagTable};
+use crate::engine::CommitRec;
+use crate::strategy::{self, RecoverCtx};
+use crate::{HostConfig, HostError};
+use media::{LoggedOp, Nand, NandImage, OpKind, TornKind};
+use sim::{Rng, SimTime};
+use ssd::{Device, DeviceConfig};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use workload::db::RecOp;
+
+/// A recorded host run.
+pub struct HostRecording {
+    pub cfg: HostConfig,
+    pub dcfg: DeviceConfig,
+    pub seed: u64,
+    pub layout: Layout,
+    pub base: NandImage,
+    pub ops: Vec<LoggedOp>,
+    pub commits: Vec<CommitRec>,
+    pub tags: TagTable,
+    pub metrics: crate::HostMetrics,
+}
+
+/// Runs `cfg` on a fresh device of `dcfg` with recording on.
+pub fn record(
+    cfg: &HostConfig,
+    dcfg: &DeviceConfig,
+    seed: u64,
+) -> Result<HostRecording, HostError> {
+    let dev = Device::in_memory(dcfg).map_err(|e| HostError::Config {
+        key: "nand".into(),
+        reason: e.to_string(),
+    })?;
+    let mut run = crate::engine::run(cfg, dcfg, dev, seed, true)?;
+    let ops = run.core.device.core.nand.take_log();
+    let base = run
+        .base_image
+        .take()
+        .ok_or_else(|| HostError::Stuck("internal: no base image recorded".into()))?;
+    Ok(HostRecording {
+        cfg: cfg.clone(),
+        dcfg: dcfg.clone(),
+        seed,
+        layout: run.core.layout.clone(),
+        base,
+        ops,
+        commits: run.commits,
+        tags: run.core.tags,
+        metrics: run.metrics,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Exhaustive { max_in_flight: usize },
+    Random { schedules: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashState {
+    pub index: u64,
+    pub t: SimTime,
+    pub persisted: Vec<usize>,
+    pub torn: Option<(usize, TornKind)>,
+    pub in_flight: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Violation {
+    pub state: CrashState,
+    pub findings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckReport {
+    pub states: u64,
+    pub violations: u64,
+    pub first: Vec<Violation>,
+    pub ops: usize,
+    pub commits: usize,
+    pub max_in_flight_seen: usize,
+}
+
+const KEEP: usize = 5;
+
+fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
+    match op {
+        OpKind::Program { .. } => vec![TornKind::Program],
+        OpKind::PartialProgram { .. } => vec![
+            TornKind::Partial {
+                seed: i as u64 * 2 + 1,
+            },
+            TornKind::Partial {
+                seed: i as u64 * 2 + 2,
+            },
+        ],
+        OpKind::Erase { .. } => vec![TornKind::EraseUnstable, TornKind::EraseGarbled],
+        OpKind::SetMode { .. } => vec![],
+    }
+}
+
+fn boundaries(rec: &HostRecording) -> Vec<SimTime> {
+    let mut b = vec![SimTime::ZERO];
+    for o in &rec.ops {
+        b.push(o.start);
+        b.push(o.end);
+    }
+    for c in &rec.commits {
+        b.push(c.issue);
+        b.push(c.ack);
+    }
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+struct Sweep<'a> {
+    rec: &'a HostRecording,
+    by_end: Vec<usize>,
+    by_start: Vec<usize>,
+    end_pos: usize,
+    start_pos: usize,
+    durable: NandImage,
+    in_flight: Vec<usize>,
+}
+
+impl<'a> Sweep<'a> {
+    fn new(rec: &'a HostRecording) -> Sweep<'a> {
+        let mut by_end: Vec<usize> = (0..rec.ops.len()).collect();
+        by_end.sort_by_key(|i| (rec.ops[*i].end, *i));
+        let mut by_start: Vec<usize> = (0..rec.ops.len()).collect();
+        by_start.sort_by_key(|i| (rec.ops[*i].start, *i));
+        Sweep {
+            rec,
+            by_end,
+            by_start,
+            end_pos: 0,
+            start_pos: 0,
+            durable: rec.base.clone(),
+            in_flight: Vec::new(),
+        }
+    }
+
+    fn advance(&mut self, t: SimTime) -> Result<(), String> {
+        while self.start_pos < self.by_start.len()
+            && self.rec.ops[self.by_start[self.start_pos]].start <= t
+        {
+            self.in_flight.push(self.by_start[self.start_pos]);
+            self.start_pos += 1;
+        }
+        while self.end_pos < self.by_end.len() && self.rec.ops[self.by_end[self.end_pos]].end <= t {
+            let i = self.by_end[self.end_pos];
+            self.durable
+                .apply(&self.rec.ops[i].kind)
+                .map_err(|e| format!("internal: replaying op {i}: {e}"))?;
+            self.end_pos += 1;
+        }
+        let ops = &self.rec.ops;
+        self.in_flight.retain(|i| ops[*i].end > t);
+        self.in_flight.sort_unstable();
+        Ok(())
+    }
+
+    fn image(
+        &self,
+        persisted: &[usize],
+        torn: Option<(usize, TornKind)>,
+    ) -> Result<NandImage, String> {
+        let mut img = self.durable.clone();
+        for &i in persisted {
+            img.apply(&self.rec.ops[i].kind)
+                .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
+        }
+        if let Some((i, k)) = torn {
+            img.apply_torn(&self.rec.ops[i].kind, k)
+                .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
+        }
+        Ok(img)
+    }
+}
+
+/// Recovers the device and the database from `img` and judges them against the commits.
+pub fn evaluate(rec: &HostRecording, img: NandImage, t: SimTime) -> Vec<String> {
+    let nand = Nand::from_image(img, rec.dcfg.nand.timing.clone());
+    let out = catch_unwind(AssertUnwindSafe(
+        || -> Result<crate::strategy::RecoveredDb, String> {
+            let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
+                .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+            let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
+            let mut ctx = RecoverCtx {
+                cfg: &rec.cfg,
+                layout: &rec.layout,
+                device: &mut dev,
+                tags: &rec.tags,
+                now: SimTime::from_ns(rep.time_ns),
+            };
+            (info.recover)(&mut ctx).map_err(|e| e.to_string())
+        },
+    ));
+    let db = match out {
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            return vec![format!("recovery panicked: {msg}")];
+        }
+        Ok(Err(e)) => return vec![e],
+        Ok(Ok(db)) => db,
+    };
+    judge(rec, t, &db.pages)
+}
+
+/// The oracle (module docs). Returns the findings; empty means the database is right.
+pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -> Vec<String> {
+    let layout = &rec.layout;
+    let mut base: BTreeMap<(PageNo, u16), u64> = BTreeMap::new();
+    let value = |m: &BTreeMap<(PageNo, u16), u64>, p: PageNo, s: u16| -> u64 {
+        m.get(&(p, s))
+            .copied()
+            .unwrap_or_else(|| layout.initial_page(p)[s as usize])
+    };
+    let mut pages: std::collections::BTreeSet<PageNo> = db.keys().copied().collect();
+    let mut in_flight: Vec<(usize, BTreeMap<(PageNo, u16), u64>)> = Vec::new();
+    let apply = |m: &mut BTreeMap<(PageNo, u16), u64>,
+                 c: &CommitRec,
+                 start: &BTreeMap<(PageNo, u16), u64>| {
+        for op in &c.spec.ops {
+            if let Some(eff) = Effect::of(op) {
+                let rid = op.rid();
+                let p = layout.page_of(rid);
+                let cur = m
+                    .get(&(p, rid.slot))
+                    .copied()
+                    .unwrap_or_else(|| value(start, p, rid.slot));
+                m.insert((p, rid.slot), eff.apply(cur));
+            }
+        }
+    };
+    let empty = BTreeMap::new();
+    for (i, c) in rec.commits.iter().enumerate() {
+        for op in &c.spec.ops {
+            if !matches!(op, RecOp::Read(_)) {
+                pages.insert(layout.page_of(op.rid()));
+            }
+        }
+        if c.ack <= t {
+            let mut m = std::mem::take(&mut base);
+            apply(&mut m, c, &empty);
+            base = m;
+        } else if c.issue <= t {
+            in_flight.push((i, BTreeMap::new()));
+        }
+    }
+    for (i, w) in in_flight.iter_mut() {
+        apply(w, &rec.commits[*i], &base);
+    }
+    let mut findings = Vec::new();
+    let got = |p: PageNo, s: u16| -> u64 {
+        match db.get(&p) {
+            Some(v) => v.get(s as usize).copied().unwrap_or(u64::MAX),
+            None => layout.initial_page(p)[s as usize],
+        }
+    };
+    // In-flight transactions: all or nothing.
+    let mut owned: BTreeMap<(PageNo, u16), usize> = BTreeMap::new();
+    for (k, (i, w)) in in_flight.iter().enumerate() {
+        let mut with = 0;
+        let mut without = 0;
+        for (&(p, s), &v) in w {
+            owned.insert((p, s), k);
+            let g = got(p, s);
+            if g == v {
+                with += 1;
+            } else if g == value(&base, p, s) {
+                without += 1;
+            } else {
+                findings.push(format!(
+                    "page {} slot {s}: {g:#x} is neither before nor after in-flight {} ({:#x} / {v:#x})",
+                    p.0,
+                    rec.commits[*i].txn,
+                    value(&base, p, s)
+                ));
+            }
+        }
+        if with > 0 && without > 0 {
+            findings.push(format!(
+                "in-flight {} is partly visible: {with} records with it, {without} without",
+                rec.commits[*i].txn
+            ));
+        }
+    }
+    for p in pages {
+        if p.0 >= layout.pages {
+            findings.push(format!("recovered page {} is beyond the database", p.0));
+            continue;
+        }
+        if let Some(v) = db.get(&p) {
+            if v.len() != layout.slots(p) as usize {
+                findings.push(format!("recovered page {} has {} slots", p.0, v.len()));
+                continue;
+            }
+        }
+        for s in 0..layout.slots(p) {
+            if owned.contains_key(&(p, s)) {
+                continue;
+            }
+            let (g, want) = (got(p, s), value(&base, p, s));
+            if g != want {
+                let who = rec
+                    .commits
+                    .iter()
+                    .rev()
+                    .filter(|c| c.ack <= t)
+                    .filter(|c| {
+                        c.spec.ops.iter().any(|o| {
+                            o.writes() && layout.page_of(o.rid()) == p && o.rid().slot == s
+                        })
+                    })
+                    .map(|c| c.txn.to_string())
+                    .next()
+                    .unwrap_or_else(|| "no acked transaction (loaded value)".into());
+                findings.push(format!(
+                    "page {} slot {s}: recovered {g:#x}, serial replay of the acked commits gives {want:#x} (last acked writer: {who})",
+                    p.0
+                ));
+            }
+        }
+        if findings.len() > 20 {
+            break;
+        }
+    }
+    findings
+}
+
+/// Checks a recording. With `only`, evaluates just that state and reports it in `first`.
+pub fn check(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+) -> Result<CheckReport, String> {
+    let mut rep = CheckReport {
+        ops: rec.ops.len(),
+        commits: rec.commits.len(),
+        ..Default::default()
+    };
+    let bounds = boundaries(rec);
+    let run_state =
+        |sweep: &Sweep<'_>, state: CrashState, rep: &mut CheckReport| -> Result<(), String> {
+            let img = sweep.image(&state.persisted, state.torn)?;
+            let findings = evaluate(rec, img, state.t);
+            rep.states += 1;
+            if !findings.is_empty() {
+                rep.violations += 1;
+            }
+            if (!findings.is_empty() && rep.first.len() < KEEP) || only.is_some() {
+                rep.first.push(Violation { state, findings });
+            }
+            Ok(())
+        };
+    match mode {
+        Mode::Exhaustive { max_in_flight } => {
+            let mut sweep = Sweep::new(rec);
+            let mut index = 0u64;
+            for &t in &bounds {
+                sweep.advance(t)?;
+                let fl = sweep.in_flight.clone();
+                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
+                if fl.len() > max_in_flight {
+                    return Err(format!(
+                        "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}",
+                        fl.len()
+                    ));
+                }
+                for mask in 0u64..(1u64 << fl.len()) {
+                    let persisted: Vec<usize> = fl
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| mask & (1 << k) != 0)
+                        .map(|(_, i)| *i)
+                        .collect();
+                    let mut torns = vec![None];
+                    for (k, &i) in fl.iter().enumerate() {
+                        if mask & (1 << k) == 0 {
+                            torns.extend(
+                                torn_variants(i, &rec.ops[i].kind)
+                                    .into_iter()
+                                    .map(|v| Some((i, v))),
+                            );
+                        }
+                    }
+                    for torn in torns {
+                        let state = CrashState {
+                            index,
+                            t,
+                            persisted: persisted.clone(),
+                            torn,
+                            in_flight: fl.clone(),
+                        };
+                        index += 1;
+                        if only.is_some_and(|o| o != state.index) {
+                            continue;
+                        }
+                        run_state(&sweep, state, &mut rep)?;
+                    }
+                }
+            }
+        }
+        Mode::Random { schedules } => {
+            let root = Rng::new(seed).fork("host-crash-schedules");
+            let mut plan: Vec<(SimTime, u64)> = (0..schedules)
+                .filter(|k| only.is_none_or(|o| o == *k))
+                .map(|k| {
+                    let mut r = root.fork(&k.to_string());
+                    (bounds[r.below(bounds.len() as u64) as usize], k)
+                })
+                .collect();
+            plan.sort_unstable();
+            let mut sweep = Sweep::new(rec);
+            for (t, k) in plan {
+                sweep.advance(t)?;
+                let fl = sweep.in_flight.clone();
+                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
+                let mut r = root.fork(&k.to_string());
+                r.next_u64();
+                let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
+                let rest: Vec<usize> = fl
+                    .iter()
+                    .copied()
+                    .filter(|i| !persisted.contains(i))
+                    .collect();
+                let mut torn = None;
+                if !rest.is_empty() && r.chance(0.3) {
+                    let i = rest[r.below(rest.len() as u64) as usize];
+                    let vs = torn_variants(i, &rec.ops[i].kind);
+                    if !vs.is_empty() {
+                        torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
+                    }
+                }
+                let state = CrashState {
+                    index: k,
+                    t,
+                    persisted,
+                    torn,
+                    in_flight: fl,
+                };
+                run_state(&sweep, state, &mut rep)?;
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// A tiny configuration for exhaustive host crash checks: a 2-plane device of 2 KiB pages
+/// (8 KiB DB pages over 4 device pages, as in Flag Commit), a 7-page bank, 3 clients and a
+/// 4-frame pool, so pages are stolen, the log wraps and GC runs during the run.
+pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig) {
+    let mut d = DeviceConfig::default();
+    d.protocol.name = protocol.into();
+    let n = &mut d.nand;
+    n.channels = 1;
+    n.chips_per_channel = 1;
+    n.dies_per_chip = 1;
+    n.planes_per_die = 2;
+    n.blocks_per_plane = 16;
+    n.pages_per_block = 8;
+    n.page_bytes = 2048;
+    n.oob_bytes = 64;
+    d.ftl.gc_threshold = 0.0;
+    d.ftl.gc_min_free_blocks = 2;
+    d.ftl.checkpoint_window_blocks = 1;
+    let mut h = HostConfig {
+        strategy: strategy.into(),
+        clients: 3,
+        transactions: 60,
+        buffer_frames: 4,
+        log_pages: 8,
+        checkpoint_log_bytes: 2048,
+        backoff_ns_max: 200_000,
+        ..Default::default()
+    };
+    h.bank = crate::bank::BankConfig {
+        accounts: 40,
+        records_per_page: 8,
+        history_pages: 2,
+        reads: 1,
+        updates: 2,
+        rollback_ratio: 0.2,
+    };
+    (h, d)
+}

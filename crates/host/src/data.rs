@@ -1,0 +1,307 @@
+//! The host's data model: what a record, a DB page and a device page *contain*.
+//!
+//! commitlab runs large databases in the NAND `tag` data mode, where a flash page holds a
+//! 64-bit tag instead of bytes. The host therefore keeps a compact model of its contents:
+//!
+//! - **Record value**: one `u64` per record slot, a digest of the record's history. A slot
+//!   that holds no record is 0. Loading the database gives every populated slot
+//!   `initial_value(rid)`; an update replaces `v` by `mix(v, digest(changes))`, an insert by
+//!   a value derived from its fill seed, a delete by 0. Because an update's result depends on
+//!   the value it was applied to, two databases are equal only if the same updates were
+//!   applied to every record in the same order — exactly what the oracle needs to compare a
+//!   recovered database with a serial replay.
+//! - **Page image**: the values of a DB page's slots at one instant, with the page LSN the
+//!   WAL strategy stamps on it (0 elsewhere). Images are immutable and shared (`Arc`).
+//! - **Device page (part)**: a DB page of `page_bytes` (8 KiB) is laid over
+//!   `parts = page_bytes / flash_page_bytes` consecutive logical pages of the device (4 for
+//!   2 KiB flash pages). Part `k` holds slots `[k*s, (k+1)*s)` with `s = ceil(slots/parts)`.
+//!   Every device write carries a fresh tag; the `TagTable` maps tags back to what they
+//!   stand for (a part of a page image, a log page, a master record), so the contents of a
+//!   crashed device can be turned back into a database. The table is the decompression of
+//!   the page bytes a `full`-mode device would hold: an entry is made when the write is
+//!   issued and never changes.
+//!
+//! An unmapped device page reads as the loaded database (`initial_value`), so nothing has to
+//! be written to load it; the first write of a page replaces that.
+//!
+//! What it does not model: record bytes (a `full`-mode database with TPC-C consistency
+//! conditions is not built here), free space inside a page, or index structure.
+
+use std::sync::Arc;
+use workload::db::{Change, FieldOp, RecOp, Rid, Schema, TableId};
+
+/// splitmix64's finalizer: a bijective mix of 64 bits.
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn mix2(a: u64, b: u64) -> u64 {
+    mix64(a.rotate_left(23) ^ mix64(b ^ 0x9E37_79B9_7F4A_7C15))
+}
+
+/// Never 0 (0 is "no record").
+fn nonzero(v: u64) -> u64 {
+    if v == 0 {
+        1
+    } else {
+        v
+    }
+}
+
+/// The value a populated slot has when the database is loaded.
+pub fn initial_value(rid: Rid) -> u64 {
+    nonzero(mix2(
+        (u64::from(rid.table.0) << 48) ^ u64::from(rid.page),
+        u64::from(rid.slot) + 1,
+    ))
+}
+
+/// A digest of the changes of one update (offsets, lengths and what each does).
+pub fn changes_digest(changes: &[Change]) -> u64 {
+    let mut h = 0x51_7CC1_B727_220Au64;
+    for c in changes {
+        h = mix2(h, (u64::from(c.offset) << 16) | u64::from(c.len));
+        h = match &c.op {
+            FieldOp::AddI64(d) => mix2(h ^ 1, *d as u64),
+            FieldOp::Fill(s) => mix2(h ^ 2, *s),
+            FieldOp::Set(bytes) => bytes.iter().fold(mix2(h, 3), |a, b| mix2(a, u64::from(*b))),
+        };
+    }
+    h
+}
+
+/// A record operation reduced to what it does to a slot's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// `v -> mix(v, digest)`.
+    Update(u64),
+    /// `v -> value derived from the fill seed`.
+    Insert(u64),
+    Delete,
+}
+
+impl Effect {
+    pub fn of(op: &RecOp) -> Option<Effect> {
+        match op {
+            RecOp::Read(_) => None,
+            RecOp::Update { changes, .. } => Some(Effect::Update(changes_digest(changes))),
+            RecOp::Insert { fill, .. } => Some(Effect::Insert(*fill)),
+            RecOp::Delete(_) => Some(Effect::Delete),
+        }
+    }
+
+    pub fn apply(self, v: u64) -> u64 {
+        match self {
+            Effect::Update(d) => nonzero(mix2(v, d)),
+            Effect::Insert(fill) => nonzero(mix2(0xA11C_E5EE_D000_0001, fill)),
+            Effect::Delete => 0,
+        }
+    }
+}
+
+/// Where tables and DB pages are: global page numbers (tables laid out one after another)
+/// and their slots.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub schema: Schema,
+    base: Vec<u64>,
+    pub pages: u64,
+    /// Device logical pages per DB page.
+    pub parts: u32,
+}
+
+/// A DB page by its global number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PageNo(pub u64);
+
+impl Layout {
+    pub fn new(schema: Schema, parts: u32) -> Layout {
+        let base = schema.page_base();
+        let pages = schema.pages_max();
+        Layout {
+            schema,
+            base,
+            pages,
+            parts: parts.max(1),
+        }
+    }
+
+    pub fn page_of(&self, rid: Rid) -> PageNo {
+        PageNo(self.base[rid.table.0 as usize] + u64::from(rid.page))
+    }
+
+    /// (table, page within table) of a global page.
+    pub fn locate(&self, p: PageNo) -> (TableId, u32) {
+        let t = match self.base.binary_search(&p.0) {
+            Ok(i) => {
+                // Several tables cannot start at one page (each has ≥ 1 page); take the last
+                // table starting here for safety.
+                let mut i = i;
+                while i + 1 < self.base.len() && self.base[i + 1] == p.0 {
+                    i += 1;
+                }
+                i
+            }
+            Err(i) => i - 1,
+        };
+        (TableId(t as u16), (p.0 - self.base[t]) as u32)
+    }
+
+    pub fn slots(&self, p: PageNo) -> u16 {
+        self.schema.table(self.locate(p).0).records_per_page
+    }
+
+    /// Slots per part for a page with `slots` slots.
+    pub fn slots_per_part(&self, slots: u16) -> usize {
+        (slots as usize).div_ceil(self.parts as usize).max(1)
+    }
+
+    /// The slot range of part `k`.
+    pub fn part_range(&self, slots: u16, k: u32) -> std::ops::Range<usize> {
+        let s = self.slots_per_part(slots);
+        let lo = (k as usize * s).min(slots as usize);
+        let hi = ((k as usize + 1) * s).min(slots as usize);
+        lo..hi
+    }
+
+    /// The page as loaded.
+    pub fn initial_page(&self, p: PageNo) -> Vec<u64> {
+        let (t, page) = self.locate(p);
+        let def = self.schema.table(t);
+        (0..def.records_per_page)
+            .map(|slot| {
+                if page < def.pages_initial {
+                    initial_value(Rid {
+                        table: t,
+                        page,
+                        slot,
+                    })
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+}
+
+/// An immutable page image.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageImage {
+    pub page: PageNo,
+    /// The WAL page LSN (0 for strategies without a log).
+    pub lsn: u64,
+    pub values: Vec<u64>,
+}
+
+/// What a device tag stands for.
+#[derive(Clone, Debug)]
+pub enum TagContent {
+    /// Part `part` of a page image.
+    Data { image: Arc<PageImage>, part: u32 },
+    /// A log page (WAL): its contents as written.
+    Log(Arc<crate::strategy::wal::LogPageImage>),
+    /// The WAL master record: the last complete checkpoint's begin LSN and where redo starts.
+    Master { ckpt_lsn: u64, redo_lsn: u64 },
+}
+
+/// Tag → content, for every device write of a recorded run. Tags are dense from 1.
+#[derive(Clone, Debug, Default)]
+pub struct TagTable {
+    entries: Vec<TagContent>,
+    /// Off: tags are still allocated, contents not kept (performance runs).
+    pub keep: bool,
+    next: u64,
+}
+
+impl TagTable {
+    pub fn new(keep: bool) -> TagTable {
+        TagTable {
+            entries: Vec::new(),
+            keep,
+            next: 1,
+        }
+    }
+
+    pub fn add(&mut self, c: impl FnOnce() -> TagContent) -> u64 {
+        let t = self.next;
+        self.next += 1;
+        if self.keep {
+            self.entries.push(c());
+        }
+        t
+    }
+
+    pub fn get(&self, tag: u64) -> Option<&TagContent> {
+        if tag == 0 {
+            return None;
+        }
+        self.entries.get((tag - 1) as usize)
+    }
+
+    pub fn len(&self) -> u64 {
+        self.next - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.next == 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use workload::db::{Field, TableDef, TableKind};
+
+    fn schema() -> Schema {
+        let t = |name, rpp, pages| TableDef {
+            name,
+            kind: TableKind::Heap,
+            record_bytes: 100,
+            records_per_page: rpp,
+            pages_initial: pages,
+            pages_max: pages + 1,
+            fields: vec![Field {
+                name: "x",
+                offset: 0,
+                len: 8,
+            }],
+        };
+        Schema {
+            name: "t",
+            page_bytes: 8192,
+            tables: vec![t("a", 10, 2), t("b", 3, 1)],
+        }
+    }
+
+    #[test]
+    fn layout_locates_pages_and_parts() {
+        let l = Layout::new(schema(), 4);
+        assert_eq!(l.pages, 5);
+        let rid = Rid {
+            table: TableId(1),
+            page: 1,
+            slot: 2,
+        };
+        assert_eq!(l.page_of(rid), PageNo(4));
+        assert_eq!(l.locate(PageNo(4)), (TableId(1), 1));
+        assert_eq!(l.locate(PageNo(2)), (TableId(0), 2));
+        assert_eq!(l.locate(PageNo(3)), (TableId(1), 0));
+        // 10 slots over 4 parts: 3,3,3,1; 3 slots over 4 parts: 1,1,1,0.
+        assert_eq!(l.part_range(10, 3), 9..10);
+        assert_eq!(l.part_range(3, 3), 3..3);
+        // Pages beyond pages_initial hold no records.
+        assert!(l.initial_page(PageNo(4)).iter().all(|v| *v == 0));
+        assert!(l.initial_page(PageNo(0)).iter().all(|v| *v != 0));
+    }
+
+    #[test]
+    fn effects_depend_on_order() {
+        let a = Effect::Update(1);
+        let b = Effect::Update(2);
+        assert_ne!(b.apply(a.apply(7)), a.apply(b.apply(7)));
+        assert_eq!(Effect::Delete.apply(5), 0);
+        assert_ne!(Effect::Insert(3).apply(0), 0);
+    }
+}

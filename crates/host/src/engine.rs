@@ -1,0 +1,846 @@
+//! The engine: clients as state machines over one event queue, the lock manager, the
+//! buffer pool, and a recovery strategy, driving one emulated SSD.
+//!
+//! A client runs one transaction at a time: for each record operation it takes the lock
+//! (page or record, shared for reads, exclusive for writes), fetches the page (a hit, or a
+//! miss that may first write back the LRU victim and then reads the page's device pages),
+//! and applies the operation to the buffered page. After its last operation it commits, or
+//! rolls back if the workload says so. A client waits only on events: a lock grant, the
+//! completion of its I/O, the ack of its commit or rollback, think time or a restart
+//! backoff. Device commands apply their state change when issued and return when they
+//! complete; the engine schedules the client's next step then.
+//!
+//! Deadlocks: with `detect`, each time a transaction blocks the wait-for graph is searched
+//! for a cycle through it; the youngest member (`deadlock.rs`) is rolled back and restarts
+//! after a random backoff, and the search repeats until no cycle remains. With `wait-die`
+//! a requester younger than anyone it would wait for dies instead (restarts with its age).
+//! A transaction that finds no frame it may evict (no-steal, or every frame pinned)
+//! restarts as well.
+//!
+//! Locks are released at the commit's ack or when the rollback is complete (strict 2PL), so
+//! two transactions whose commits are in flight together never wrote a common record —
+//! which is what lets the oracle replay committed transactions in commit-issue order.
+//!
+//! Determinism: the event queue orders equal instants by insertion; random streams are
+//! forked from the seed by name; hash maps are only looked up, never iterated.
+
+use crate::buffer::{Frame, Pool};
+use crate::data::{Effect, Layout, PageImage, PageNo, TagTable};
+use crate::lock::{Acquire, LockKey, LockManager, Mode};
+use crate::metrics::{HostMetrics, HostStats};
+use crate::strategy::{self, Strategy};
+use crate::{DeadlockPolicy, HostConfig, HostError, LockLevel, Result};
+use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxnId};
+use ssd::{Device, SsdError};
+use std::sync::Arc;
+use workload::db::{RecOp, TxnSource, TxnSpec};
+
+/// The first device page of DB page `p`'s part `k`.
+pub fn data_lpn(layout: &Layout, p: PageNo, k: u32) -> Lpn {
+    Lpn((p.0 * u64::from(layout.parts) + u64::from(k)) as u32)
+}
+
+/// Device pages the data area uses.
+pub fn data_lpns(layout: &Layout) -> u64 {
+    layout.pages * u64::from(layout.parts)
+}
+
+/// State shared by the engine and the strategy.
+pub struct Core {
+    pub cfg: HostConfig,
+    pub layout: Layout,
+    pub device: Device,
+    pub pool: Pool,
+    pub tags: TagTable,
+    /// Per DB page: the version a read returns now (None: as loaded), with its first tag.
+    pub disk: Vec<Option<(u64, Arc<PageImage>)>>,
+    pub stats: HostStats,
+    /// The device commands issued, as a `txn` trace (when capturing one).
+    pub trace: Option<Vec<workload::txn::Timed>>,
+}
+
+impl Core {
+    /// Notes a device command in the captured trace (if any).
+    pub fn trace(&mut self, at: SimTime, cmd: workload::txn::TxCmd) {
+        if let Some(t) = self.trace.as_mut() {
+            t.push(workload::txn::Timed {
+                time_ns: at.as_ns(),
+                cmd,
+            });
+        }
+    }
+
+    pub fn dev_err(at: SimTime, what: impl Into<String>) -> impl FnOnce(SsdError) -> HostError {
+        let what = what.into();
+        move |error| HostError::Device { at, what, error }
+    }
+
+    /// The values of `page` as the device holds them now.
+    pub fn disk_image(&self, page: PageNo) -> (Vec<u64>, u64) {
+        match &self.disk[page.0 as usize] {
+            Some((_, img)) => (img.values.clone(), img.lsn),
+            None => (self.layout.initial_page(page), 0),
+        }
+    }
+
+    /// Allocates the tags of a new image of `img.page` (one per part, consecutive).
+    pub fn tag_image(&mut self, img: &Arc<PageImage>) -> u64 {
+        let mut first = 0;
+        for k in 0..self.layout.parts {
+            let t = self.tags.add(|| crate::data::TagContent::Data {
+                image: img.clone(),
+                part: k,
+            });
+            if k == 0 {
+                first = t;
+            }
+        }
+        first
+    }
+
+    /// Reads every part of `page`; returns when the last read completes.
+    pub fn read_page(&mut self, page: PageNo, now: SimTime) -> Result<SimTime> {
+        let mut end = now;
+        self.trace(
+            now,
+            workload::txn::TxCmd::Read {
+                lpn: data_lpn(&self.layout, page, 0),
+                pages: self.layout.parts,
+            },
+        );
+        for k in 0..self.layout.parts {
+            let lpn = data_lpn(&self.layout, page, k);
+            let (o, t) = self
+                .device
+                .read(lpn, now)
+                .map_err(Core::dev_err(now, format!("reading {lpn}")))?;
+            #[cfg(debug_assertions)]
+            {
+                let want = match &self.disk[page.0 as usize] {
+                    Some((t0, _)) => ssd::ReadOutcome::Tag(t0 + u64::from(k)),
+                    None => ssd::ReadOutcome::Unmapped,
+                };
+                if o != want {
+                    return Err(HostError::Stuck(format!(
+                        "internal: {lpn} reads {o:?}, the host expects {want:?}"
+                    )));
+                }
+            }
+            let _ = o;
+            end = end.max(t);
+        }
+        self.stats.page_reads += 1;
+        Ok(end)
+    }
+
+    /// Issues one device write per part of a new image of `img.page`, through `write`
+    /// (plain, or inside device transaction `tx`). Returns the first tag and when the last
+    /// write completes.
+    pub fn write_image(
+        &mut self,
+        img: &Arc<PageImage>,
+        tx: Option<sim::TxId>,
+        now: SimTime,
+        mut write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
+    ) -> Result<(u64, SimTime)> {
+        let t0 = self.tag_image(img);
+        self.trace(
+            now,
+            workload::txn::TxCmd::Write {
+                tx,
+                lpn: data_lpn(&self.layout, img.page, 0),
+                pages: self.layout.parts,
+            },
+        );
+        let mut end = now;
+        for k in 0..self.layout.parts {
+            let lpn = data_lpn(&self.layout, img.page, k);
+            let t = write(&mut self.device, lpn, t0 + u64::from(k))
+                .map_err(Core::dev_err(now, format!("writing {lpn}")))?;
+            end = end.max(t);
+        }
+        self.stats.page_writes += 1;
+        Ok((t0, end))
+    }
+}
+
+/// The outcome of a fetch.
+pub enum Fetch {
+    /// The page is in `frame`; usable from the given instant.
+    Ready(u32, SimTime),
+    /// No frame may be evicted.
+    NoRoom,
+}
+
+/// Brings `page` into the pool for client `c` (`count`: whether this access counts in the
+/// hit/miss statistics).
+pub fn fetch(
+    core: &mut Core,
+    strat: &mut dyn Strategy,
+    c: u32,
+    page: PageNo,
+    now: SimTime,
+    count: bool,
+) -> Result<Fetch> {
+    if let Some(f) = core.pool.find(page) {
+        core.pool.touch(f);
+        if count {
+            core.stats.buffer_hits += 1;
+        }
+        return Ok(Fetch::Ready(f, now.max(core.pool.frame(f).ready_at)));
+    }
+    if count {
+        core.stats.buffer_misses += 1;
+    }
+    let mut ready = now;
+    if !core.pool.has_free() {
+        let choice = {
+            let s: &dyn Strategy = strat;
+            core.pool
+                .choose_victim(|f| f.ready_at <= now && (!f.dirty || s.evictable(f)))
+        };
+        match choice {
+            crate::lru::Choice::Nothing => return Ok(Fetch::NoRoom),
+            crate::lru::Choice::Evict(f) => {
+                let fr = core.pool.remove(f);
+                if fr.dirty {
+                    ready = ready.max(strat.write_back(core, fr, now)?);
+                }
+            }
+        }
+    }
+    let (values, lsn) = match strat.own_page(c, page) {
+        Some(img) => (img.values.clone(), img.lsn),
+        None => core.disk_image(page),
+    };
+    ready = ready.max(core.read_page(page, now)?);
+    let f = core.pool.install(Frame::new(page, values, lsn, ready));
+    Ok(Fetch::Ready(f, ready))
+}
+
+/// A committed transaction, for the oracle.
+#[derive(Clone, Debug)]
+pub struct CommitRec {
+    pub txn: TxnId,
+    pub spec: Arc<TxnSpec>,
+    pub issue: SimTime,
+    pub ack: SimTime,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    Running,
+    WaitLock,
+    WaitIo,
+    /// Spending `op_cpu_ns` on an operation.
+    Cpu,
+    Finishing,
+    Backoff,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Commit,
+    /// The workload's rollback.
+    Rollback,
+    /// Deadlock victim, wait-die, no buffer frame: roll back and run again.
+    Restart,
+}
+
+struct Client {
+    phase: Phase,
+    spec: Option<Arc<TxnSpec>>,
+    effects: Vec<Option<Effect>>,
+    txn: TxnId,
+    started: SimTime,
+    first_start: SimTime,
+    /// Wait-die age (kept across restarts).
+    age: (SimTime, TxnId),
+    op: usize,
+    epoch: u64,
+    /// The next fetch repeats one that waited (not counted again).
+    retry: bool,
+    ending: End,
+    commit_issue: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Ev {
+    client: u32,
+    epoch: u64,
+    finished: bool,
+}
+
+/// What a run leaves behind.
+pub struct HostRun {
+    pub metrics: HostMetrics,
+    pub core: Core,
+    pub commits: Vec<CommitRec>,
+    /// The medium before the run (when recording).
+    pub base_image: Option<media::NandImage>,
+    /// The device commands, in time order (when captured).
+    pub trace: Option<Vec<workload::txn::Timed>>,
+}
+
+pub struct Engine {
+    pub core: Core,
+    strat: Box<dyn Strategy>,
+    source: Box<dyn TxnSource>,
+    locks: LockManager,
+    clients: Vec<Client>,
+    queue: EventQueue<Ev>,
+    rng_source: Rng,
+    rng_backoff: Rng,
+    rng_think: Rng,
+    next_txn: u64,
+    handed_out: u64,
+    pub now: SimTime,
+    commits: Vec<CommitRec>,
+    record: bool,
+    hist_txn: Histogram,
+    hist_commit: Histogram,
+    base_image: Option<media::NandImage>,
+    base_nand: media::NandCounters,
+    base_ftl: ssd::FtlStats,
+    base_busy_ns: u64,
+}
+
+/// Device pages a DB page spans on a device with `flash_page_bytes` pages.
+pub fn parts_for(cfg: &HostConfig, flash_page_bytes: u32) -> Result<u32> {
+    if flash_page_bytes >= cfg.page_bytes {
+        return Ok(1);
+    }
+    if !cfg.page_bytes.is_multiple_of(flash_page_bytes) {
+        return Err(HostError::Config {
+            key: "host.page_bytes".into(),
+            reason: format!(
+                "a {} B DB page is not a whole number of {flash_page_bytes} B flash pages",
+                cfg.page_bytes
+            ),
+        });
+    }
+    Ok(cfg.page_bytes / flash_page_bytes)
+}
+
+impl Engine {
+    /// An engine on a freshly formatted `device`. `record` keeps the tag table, the commit
+    /// log and the NAND operation log for the crash checker.
+    pub fn new(
+        cfg: &HostConfig,
+        device: Device,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+    ) -> Result<Engine> {
+        cfg.validate()?;
+        let info = strategy::lookup(&cfg.strategy)?;
+        (info.check)(cfg, device.info())?;
+        let mut cfg = cfg.clone();
+        if cfg.lock_level == crate::LockLevel::Auto {
+            cfg.lock_level = info.lock_level;
+        }
+        let cfg = &cfg;
+        source
+            .schema()
+            .validate()
+            .map_err(|e| HostError::Workload(e.what))?;
+        let parts = parts_for(cfg, device.core.geo.page_bytes)?;
+        let layout = Layout::new(source.schema().clone(), parts);
+        let need = data_lpns(&layout);
+        if need > u64::from(device.logical_pages()) {
+            return Err(HostError::Config {
+                key: "host.bank".into(),
+                reason: format!(
+                    "the database needs {need} device pages ({} DB pages of {} parts) but the device has {}; use a smaller database or a larger device",
+                    layout.pages, parts, device.logical_pages()
+                ),
+            });
+        }
+        let mut device = device;
+        let mut base_image = None;
+        if record {
+            base_image = Some(device.core.nand.image().clone());
+            device.core.nand.enable_log();
+        }
+        let pages = layout.pages as usize;
+        let mut core = Core {
+            cfg: cfg.clone(),
+            layout,
+            device,
+            pool: Pool::new(cfg.buffer_frames),
+            tags: TagTable::new(record || cfg.measure_recovery),
+            disk: vec![None; pages],
+            stats: HostStats::default(),
+            trace: None,
+        };
+        let strat = (info.create)(cfg, &mut core)?;
+        let rng = Rng::new(seed).fork("host");
+        let clients = (0..cfg.clients)
+            .map(|_| Client {
+                phase: Phase::Idle,
+                spec: None,
+                effects: Vec::new(),
+                txn: TxnId(0),
+                started: SimTime::ZERO,
+                first_start: SimTime::ZERO,
+                age: (SimTime::ZERO, TxnId(0)),
+                op: 0,
+                epoch: 0,
+                retry: false,
+                ending: End::Commit,
+                commit_issue: SimTime::ZERO,
+            })
+            .collect();
+        let base_nand = core.device.core.nand.counters();
+        let base_ftl = core.device.core.stats;
+        let base_busy_ns = core.device.core.nand.array_busy_ns();
+        Ok(Engine {
+            core,
+            strat,
+            source,
+            locks: LockManager::new(cfg.clients),
+            clients,
+            queue: EventQueue::new(),
+            rng_source: rng.fork("source"),
+            rng_backoff: rng.fork("backoff"),
+            rng_think: rng.fork("think"),
+            next_txn: 1,
+            handed_out: 0,
+            now: SimTime::ZERO,
+            commits: Vec::new(),
+            record,
+            hist_txn: Histogram::new(),
+            hist_commit: Histogram::new(),
+            base_image,
+            base_nand,
+            base_ftl,
+            base_busy_ns,
+        })
+    }
+
+    /// Captures the device commands of the run as a `txn` trace (`HostRun::trace`).
+    pub fn capture_trace(&mut self) {
+        self.core.trace = Some(Vec::new());
+    }
+
+    fn wake(&mut self, c: u32, at: SimTime) {
+        let epoch = self.clients[c as usize].epoch;
+        self.queue.push(
+            at,
+            Ev {
+                client: c,
+                epoch,
+                finished: false,
+            },
+        );
+    }
+
+    /// Runs every transaction to completion.
+    pub fn run(&mut self) -> Result<()> {
+        for c in 0..self.clients.len() as u32 {
+            self.wake(c, SimTime::ZERO);
+        }
+        while let Some((t, ev)) = self.queue.pop() {
+            self.now = t;
+            let cl = &self.clients[ev.client as usize];
+            if ev.epoch != cl.epoch {
+                continue;
+            }
+            if ev.finished {
+                self.on_finished(ev.client, t)?;
+            } else {
+                self.on_wake(ev.client, t)?;
+            }
+            self.strat.maintain(&mut self.core, t)?;
+        }
+        if let Some(c) = self.clients.iter().position(|c| c.phase != Phase::Done) {
+            return Err(HostError::Stuck(format!(
+                "client {c} is stuck in {:?} with nothing left to happen (holding {} locks)",
+                self.clients[c].phase,
+                self.locks.held_count(c as u32)
+            )));
+        }
+        #[cfg(debug_assertions)]
+        {
+            self.locks.check_invariants().map_err(HostError::Stuck)?;
+            self.core
+                .pool
+                .check_invariants()
+                .map_err(HostError::Stuck)?;
+        }
+        Ok(())
+    }
+
+    fn on_wake(&mut self, c: u32, now: SimTime) -> Result<()> {
+        let cl = &mut self.clients[c as usize];
+        match cl.phase {
+            Phase::Idle => {
+                if self.handed_out >= self.core.cfg.transactions {
+                    cl.phase = Phase::Done;
+                    return Ok(());
+                }
+                self.handed_out += 1;
+                let spec = self.source.next_txn(c, &mut self.rng_source);
+                spec.validate(self.source.schema())
+                    .map_err(|e| HostError::Workload(e.what))?;
+                let cl = &mut self.clients[c as usize];
+                cl.effects = spec.ops.iter().map(Effect::of).collect();
+                cl.spec = Some(Arc::new(spec));
+                cl.first_start = now;
+                self.start_attempt(c, now, true)?;
+            }
+            Phase::Backoff => self.start_attempt(c, now, false)?,
+            Phase::WaitIo => {
+                cl.phase = Phase::Running;
+                cl.retry = true;
+            }
+            Phase::Cpu => cl.phase = Phase::Running,
+            Phase::Running => {}
+            Phase::WaitLock | Phase::Finishing | Phase::Done => return Ok(()),
+        }
+        self.advance(c, now)
+    }
+
+    fn start_attempt(&mut self, c: u32, now: SimTime, fresh: bool) -> Result<()> {
+        let txn = TxnId(self.next_txn);
+        self.next_txn += 1;
+        let cl = &mut self.clients[c as usize];
+        cl.txn = txn;
+        cl.started = now;
+        if fresh {
+            cl.age = (now, txn);
+        }
+        cl.op = 0;
+        cl.retry = false;
+        cl.phase = Phase::Running;
+        self.strat.begin(&mut self.core, c, txn, now)
+    }
+
+    fn lock_key(&self, op: &RecOp) -> (LockKey, Mode) {
+        let rid = op.rid();
+        let key = match self.core.cfg.lock_level {
+            LockLevel::Page | LockLevel::Auto => LockKey::Page(self.core.layout.page_of(rid)),
+            LockLevel::Record => LockKey::Record(rid),
+        };
+        (
+            key,
+            if op.writes() {
+                Mode::Exclusive
+            } else {
+                Mode::Shared
+            },
+        )
+    }
+
+    /// Runs client `c` until it has to wait.
+    fn advance(&mut self, c: u32, now: SimTime) -> Result<()> {
+        loop {
+            let cl = &self.clients[c as usize];
+            if cl.phase != Phase::Running {
+                return Ok(());
+            }
+            let Some(spec) = cl.spec.clone() else {
+                return Err(HostError::Stuck(
+                    "internal: running without a transaction".into(),
+                ));
+            };
+            let i = cl.op;
+            if i == spec.ops.len() {
+                let end = if spec.rollback {
+                    End::Rollback
+                } else {
+                    End::Commit
+                };
+                return self.end_txn(c, now, end);
+            }
+            let op = &spec.ops[i];
+            let (key, mode) = self.lock_key(op);
+            if self.locks.acquire(c, key, mode) == Acquire::Waiting {
+                self.core.stats.lock_waits += 1;
+                self.clients[c as usize].phase = Phase::WaitLock;
+                return self.on_block(c, now);
+            }
+            let page = self.core.layout.page_of(op.rid());
+            let count = !self.clients[c as usize].retry;
+            self.clients[c as usize].retry = false;
+            let (f, ready) = match fetch(&mut self.core, self.strat.as_mut(), c, page, now, count)?
+            {
+                Fetch::NoRoom => {
+                    if self
+                        .clients
+                        .iter()
+                        .filter(|x| x.phase != Phase::Idle && x.phase != Phase::Done)
+                        .count()
+                        <= 1
+                    {
+                        return Err(HostError::Config {
+                            key: "host.buffer_frames".into(),
+                            reason: format!(
+                                "{} frames cannot hold one transaction's protected pages",
+                                self.core.cfg.buffer_frames
+                            ),
+                        });
+                    }
+                    self.core.stats.buffer_full_restarts += 1;
+                    return self.end_txn(c, now, End::Restart);
+                }
+                Fetch::Ready(f, t) => (f, t),
+            };
+            if ready > now {
+                self.clients[c as usize].phase = Phase::WaitIo;
+                self.wake(c, ready);
+                return Ok(());
+            }
+            if let Some(eff) = self.clients[c as usize].effects[i] {
+                let slot = op.rid().slot;
+                let fr = self.core.pool.frame_mut(f);
+                let before = fr.values[slot as usize];
+                let after = eff.apply(before);
+                fr.values[slot as usize] = after;
+                fr.dirty = true;
+                fr.owner = Some(c);
+                self.strat
+                    .on_update(&mut self.core, c, f, slot, before, after, now)?;
+            }
+            self.clients[c as usize].op = i + 1;
+            if self.core.cfg.op_cpu_ns > 0 {
+                self.clients[c as usize].phase = Phase::Cpu;
+                self.wake(c, now + self.core.cfg.op_cpu_ns);
+                return Ok(());
+            }
+        }
+    }
+
+    /// `c` just blocked: resolve deadlocks.
+    fn on_block(&mut self, c: u32, now: SimTime) -> Result<()> {
+        match self.core.cfg.deadlock {
+            DeadlockPolicy::WaitDie => {
+                let me = self.clients[c as usize].age;
+                let older_ahead = self
+                    .locks
+                    .waits_for(c)
+                    .iter()
+                    .any(|&o| self.clients[o as usize].age < me);
+                if older_ahead {
+                    self.core.stats.wait_die_deaths += 1;
+                    self.kill(c, now)?;
+                }
+            }
+            DeadlockPolicy::Detect => {
+                while self.locks.is_waiting(c) {
+                    let Some(cycle) = self.locks.cycle_through(c) else {
+                        break;
+                    };
+                    let members: Vec<crate::deadlock::Member> = cycle
+                        .iter()
+                        .map(|&m| crate::deadlock::Member {
+                            client: m,
+                            txn: self.clients[m as usize].txn,
+                            started: self.clients[m as usize].started,
+                        })
+                        .collect();
+                    let Some(victim) = crate::deadlock::youngest(&members) else {
+                        break;
+                    };
+                    self.core.stats.deadlocks += 1;
+                    self.kill(victim, now)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rolls back `c`'s transaction (waiting or running) and restarts it later.
+    fn kill(&mut self, c: u32, now: SimTime) -> Result<()> {
+        let granted = self.locks.cancel_wait(c);
+        self.grant(&granted, now);
+        self.clients[c as usize].phase = Phase::Running;
+        self.end_txn(c, now, End::Restart)
+    }
+
+    fn grant(&mut self, granted: &[u32], now: SimTime) {
+        for &g in granted {
+            self.clients[g as usize].phase = Phase::Running;
+            self.wake(g, now);
+        }
+    }
+
+    fn end_txn(&mut self, c: u32, now: SimTime, end: End) -> Result<()> {
+        let at = match end {
+            End::Commit => {
+                let ack = self.strat.commit(&mut self.core, c, now)?;
+                let cl = &self.clients[c as usize];
+                if self.record {
+                    if let Some(spec) = &cl.spec {
+                        self.commits.push(CommitRec {
+                            txn: cl.txn,
+                            spec: spec.clone(),
+                            issue: now,
+                            ack,
+                        });
+                    }
+                }
+                ack
+            }
+            End::Rollback | End::Restart => self.strat.abort(&mut self.core, c, now)?,
+        };
+        let cl = &mut self.clients[c as usize];
+        cl.phase = Phase::Finishing;
+        cl.ending = end;
+        cl.commit_issue = now;
+        let epoch = cl.epoch;
+        self.queue.push(
+            at,
+            Ev {
+                client: c,
+                epoch,
+                finished: true,
+            },
+        );
+        Ok(())
+    }
+
+    fn on_finished(&mut self, c: u32, now: SimTime) -> Result<()> {
+        let granted = self.locks.release_all(c);
+        self.grant(&granted, now);
+        let cl = &mut self.clients[c as usize];
+        match cl.ending {
+            End::Commit => {
+                self.core.stats.committed += 1;
+                self.hist_txn.record(now.since(cl.first_start));
+                self.hist_commit.record(now.since(cl.commit_issue));
+                cl.phase = Phase::Idle;
+                cl.spec = None;
+                let think = if self.core.cfg.think_ns > 0 {
+                    self.rng_think.exp_u64(self.core.cfg.think_ns as f64)
+                } else {
+                    0
+                };
+                self.wake(c, now + think);
+            }
+            End::Rollback => {
+                self.core.stats.aborted += 1;
+                cl.phase = Phase::Idle;
+                cl.spec = None;
+                self.wake(c, now);
+            }
+            End::Restart => {
+                self.core.stats.restarted += 1;
+                cl.phase = Phase::Backoff;
+                let b = if self.core.cfg.backoff_ns_max > 0 {
+                    self.rng_backoff.below(self.core.cfg.backoff_ns_max + 1)
+                } else {
+                    0
+                };
+                self.wake(c, now + b);
+            }
+        }
+        Ok(())
+    }
+
+    /// The metrics of the run so far.
+    pub fn metrics(&self, protocol: &str, wall_s: f64) -> HostMetrics {
+        HostMetrics::collect(
+            &self.core,
+            self.strat.as_ref(),
+            protocol,
+            self.source.describe(),
+            self.now,
+            &self.hist_txn,
+            &self.hist_commit,
+            &self.base_nand,
+            &self.base_ftl,
+            self.base_busy_ns,
+            wall_s,
+        )
+    }
+
+    pub fn into_run(mut self, metrics: HostMetrics) -> HostRun {
+        // Commands issued with a later start (a page write after its log force) are placed
+        // at that instant; the sort is stable, so equal instants keep their issue order.
+        let trace = self.core.trace.take().map(|mut t| {
+            t.sort_by_key(|x| x.time_ns);
+            t
+        });
+        HostRun {
+            metrics,
+            core: self.core,
+            commits: self.commits,
+            base_image: self.base_image,
+            trace,
+        }
+    }
+}
+
+/// Builds an engine for `cfg` on `device` (made from `dcfg`, needed to recover it) with the
+/// configured workload and runs it.
+pub fn run(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+) -> Result<HostRun> {
+    run_traced(cfg, dcfg, device, seed, record, false)
+}
+
+/// As `run`; with `trace`, the device commands are captured (`HostRun::trace`, in time
+/// order).
+pub fn run_traced(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+    trace: bool,
+) -> Result<HostRun> {
+    let wall = std::time::Instant::now();
+    let source: Box<dyn TxnSource> = Box::new(crate::bank::Bank::new(cfg.bank.clone())?);
+    let protocol = device.info().name;
+    let mut e = Engine::new(cfg, device, source, seed, record)?;
+    if trace {
+        e.capture_trace();
+    }
+    e.run()?;
+    let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
+    if cfg.measure_recovery {
+        m.recovery = Some(measure_recovery(cfg, dcfg, &e.core, e.now)?);
+    }
+    Ok(e.into_run(m))
+}
+
+/// Cuts power at the end of a run (nothing in flight is lost: the image is taken after every
+/// command was issued, so in-flight operations count as persisted) and restarts: the device's
+/// recovery, then the strategy's.
+fn measure_recovery(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    core: &Core,
+    now: SimTime,
+) -> Result<crate::metrics::HostRecoveryMetrics> {
+    let wall = std::time::Instant::now();
+    let nand = media::Nand::from_image(
+        core.device.core.nand.image().clone(),
+        core.device.core.nand.timing().clone(),
+    );
+    let (mut dev, rep) =
+        Device::recover(dcfg, nand).map_err(Core::dev_err(now, "device recovery after the run"))?;
+    let info = strategy::lookup(&cfg.strategy)?;
+    let mut ctx = strategy::RecoverCtx {
+        cfg,
+        layout: &core.layout,
+        device: &mut dev,
+        tags: &core.tags,
+        now: SimTime::from_ns(rep.time_ns),
+    };
+    let db = (info.recover)(&mut ctx)?;
+    Ok(crate::metrics::HostRecoveryMetrics {
+        device_time_ns: rep.time_ns,
+        device_pages_read: rep.pages_read,
+        time_ns: rep.time_ns + db.time_ns,
+        pages_read: rep.pages_read + db.pages_read,
+        wall_time_s: wall.elapsed().as_secs_f64(),
+    })
+}

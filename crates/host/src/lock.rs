@@ -1,0 +1,301 @@
+//! The lock manager: strict two-phase locking on pages or records, shared and exclusive
+//! modes, FIFO wait queues, and the wait-for graph the engine checks for deadlocks.
+//!
+//! Lock holders are clients (each runs one transaction at a time). A request is granted at
+//! once if it is compatible with every holder and nobody is queued (an upgrade S→X of the
+//! only holder is granted at once; an upgrade that must wait goes to the front of the
+//! queue). Otherwise it waits. Locks are released only all at once (`release_all`, at
+//! commit or after rollback: strict 2PL); releasing grants queued requests in FIFO order
+//! until the first that is still incompatible.
+//!
+//! Waits-for edges of a waiting client: the holders of its key whose mode conflicts with
+//! its request, and the requests queued ahead of it that conflict with it (it cannot pass
+//! them). A deadlock is a cycle of such edges.
+//!
+//! Invariants: a client waits for at most one key; a client appears at most once among a
+//! key's holders; holders of one key are pairwise compatible.
+//!
+//! Lookups use a hash map with a fixed hasher and are never iterated, so runs stay
+//! deterministic.
+
+use crate::data::PageNo;
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
+use workload::db::Rid;
+
+pub type FixedHash = BuildHasherDefault<std::collections::hash_map::DefaultHasher>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LockKey {
+    Page(PageNo),
+    Record(Rid),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    Shared,
+    Exclusive,
+}
+
+fn compatible(a: Mode, b: Mode) -> bool {
+    a == Mode::Shared && b == Mode::Shared
+}
+
+#[derive(Default)]
+struct Entry {
+    holders: Vec<(u32, Mode)>,
+    waiters: VecDeque<(u32, Mode)>,
+}
+
+/// Result of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acquire {
+    Granted,
+    Waiting,
+}
+
+pub struct LockManager {
+    table: HashMap<LockKey, Entry, FixedHash>,
+    held: Vec<Vec<LockKey>>,
+    waiting: Vec<Option<(LockKey, Mode)>>,
+}
+
+impl LockManager {
+    pub fn new(clients: u32) -> LockManager {
+        LockManager {
+            table: HashMap::default(),
+            held: vec![Vec::new(); clients as usize],
+            waiting: vec![None; clients as usize],
+        }
+    }
+
+    /// The mode `c` holds `key` in, if any.
+    pub fn held_mode(&self, c: u32, key: LockKey) -> Option<Mode> {
+        self.table
+            .get(&key)
+            .and_then(|e| e.holders.iter().find(|h| h.0 == c).map(|h| h.1))
+    }
+
+    /// Requests `key` in `mode` for `c`.
+    pub fn acquire(&mut self, c: u32, key: LockKey, mode: Mode) -> Acquire {
+        debug_assert!(self.waiting[c as usize].is_none());
+        let e = self.table.entry(key).or_default();
+        if let Some(pos) = e.holders.iter().position(|h| h.0 == c) {
+            let have = e.holders[pos].1;
+            if have == Mode::Exclusive || mode == Mode::Shared {
+                return Acquire::Granted;
+            }
+            if e.holders.len() == 1 {
+                e.holders[pos].1 = Mode::Exclusive;
+                return Acquire::Granted;
+            }
+            e.waiters.push_front((c, mode));
+            self.waiting[c as usize] = Some((key, mode));
+            return Acquire::Waiting;
+        }
+        if e.waiters.is_empty() && e.holders.iter().all(|h| compatible(h.1, mode)) {
+            e.holders.push((c, mode));
+            self.held[c as usize].push(key);
+            return Acquire::Granted;
+        }
+        e.waiters.push_back((c, mode));
+        self.waiting[c as usize] = Some((key, mode));
+        Acquire::Waiting
+    }
+
+    /// The holders of `key` whose mode conflicts with `mode` (other than `c`).
+    pub fn conflicting_holders(&self, c: u32, key: LockKey, mode: Mode) -> Vec<u32> {
+        self.table.get(&key).map_or(Vec::new(), |e| {
+            e.holders
+                .iter()
+                .filter(|h| h.0 != c && !compatible(h.1, mode))
+                .map(|h| h.0)
+                .collect()
+        })
+    }
+
+    /// Whom `c` waits for (empty if it is not waiting).
+    pub fn waits_for(&self, c: u32) -> Vec<u32> {
+        let Some((key, mode)) = self.waiting[c as usize] else {
+            return Vec::new();
+        };
+        let Some(e) = self.table.get(&key) else {
+            return Vec::new();
+        };
+        let mut out: Vec<u32> = e
+            .holders
+            .iter()
+            .filter(|h| h.0 != c && !compatible(h.1, mode))
+            .map(|h| h.0)
+            .collect();
+        for w in &e.waiters {
+            if w.0 == c {
+                break;
+            }
+            if !compatible(w.1, mode) && !out.contains(&w.0) {
+                out.push(w.0);
+            }
+        }
+        out
+    }
+
+    pub fn is_waiting(&self, c: u32) -> bool {
+        self.waiting[c as usize].is_some()
+    }
+
+    /// A cycle of the wait-for graph through `start`, if there is one (depth-first search,
+    /// neighbours in a deterministic order).
+    pub fn cycle_through(&self, start: u32) -> Option<Vec<u32>> {
+        let mut path = vec![start];
+        let mut iters = vec![self.waits_for(start)];
+        let mut seen = vec![false; self.held.len()];
+        seen[start as usize] = true;
+        while let Some(next) = iters.last_mut() {
+            let Some(n) = next.pop() else {
+                iters.pop();
+                path.pop();
+                continue;
+            };
+            if n == start {
+                return Some(path);
+            }
+            if !seen[n as usize] {
+                seen[n as usize] = true;
+                path.push(n);
+                iters.push(self.waits_for(n));
+            }
+        }
+        None
+    }
+
+    /// Withdraws `c`'s waiting request (it is being aborted). Returns the clients this grants.
+    pub fn cancel_wait(&mut self, c: u32) -> Vec<u32> {
+        let Some((key, _)) = self.waiting[c as usize].take() else {
+            return Vec::new();
+        };
+        if let Some(e) = self.table.get_mut(&key) {
+            e.waiters.retain(|w| w.0 != c);
+        }
+        let mut granted = Vec::new();
+        self.grant(key, &mut granted);
+        granted
+    }
+
+    /// Releases every lock `c` holds. Returns the clients whose requests this granted.
+    pub fn release_all(&mut self, c: u32) -> Vec<u32> {
+        debug_assert!(self.waiting[c as usize].is_none());
+        let keys = std::mem::take(&mut self.held[c as usize]);
+        let mut granted = Vec::new();
+        for key in keys {
+            if let Some(e) = self.table.get_mut(&key) {
+                e.holders.retain(|h| h.0 != c);
+            }
+            self.grant(key, &mut granted);
+        }
+        granted
+    }
+
+    fn grant(&mut self, key: LockKey, granted: &mut Vec<u32>) {
+        let Some(e) = self.table.get_mut(&key) else {
+            return;
+        };
+        while let Some(&(w, mode)) = e.waiters.front() {
+            if let Some(pos) = e.holders.iter().position(|h| h.0 == w) {
+                // An upgrade: possible once `w` is the only holder.
+                if e.holders.len() != 1 {
+                    break;
+                }
+                e.holders[pos].1 = Mode::Exclusive;
+            } else if e.holders.iter().all(|h| compatible(h.1, mode)) {
+                e.holders.push((w, mode));
+                self.held[w as usize].push(key);
+            } else {
+                break;
+            }
+            e.waiters.pop_front();
+            self.waiting[w as usize] = None;
+            granted.push(w);
+        }
+        if e.holders.is_empty() && e.waiters.is_empty() {
+            self.table.remove(&key);
+        }
+    }
+
+    /// Locks currently held by `c`.
+    pub fn held_count(&self, c: u32) -> usize {
+        self.held[c as usize].len()
+    }
+
+    /// Checks the invariants in the module docs (debug builds, tests).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        for (key, e) in &self.table {
+            for (i, a) in e.holders.iter().enumerate() {
+                for b in &e.holders[i + 1..] {
+                    if a.0 == b.0 || !compatible(a.1, b.1) {
+                        return Err(format!("{key:?}: holders {a:?} and {b:?} conflict"));
+                    }
+                }
+                if !self.held[a.0 as usize].contains(key) {
+                    return Err(format!("{key:?}: holder {} does not list it", a.0));
+                }
+            }
+            for w in &e.waiters {
+                if self.waiting[w.0 as usize] != Some((*key, w.1)) {
+                    return Err(format!("{key:?}: waiter {} is not waiting for it", w.0));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(n: u64) -> LockKey {
+        LockKey::Page(PageNo(n))
+    }
+
+    #[test]
+    fn shared_share_exclusive_waits_and_fifo_grants() {
+        let mut l = LockManager::new(4);
+        assert_eq!(l.acquire(0, k(1), Mode::Shared), Acquire::Granted);
+        assert_eq!(l.acquire(1, k(1), Mode::Shared), Acquire::Granted);
+        assert_eq!(l.acquire(2, k(1), Mode::Exclusive), Acquire::Waiting);
+        // A shared request behind a queued exclusive one waits (no starvation).
+        assert_eq!(l.acquire(3, k(1), Mode::Shared), Acquire::Waiting);
+        assert_eq!(l.waits_for(3), vec![2]);
+        assert_eq!(l.release_all(0), Vec::<u32>::new());
+        assert_eq!(l.release_all(1), vec![2]);
+        assert_eq!(l.release_all(2), vec![3]);
+        l.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn two_upgraders_deadlock_and_the_cycle_is_found() {
+        let mut l = LockManager::new(2);
+        l.acquire(0, k(1), Mode::Shared);
+        l.acquire(1, k(1), Mode::Shared);
+        assert_eq!(l.acquire(0, k(1), Mode::Exclusive), Acquire::Waiting);
+        assert_eq!(l.acquire(1, k(1), Mode::Exclusive), Acquire::Waiting);
+        assert!(l.cycle_through(1).is_some());
+        let g = l.cancel_wait(1);
+        assert!(g.is_empty());
+        assert_eq!(l.release_all(1), vec![0]);
+        assert_eq!(l.held_mode(0, k(1)), Some(Mode::Exclusive));
+        l.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn crossing_exclusive_requests_form_a_cycle() {
+        let mut l = LockManager::new(3);
+        l.acquire(0, k(1), Mode::Exclusive);
+        l.acquire(1, k(2), Mode::Exclusive);
+        assert_eq!(l.acquire(0, k(2), Mode::Exclusive), Acquire::Waiting);
+        assert!(l.cycle_through(0).is_none());
+        assert_eq!(l.acquire(1, k(1), Mode::Exclusive), Acquire::Waiting);
+        let c = l.cycle_through(1).unwrap();
+        assert_eq!(c.len(), 2);
+    }
+}

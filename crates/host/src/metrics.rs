@@ -1,0 +1,156 @@
+//! Host-run metrics (docs/METRICS.md, "Host runs"): transactions, throughput, latencies,
+//! locking, buffering, logging and what the device spent on GC.
+
+use crate::engine::Core;
+use crate::strategy::Strategy;
+use serde::Serialize;
+use sim::histogram::Percentiles;
+use sim::{Histogram, SimTime};
+use std::collections::BTreeMap;
+
+/// Counters the engine and the strategies keep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HostStats {
+    pub committed: u64,
+    /// Rolled back because the workload asked (TPC-C's 1 %, δ).
+    pub aborted: u64,
+    /// Rolled back by the engine and run again (deadlock victims, wait-die, no frame).
+    pub restarted: u64,
+    pub lock_waits: u64,
+    pub deadlocks: u64,
+    pub wait_die_deaths: u64,
+    pub buffer_full_restarts: u64,
+    pub buffer_hits: u64,
+    pub buffer_misses: u64,
+    /// DB pages read from / written to the device (each spans `parts` device pages).
+    pub page_reads: u64,
+    pub page_writes: u64,
+    /// WAL: log bytes appended (records × their size) and log page writes issued.
+    pub log_bytes: u64,
+    pub log_records: u64,
+    pub log_page_writes: u64,
+    pub log_page_reads: u64,
+    pub log_forces: u64,
+    pub checkpoints: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HostMetrics {
+    pub strategy: String,
+    pub protocol: String,
+    pub workload: String,
+    pub clients: u32,
+    pub buffer_frames: u32,
+    pub lock_level: String,
+    pub txns_committed: u64,
+    pub txns_aborted: u64,
+    pub txns_restarted: u64,
+    pub sim_time_ns: u64,
+    /// Committed transactions per simulated second.
+    pub throughput_per_s: f64,
+    /// From a transaction's first start (restarts included) to its commit ack.
+    pub txn_time_ns: Percentiles,
+    /// From commit issue to commit ack.
+    pub commit_latency_ns: Percentiles,
+    pub lock_waits: u64,
+    pub deadlocks: u64,
+    pub buffer_hit_ratio: f64,
+    pub stats: HostStats,
+    /// Log bytes and device pages written for the log (WAL).
+    pub log_bytes: u64,
+    pub log_pages: u64,
+    pub nand_reads: u64,
+    pub nand_programs: u64,
+    pub nand_partial_programs: u64,
+    pub nand_erases: u64,
+    pub gc_time_ns: u64,
+    /// GC's share of the flash array's busy time.
+    pub gc_share: f64,
+    pub strategy_counters: BTreeMap<String, u64>,
+    /// With `host.measure_recovery`: the cost of restarting after the run.
+    pub recovery: Option<HostRecoveryMetrics>,
+    pub wall_time_s: f64,
+}
+
+/// What a restart after the run cost (simulated, except `wall_time_s`).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct HostRecoveryMetrics {
+    /// The device's own recovery (scan, mapping rebuild).
+    pub device_time_ns: u64,
+    pub device_pages_read: u64,
+    /// Device and strategy restart together (analysis, redo, undo; reading the database).
+    pub time_ns: u64,
+    pub pages_read: u64,
+    pub wall_time_s: f64,
+}
+
+impl HostMetrics {
+    #[allow(clippy::too_many_arguments)]
+    pub fn collect(
+        core: &Core,
+        strat: &dyn Strategy,
+        protocol: &str,
+        workload: String,
+        now: SimTime,
+        txn: &Histogram,
+        commit: &Histogram,
+        base_nand: &media::NandCounters,
+        base_ftl: &ssd::FtlStats,
+        base_busy_ns: u64,
+        wall_s: f64,
+    ) -> HostMetrics {
+        let s = core.stats;
+        let n = core.device.core.nand.counters();
+        let f = core.device.core.stats;
+        let busy = core.device.core.nand.array_busy_ns() - base_busy_ns;
+        let gc = f.gc_busy_ns - base_ftl.gc_busy_ns;
+        let sim = now.as_ns();
+        let accesses = s.buffer_hits + s.buffer_misses;
+        HostMetrics {
+            strategy: strat.name().into(),
+            protocol: protocol.into(),
+            workload,
+            clients: core.cfg.clients,
+            buffer_frames: core.cfg.buffer_frames,
+            lock_level: format!("{:?}", core.cfg.lock_level).to_lowercase(),
+            txns_committed: s.committed,
+            txns_aborted: s.aborted,
+            txns_restarted: s.restarted,
+            sim_time_ns: sim,
+            throughput_per_s: if sim == 0 {
+                0.0
+            } else {
+                s.committed as f64 / (sim as f64 / 1e9)
+            },
+            txn_time_ns: txn.percentiles(),
+            commit_latency_ns: commit.percentiles(),
+            lock_waits: s.lock_waits,
+            deadlocks: s.deadlocks,
+            buffer_hit_ratio: if accesses == 0 {
+                0.0
+            } else {
+                s.buffer_hits as f64 / accesses as f64
+            },
+            stats: s,
+            log_bytes: s.log_bytes,
+            log_pages: s.log_page_writes,
+            nand_reads: (n.reads + n.oob_reads) - (base_nand.reads + base_nand.oob_reads),
+            nand_programs: n.programs - base_nand.programs,
+            nand_partial_programs: n.partial_programs - base_nand.partial_programs,
+            nand_erases: n.erases - base_nand.erases,
+            gc_time_ns: gc,
+            gc_share: if busy == 0 {
+                0.0
+            } else {
+                gc as f64 / busy as f64
+            },
+            strategy_counters: strat
+                .counters()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            recovery: None,
+            wall_time_s: wall_s,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Recovery strategies: how the host gets atomicity and durability, one file each plus one
+//! line in `REGISTRY` (like `ssd::protocol::REGISTRY`).
+//!
+//! The engine calls a strategy at the points where recovery decides something:
+//! `begin`, `on_update` (after a record changed in a buffered page), `evictable` and
+//! `write_back` (a dirty page leaves the pool), `commit`, `abort`, and `maintain` (between
+//! events: checkpoints). `recover` rebuilds the database from a crashed device alone.
+//!
+//! Durability contract, for every strategy: `commit` returns the instant the transaction is
+//! durable (its ack); the engine releases the transaction's locks then. `abort` returns the
+//! instant the rollback is complete (locks are released then); nothing of an aborted
+//! transaction may ever be visible after recovery.
+
+pub mod device_tx;
+pub mod wal;
+
+use crate::buffer::Frame;
+use crate::data::{Layout, PageImage, PageNo, TagTable};
+use crate::engine::Core;
+use crate::{HostConfig, HostError, Result};
+use sim::{SimTime, TxnId};
+use ssd::Device;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub trait Strategy {
+    fn name(&self) -> &'static str;
+
+    /// A transaction attempt starts on client `c`.
+    fn begin(&mut self, core: &mut Core, c: u32, txn: TxnId, now: SimTime) -> Result<()>;
+
+    /// Client `c` changed slot `slot` of the page in `frame` from `before` to `after` (the
+    /// frame is already updated and marked dirty and owned by `c`).
+    #[allow(clippy::too_many_arguments)]
+    fn on_update(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        frame: u32,
+        slot: u16,
+        before: u64,
+        after: u64,
+        now: SimTime,
+    ) -> Result<()>;
+
+    /// May this dirty frame be written back now?
+    fn evictable(&self, frame: &Frame) -> bool;
+
+    /// Writes a dirty frame leaving the pool; returns when the frame may be reused.
+    fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime>;
+
+    /// The contents a fetch of `page` by client `c` must see when the page is not buffered,
+    /// if not the device's current version (a transaction reading its own stolen page).
+    fn own_page(&self, _c: u32, _page: PageNo) -> Option<Arc<PageImage>> {
+        None
+    }
+
+    /// Commits client `c`'s transaction; returns the ack instant.
+    fn commit(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime>;
+
+    /// Rolls back client `c`'s transaction; returns when the rollback is complete.
+    fn abort(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime>;
+
+    /// Runs between events (checkpoints).
+    fn maintain(&mut self, _core: &mut Core, _now: SimTime) -> Result<()> {
+        Ok(())
+    }
+
+    /// Strategy counters for the report.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// What a restart has to work with: the recovered device and the tag table (the
+/// decompression of the page contents the device holds).
+pub struct RecoverCtx<'a> {
+    pub cfg: &'a HostConfig,
+    pub layout: &'a Layout,
+    pub device: &'a mut Device,
+    pub tags: &'a TagTable,
+    pub now: SimTime,
+}
+
+/// A recovered database: the pages that differ from the loaded state may be listed; a page
+/// not listed is as loaded.
+#[derive(Clone, Debug, Default)]
+pub struct RecoveredDb {
+    pub pages: BTreeMap<PageNo, Vec<u64>>,
+    pub pages_read: u64,
+    pub time_ns: u64,
+}
+
+pub struct StrategyInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The lock level `auto` means.
+    pub lock_level: crate::LockLevel,
+    /// Refuses a configuration (or a device protocol) the strategy cannot honour.
+    pub check: fn(&HostConfig, &'static ssd::ProtocolInfo) -> Result<()>,
+    pub create: fn(&HostConfig, &mut Core) -> Result<Box<dyn Strategy>>,
+    pub recover: fn(&mut RecoverCtx<'_>) -> Result<RecoveredDb>,
+}
+
+/// Every recovery strategy. One line each.
+pub static REGISTRY: &[&StrategyInfo] = &[&wal::INFO, &device_tx::INFO];
+
+pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|s| s.name == name)
+        .ok_or_else(|| HostError::Config {
+            key: "host.strategy".into(),
+            reason: format!(
+                "unknown recovery strategy '{name}' (known: {})",
+                names().join(", ")
+            ),
+        })
+}
+
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|s| s.name).collect()
+}
+
+/// Reads the data parts of every DB page from a recovered device and turns their tags back
+/// into page images. Returns, per page that is not in its loaded state, the image of each
+/// part (None: unmapped, i.e. the loaded contents).
+pub fn read_data_pages(
+    ctx: &mut RecoverCtx<'_>,
+) -> Result<BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>> {
+    let mut out = BTreeMap::new();
+    let parts = ctx.layout.parts;
+    for p in 0..ctx.layout.pages {
+        let mut imgs = Vec::with_capacity(parts as usize);
+        let mut any = false;
+        for k in 0..parts {
+            let lpn = crate::engine::data_lpn(ctx.layout, PageNo(p), k);
+            let (o, t) = ctx
+                .device
+                .read(lpn, ctx.now)
+                .map_err(|e| HostError::Corrupt(format!("reading {lpn}: {e}")))?;
+            ctx.now = ctx.now.max(t);
+            match o {
+                ssd::ReadOutcome::Unmapped => imgs.push(None),
+                ssd::ReadOutcome::Tag(tag) => match ctx.tags.get(tag) {
+                    Some(crate::data::TagContent::Data { image, part })
+                        if *part == k && image.page == PageNo(p) =>
+                    {
+                        any = true;
+                        imgs.push(Some(image.clone()))
+                    }
+                    other => {
+                        return Err(HostError::Corrupt(format!(
+                            "{lpn} (page {p} part {k}) holds tag {tag}, which is {other:?}"
+                        )))
+                    }
+                },
+                other => {
+                    return Err(HostError::Corrupt(format!(
+                        "{lpn} (page {p} part {k}) reads {other:?}"
+                    )))
+                }
+            }
+        }
+        if any {
+            out.insert(PageNo(p), imgs);
+        }
+    }
+    Ok(out)
+}

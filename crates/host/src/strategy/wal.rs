@@ -1,0 +1,882 @@
+//! `wal`: ARIES-style physiological write-ahead logging over the plain FTL (`none`) — the
+//! WAL baseline of Flag Commit §5.3 (Mohan et al., ARIES).
+//!
+//! # On-device layout
+//!
+//! ```text
+//! lpn 0 .. D-1          data area: DB page p, part k at lpn p*parts + k   (D = pages*parts)
+//! lpn D                 master record: the last complete checkpoint
+//! lpn D+1 .. D+L        the log, circular: log page s at lpn D+1 + (s mod L)   (L = host.log_pages)
+//! ```
+//!
+//! A log page is one device page (`B` = the flash page size). LSN = `s * B + offset`:
+//! records never straddle pages (a record that does not fit seals the page and starts the
+//! next), so the LSN names the page and the position. Every record takes
+//! `host.log_record_bytes` (50 B, Flag Commit Table 2) on the device, the checkpoint-end
+//! record 16 B more per active transaction. A record as it would be laid out byte by byte
+//! (little-endian; the tag model stores its fields, not the bytes):
+//!
+//! ```text
+//! [0]       kind: 1 BEGIN 2 UPDATE 3 CLR 4 COMMIT 5 ABORT 6 END 7 CKPT-BEGIN 8 CKPT-END
+//! [1..9]    txn id, u64
+//! [9..17]   prevLSN (this transaction's previous record; all ones = none), u64
+//! UPDATE:   [17..25] page, u64   [25..27] slot, u16   [27..35] before, u64   [35..43] after, u64
+//! CLR:      [17..25] page        [25..27] slot        [27..35] after         [35..43] undoNextLSN
+//! CKPT-END: [17..25] its CKPT-BEGIN LSN, [25..27] n, then n × (txn u64, lastLSN u64)
+//! padding to log_record_bytes
+//! ```
+//!
+//! A log page carries its sequence number `s` and whether it is *sealed* (complete: the
+//! next record went to page s+1). The tail page is rewritten in place (same lpn) as it
+//! grows; `none` makes each page write atomic, so a page reads as one of its written
+//! versions, each a prefix of the final one.
+//!
+//! Values are *record images* (value logging): UPDATE carries the slot's whole before and
+//! after value (a record value is a 64-bit digest in the data model, `data.rs`), so redo
+//! and undo are idempotent and a DB page torn across its device pages is repaired part by
+//! part (see "Recovery").
+//!
+//! # Normal processing
+//!
+//! - BEGIN at the start of every attempt; UPDATE after every record change; the frame's
+//!   page LSN becomes the record's LSN, its recLSN is set when it goes from clean to dirty.
+//! - Log buffer: records are appended to the tail page in memory; a sealed page is written
+//!   at once (the log buffer holds the tail page); forces write the tail page as it is.
+//! - Commit: COMMIT, then force the log up to it; the ack is when every log write issued so
+//!   far is complete (group commit falls out: one force covers every earlier record). With
+//!   `host.force` the transaction's dirty pages are then written too. END follows.
+//! - WAL rule on steal: a dirty page is written only after the log up to its page LSN is
+//!   durable: the page write is issued at the force's ack. With `host.steal = false` a page
+//!   holding an uncommitted change is not evicted.
+//! - Rollback (ARIES): ABORT, then the transaction's updates are undone newest first, each
+//!   by fetching its page (possibly a miss; log pages no longer in memory are read back),
+//!   restoring the before value and appending a CLR whose undoNext is the undone record's
+//!   prevLSN; then END. No force.
+//! - Fuzzy checkpoint every `host.checkpoint_log_bytes` of log (§4.3's three steps, done at
+//!   one instant): CKPT-BEGIN; every dirty page is written (after one log force, WAL rule),
+//!   except under no-steal those holding uncommitted changes; CKPT-END with the active
+//!   transactions; force; when the page writes and the force are complete, the master
+//!   record is written with the checkpoint's LSN and its redo LSN (the CKPT-BEGIN LSN, or an
+//!   older recLSN of a page the checkpoint could not write). The master write also waits
+//!   for every data page write issued before it (an evicted page is clean in the pool while
+//!   its write may still be in flight). A checkpoint starts only when
+//!   the previous master write is acked.
+//! - Log space: page s may overwrite page s−L only if that page is older than everything
+//!   restart may read: the redo LSN of the newest *acked* master and the first record of
+//!   every active transaction. Otherwise the run fails naming `host.log_pages`.
+//!
+//! # Recovery (restart from the surviving image)
+//!
+//! 1. The device recovers (`none`: newest persisted version of each lpn).
+//! 2. Master: checkpoint LSN C and redo LSN R (none: C = R = 0).
+//! 3. Read log pages from page(min(C, R)) on while each holds the expected sequence number,
+//!    stopping after the first page that is not sealed.
+//! 4. Analysis from C: transaction table from BEGIN/UPDATE/CLR/ABORT, CKPT-END's list;
+//!    COMMIT and END remove. What remains are losers.
+//! 5. Redo from R: each UPDATE/CLR is applied to its slot if its LSN is above the page LSN
+//!    of the device page (part) holding that slot.
+//! 6. Undo: losers are rolled back newest LSN first, following prevLSN (undoNext through
+//!    CLRs), reading older log pages as needed.
+//!
+//! # Why it is right, case by case
+//!
+//! - Acked commit: its COMMIT record is on a page whose write (and every earlier log write)
+//!   completed before the ack, so the log up to COMMIT is durable; its updates are either in
+//!   data pages or redone from the log (R is at or before every update not yet on a data
+//!   page: the checkpoint wrote every page dirtied before CKPT-BEGIN and the master is
+//!   written after those writes completed), so it is a winner with all its updates.
+//! - Uncommitted or aborted transaction at the crash: without a durable COMMIT it is a
+//!   loser (or ended: fully compensated by CLRs, which redo replays); undo restores every
+//!   before value it wrote, including those stolen to data pages (their log records are
+//!   durable first, by the WAL rule).
+//! - Commit in flight: either the page with COMMIT persisted (a winner; every earlier page
+//!   is sealed and durable or the scan stops before it — prefix rule below) or not (a loser).
+//! - Log prefix: the scan stops at the first missing page or after the first unsealed page,
+//!   so a hole (a page write lost while a later one persisted) hides everything after it;
+//!   nothing acked is hidden because an ack waits for every log write issued before it.
+//! - Torn DB page: each device page of a DB page carries the image (and its page LSN) it was
+//!   written from; a crash may leave parts from two images. Each part is a consistent
+//!   snapshot of its slots at its LSN, and every change after that LSN is in the redo range,
+//!   so redo per part repairs it.
+//! - Crash in a checkpoint: the master still names the previous checkpoint, whose log is
+//!   kept until the new master is acked.
+//!
+//! Not done: restart writes nothing back (no CLRs or pages are written by recovery; the
+//! recovered database is returned to the caller), so a run cannot continue after a crash.
+
+use crate::buffer::Frame;
+use crate::data::{PageImage, PageNo, TagContent};
+use crate::engine::{data_lpns, fetch, Core, Fetch};
+use crate::lock::FixedHash;
+use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::{HostConfig, HostError, Result};
+use sim::{Lpn, SimTime, TxnId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub static INFO: StrategyInfo = StrategyInfo {
+    name: "wal",
+    summary: "ARIES-style undo/redo write-ahead logging over the plain FTL (protocol none)",
+    lock_level: crate::LockLevel::Record,
+    check,
+    create,
+    recover,
+};
+
+fn check(_cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
+    if p.name != "none" {
+        return Err(HostError::Config {
+            key: "protocol.name".into(),
+            reason: format!(
+                "wal runs over the plain FTL (protocol none), not {} (use host.strategy = \"device-tx\" for it)",
+                p.name
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A log record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogRec {
+    Begin {
+        txn: TxnId,
+    },
+    Update {
+        txn: TxnId,
+        prev: Option<u64>,
+        page: PageNo,
+        slot: u16,
+        before: u64,
+        after: u64,
+    },
+    Clr {
+        txn: TxnId,
+        prev: Option<u64>,
+        page: PageNo,
+        slot: u16,
+        after: u64,
+        undo_next: Option<u64>,
+    },
+    Commit {
+        txn: TxnId,
+        prev: Option<u64>,
+    },
+    Abort {
+        txn: TxnId,
+        prev: Option<u64>,
+    },
+    End {
+        txn: TxnId,
+        prev: Option<u64>,
+    },
+    CkptBegin,
+    CkptEnd {
+        begin: u64,
+        att: Vec<(TxnId, u64)>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    pub lsn: u64,
+    pub rec: LogRec,
+}
+
+/// A log page as written (one version of it).
+#[derive(Clone, Debug)]
+pub struct LogPageImage {
+    pub seq: u64,
+    pub sealed: bool,
+    pub entries: Vec<LogEntry>,
+}
+
+struct Tx {
+    txn: TxnId,
+    first: u64,
+    last: u64,
+    /// (lsn, page, slot, before, prev) of its updates, oldest first.
+    undo: Vec<(u64, PageNo, u16, u64, Option<u64>)>,
+    pages: Vec<PageNo>,
+}
+
+pub struct Wal {
+    page_bytes: u64,
+    rec_bytes: u64,
+    master: Lpn,
+    log_base: u32,
+    log_pages: u64,
+    /// The tail page: its sequence number, fill and records.
+    seq: u64,
+    off: u64,
+    tail: Vec<LogEntry>,
+    /// Everything below this LSN has had its log write issued.
+    issued_upto: u64,
+    /// The latest completion of any log write issued.
+    issued_ack: SimTime,
+    txs: Vec<Option<Tx>>,
+    /// No-steal: active transactions holding uncommitted changes per page.
+    uncommitted: HashMap<PageNo, u32, FixedHash>,
+    steal: bool,
+    force_at_commit: bool,
+    skip_commit_force: bool,
+    /// The latest completion of any data page write issued.
+    data_ack: SimTime,
+    /// Masters written: (ack, redo LSN).
+    masters: Vec<(SimTime, u64)>,
+    bytes_since_ckpt: u64,
+    ckpt_every: u64,
+}
+
+fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
+    let page_bytes = u64::from(core.device.core.geo.page_bytes);
+    let d = data_lpns(&core.layout);
+    let need = d + 1 + u64::from(cfg.log_pages);
+    if need > u64::from(core.device.logical_pages()) {
+        return Err(HostError::Config {
+            key: "host.log_pages".into(),
+            reason: format!(
+                "data ({d} device pages), the master record and {} log pages need {need} device pages; the device has {}",
+                cfg.log_pages,
+                core.device.logical_pages()
+            ),
+        });
+    }
+    if cfg.log_pages < 4 {
+        return Err(HostError::Config {
+            key: "host.log_pages".into(),
+            reason: "at least 4 log pages are needed".into(),
+        });
+    }
+    let rec = u64::from(cfg.log_record_bytes);
+    if rec + 16 * u64::from(cfg.clients) > page_bytes {
+        return Err(HostError::Config {
+            key: "host.log_record_bytes".into(),
+            reason: format!(
+                "a checkpoint record for {} clients ({} B) does not fit a {page_bytes} B log page",
+                cfg.clients,
+                rec + 16 * u64::from(cfg.clients)
+            ),
+        });
+    }
+    Ok(Box::new(Wal {
+        page_bytes,
+        rec_bytes: rec,
+        master: Lpn(d as u32),
+        log_base: d as u32 + 1,
+        log_pages: u64::from(cfg.log_pages),
+        seq: 0,
+        off: 0,
+        tail: Vec::new(),
+        issued_upto: 0,
+        issued_ack: SimTime::ZERO,
+        txs: (0..cfg.clients).map(|_| None).collect(),
+        uncommitted: HashMap::default(),
+        steal: cfg.steal,
+        force_at_commit: cfg.force,
+        skip_commit_force: cfg.fault_early_commit_ack,
+        data_ack: SimTime::ZERO,
+        masters: Vec::new(),
+        bytes_since_ckpt: 0,
+        ckpt_every: cfg.checkpoint_log_bytes,
+    }))
+}
+
+fn log_lpn(base: u32, pages: u64, seq: u64) -> Lpn {
+    Lpn(base + (seq % pages) as u32)
+}
+
+impl Wal {
+    fn end_lsn(&self) -> u64 {
+        self.seq * self.page_bytes + self.off
+    }
+
+    /// The oldest log page restart may still read.
+    fn needed_seq(&self, now: SimTime) -> u64 {
+        let mut lsn = self
+            .masters
+            .iter()
+            .rev()
+            .find(|m| m.0 <= now)
+            .map_or(0, |m| m.1);
+        for t in self.txs.iter().flatten() {
+            lsn = lsn.min(t.first);
+        }
+        lsn / self.page_bytes
+    }
+
+    fn write_log_page(&mut self, core: &mut Core, sealed: bool, now: SimTime) -> Result<SimTime> {
+        if self.seq < self.log_pages || self.seq - self.log_pages < self.needed_seq(now) {
+            // fine: the page overwritten is older than anything restart reads
+        } else {
+            return Err(HostError::Config {
+                key: "host.log_pages".into(),
+                reason: format!(
+                    "the log area ({} pages) is full: log page {} would overwrite page {}, which restart still needs (acked masters' redo LSNs {:?}, oldest active transaction's first LSN {:?}); raise host.log_pages or lower host.checkpoint_log_bytes",
+                    self.log_pages,
+                    self.seq,
+                    self.seq - self.log_pages,
+                    self.masters.iter().filter(|m| m.0 <= now).map(|m| m.1).collect::<Vec<_>>(),
+                    self.txs.iter().flatten().map(|t| t.first).min()
+                ),
+            });
+        }
+        let (seq, entries) = (self.seq, &self.tail);
+        let tag = core.tags.add(|| {
+            TagContent::Log(Arc::new(LogPageImage {
+                seq,
+                sealed,
+                entries: entries.clone(),
+            }))
+        });
+        let lpn = log_lpn(self.log_base, self.log_pages, self.seq);
+        core.trace(
+            now,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn,
+                pages: 1,
+            },
+        );
+        let t = core
+            .device
+            .write_plain(lpn, tag, now)
+            .map_err(Core::dev_err(now, format!("writing log page {}", self.seq)))?;
+        core.stats.log_page_writes += 1;
+        self.issued_ack = self.issued_ack.max(t);
+        Ok(t)
+    }
+
+    fn append(&mut self, core: &mut Core, rec: LogRec, now: SimTime) -> Result<u64> {
+        let size = match &rec {
+            LogRec::CkptEnd { att, .. } => self.rec_bytes + 16 * att.len() as u64,
+            _ => self.rec_bytes,
+        };
+        if self.off + size > self.page_bytes {
+            self.write_log_page(core, true, now)?;
+            self.seq += 1;
+            self.off = 0;
+            self.tail.clear();
+            self.issued_upto = self.end_lsn();
+        }
+        let lsn = self.end_lsn();
+        self.tail.push(LogEntry { lsn, rec });
+        self.off += size;
+        core.stats.log_bytes += size;
+        core.stats.log_records += 1;
+        self.bytes_since_ckpt += size;
+        Ok(lsn)
+    }
+
+    /// Makes the log durable up to and including the record at `lsn`; returns when.
+    fn force(&mut self, core: &mut Core, lsn: u64, now: SimTime) -> Result<SimTime> {
+        if lsn >= self.issued_upto {
+            core.stats.log_forces += 1;
+            self.write_log_page(core, false, now)?;
+            self.issued_upto = self.end_lsn();
+        }
+        Ok(self.issued_ack.max(now))
+    }
+
+    fn tx(&mut self, c: u32) -> Result<&mut Tx> {
+        self.txs[c as usize]
+            .as_mut()
+            .ok_or_else(|| HostError::Stuck(format!("internal: client {c} has no transaction")))
+    }
+
+    fn write_page(&mut self, core: &mut Core, fr: &Frame, now: SimTime) -> Result<SimTime> {
+        let at = self.force(core, fr.lsn, now)?;
+        let img = Arc::new(PageImage {
+            page: fr.page,
+            lsn: fr.lsn,
+            values: fr.values.clone(),
+        });
+        let (t0, end) =
+            core.write_image(&img, None, at, |d, lpn, tag| d.write_plain(lpn, tag, at))?;
+        core.disk[fr.page.0 as usize] = Some((t0, img));
+        self.data_ack = self.data_ack.max(end);
+        Ok(end)
+    }
+
+    fn finish_tx(&mut self, c: u32) -> Option<Tx> {
+        let tx = self.txs[c as usize].take()?;
+        for p in &tx.pages {
+            if let Some(n) = self.uncommitted.get_mut(p) {
+                *n -= 1;
+                if *n == 0 {
+                    self.uncommitted.remove(p);
+                }
+            }
+        }
+        Some(tx)
+    }
+
+    fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
+        core.stats.checkpoints += 1;
+        self.bytes_since_ckpt = 0;
+        let begin = self.append(core, LogRec::CkptBegin, now)?;
+        let mut redo = begin;
+        let dirty: Vec<u32> = core
+            .pool
+            .occupied()
+            .filter(|(_, f)| f.dirty)
+            .map(|(i, _)| i)
+            .collect();
+        let mut done = now;
+        for f in dirty {
+            let fr = core.pool.frame(f).clone();
+            if !self.steal && self.uncommitted.contains_key(&fr.page) {
+                redo = redo.min(fr.rec_lsn);
+                continue;
+            }
+            done = done.max(self.write_page(core, &fr, now)?);
+            let fm = core.pool.frame_mut(f);
+            fm.dirty = false;
+            fm.rec_lsn = 0;
+        }
+        let att: Vec<(TxnId, u64)> = self.txs.iter().flatten().map(|t| (t.txn, t.last)).collect();
+        let end = self.append(core, LogRec::CkptEnd { begin, att }, now)?;
+        done = done.max(self.force(core, end, now)?);
+        // Pages written back before the checkpoint (evictions) are clean in the pool but
+        // may still be in flight: the master waits for them too.
+        done = done.max(self.data_ack);
+        let tag = core.tags.add(|| TagContent::Master {
+            ckpt_lsn: begin,
+            redo_lsn: redo,
+        });
+        core.trace(
+            done,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn: self.master,
+                pages: 1,
+            },
+        );
+        let ack = core
+            .device
+            .write_plain(self.master, tag, done)
+            .map_err(Core::dev_err(done, "writing the master record"))?;
+        self.masters.push((ack, redo));
+        if self.masters.len() > 4 {
+            self.masters.remove(0);
+        }
+        Ok(())
+    }
+}
+
+impl Strategy for Wal {
+    fn name(&self) -> &'static str {
+        "wal"
+    }
+
+    fn begin(&mut self, core: &mut Core, c: u32, txn: TxnId, now: SimTime) -> Result<()> {
+        let lsn = self.append(core, LogRec::Begin { txn }, now)?;
+        self.txs[c as usize] = Some(Tx {
+            txn,
+            first: lsn,
+            last: lsn,
+            undo: Vec::new(),
+            pages: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn on_update(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        frame: u32,
+        slot: u16,
+        before: u64,
+        after: u64,
+        now: SimTime,
+    ) -> Result<()> {
+        let page = core.pool.frame(frame).page;
+        let (txn, prev) = {
+            let t = self.tx(c)?;
+            (t.txn, t.last)
+        };
+        let lsn = self.append(
+            core,
+            LogRec::Update {
+                txn,
+                prev: Some(prev),
+                page,
+                slot,
+                before,
+                after,
+            },
+            now,
+        )?;
+        let fr = core.pool.frame_mut(frame);
+        fr.lsn = lsn;
+        if fr.rec_lsn == 0 {
+            fr.rec_lsn = lsn.max(1);
+        }
+        let t = self.tx(c)?;
+        t.last = lsn;
+        t.undo.push((lsn, page, slot, before, Some(prev)));
+        if !t.pages.contains(&page) {
+            t.pages.push(page);
+            *self.uncommitted.entry(page).or_insert(0) += 1;
+        }
+        Ok(())
+    }
+
+    fn evictable(&self, frame: &Frame) -> bool {
+        self.steal || !self.uncommitted.contains_key(&frame.page)
+    }
+
+    fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {
+        self.write_page(core, &frame, now)
+    }
+
+    fn commit(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {
+        let (txn, prev) = {
+            let t = self.tx(c)?;
+            (t.txn, t.last)
+        };
+        let lsn = self.append(
+            core,
+            LogRec::Commit {
+                txn,
+                prev: Some(prev),
+            },
+            now,
+        )?;
+        let mut ack = if self.skip_commit_force {
+            now
+        } else {
+            self.force(core, lsn, now)?
+        };
+        if self.force_at_commit {
+            let pages = self.tx(c)?.pages.clone();
+            let at = ack;
+            for p in pages {
+                if let Some(f) = core.pool.find(p) {
+                    if core.pool.frame(f).dirty {
+                        let fr = core.pool.frame(f).clone();
+                        ack = ack.max(self.write_page(core, &fr, at)?);
+                        let fm = core.pool.frame_mut(f);
+                        fm.dirty = false;
+                        fm.rec_lsn = 0;
+                    }
+                }
+            }
+        }
+        self.append(
+            core,
+            LogRec::End {
+                txn,
+                prev: Some(lsn),
+            },
+            now,
+        )?;
+        self.finish_tx(c);
+        Ok(ack)
+    }
+
+    fn abort(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {
+        let (txn, prev) = {
+            let t = self.tx(c)?;
+            (t.txn, t.last)
+        };
+        let mut last = self.append(
+            core,
+            LogRec::Abort {
+                txn,
+                prev: Some(prev),
+            },
+            now,
+        )?;
+        let undo = std::mem::take(&mut self.tx(c)?.undo);
+        let mut done = now;
+        // Undo records whose log pages have left the log buffer are read back, one read
+        // per page.
+        let tail_start = self.seq * self.page_bytes;
+        let mut read_seqs: Vec<u64> = undo
+            .iter()
+            .filter(|u| u.0 < tail_start)
+            .map(|u| u.0 / self.page_bytes)
+            .collect();
+        read_seqs.dedup();
+        for s in read_seqs {
+            let lpn = log_lpn(self.log_base, self.log_pages, s);
+            core.trace(now, workload::txn::TxCmd::Read { lpn, pages: 1 });
+            let (_, t) = core
+                .device
+                .read(lpn, now)
+                .map_err(Core::dev_err(now, format!("reading log page {s}")))?;
+            core.stats.log_page_reads += 1;
+            done = done.max(t);
+        }
+        for (_, page, slot, before, uprev) in undo.into_iter().rev() {
+            let f = match fetch(core, self, c, page, now, true)? {
+                Fetch::Ready(f, t) => {
+                    done = done.max(t);
+                    f
+                }
+                Fetch::NoRoom => {
+                    return Err(HostError::Stuck(format!(
+                        "rollback of {txn} found no buffer frame for page {}",
+                        page.0
+                    )))
+                }
+            };
+            let clr = self.append(
+                core,
+                LogRec::Clr {
+                    txn,
+                    prev: Some(last),
+                    page,
+                    slot,
+                    after: before,
+                    undo_next: uprev,
+                },
+                now,
+            )?;
+            last = clr;
+            let fr = core.pool.frame_mut(f);
+            fr.values[slot as usize] = before;
+            fr.lsn = clr;
+            fr.dirty = true;
+            if fr.rec_lsn == 0 {
+                fr.rec_lsn = clr.max(1);
+            }
+        }
+        self.append(
+            core,
+            LogRec::End {
+                txn,
+                prev: Some(last),
+            },
+            now,
+        )?;
+        self.finish_tx(c);
+        Ok(done)
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![("log_pages_used", self.seq + 1)]
+    }
+
+    fn maintain(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
+        if self.ckpt_every > 0
+            && self.bytes_since_ckpt >= self.ckpt_every
+            && self.masters.last().is_none_or(|m| m.0 <= now)
+        {
+            self.checkpoint(core, now)?;
+        }
+        Ok(())
+    }
+}
+
+/// Restart: analysis, redo, undo from the master record and the log (module docs).
+fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
+    let start = ctx.now;
+    let before = ctx.device.core.nand.counters();
+    let page_bytes = u64::from(ctx.device.core.geo.page_bytes);
+    let d = data_lpns(ctx.layout);
+    let master = Lpn(d as u32);
+    let base = d as u32 + 1;
+    let pages = u64::from(ctx.cfg.log_pages);
+    let corrupt = |s: String| HostError::Corrupt(s);
+    let read = |ctx: &mut RecoverCtx<'_>, lpn: Lpn| -> Result<ssd::ReadOutcome> {
+        let (o, t) = ctx
+            .device
+            .read(lpn, ctx.now)
+            .map_err(|e| corrupt(format!("reading {lpn}: {e}")))?;
+        ctx.now = ctx.now.max(t);
+        Ok(o)
+    };
+    let (ckpt, redo) = match read(ctx, master)? {
+        ssd::ReadOutcome::Unmapped => (0, 0),
+        ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
+            Some(TagContent::Master { ckpt_lsn, redo_lsn }) => (*ckpt_lsn, *redo_lsn),
+            other => return Err(corrupt(format!("the master record holds {other:?}"))),
+        },
+        other => return Err(corrupt(format!("the master record reads {other:?}"))),
+    };
+    // Log pages by sequence number, read on demand.
+    let mut log: BTreeMap<u64, Arc<LogPageImage>> = BTreeMap::new();
+    let mut read_log = |ctx: &mut RecoverCtx<'_>, seq: u64| -> Result<Option<Arc<LogPageImage>>> {
+        if let Some(p) = log.get(&seq) {
+            return Ok(Some(p.clone()));
+        }
+        let lpn = log_lpn(base, pages, seq);
+        match read(ctx, lpn)? {
+            ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
+                Some(TagContent::Log(p)) if p.seq == seq => {
+                    log.insert(seq, p.clone());
+                    Ok(Some(p.clone()))
+                }
+                Some(TagContent::Log(_)) => Ok(None),
+                other => Err(corrupt(format!("log {lpn} holds {other:?}"))),
+            },
+            ssd::ReadOutcome::Unmapped => Ok(None),
+            other => Err(corrupt(format!("log {lpn} reads {other:?}"))),
+        }
+    };
+    // The forward scan.
+    let mut entries: Vec<LogEntry> = Vec::new();
+    let first = ckpt.min(redo) / page_bytes;
+    let mut seq = first;
+    loop {
+        let Some(p) = read_log(ctx, seq)? else {
+            if seq == first && (ckpt, redo) != (0, 0) {
+                return Err(corrupt(format!(
+                    "log page {seq}, where the master's checkpoint is, is missing"
+                )));
+            }
+            break;
+        };
+        entries.extend(p.entries.iter().cloned());
+        if !p.sealed {
+            break;
+        }
+        seq += 1;
+    }
+    // Analysis.
+    let mut att: BTreeMap<TxnId, Option<u64>> = BTreeMap::new(); // txn -> next LSN to undo
+    for e in entries.iter().filter(|e| e.lsn >= ckpt) {
+        match &e.rec {
+            LogRec::Begin { txn } => {
+                att.insert(*txn, None);
+            }
+            LogRec::Update { txn, .. } | LogRec::Abort { txn, .. } => {
+                att.insert(*txn, Some(e.lsn));
+            }
+            LogRec::Clr { txn, undo_next, .. } => {
+                att.insert(*txn, *undo_next);
+            }
+            LogRec::Commit { txn, .. } | LogRec::End { txn, .. } => {
+                att.remove(txn);
+            }
+            LogRec::CkptBegin => {}
+            LogRec::CkptEnd { att: list, .. } => {
+                for (t, last) in list {
+                    att.entry(*t).or_insert(Some(*last));
+                }
+            }
+        }
+    }
+    // Redo.
+    let on_disk = read_data_pages(ctx)?;
+    let mut db: BTreeMap<PageNo, (Vec<u64>, Vec<u64>)> = BTreeMap::new(); // values, lsn per slot
+    let layout = ctx.layout;
+    let page_state = |p: PageNo, db: &mut BTreeMap<PageNo, (Vec<u64>, Vec<u64>)>| -> Result<()> {
+        if db.contains_key(&p) {
+            return Ok(());
+        }
+        if p.0 >= layout.pages {
+            return Err(corrupt(format!(
+                "a log record names page {}, beyond the database",
+                p.0
+            )));
+        }
+        let slots = layout.slots(p);
+        let mut values = layout.initial_page(p);
+        let mut lsns = vec![0u64; slots as usize];
+        if let Some(imgs) = on_disk.get(&p) {
+            for (k, img) in imgs.iter().enumerate() {
+                if let Some(img) = img {
+                    for s in layout.part_range(slots, k as u32) {
+                        values[s] = img.values[s];
+                        lsns[s] = img.lsn;
+                    }
+                }
+            }
+        }
+        db.insert(p, (values, lsns));
+        Ok(())
+    };
+    for p in on_disk.keys() {
+        page_state(*p, &mut db)?;
+    }
+    let slot_check = |slot: u16, v: &Vec<u64>| -> Result<()> {
+        if slot as usize >= v.len() {
+            return Err(corrupt(format!(
+                "a log record names slot {slot} beyond its page"
+            )));
+        }
+        Ok(())
+    };
+    for e in entries.iter().filter(|e| e.lsn >= redo) {
+        let (page, slot, after) = match &e.rec {
+            LogRec::Update {
+                page, slot, after, ..
+            }
+            | LogRec::Clr {
+                page, slot, after, ..
+            } => (*page, *slot, *after),
+            _ => continue,
+        };
+        page_state(page, &mut db)?;
+        let (values, lsns) = db.get_mut(&page).expect("page state just made");
+        slot_check(slot, values)?;
+        if e.lsn > lsns[slot as usize] {
+            values[slot as usize] = after;
+        }
+    }
+    // Undo, newest LSN first across all losers.
+    let find = |ctx: &mut RecoverCtx<'_>,
+                read_log: &mut dyn FnMut(
+        &mut RecoverCtx<'_>,
+        u64,
+    ) -> Result<Option<Arc<LogPageImage>>>,
+                lsn: u64|
+     -> Result<LogRec> {
+        let Some(p) = read_log(ctx, lsn / page_bytes)? else {
+            return Err(corrupt(format!(
+                "log record {lsn} needed for undo is missing"
+            )));
+        };
+        p.entries
+            .iter()
+            .find(|e| e.lsn == lsn)
+            .map(|e| e.rec.clone())
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "log page {} holds no record {lsn}",
+                    lsn / page_bytes
+                ))
+            })
+    };
+    let mut todo: Vec<Option<u64>> = att.values().copied().collect();
+    loop {
+        let Some((i, lsn)) = todo
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.map(|l| (i, l)))
+            .max_by_key(|x| x.1)
+        else {
+            break;
+        };
+        let rec = find(ctx, &mut read_log, lsn)?;
+        todo[i] = match rec {
+            LogRec::Update {
+                prev,
+                page,
+                slot,
+                before,
+                ..
+            } => {
+                page_state(page, &mut db)?;
+                let (values, _) = db.get_mut(&page).expect("page state just made");
+                slot_check(slot, values)?;
+                values[slot as usize] = before;
+                prev
+            }
+            LogRec::Clr { undo_next, .. } => undo_next,
+            LogRec::Abort { prev, .. } => prev,
+            LogRec::Begin { .. } => None,
+            other => return Err(corrupt(format!("undo reached {other:?} at {lsn}"))),
+        };
+    }
+    let after = ctx.device.core.nand.counters();
+    Ok(RecoveredDb {
+        pages: db.into_iter().map(|(p, (v, _))| (p, v)).collect(),
+        pages_read: after.reads - before.reads,
+        time_ns: ctx.now.since(start),
+    })
+}

@@ -1,0 +1,235 @@
+//! Host runs: the DBMS host engine (`host` crate) on the device a `Config` describes, with
+//! the `[host]` section — the world's side of `workload.kind = "host"` and
+//! `commitlab run|crash --host S`.
+
+use crate::config::{Config, WorkloadKind};
+use crate::run::{build_device, WorldError};
+use host::check::{CheckReport, HostRecording, Mode};
+use host::{HostError, HostMetrics};
+
+fn herr(e: HostError) -> WorldError {
+    match e {
+        HostError::Config { .. } | HostError::Workload(_) => WorldError::Config(e.to_string()),
+        HostError::Device { at, what, error } => WorldError::Device {
+            at,
+            request: what,
+            error,
+        },
+        other => WorldError::Io(other.to_string()),
+    }
+}
+
+/// Runs the host engine on the configured device; returns its metrics.
+pub fn run_host(cfg: &Config) -> Result<HostMetrics, WorldError> {
+    run_host_traced(cfg, None)
+}
+
+/// As `run_host`, writing the device commands the host issued to `trace` as a `txn` trace
+/// (docs/TRACES.md), so device protocols can be replayed on exactly this I/O.
+pub fn run_host_traced(
+    cfg: &Config,
+    trace: Option<&std::path::Path>,
+) -> Result<HostMetrics, WorldError> {
+    let mut cfg = cfg.clone();
+    cfg.workload.kind = WorkloadKind::Host;
+    cfg.validate()?;
+    let device = build_device(&cfg, None)?;
+    let run = host::engine::run_traced(
+        &cfg.host,
+        &cfg.device(),
+        device,
+        cfg.seed,
+        false,
+        trace.is_some(),
+    )
+    .map_err(herr)?;
+    if let (Some(path), Some(cmds)) = (trace, run.trace.as_ref()) {
+        use std::io::Write;
+        let io = |e: std::io::Error| WorldError::Io(format!("{}: {e}", path.display()));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        writeln!(w, "{}", workload::txtrace::HEADER).map_err(io)?;
+        for t in cmds {
+            workload::txtrace::write_line(&mut w, t).map_err(io)?;
+        }
+        w.flush().map_err(io)?;
+    }
+    Ok(run.metrics)
+}
+
+/// The configuration `commitlab crash --host S --protocol P` starts from: the host
+/// checker's tiny database on a small device (`host::check::tiny_config`).
+pub fn host_crash_config(strategy: &str, protocol: &str) -> Config {
+    let (h, d) = host::check::tiny_config(strategy, protocol);
+    let mut c = Config {
+        nand: d.nand,
+        ftl: d.ftl,
+        protocol: d.protocol,
+        host: h,
+        ..Config::default()
+    };
+    c.workload.kind = WorkloadKind::Host;
+    c
+}
+
+/// Records a host run for the crash checker.
+pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
+    let mut cfg = cfg.clone();
+    cfg.workload.kind = WorkloadKind::Host;
+    cfg.validate()?;
+    host::check::record(&cfg.host, &cfg.device(), cfg.seed).map_err(herr)
+}
+
+/// Crash-checks a recorded host run.
+pub fn check_host(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+) -> Result<CheckReport, WorldError> {
+    host::check::check(rec, mode, seed, only).map_err(WorldError::Config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_captured_host_trace_replays_the_same_device_commands() {
+        let dir = std::env::temp_dir().join(format!("commitlab-hosttrace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (s, p) in [("device-tx", "cfc"), ("wal", "none")] {
+            let path = dir.join(format!("{s}.txn"));
+            let c = host_crash_config(s, p);
+            let m = run_host_traced(&c, Some(&path)).unwrap();
+            let mut r = c.clone();
+            r.workload.kind = WorkloadKind::Trace;
+            r.workload.trace.path = path.display().to_string();
+            r.workload.trace.format = crate::config::TraceFormat::Txn;
+            r.workload.prefill = 0.0;
+            r.run.measure_recovery = false;
+            let out = crate::run::run(&r, &Default::default()).unwrap();
+            // The same commands reach the device: as many page writes (every DB page is
+            // `parts` device pages; log and master pages one each) and reads, commits, aborts.
+            let parts = 4;
+            let host_writes = (m.stats.page_writes * parts
+                + m.stats.log_page_writes
+                + m.stats.checkpoints) as u64;
+            assert_eq!(out.metrics.host_writes, host_writes, "{s}/{p}");
+            assert_eq!(
+                out.metrics.host_reads,
+                m.stats.page_reads * parts + m.stats.log_page_reads,
+                "{s}/{p}"
+            );
+            if s == "device-tx" {
+                assert_eq!(
+                    out.metrics.txs_committed, m.strategy_counters["device_commits"],
+                    "{s}/{p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_host_run_from_a_config_and_its_errors() {
+        let mut c = host_crash_config("wal", "none");
+        c.host.measure_recovery = true;
+        let m = run_host(&c).unwrap();
+        assert!(m.txns_committed > 0);
+        let r = m.recovery.unwrap();
+        assert!(
+            r.pages_read > r.device_pages_read && r.time_ns > r.device_time_ns,
+            "{r:?}"
+        );
+        c.host.clients = 0;
+        let e = run_host(&c).unwrap_err().to_string();
+        assert!(e.contains("host.clients"), "{e}");
+        let c = Config::load(&crate::ConfigSource {
+            sets: vec![
+                "host.strategy=\"aries\"".into(),
+                "workload.kind=\"host\"".into(),
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("host.strategy"), "{e}");
+        let e = Config::load(&crate::ConfigSource {
+            sets: vec!["host.buffer_frame=3".into()],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("buffer_frame"), "{e}");
+    }
+}
+
+/// The host bench: simulated transactions per CPU-second, all layers included, for `wal`
+/// over `none` with 50 clients and a 512-frame pool on the `flagcommit` device (Table 2),
+/// `quick`: a 2 GiB cut of it. The workload is the host's `bank` source with a database of
+/// about 2 GB (20 M accounts, 250 k DB pages), standing in for TPC-C at 20 warehouses until
+/// the TPC-C generator is wired in.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct HostBench {
+    pub device: String,
+    pub workload: String,
+    pub txns: u64,
+    pub cpu_s: f64,
+    pub host_txns_per_cpu_s: f64,
+    pub sim_throughput_per_s: f64,
+    pub buffer_hit_ratio: f64,
+    pub gc_share: f64,
+}
+
+pub fn host_bench(quick: bool) -> Result<HostBench, WorldError> {
+    let mut sets = vec![
+        "nand.data_mode=\"tag\"".to_string(),
+        "workload.kind=\"host\"".into(),
+        "host.strategy=\"wal\"".into(),
+        "protocol.name=\"none\"".into(),
+        "host.clients=50".into(),
+        "host.buffer_frames=512".into(),
+        "host.bank.accounts=20000000".into(),
+        "host.transactions=100000".into(),
+        "host.log_pages=65536".into(),
+        "host.checkpoint_log_bytes=16777216".into(),
+    ];
+    if quick {
+        sets.push("nand.blocks_per_plane=512".into());
+        sets.push("host.bank.accounts=2000000".into());
+        sets.push("host.transactions=20000".into());
+        sets.push("host.log_pages=8192".into());
+    }
+    let cfg = Config::load(&crate::ConfigSource {
+        preset: Some("flagcommit".into()),
+        file: None,
+        sets,
+    })?;
+    cfg.validate()?;
+    let device = build_device(&cfg, None)?;
+    let cpu0 = crate::bench::cpu_time_ns();
+    let wall = std::time::Instant::now();
+    let m = host::run(&cfg.host, &cfg.device(), device, cfg.seed, false)
+        .map_err(herr)?
+        .metrics;
+    let cpu1 = crate::bench::cpu_time_ns();
+    let cpu_s = if cpu0 > 0 && cpu1 > cpu0 {
+        (cpu1 - cpu0) as f64 / 1e9
+    } else {
+        wall.elapsed().as_secs_f64()
+    };
+    let txns = m.txns_committed + m.txns_aborted;
+    Ok(HostBench {
+        device: if quick {
+            "flagcommit (2 GiB cut)".into()
+        } else {
+            "flagcommit (32 GiB)".into()
+        },
+        workload: m.workload.clone(),
+        txns,
+        cpu_s,
+        host_txns_per_cpu_s: txns as f64 / cpu_s.max(1e-9),
+        sim_throughput_per_s: m.throughput_per_s,
+        buffer_hit_ratio: m.buffer_hit_ratio,
+        gc_share: m.gc_share,
+    })
+}
