@@ -19,11 +19,31 @@
 //! invariants hold and that accepts new writes.
 //!
 //! Modes: *exhaustive* enumerates every crash instant at which anything changes × every
-//! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream.
-//! Every state has an index; `only` evaluates one state (to replay a failure).
+//! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream,
+//! in chunks of 4096 swept in time order (memory does not grow with `N`). Every state has an
+//! index; `Options::only` evaluates one state (to replay a failure).
 //!
-//! What it does not check: faults other than power loss (bit errors, bad blocks appearing),
-//! a crash during recovery, and ECC miscorrection (a torn page is assumed detected).
+//! *Double crashes* (`Options::double`): recovery runs with the operation log on, and the
+//! media operations it issues (scan-time erases, GC copies and erases, translation pages,
+//! checkpoint roots) are a second tape of crash points, enumerated exactly like the run's
+//! (exhaustively: every state of every recovery of every state; randomly: one state inside
+//! the first recovery and, with probability 1/2, one inside the second). A state inside
+//! recovery is judged at the first crash's instant: recovery acks nothing, so the contract
+//! is the same. A recovery that writes nothing has no states of its own.
+//!
+//! *Timing* (`timing`): a recording has one timing schedule, so the crash states of one
+//! recording are only the reorderings that schedule produced. Callers record several runs
+//! of one configuration under different timing profiles (slow host interface, slow
+//! channels, long erases, per-operation latency jitter, late acks) and check each; the
+//! `crash` command does this by default. *Shapes* (`shapes`) are named workloads that hold
+//! the protocols' windows open.
+//!
+//! What it does not check: faults other than power loss (bit errors, bad blocks appearing);
+//! ECC miscorrection (a torn page is assumed detected); timing schedules outside the
+//! profiles a run is recorded with (the explored orders are those of the recorded runs,
+//! plus every in-flight subset at each crash instant); and reads' isolation. A protocol
+//! whose recovery writes nothing (tc, scc, bpcc, none without checkpoints) gets no double
+//! crashes, because none can differ from a single one.
 
 pub mod oracle;
 pub mod shapes;
@@ -316,6 +336,15 @@ fn op_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
         b.push(o.start);
         b.push(o.end);
     }
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// The crash instants inside a recovery: its operations' starts and ends (not instant 0
+/// before its first operation, which would only repeat the state recovery started from).
+fn recovery_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
+    let mut b: Vec<SimTime> = ops.iter().flat_map(|o| [o.start, o.end]).collect();
     b.sort_unstable();
     b.dedup();
     b
@@ -643,13 +672,15 @@ pub fn check_with(
                         false,
                     );
                 }
-                if let (true, Some(rops)) = (opts.double, ev.recovery_ops) {
+                // A recovery that wrote nothing has no crash point of its own.
+                if let (true, Some(rops)) = (opts.double, ev.recovery_ops.filter(|r| !r.is_empty()))
+                {
                     rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
                     let rtape = Tape {
                         base: &img,
                         ops: &rops,
                     };
-                    let rb = op_boundaries(&rops);
+                    let rb = recovery_boundaries(&rops);
                     for_each_state(rtape, &rb, max_in_flight, &mut |rs, inner| {
                         if only_nested.is_some_and(|o| o != inner.index) {
                             return Ok(true);
@@ -721,6 +752,9 @@ pub fn check_with(
                         return Ok(rep);
                     }
                 }
+                if only_first.is_some() {
+                    break;
+                }
                 chunk_lo = chunk_hi;
             }
         }
@@ -761,10 +795,10 @@ fn random_chain(
     let mut rops = ev.recovery_ops.unwrap_or_default();
     for depth in 0..2 {
         rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
-        if depth > 0 && !r.chance(0.5) {
+        if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
             break;
         }
-        let rb = op_boundaries(&rops);
+        let rb = recovery_boundaries(&rops);
         let t2 = rb[r.below(rb.len() as u64) as usize];
         let mut sweep = Sweep::new(Tape {
             base: &base,
