@@ -149,7 +149,7 @@ fn a_txn_trace_may_reuse_a_txid_after_its_commit() {
     )
     .unwrap();
     let path = format!("workload.trace.path=\"{}\"", trace.display());
-    for p in ["lighttx", "tc", "none"] {
+    for p in ["lighttx", "tc", "cfc"] {
         let o = run(&[
             "crash",
             "--protocol",
