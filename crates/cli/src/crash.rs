@@ -466,6 +466,8 @@ struct SoakState {
     nested_states: u64,
     violations: u64,
     wall_s: f64,
+    /// Per protocol: [schedules, states, violations].
+    per_protocol: std::collections::BTreeMap<String, [u64; 3]>,
     /// Replay commands of the first violations.
     failures: Vec<String>,
 }
@@ -562,8 +564,15 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
                 Ok((rep, replay))
             })
             .collect();
-        for r in results {
+        for (r, &u) in results.into_iter().zip(&units) {
             let (rep, replay) = r?;
+            let e = st
+                .per_protocol
+                .entry(protocols[(u % np) as usize].clone())
+                .or_default();
+            e[0] += BATCH;
+            e[1] += rep.states;
+            e[2] += rep.violations;
             st.schedules += BATCH;
             st.states += rep.states;
             st.nested_states += rep.nested_states;
