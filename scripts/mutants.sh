@@ -15,8 +15,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release -p commitlab --features mutants --target-dir target/mutants >&2 || exit 2
-B=target/mutants/release/commitlab
+# Build the mutant-carrying binary aside, then relink the normal one (cargo keeps both sets of
+# artifacts, so neither build repeats the other's work).
+cargo build --release -p commitlab --features mutants >&2 || exit 2
+cp target/release/commitlab target/release/commitlab-mutants
+cargo build --release -p commitlab >&2 || exit 2
+B=target/release/commitlab-mutants
 ALL="none tc scc bpcc cfc afc lighttx aw mhl-d mhl-m"
 
 declare -A SCOPE=(
