@@ -479,7 +479,7 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
                 c.id.clone(),
                 c.paper_value.clone(),
                 c.measured.clone(),
-                format!("{:?}", c.verdict).to_lowercase(),
+                c.verdict.to_string(),
             ]);
         }
     }

@@ -7,7 +7,7 @@
 //! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity).
 
 use crate::runner::{run_all, Job};
-use crate::{judge_change, pct, Claim, Output, Scale, Verdict};
+use crate::{pct, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use ssd::Isolation;
 use workload::txn::Isolation as WIso;
@@ -172,14 +172,14 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
     let lt = |ii: usize| t7(0, ii).unwrap_or(Err("lighttx must support every level".into()));
     let (strict, npc, ser) = (lt(0)?, lt(1)?, lt(2)?);
     let (g_npc, g_ser) = (npc / strict - 1.0, ser / strict - 1.0);
-    let iso_note = "Rule: same sign and within a factor 1.5 of the paper's gain agrees, same sign otherwise partly. The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
+    let iso_note = "The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig7-serializable".into(),
         claim: "With LightTx, serializable isolation improves throughput by 20.6 % over strict isolation".into(),
         paper_value: "+20.6 %".into(),
         measured: pct(g_ser),
-        verdict: judge_change(0.206, g_ser, 1.5, 0.01),
+        verdict: Verdict::change(0.206, g_ser),
         note: iso_note.into(),
     });
     out.claims.push(Claim {
@@ -188,7 +188,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         claim: "With LightTx, no-page-conflict isolation improves throughput by 19.6 % over strict isolation".into(),
         paper_value: "+19.6 %".into(),
         measured: pct(g_npc),
-        verdict: judge_change(0.196, g_npc, 1.5, 0.01),
+        verdict: Verdict::change(0.196, g_npc),
         note: iso_note.into(),
     });
     let mut worse = Vec::new();
@@ -197,7 +197,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         for (pi, p) in PROTOCOLS.iter().enumerate().skip(1) {
             if let Some(t) = t7(pi, ii) {
                 let t = t?;
-                if t > l * 1.02 {
+                if t > l * (1.0 + SAME_WITHIN) {
                     worse.push(format!("{p} {} under {}", pct(t / l - 1.0), iso.name()));
                 }
             }
@@ -224,7 +224,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         get(&cr, 0)?.tx_throughput_per_s,
         get(&cr, 1)?.tx_throughput_per_s,
     );
-    let mut best_note = String::from("Rule: agrees if no protocol beats LightTx by more than 2 % at any isolation level it supports.");
+    let mut best_note = format!("Tested as stated: no protocol beats LightTx by more than the {:.0} % sameness band at any isolation level it supports.", SAME_WITHIN * 100.0);
     best_note.push_str(&format!(
         " Likely cause: LightTx needs the FTL's mapping checkpoints (its zone sliding), which SCC and BPCC do not (they scan the whole device at recovery). The same checkpoints, at LightTx's rate of one per {per_ckpt} host writes, cost the plain FTL `none` {} ({n_off:.0} → {n_on:.0} tx/s under strict isolation); LightTx ({strict:.0} tx/s) is {} from that, so its own mechanisms cost little. The checkpoints' NAND work is small (about 0.3 % of programs); their cost is in time: each checkpoint's 15–23 translation, journal and root pages occupy one plane for 3–5 ms, which the next transaction (striped over every plane) waits for, and a new map block every few checkpoints pulls its unit under the GC threshold for an extra GC out of step with the other units' (DECISIONS.md, \"Map stream placement\"). Ruled out by experiment: GC's restriction to the checkpointed zone, erase holds until a root is durable, and waiting for roots before programming window blocks each changed LightTx's throughput by under 4 %. The paper's simulator does not say what its mapping persistence costs in time; a controller that spread map pages over planes or wrote them in idle time would narrow the gap, which this model does not do.",
         pct(n_on / n_off - 1.0),
@@ -236,17 +236,11 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         claim: "For a given isolation level, LightTx provides as good or better transaction throughput than all previous approaches".into(),
         paper_value: "LightTx ≥ every other protocol at each level".into(),
         measured: if worse.is_empty() {
-            "LightTx within 2 % of or above every protocol at every level".into()
+            "LightTx above or within the sameness band of every protocol at every level".into()
         } else {
             format!("beaten by: {}", worse.join("; "))
         },
-        verdict: if worse.is_empty() {
-            Verdict::Agrees
-        } else if worse.len() <= 2 {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
+        verdict: Verdict::qualitative(worse.is_empty()),
         note: best_note,
     });
     Ok(())
@@ -356,8 +350,8 @@ fn fig9_to_19(
         claim: "Under aborts (strict isolation) LightTx outperforms Atomic-Write by 1.5 %".into(),
         paper_value: "+1.5 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_aw)),
-        verdict: judge_change(0.015, g_aw, 3.0, 0.003),
-        note: format!("Rule: same sign and within a factor 3 of the paper's (small) gain agrees. AW makes a commit durable by writing its mapping record after every data page is durable, a second program time on a transaction's critical path that a closed loop measures in full; the paper's timed replay hides most of it when the device keeps up with arrivals. {tput_note}"),
+        verdict: Verdict::change(0.015, g_aw),
+        note: format!("AW makes a commit durable by writing its mapping record after every data page is durable, a second program time on a transaction's critical path that a closed loop measures in full; the paper's timed replay hides most of it when the device keeps up with arrivals. {tput_note}"),
     });
     out.claims.push(Claim {
         paper: PAPER.into(),
@@ -365,8 +359,8 @@ fn fig9_to_19(
         claim: "Under aborts (strict isolation) LightTx outperforms MHL-M by 7.4 %".into(),
         paper_value: "+7.4 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_mhlm)),
-        verdict: judge_change(0.074, g_mhlm, 2.0, 0.005),
-        note: format!("Rule: same sign and within a factor 2 agrees. MHL-M pays AW's per-commit mapping write. {tput_note}"),
+        verdict: Verdict::change(0.074, g_mhlm),
+        note: format!("MHL-M pays AW's per-commit mapping write. {tput_note}"),
     });
     let spread = |pi: usize| -> Result<f64, String> {
         let v: Vec<f64> = (0..ABORTS.len())
@@ -379,24 +373,32 @@ fn fig9_to_19(
     let (s_l, s_aw, s_scc, s_bpcc) = (spread(0)?, spread(1)?, spread(4)?, spread(5)?);
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig9-stability".into(),
-        claim: "LightTx and AW keep stable throughput across abort ratios while SCC and BPCC do not".into(),
-        paper_value: "LightTx, AW stable; SCC, BPCC unstable".into(),
+        id: "lighttx-fig9-stable".into(),
+        claim: "LightTx and AW keep stable throughput across abort ratios".into(),
+        paper_value: "stable (no number)".into(),
         measured: format!(
-            "max/min over 0–50 % aborts: LightTx {}, AW {}, SCC {}, BPCC {}",
+            "max/min over 0–50 % aborts: LightTx {}, AW {}",
             pct(s_l),
-            pct(s_aw),
+            pct(s_aw)
+        ),
+        verdict: Verdict::qualitative(s_l <= SAME_WITHIN && s_aw <= SAME_WITHIN),
+        note: format!("Tested as stated: completed transactions per second vary by at most the {:.0} % sameness band (max/min − 1) over 0–50 % aborts. {tput_note}", SAME_WITHIN * 100.0),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig9-unstable".into(),
+        claim: "SCC and BPCC do not keep stable throughput across abort ratios".into(),
+        paper_value: "unstable (no number)".into(),
+        measured: format!(
+            "max/min over 0–50 % aborts: SCC {}, BPCC {}",
             pct(s_scc),
             pct(s_bpcc)
         ),
-        verdict: if s_l < 0.10 && s_aw < 0.10 && s_scc > s_l && s_bpcc > s_l {
-            Verdict::Agrees
-        } else if s_scc > s_l || s_bpcc > s_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: format!("Rule: agrees if LightTx and AW vary by under 10 % and SCC and BPCC vary more than LightTx. {tput_note}"),
+        verdict: Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
+        note: format!(
+            "Tested as stated: both vary by more than the {:.0} % sameness band. {tput_note}",
+            SAME_WITHIN * 100.0
+        ),
     });
 
     // Fig. 11: GC overhead relative to LightTx at 50 % aborts.
@@ -404,88 +406,129 @@ fn fig9_to_19(
     let l_gc = gc(0)?;
     let (gs, gb) = (ratio(gc(4)?, l_gc), ratio(gc(5)?, l_gc));
     let gc_note = "GC overhead is array time spent on GC reads, copies, flag updates and erases, including SCC's forced erases of aborted intentions.";
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig11-gc".into(),
-        claim: "At 50 % aborts the GC overhead of SCC and BPCC is 41.8× and 4.8× that of LightTx".into(),
-        paper_value: "SCC 41.8×, BPCC 4.8×".into(),
-        measured: if l_gc > 0.0 {
-            format!("SCC {gs:.2}×, BPCC {gb:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
-        } else {
-            "LightTx did no GC: no ratio".into()
-        },
-        verdict: if l_gc == 0.0 {
-            Verdict::Disagrees
-        } else if judge_change(41.8, gs, 3.0, 0.0) == Verdict::Agrees && judge_change(4.8, gb, 2.0, 0.0) == Verdict::Agrees {
-            Verdict::Agrees
-        } else if gs > gb && gb > 1.0 {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: format!("Rule: agrees if SCC is within a factor 3 of 41.8× and BPCC within a factor 2 of 4.8×; partly if the ordering SCC > BPCC > LightTx holds. {gc_note}"),
-    });
+    let no_gc = String::from("LightTx did no GC at 50 % aborts: no ratio");
+    for (id, name, paper, measured) in [
+        ("lighttx-fig11-gc-scc", "SCC", 41.8, gs),
+        ("lighttx-fig11-gc-bpcc", "BPCC", 4.8, gb),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("At 50 % aborts the GC overhead of {name} is {paper}× that of LightTx"),
+            paper_value: format!("{paper}×"),
+            measured: if l_gc > 0.0 {
+                format!("{measured:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
+            } else {
+                no_gc.clone()
+            },
+            verdict: if l_gc > 0.0 {
+                Verdict::factor(paper, measured)
+            } else {
+                Verdict::qualitative(false)
+            },
+            note: gc_note.into(),
+        });
+    }
     let (gc_aw, gc_mhlm) = (ratio(gc(1)?, l_gc) - 1.0, ratio(gc(3)?, l_gc) - 1.0);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig11-aw-mhlm".into(),
-        claim: "AW and MHL-M have 6.1 % higher GC overhead than LightTx (their per-commit mapping writes consume free pages)".into(),
-        paper_value: "+6.1 %".into(),
-        measured: format!("AW {}, MHL-M {} (50 % aborts)", pct(gc_aw), pct(gc_mhlm)),
-        verdict: match (judge_change(0.061, gc_aw, 3.0, 0.005), judge_change(0.061, gc_mhlm, 3.0, 0.005)) {
-            (Verdict::Agrees, Verdict::Agrees) => Verdict::Agrees,
-            (Verdict::Disagrees, Verdict::Disagrees) => Verdict::Disagrees,
-            _ => Verdict::Partly,
-        },
-        note: format!("Rule: both within a factor 3 of +6.1 % agree; both of the wrong sign disagree. {gc_note}"),
-    });
+    for (id, name, measured) in [
+        ("lighttx-fig11-gc-aw", "AW", gc_aw),
+        ("lighttx-fig11-gc-mhlm", "MHL-M", gc_mhlm),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("{name} has 6.1 % higher GC overhead than LightTx (its per-commit mapping writes consume free pages)"),
+            paper_value: "+6.1 %".into(),
+            measured: if l_gc > 0.0 {
+                format!("{} (50 % aborts)", pct(measured))
+            } else {
+                no_gc.clone()
+            },
+            verdict: if l_gc > 0.0 {
+                Verdict::change(0.061, measured)
+            } else {
+                Verdict::qualitative(false)
+            },
+            note: gc_note.into(),
+        });
+    }
 
     // Fig. 19: mapping-persistence write ratio, at 0 % aborts.
     let mp = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 0)?.map_persist_per_host_write) };
     let (mp_l, mp_aw, mp_mhlm, mp_scc) = (mp(0)?, mp(1)?, mp(3)?, mp(4)?);
+    let mp_note = "The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.";
+    for (id, name, measured) in [
+        ("lighttx-fig19-mapping-aw", "AW", mp_aw),
+        ("lighttx-fig19-mapping-mhlm", "MHL-M", mp_mhlm),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!(
+                "Mapping-persistence writes are 3.70 % of the trace's writes for {name}"
+            ),
+            paper_value: "3.70 %".into(),
+            measured: format!("{:.2} %", measured * 100.0),
+            verdict: Verdict::value(0.037, measured),
+            note: mp_note.into(),
+        });
+    }
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig19-mapping".into(),
-        claim: "Mapping-persistence writes are 3.70 % of the trace's writes for AW and MHL-M, under 0.75 % for LightTx, and zero for SCC/BPCC".into(),
-        paper_value: "AW/MHL-M 3.70 %; LightTx < 0.75 %; SCC/BPCC 0".into(),
-        measured: format!(
-            "AW {:.2} %, MHL-M {:.2} %, LightTx {:.3} %, SCC {:.3} %",
-            mp_aw * 100.0,
-            mp_mhlm * 100.0,
-            mp_l * 100.0,
-            mp_scc * 100.0
-        ),
-        verdict: if judge_change(0.037, mp_aw, 1.5, 0.0) == Verdict::Agrees
-            && judge_change(0.037, mp_mhlm, 1.5, 0.0) == Verdict::Agrees
-            && mp_l < 0.0075
-            && mp_scc == 0.0
-        {
-            Verdict::Agrees
-        } else if mp_aw > mp_l && mp_mhlm > mp_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if AW and MHL-M are within a factor 1.5 of 3.70 %, LightTx under 0.75 % and SCC zero. The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.".into(),
+        id: "lighttx-fig19-mapping-lighttx".into(),
+        claim: "Mapping-persistence writes are under 0.75 % of the trace's writes for LightTx"
+            .into(),
+        paper_value: "< 0.75 %".into(),
+        measured: format!("{:.3} %", mp_l * 100.0),
+        verdict: Verdict::qualitative(mp_l < 0.0075),
+        note: format!("Tested as stated (a bound, not a number). {mp_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig19-mapping-scc".into(),
+        claim: "SCC and BPCC write nothing to persist the mapping".into(),
+        paper_value: "0".into(),
+        measured: format!("SCC {:.3} %, BPCC {:.3} %", mp_scc * 100.0, mp(5)? * 100.0),
+        verdict: Verdict::qualitative(mp_scc == 0.0 && mp(5)? == 0.0),
+        note: "Tested as stated: zero mapping-persistence writes (they scan the device at recovery instead).".into(),
     });
 
     // Fig. 17: protocol memory, at 50 % aborts.
     let dram = |pi: usize| -> Result<u64, String> { Ok(protocol_dram(m9(pi, 5)?)) };
     let (d_l, d_scc, d_bpcc, d_mhld) = (dram(0)?, dram(4)?, dram(5)?, dram(2)?);
+    let mem_note = "Protocol DRAM excludes the FTL's own mapping and block tables. Absolute sizes depend on the run's length, the trace and the abort count, which the stand-in does not share with the paper's trace; the magnitude is shown for what it is.";
+    for (id, name, paper, measured) in [
+        (
+            "lighttx-fig17-memory-scc",
+            "SCC (uncommitted pages)",
+            3.60e6,
+            d_scc,
+        ),
+        (
+            "lighttx-fig17-memory-bpcc",
+            "BPCC (straddle responsibility sets)",
+            5.51e6,
+            d_bpcc,
+        ),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("{name} needs {:.2} MB of protocol memory", paper / 1e6),
+            paper_value: format!("{:.2} MB", paper / 1e6),
+            measured: format!("{:.3} MB at 50 % aborts", measured as f64 / 1e6),
+            verdict: Verdict::value(paper, measured as f64),
+            note: mem_note.into(),
+        });
+    }
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig17-memory".into(),
-        claim: "SCC (uncommitted pages) and BPCC (straddle responsibility sets) need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(),
-        paper_value: "SCC 3.60 MB, BPCC 5.51 MB; LightTx/MHL-D several KB (plus a shared 0.31 MB Active TxTable)".into(),
+        id: "lighttx-fig17-memory-contrast".into(),
+        claim: "SCC and BPCC need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(),
+        paper_value: "MB against several KB".into(),
         measured: format!("at 50 % aborts: SCC {d_scc} B, BPCC {d_bpcc} B, LightTx {d_l} B, MHL-D {d_mhld} B"),
-        verdict: if d_scc > 2 * d_l && d_bpcc > 2 * d_l {
-            Verdict::Agrees
-        } else if d_scc > d_l || d_bpcc > d_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if SCC and BPCC each use more than twice LightTx's protocol DRAM (the FTL's own mapping and block tables excluded). Absolute sizes depend on the run's length and abort count, so only the contrast is compared.".into(),
+        verdict: Verdict::qualitative(d_scc.min(d_bpcc) >= 10 * d_l.max(d_mhld)),
+        note: format!("Tested as stated, reading \"far more\" as at least ten times (the paper's are megabytes against kilobytes). {mem_note}"),
     });
     Ok(())
 }
@@ -546,23 +589,36 @@ fn fig18(scale: Scale, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Re
         (rec[0], rec[1], rec[2], rec[3], rec[4], rec[5]);
     let order_ok = r_scc.min(r_bpcc) > r_l.max(r_mhld) && r_l >= r_aw.min(r_mhlm);
     let gib = f64::from(blocks) * 64.0 * 64.0 * 4096.0 / f64::from(1u32 << 30);
+    let rec_note = "Recovery time is simulated: reads proceed in parallel on every plane (SCC and BPCC read one summary page per block), and LightTx's includes reading the root log, translation and journal pages, its zones, and the checkpoint it writes before accepting commands.";
+    let measured_all = format!(
+        "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms"
+    );
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig18-recovery".into(),
-        claim: "Recovery: SCC/BPCC scan the whole device (6.957 s), LightTx and MHL-D scan only their zones (< 0.194 s), AW/MHL-M only read the mapping (0.126 s)".into(),
-        paper_value: "SCC/BPCC 6.957 s ≫ LightTx < 0.194 s ≥ AW/MHL-M 0.126 s (36× between SCC/BPCC and LightTx)".into(),
-        measured: format!(
-            "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms ({:.1}× between SCC and LightTx)",
-            ratio(r_scc, r_l)
-        ),
-        verdict: if order_ok && ratio(r_scc, r_l) > 5.0 {
-            Verdict::Agrees
-        } else if r_scc.min(r_bpcc) > r_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if the ordering holds and the whole-device scan takes more than 5× LightTx's recovery. Recovery time is simulated: reads proceed in parallel on every plane (SCC and BPCC read one summary page per block), and LightTx's includes reading the root log, translation and journal pages, its zones, and the checkpoint it writes before accepting commands. Absolute times are far below the paper's: its 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so the paper's simulator likely did not overlap recovery reads across planes; the ordering and ratios are what is compared.".into(),
+        id: "lighttx-fig18-order".into(),
+        claim: "SCC/BPCC scan the whole device and take longest; LightTx and MHL-D scan only their zones; AW/MHL-M only read the mapping and are fastest".into(),
+        paper_value: "SCC/BPCC > LightTx, MHL-D ≥ AW/MHL-M".into(),
+        measured: measured_all.clone(),
+        verdict: Verdict::qualitative(order_ok),
+        note: format!("Tested as stated: both whole-device scans take longer than LightTx's and MHL-D's recovery, and LightTx's is no shorter than the faster of AW and MHL-M. {rec_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-scan-vs-lighttx".into(),
+        claim: "SCC's whole-device scan takes 36× LightTx's recovery (6.957 s against under 0.194 s)".into(),
+        paper_value: "35.9× (6.957 s / 0.194 s)".into(),
+        measured: format!("{:.1}×", ratio(r_scc, r_l)),
+        verdict: Verdict::factor(6.957 / 0.194, ratio(r_scc, r_l)),
+        note: format!("The paper gives LightTx's time as a bound (< 0.194 s), so 35.9× is the smallest factor it allows. {rec_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-scan-time".into(),
+        claim: "SCC/BPCC's whole-device scan of 32 GB takes 6.957 s".into(),
+        paper_value: "6.957 s".into(),
+        measured: format!("SCC {:.3} s on {gib:.0} GiB", r_scc / 1e3),
+        verdict: Verdict::value(6.957, r_scc / 1e3),
+        note: format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so its simulator likely did not overlap recovery reads across planes; this model does (DECISIONS.md, \"Reproduction fidelity\"). {rec_note}"),
     });
     out.notes.push(format!(
         "Fig. 18 runs on a {gib:.0} GiB device of the same shape ({blocks} blocks per plane), 85 % prefilled, after 300 transactions under strict isolation; recovery is measured by cutting power at the end of the run."
