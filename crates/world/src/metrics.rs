@@ -74,6 +74,13 @@ pub struct RunMetrics {
     pub latency_ns: Percentiles,
     pub read_latency_ns: Percentiles,
     pub write_latency_ns: Percentiles,
+    /// Open-loop workloads (timed traces, generated arrivals): from a request's or a
+    /// transaction's arrival to issuing its first command (waiting for a client, a barrier
+    /// or the previous transaction). Empty for closed loops.
+    pub queue_delay_ns: Percentiles,
+    /// Open-loop workloads: from arrival to the ack of the request, or of the transaction's
+    /// COMMIT/ABORT (queueing delay plus service time). Empty for closed loops.
+    pub response_time_ns: Percentiles,
     pub txs_committed: u64,
     pub txs_aborted: u64,
     /// Committed transactions per simulated second.

@@ -189,6 +189,8 @@ enum Ev {
         client: u32,
         blocking: bool,
         issued: SimTime,
+        /// The arrival of the request this completes, when it has one and is a plain request.
+        arrival: Option<SimTime>,
         kind: u8,
         tx: TxId,
     },
@@ -233,7 +235,11 @@ pub struct World {
     lat_write: Histogram,
     lat_tx: Histogram,
     lat_commit: Histogram,
+    lat_queue: Histogram,
+    lat_response: Histogram,
     tx_begin: BTreeMap<TxId, SimTime>,
+    /// Arrival of each open transaction that has one (for its response time).
+    tx_arrival: BTreeMap<TxId, SimTime>,
     committed: u64,
     aborted: u64,
     trace_out: Option<std::io::BufWriter<std::fs::File>>,
@@ -298,7 +304,10 @@ impl World {
             lat_write: Histogram::new(),
             lat_tx: Histogram::new(),
             lat_commit: Histogram::new(),
+            lat_queue: Histogram::new(),
+            lat_response: Histogram::new(),
             tx_begin: BTreeMap::new(),
+            tx_arrival: BTreeMap::new(),
             committed: 0,
             aborted: 0,
             trace_out,
@@ -340,6 +349,9 @@ impl World {
         self.now = self.device.barrier(SimTime::ZERO);
         self.requests = 0;
         self.start_measuring(self.now);
+        // Arrival times count from here, not from t = 0 (issue 9): otherwise every request
+        // of a timed workload is already late and an open loop degenerates into a burst.
+        self.driver.set_origin(self.now);
         Ok(())
     }
 
@@ -354,6 +366,8 @@ impl World {
         self.lat_write = Histogram::new();
         self.lat_tx = Histogram::new();
         self.lat_commit = Histogram::new();
+        self.lat_queue = Histogram::new();
+        self.lat_response = Histogram::new();
         self.committed = 0;
         self.aborted = 0;
         self.wall_start = std::time::Instant::now();
@@ -542,6 +556,7 @@ impl World {
         match self.driver.step(c, now) {
             Step::Issue(op) => {
                 let tx = op_tx(&op);
+                let arrival = self.note_arrival(c, &op, now);
                 let (ack, kind) = self.submit(&op, now)?;
                 if let Some(l) = self.driver.hint_next() {
                     if l.0 < self.device.logical_pages() {
@@ -555,6 +570,7 @@ impl World {
                         client: c,
                         blocking: true,
                         issued: now,
+                        arrival,
                         kind,
                         tx,
                     },
@@ -562,6 +578,7 @@ impl World {
             }
             Step::IssueThen(op, next) => {
                 let tx = op_tx(&op);
+                let arrival = self.note_arrival(c, &op, now);
                 let (ack, kind) = self.submit(&op, now)?;
                 self.outstanding += 1;
                 self.queue.push(
@@ -570,6 +587,7 @@ impl World {
                         client: c,
                         blocking: false,
                         issued: now,
+                        arrival,
                         kind,
                         tx,
                     },
@@ -590,6 +608,21 @@ impl World {
         Ok(())
     }
 
+    /// Records the queueing delay of a unit of work that starts with `op` (a plain request or
+    /// a BEGIN) and has an arrival time; returns the arrival to carry to a plain request's
+    /// completion (a transaction's is kept until its COMMIT or ABORT completes).
+    fn note_arrival(&mut self, c: u32, op: &Op, now: SimTime) -> Option<SimTime> {
+        let a = self.driver.arrival(c)?;
+        self.lat_queue.record(now.since(a));
+        match *op {
+            Op::Begin { tx } => {
+                self.tx_arrival.insert(tx, a);
+                None
+            }
+            _ => Some(a),
+        }
+    }
+
     /// Runs the workload to completion.
     pub fn run(&mut self) -> Result<(), WorldError> {
         self.prefill()?;
@@ -604,12 +637,21 @@ impl World {
                     client,
                     blocking,
                     issued,
+                    arrival,
                     kind,
                     tx,
                 } => {
                     self.outstanding -= 1;
                     let lat = t.since(issued);
                     self.lat_all.record(lat);
+                    if let Some(a) = arrival {
+                        self.lat_response.record(t.since(a));
+                    }
+                    if matches!(kind, K_COMMIT | K_ABORT) {
+                        if let Some(a) = self.tx_arrival.remove(&tx) {
+                            self.lat_response.record(t.since(a));
+                        }
+                    }
                     match kind {
                         K_READ => self.lat_read.record(lat),
                         K_WRITE => self.lat_write.record(lat),
@@ -716,6 +758,8 @@ impl World {
             latency_ns: self.lat_all.percentiles(),
             read_latency_ns: self.lat_read.percentiles(),
             write_latency_ns: self.lat_write.percentiles(),
+            queue_delay_ns: self.lat_queue.percentiles(),
+            response_time_ns: self.lat_response.percentiles(),
             txs_committed: self.committed,
             txs_aborted: self.aborted,
             tx_throughput_per_s: if sim_ns == 0 {
