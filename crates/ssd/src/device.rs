@@ -471,6 +471,12 @@ impl Device {
         v
     }
 
+    /// The bytes of DRAM the commit protocol's own tables use (`dram_bytes` without the
+    /// FTL's mapping, reverse-map, flag and block tables and the device transaction table).
+    pub fn protocol_dram_bytes(&self) -> u64 {
+        self.proto.dram_bytes().iter().map(|(_, b)| *b).sum()
+    }
+
     /// Protocol-specific counters.
     pub fn protocol_counters(&self) -> Vec<(&'static str, u64)> {
         self.proto.counters()

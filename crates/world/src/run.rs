@@ -8,7 +8,7 @@
 
 use crate::config::{Config, TraceFormat, WorkloadKind};
 use crate::hostlog::HostEvent;
-use crate::metrics::{EraseStats, RecoveryMetrics, RunMetrics, WALL_CLOCK_KEYS};
+use crate::metrics::{EraseStats, RecoveryMetrics, RunMetrics, DRAM_SAMPLE_EVERY, WALL_CLOCK_KEYS};
 use media::{Nand, NandCounters};
 use serde::Serialize;
 use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxId};
@@ -240,6 +240,9 @@ pub struct World {
     tx_begin: BTreeMap<TxId, SimTime>,
     /// Arrival of each open transaction that has one (for its response time).
     tx_arrival: BTreeMap<TxId, SimTime>,
+    /// Largest sampled DRAM per structure, and of the protocol's tables in total.
+    dram_peak: BTreeMap<&'static str, u64>,
+    protocol_dram_peak: u64,
     committed: u64,
     aborted: u64,
     trace_out: Option<std::io::BufWriter<std::fs::File>>,
@@ -308,6 +311,8 @@ impl World {
             lat_response: Histogram::new(),
             tx_begin: BTreeMap::new(),
             tx_arrival: BTreeMap::new(),
+            dram_peak: BTreeMap::new(),
+            protocol_dram_peak: 0,
             committed: 0,
             aborted: 0,
             trace_out,
@@ -368,6 +373,9 @@ impl World {
         self.lat_commit = Histogram::new();
         self.lat_queue = Histogram::new();
         self.lat_response = Histogram::new();
+        self.dram_peak.clear();
+        self.protocol_dram_peak = 0;
+        self.sample_dram();
         self.committed = 0;
         self.aborted = 0;
         self.wall_start = std::time::Instant::now();
@@ -514,6 +522,9 @@ impl World {
             })
         })();
         self.requests += 1;
+        if self.requests.is_multiple_of(DRAM_SAMPLE_EVERY) {
+            self.sample_dram();
+        }
         let every = self.cfg.run.check_invariants_every;
         if every > 0 && self.requests.is_multiple_of(every) {
             self.device.check_invariants().map_err(|e| {
@@ -608,6 +619,17 @@ impl World {
         Ok(())
     }
 
+    /// Folds the device's current DRAM use into the peaks.
+    fn sample_dram(&mut self) {
+        for (k, v) in self.device.dram_bytes() {
+            let e = self.dram_peak.entry(k).or_insert(0);
+            *e = (*e).max(v);
+        }
+        self.protocol_dram_peak = self
+            .protocol_dram_peak
+            .max(self.device.protocol_dram_bytes());
+    }
+
     /// Records the queueing delay of a unit of work that starts with `op` (a plain request or
     /// a BEGIN) and has an arrival time; returns the arrival to carry to a plain request's
     /// completion (a transaction's is kept until its COMMIT or ABORT completes).
@@ -696,7 +718,8 @@ impl World {
     }
 
     /// The metrics of the measured part of the run (after the prefill).
-    pub fn metrics(&self, wall_s: f64) -> RunMetrics {
+    pub fn metrics(&mut self, wall_s: f64) -> RunMetrics {
+        self.sample_dram();
         let d = &self.device;
         let n = d.core.nand.counters();
         let b = self.base_nand;
@@ -799,6 +822,13 @@ impl World {
                 .collect(),
             dram_bytes_total: dram.values().sum(),
             dram_bytes: dram,
+            dram_bytes_peak: self
+                .dram_peak
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+            protocol_dram_bytes: d.protocol_dram_bytes(),
+            protocol_dram_bytes_peak: self.protocol_dram_peak,
             recovery: None,
             recovery_wall_time_s: 0.0,
             wall_time_s: wall_s,

@@ -82,3 +82,26 @@ fn disksim_arrivals_count_from_the_end_of_the_prefill() {
         m.response_time_ns
     );
 }
+
+/// Peak DRAM is reported beside the end-of-run figure: a run whose transactions are all
+/// finished at the end still needed memory for them while they ran.
+#[test]
+fn peak_protocol_dram_is_reported() {
+    let mut c = small("scc");
+    c.workload.kind = WorkloadKind::Txn;
+    let t = &mut c.workload.txn;
+    t.transactions = 300;
+    t.abort_ratio = 0.3;
+    let m = world::run(&c, &RunOptions::default()).unwrap().metrics;
+    let end: u64 = m.protocol_dram_bytes;
+    assert!(m.protocol_dram_bytes_peak >= end);
+    let active_peak = m.dram_bytes_peak["active transactions"];
+    assert!(
+        active_peak > m.dram_bytes["active transactions"],
+        "transactions were active during the run: peak {active_peak}, end {}",
+        m.dram_bytes["active transactions"]
+    );
+    for (k, v) in &m.dram_bytes {
+        assert!(m.dram_bytes_peak[k] >= *v, "{k}");
+    }
+}
