@@ -351,12 +351,40 @@ impl World {
             };
             self.submit(&op, SimTime::ZERO)?;
         }
+        self.age(pages)?;
         self.now = self.device.barrier(SimTime::ZERO);
         self.requests = 0;
         self.start_measuring(self.now);
         // Arrival times count from here, not from t = 0 (issue 9): otherwise every request
         // of a timed workload is already late and an open loop degenerates into a burst.
         self.driver.set_origin(self.now);
+        Ok(())
+    }
+
+    /// Ages the device after the prefill (`workload.age`): random single-page overwrites of
+    /// the `pages` prefilled pages, issued as a closed loop that keeps two writes in flight
+    /// per parallel unit (so simulated time advances and GC runs as it would under load).
+    fn age(&mut self, pages: u32) -> Result<(), WorldError> {
+        let writes = (f64::from(pages) * self.cfg.workload.age) as u64;
+        if writes == 0 || pages == 0 {
+            return Ok(());
+        }
+        let mut rng = Rng::new(self.cfg.seed).fork("age");
+        let depth = 2 * self.device.core.geo.pus() as usize;
+        let mut in_flight: std::collections::VecDeque<SimTime> =
+            std::collections::VecDeque::with_capacity(depth);
+        let mut now = self.device.barrier(SimTime::ZERO);
+        for _ in 0..writes {
+            if in_flight.len() >= depth {
+                now = now.max(in_flight.pop_front().unwrap_or(now));
+            }
+            let op = Op::Write {
+                lpn: Lpn(rng.below(u64::from(pages)) as u32),
+                pages: 1,
+            };
+            let (ack, _) = self.submit(&op, now)?;
+            in_flight.push_back(ack);
+        }
         Ok(())
     }
 
