@@ -124,6 +124,9 @@ enum Cmd {
         /// Where claims.json, REPORT.md, CSV files and SVG plots go.
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
+        /// Points run at once (default: one per core). The report does not depend on it.
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
     },
     /// List the registered commit protocols.
     Protocols,
@@ -443,7 +446,12 @@ fn cmd_recover(
     write_json(json, &rep)
 }
 
-fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Result<(), Fail> {
+fn cmd_reproduce(
+    papers: &[String],
+    quick: bool,
+    out: &std::path::Path,
+    jobs: usize,
+) -> Result<(), Fail> {
     let mut list: Vec<String> = Vec::new();
     for p in papers {
         match p.as_str() {
@@ -463,10 +471,15 @@ fn cmd_reproduce(papers: &[String], quick: bool, out: &std::path::Path) -> Resul
         reproduce::Scale::Full
     };
     let wall = std::time::Instant::now();
-    let progress = |m: &str| eprintln!("{m}");
+    let report = |m: &str| eprintln!("{m}");
+    let progress = reproduce::Progress::new(jobs, &report);
     let mut outputs = Vec::new();
     for p in &list {
-        eprintln!("reproducing {p} ({})", if quick { "quick" } else { "full" });
+        eprintln!(
+            "reproducing {p} ({}, {} jobs)",
+            if quick { "quick" } else { "full" },
+            progress.jobs
+        );
         let o =
             reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
         outputs.push((p.clone(), o));
@@ -536,7 +549,12 @@ fn main() -> ExitCode {
             verify_acks,
             json,
         } => cmd_recover(image, verify_acks, json),
-        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out),
+        Cmd::Reproduce {
+            papers,
+            quick,
+            out,
+            jobs,
+        } => cmd_reproduce(papers, *quick, out, *jobs),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();

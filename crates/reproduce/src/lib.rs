@@ -14,6 +14,8 @@ pub mod lighttx;
 pub mod runner;
 pub mod txflash;
 
+pub use runner::Progress;
+
 use serde::Serialize;
 use std::path::Path;
 
@@ -199,11 +201,7 @@ pub struct Output {
 }
 
 /// Runs one paper's experiments.
-pub fn run_paper(
-    paper: &str,
-    scale: Scale,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<Output, String> {
+pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Output, String> {
     match paper {
         "txflash" => txflash::run(scale, progress),
         "lighttx" => lighttx::run(scale, progress),

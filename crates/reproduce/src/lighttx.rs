@@ -6,7 +6,7 @@
 //! - Fig. 17: protocol memory. Fig. 19: mapping-persistence writes (from the abort sweep).
 //! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity).
 
-use crate::runner::{run_all, Job};
+use crate::runner::{run_all, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use ssd::Isolation;
@@ -68,7 +68,7 @@ fn ratio(a: f64, b: f64) -> f64 {
     a / b.max(1e-9)
 }
 
-pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, String> {
+pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     let (blocks, txs) = match scale {
         // 64 planes × 32 blocks: 512 MiB; 4000 transactions write about three times the free
         // space, so GC reaches steady state.
@@ -78,6 +78,13 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
     };
     let b = base(blocks, txs)?;
     let mut out = Output::default();
+    let mut fig7_points = 0;
+    for p in PROTOCOLS {
+        let info = ssd::protocol::lookup(p).map_err(|e| e.to_string())?;
+        fig7_points += ISOLATIONS.iter().filter(|(i, _)| info.supports(*i)).count();
+    }
+    // Fig. 7, its two checkpoint-cost runs, the abort sweep, Fig. 18.
+    progress.plan(fig7_points + 2 + PROTOCOLS.len() * ABORTS.len() + PROTOCOLS.len());
     fig7(&b, &mut out, progress)?;
     fig9_to_19(&b, &mut out, progress)?;
     fig18(scale, &mut out, progress)?;
@@ -93,7 +100,7 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
     Ok(out)
 }
 
-fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
+fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let mut jobs = Vec::new();
     let mut slots: Vec<(usize, usize, usize)> = Vec::new(); // (protocol, isolation, job)
     for (pi, p) in PROTOCOLS.iter().enumerate() {
@@ -237,11 +244,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
     Ok(())
 }
 
-fn fig9_to_19(
-    b: &Config,
-    out: &mut Output,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), String> {
+fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let mut jobs = Vec::new();
     for p in PROTOCOLS {
         for a in ABORTS {
@@ -528,7 +531,7 @@ fn fig9_to_19(
 
 /// Fig. 18 on a device large enough that a whole-device scan costs what it costs: recovery
 /// after a short run on an 85 % full device.
-fn fig18(scale: Scale, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
+fn fig18(scale: Scale, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let blocks = if scale == Scale::Quick { 256 } else { 2048 };
     let b = base(blocks, 300)?;
     let jobs = PROTOCOLS

@@ -7,7 +7,7 @@
 //!   0–50 % aborts, normalized to TC, on synthetic transactions averaging 250 KB.
 //! - Table 2: TC's commit-record space overhead for small and large transactions.
 
-use crate::runner::{run_all, Job};
+use crate::runner::{run_all, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use world::{Config, ConfigSource, RunMetrics};
@@ -43,9 +43,10 @@ fn get(r: &[Result<RunMetrics, String>], i: usize) -> Result<&RunMetrics, String
     r[i].as_ref().map_err(|e| e.clone())
 }
 
-pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, String> {
+pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     let b = base(scale)?;
     let mut out = Output::default();
+    progress.plan(FIG6_PROTOCOLS.len() * SIZES.len() + FIG8_PROTOCOLS.len() * ABORTS.len());
 
     // ---------------------------------------------------------------- Fig. 6
     let mut jobs = Vec::new();
