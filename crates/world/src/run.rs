@@ -340,18 +340,27 @@ impl World {
         }
     }
 
-    /// Writes the first `prefill` fraction of the logical space sequentially, then starts
-    /// measuring from the instant the device is idle again.
+    /// Writes the first `prefill` fraction of the logical space sequentially, ages the
+    /// device if configured, then starts measuring from the instant the device is idle
+    /// again. Both phases issue their writes as a closed loop with two writes in flight per
+    /// parallel unit: enough to keep every unit busy, and simulated time advances, so
+    /// protocol state keyed by time (SCC's and BPCC's pending commit acks) is forgotten as
+    /// it passes instead of piling up for millions of pages issued at one instant.
     fn prefill(&mut self) -> Result<(), WorldError> {
         let pages = (f64::from(self.device.logical_pages()) * self.cfg.workload.prefill) as u32;
+        let mut loop_ = ClosedLoop::new(2 * self.device.core.geo.pus() as usize);
         for lpn in 0..pages {
-            let op = Op::Write {
-                lpn: Lpn(lpn),
-                pages: 1,
-            };
-            self.submit(&op, SimTime::ZERO)?;
+            self.closed_loop_write(&mut loop_, lpn)?;
         }
-        self.age(pages)?;
+        let writes = (f64::from(pages) * self.cfg.workload.age) as u64;
+        if writes > 0 && pages > 0 {
+            // Ageing (`workload.age`): random single-page overwrites of the prefilled pages.
+            let mut rng = Rng::new(self.cfg.seed).fork("age");
+            for _ in 0..writes {
+                let lpn = rng.below(u64::from(pages)) as u32;
+                self.closed_loop_write(&mut loop_, lpn)?;
+            }
+        }
         self.now = self.device.barrier(SimTime::ZERO);
         self.requests = 0;
         self.start_measuring(self.now);
@@ -361,30 +370,18 @@ impl World {
         Ok(())
     }
 
-    /// Ages the device after the prefill (`workload.age`): random single-page overwrites of
-    /// the `pages` prefilled pages, issued as a closed loop that keeps two writes in flight
-    /// per parallel unit (so simulated time advances and GC runs as it would under load).
-    fn age(&mut self, pages: u32) -> Result<(), WorldError> {
-        let writes = (f64::from(pages) * self.cfg.workload.age) as u64;
-        if writes == 0 || pages == 0 {
-            return Ok(());
-        }
-        let mut rng = Rng::new(self.cfg.seed).fork("age");
-        let depth = 2 * self.device.core.geo.pus() as usize;
-        let mut in_flight: std::collections::VecDeque<SimTime> =
-            std::collections::VecDeque::with_capacity(depth);
-        let mut now = self.device.barrier(SimTime::ZERO);
-        for _ in 0..writes {
-            if in_flight.len() >= depth {
-                now = now.max(in_flight.pop_front().unwrap_or(now));
+    fn closed_loop_write(&mut self, l: &mut ClosedLoop, lpn: u32) -> Result<(), WorldError> {
+        if l.in_flight.len() >= l.depth {
+            if let Some(t) = l.in_flight.pop_front() {
+                l.now = l.now.max(t);
             }
-            let op = Op::Write {
-                lpn: Lpn(rng.below(u64::from(pages)) as u32),
-                pages: 1,
-            };
-            let (ack, _) = self.submit(&op, now)?;
-            in_flight.push_back(ack);
         }
+        let op = Op::Write {
+            lpn: Lpn(lpn),
+            pages: 1,
+        };
+        let (ack, _) = self.submit(&op, l.now)?;
+        l.in_flight.push_back(ack);
         Ok(())
     }
 
@@ -878,6 +875,24 @@ impl World {
             device: self.device,
             host_log: self.host_log,
             base_image: self.base_image,
+        }
+    }
+}
+
+/// The prefill's and ageing's closed loop: at most `depth` writes in flight; the next write
+/// is issued when the oldest completes.
+struct ClosedLoop {
+    depth: usize,
+    in_flight: std::collections::VecDeque<SimTime>,
+    now: SimTime,
+}
+
+impl ClosedLoop {
+    fn new(depth: usize) -> ClosedLoop {
+        ClosedLoop {
+            depth: depth.max(1),
+            in_flight: std::collections::VecDeque::new(),
+            now: SimTime::ZERO,
         }
     }
 }
