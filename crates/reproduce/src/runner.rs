@@ -106,8 +106,10 @@ mod tests {
         let jobs = || {
             (0..4)
                 .map(|i| {
-                    let mut cfg = Config::default();
-                    cfg.seed = i + 1;
+                    let mut cfg = Config {
+                        seed: i + 1,
+                        ..Config::default()
+                    };
                     cfg.workload.synthetic.requests = 200;
                     cfg.run.measure_recovery = false;
                     Job {

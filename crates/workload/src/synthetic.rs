@@ -196,7 +196,7 @@ impl Driver for Synthetic {
             // The schedule advances from the arrival, not from `now`, so arrivals keep their
             // rate exactly (the world wakes this client at `next`, never later).
             self.last_arrival = Some(self.next_arrival);
-            self.next_arrival = self.next_arrival + gap;
+            self.next_arrival += gap;
             let op = self.make_op();
             return Step::IssueThen(op, self.next_arrival.max(now));
         }
