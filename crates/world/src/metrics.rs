@@ -123,7 +123,7 @@ pub struct RunMetrics {
 }
 
 /// How often (in requests) a run samples DRAM for its peaks.
-pub const DRAM_SAMPLE_EVERY: u64 = 64;
+pub const DRAM_SAMPLE_EVERY: u64 = 256;
 
 /// Keys whose values depend on the wall clock (everything else is deterministic).
 pub const WALL_CLOCK_KEYS: [&str; 3] =

@@ -243,6 +243,8 @@ pub struct World {
     /// Largest sampled DRAM per structure, and of the protocol's tables in total.
     dram_peak: BTreeMap<&'static str, u64>,
     protocol_dram_peak: u64,
+    /// Whether the measured part has started (the prefill and ageing are over).
+    measuring: bool,
     committed: u64,
     aborted: u64,
     trace_out: Option<std::io::BufWriter<std::fs::File>>,
@@ -313,6 +315,7 @@ impl World {
             tx_arrival: BTreeMap::new(),
             dram_peak: BTreeMap::new(),
             protocol_dram_peak: 0,
+            measuring: false,
             committed: 0,
             aborted: 0,
             trace_out,
@@ -400,6 +403,7 @@ impl World {
         self.lat_response = Histogram::new();
         self.dram_peak.clear();
         self.protocol_dram_peak = 0;
+        self.measuring = true;
         self.sample_dram();
         self.committed = 0;
         self.aborted = 0;
@@ -547,7 +551,9 @@ impl World {
             })
         })();
         self.requests += 1;
-        if self.requests.is_multiple_of(DRAM_SAMPLE_EVERY) {
+        // Only while measuring: peaks reset when measurement starts, and some protocols'
+        // sizes take time proportional to their tables to compute.
+        if self.measuring && self.requests.is_multiple_of(DRAM_SAMPLE_EVERY) {
             self.sample_dram();
         }
         let every = self.cfg.run.check_invariants_every;
