@@ -441,6 +441,8 @@ pub(crate) struct Uncommitted {
     /// A block whose erase count still equals that number lost no copy.
     by_block: BTreeMap<u32, (u32, BTreeSet<Link>)>,
     erases_seen: u64,
+    /// Copies over all entries, kept so that `dram_bytes` is O(1) (runs sample it often).
+    places_total: usize,
 }
 
 impl Uncommitted {
@@ -466,14 +468,17 @@ impl Uncommitted {
             e.1.insert(at);
         }
         self.by_next.insert((next, at));
-        self.entries.insert(
+        self.places_total += places.len();
+        if let Some(old) = self.entries.insert(
             at,
             UEntry {
                 next,
                 places,
                 gone_at: SimTime::ZERO,
             },
-        );
+        ) {
+            self.places_total -= old.places.len();
+        }
     }
 
     /// An aborted transaction: unpins its intentions and records every copy of each (the
@@ -498,6 +503,7 @@ impl Uncommitted {
 
     pub fn remove(&mut self, core: &FtlCore, at: &Link) -> Option<UEntry> {
         let e = self.entries.remove(at)?;
+        self.places_total -= e.places.len();
         self.by_next.remove(&(e.next, *at));
         for p in &e.places {
             self.unindex_block(core.geo.block_of(p.ppa).0, at);
@@ -538,6 +544,7 @@ impl Uncommitted {
             }
         });
         let empty = e.places.is_empty();
+        self.places_total -= gone.len();
         for b in gone {
             if !self.entries[at]
                 .places
@@ -624,13 +631,21 @@ impl Uncommitted {
         if self.by_next.len() != self.entries.len() {
             return Err("next-link index out of step".into());
         }
+        let places: usize = self.entries.values().map(|e| e.places.len()).sum();
+        if places != self.places_total {
+            return Err(format!(
+                "{places} uncommitted copies, counted {}",
+                self.places_total
+            ));
+        }
         Ok(())
     }
 
     pub fn dram_bytes(&self) -> u64 {
-        let places: usize = self.entries.values().map(|e| e.places.len()).sum();
-        (self.entries.len() * 48 + places * 8 + self.by_next.len() * 16 + self.by_block.len() * 32)
-            as u64
+        (self.entries.len() * 48
+            + self.places_total * 8
+            + self.by_next.len() * 16
+            + self.by_block.len() * 32) as u64
     }
 }
 
