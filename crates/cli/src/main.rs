@@ -154,6 +154,9 @@ enum Cmd {
         /// Where claims.json, REPORT.md, REPORT.html, CSV files and SVG plots go.
         #[arg(long, default_value = "out/reproduce")]
         out: PathBuf,
+        /// Points run at once (default: one per core). The report does not depend on it.
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
     },
     /// List the registered commit protocols.
     Protocols,
@@ -533,6 +536,7 @@ fn cmd_reproduce(
     quick: bool,
     out: &std::path::Path,
     quiet: bool,
+    jobs: usize,
 ) -> Result<(), Fail> {
     let mut list: Vec<String> = Vec::new();
     for p in papers {
@@ -592,11 +596,13 @@ fn cmd_reproduce(
             None => b.println(m),
         }
     };
+    let progress = reproduce::Progress::new(jobs, &progress);
     let mut outputs = Vec::new();
     for p in &list {
-        progress(&format!(
-            "reproducing {p} ({})",
-            if quick { "quick" } else { "full" }
+        progress.say(&format!(
+            "reproducing {p} ({}, {} jobs)",
+            if quick { "quick" } else { "full" },
+            progress.jobs
         ));
         let o =
             reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
@@ -613,7 +619,7 @@ fn cmd_reproduce(
                 c.id.clone(),
                 c.paper_value.clone(),
                 c.measured.clone(),
-                format!("{:?}", c.verdict).to_lowercase(),
+                c.verdict.to_string(),
             ]);
         }
     }
@@ -699,7 +705,12 @@ fn main() -> ExitCode {
             verify_acks,
             json,
         } => cmd_recover(image, verify_acks, json),
-        Cmd::Reproduce { papers, quick, out } => cmd_reproduce(papers, *quick, out, cli.quiet),
+        Cmd::Reproduce {
+            papers,
+            quick,
+            out,
+            jobs,
+        } => cmd_reproduce(papers, *quick, out, cli.quiet, *jobs),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();

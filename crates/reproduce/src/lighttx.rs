@@ -6,8 +6,8 @@
 //! - Fig. 17: protocol memory. Fig. 19: mapping-persistence writes (from the abort sweep).
 //! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity).
 
-use crate::runner::{run_all, Job};
-use crate::{judge_change, pct, Claim, Output, Scale, Verdict};
+use crate::runner::{run_all, Job, Progress};
+use crate::{pct, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use ssd::Isolation;
 use workload::txn::Isolation as WIso;
@@ -21,21 +21,20 @@ const ISOLATIONS: [(Isolation, WIso); 3] = [
     (Isolation::NoPageConflict, WIso::NoPageConflict),
     (Isolation::Serializable, WIso::Serializable),
 ];
-/// DRAM structures the FTL itself owns (everything else is the protocol's).
-const FTL_DRAM: [&str; 5] = [
-    "mapping table",
-    "reverse map",
-    "page flags",
-    "block table",
-    "device transaction table",
-];
+/// How much the LightTx device is aged after its prefill (random overwrites, as a multiple
+/// of the prefilled pages): enough to drain the free pool (15 % of the logical space plus
+/// the over-provisioning) to the GC threshold, so GC is active from the first measured
+/// transaction at every scale (issue 9 item 9).
+pub const AGE: f64 = 0.5;
 
-/// The LightTx device (Table 2's shape) with `blocks` blocks per plane, 85 % prefilled,
+/// The LightTx device (Table 2's shape) with `blocks` blocks per plane, 85 % prefilled and
+/// aged (`AGE`),
 /// running the TPC-C stand-in with `transactions` transactions.
 fn base(blocks: u32, transactions: u64) -> Result<Config, String> {
     let sets = vec![
         "nand.data_mode=\"tag\"".to_string(),
         "workload.prefill=0.85".into(),
+        format!("workload.age={AGE}"),
         format!("nand.blocks_per_plane={blocks}"),
     ];
     let mut c = Config::load(&ConfigSource {
@@ -65,19 +64,11 @@ fn get(r: &[Result<RunMetrics, String>], i: usize) -> Result<&RunMetrics, String
     r[i].as_ref().map_err(|e| e.clone())
 }
 
-fn protocol_dram(m: &RunMetrics) -> u64 {
-    m.dram_bytes
-        .iter()
-        .filter(|(k, _)| !FTL_DRAM.contains(&k.as_str()))
-        .map(|(_, v)| *v)
-        .sum()
-}
-
 fn ratio(a: f64, b: f64) -> f64 {
     a / b.max(1e-9)
 }
 
-pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, String> {
+pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     let (blocks, txs) = match scale {
         // 64 planes × 32 blocks: 512 MiB; 4000 transactions write about three times the free
         // space, so GC reaches steady state.
@@ -87,12 +78,28 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
     };
     let b = base(blocks, txs)?;
     let mut out = Output::default();
+    let mut fig7_points = 0;
+    for p in PROTOCOLS {
+        let info = ssd::protocol::lookup(p).map_err(|e| e.to_string())?;
+        fig7_points += ISOLATIONS.iter().filter(|(i, _)| info.supports(*i)).count();
+    }
+    let npc_protocols = npc_protocols()?.len();
+    // Fig. 7, its two checkpoint-cost runs, Fig. 8, the abort sweeps, Fig. 18.
+    progress.plan(
+        fig7_points
+            + 2
+            + CHANNELS.len() * ISOLATIONS.len()
+            + (PROTOCOLS.len() + npc_protocols) * ABORTS.len()
+            + PROTOCOLS.len(),
+    );
     fig7(&b, &mut out, progress)?;
+    fig8(&b, &mut out, progress)?;
     fig9_to_19(&b, &mut out, progress)?;
+    fig10_12(&b, &mut out, progress)?;
     fig18(scale, &mut out, progress)?;
     let g = b.nand.geometry();
     out.notes.push(format!(
-        "Device: the LightTx preset's shape (Table 2: 8 packages × 8 planes, 4 KiB pages, 64 pages per block, 25/200/1500 µs, GC threshold 5 %), {blocks} blocks per plane: {:.2} GiB{}. Tag data mode; 85 % of the logical space prefilled; summary pages on; LightTx, MHL-D, AW and MHL-M run with the FTL's mapping checkpoints (window of 2 blocks per plane; a journal of changed mapping entries between full rewrites of the translation pages).",
+        "Device: the LightTx preset's shape (Table 2: 8 packages × 8 planes, 4 KiB pages, 64 pages per block, 25/200/1500 µs, GC threshold 5 %), {blocks} blocks per plane: {:.2} GiB{}. Tag data mode; 85 % of the logical space prefilled, then aged by random single-page overwrites of {AGE}× the prefilled pages so that GC is in steady state before measuring (the paper's device is a used one; without ageing a full-scale run never filled the 32 GB device and did no GC at all); summary pages on; LightTx, MHL-D, AW and MHL-M run with the FTL's mapping checkpoints (window of 2 blocks per plane; a journal of changed mapping entries between full rewrites of the translation pages).",
         g.capacity_bytes() as f64 / f64::from(1u32 << 30),
         if scale == Scale::Quick { " (the paper's is 32 GB)" } else { "" }
     ));
@@ -102,7 +109,122 @@ pub fn run(scale: Scale, progress: &(dyn Fn(&str) + Sync)) -> Result<Output, Str
     Ok(out)
 }
 
-fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
+/// Channel counts of Fig. 8; chips per channel grow as channels shrink, so the device keeps
+/// its 64 planes and its capacity and only the buses are shared.
+const CHANNELS: [u32; 4] = [1, 2, 4, 8];
+
+/// Fig. 8: LightTx's throughput at each isolation level as the number of channels varies.
+fn fig8(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
+    let mut jobs = Vec::new();
+    for ch in CHANNELS {
+        for (iso, wiso) in ISOLATIONS {
+            let mut c = b.clone();
+            c.protocol.name = "lighttx".into();
+            c.workload.txn.isolation = wiso;
+            c.run.measure_recovery = false;
+            let chips = b.nand.channels * b.nand.chips_per_channel;
+            c.nand.chips_per_channel = (chips / ch).max(1);
+            c.nand.channels = ch;
+            jobs.push(Job {
+                label: format!("lighttx fig8 {ch} channels {}", iso.name()),
+                cfg: c,
+            });
+        }
+    }
+    let r = run_all(jobs, progress);
+    let t = |ci: usize, ii: usize| -> Result<f64, String> {
+        get(&r, ci * ISOLATIONS.len() + ii).map(|m| m.tx_throughput_per_s)
+    };
+    let mut csv = String::from("channels,isolation,tx_per_s\n");
+    let mut series = Vec::new();
+    for (ii, (iso, _)) in ISOLATIONS.iter().enumerate() {
+        let mut pts = Vec::new();
+        for (ci, ch) in CHANNELS.iter().enumerate() {
+            csv.push_str(&format!("{ch},{},{:.2}\n", iso.name(), t(ci, ii)?));
+            pts.push((f64::from(*ch), t(ci, ii)?));
+        }
+        series.push(Series {
+            name: iso.name().to_string(),
+            points: pts,
+        });
+    }
+    out.csvs.push(("lighttx_fig8_channels.csv".into(), csv));
+    out.svgs.push((
+        "lighttx_fig8_channels.svg".into(),
+        line_chart(
+            &Chart {
+                title: "LightTx Fig. 8: throughput vs channels".into(),
+                x_label: "channels".into(),
+                y_label: "transactions / s".into(),
+                log_x: true,
+                y_from_zero: true,
+            },
+            &series,
+        ),
+    ));
+    let mut falls = Vec::new();
+    for (ii, (iso, _)) in ISOLATIONS.iter().enumerate() {
+        for ci in 1..CHANNELS.len() {
+            let (a, b2) = (t(ci - 1, ii)?, t(ci, ii)?);
+            if b2 < a * (1.0 - SAME_WITHIN) {
+                falls.push(format!(
+                    "{} {}→{} channels {}",
+                    iso.name(),
+                    CHANNELS[ci - 1],
+                    CHANNELS[ci],
+                    pct(b2 / a - 1.0)
+                ));
+            }
+        }
+    }
+    let row = |ii: usize| -> Result<String, String> {
+        Ok(CHANNELS
+            .iter()
+            .enumerate()
+            .map(|(ci, ch)| t(ci, ii).map(|v| format!("{ch}: {v:.0}")))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(", "))
+    };
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig8-channels".into(),
+        claim: "Throughput at every isolation level increases or stays the same as the number of channels increases".into(),
+        paper_value: "non-decreasing in channels (no number)".into(),
+        measured: format!(
+            "tx/s by channels: strict {}; serializable {}{}",
+            row(0)?,
+            row(2)?,
+            if falls.is_empty() {
+                String::new()
+            } else {
+                format!("; falls: {}", falls.join(", "))
+            }
+        ),
+        verdict: Verdict::qualitative(falls.is_empty()),
+        note: format!("Tested as stated: no step from fewer to more channels lowers throughput by more than the {:.0} % sameness band, at any level. The device keeps 64 planes (chips per channel grow as channels shrink), so only bus sharing changes.", SAME_WITHIN * 100.0),
+    });
+    let gain = |ci: usize, ii: usize| -> Result<f64, String> { Ok(t(ci, ii)? / t(ci, 0)? - 1.0) };
+    let last = CHANNELS.len() - 1;
+    let (npc1, npc8, ser1, ser8) = (gain(0, 1)?, gain(last, 1)?, gain(0, 2)?, gain(last, 2)?);
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig8-relaxed-few-channels".into(),
+        claim: "Relaxed isolation levels exploit internal parallelism better when the number of channels is small".into(),
+        paper_value: "relaxed gain over strict larger at few channels (no number)".into(),
+        measured: format!(
+            "gain over strict at 1 / 8 channels: no-page-conflict {} / {}, serializable {} / {}",
+            pct(npc1),
+            pct(npc8),
+            pct(ser1),
+            pct(ser8)
+        ),
+        verdict: Verdict::qualitative(npc1 > npc8 && ser1 > ser8),
+        note: "Tested as stated: each relaxed level's gain over strict isolation is larger with 1 channel than with 8.".into(),
+    });
+    Ok(())
+}
+
+fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let mut jobs = Vec::new();
     let mut slots: Vec<(usize, usize, usize)> = Vec::new(); // (protocol, isolation, job)
     for (pi, p) in PROTOCOLS.iter().enumerate() {
@@ -172,14 +294,14 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
     let lt = |ii: usize| t7(0, ii).unwrap_or(Err("lighttx must support every level".into()));
     let (strict, npc, ser) = (lt(0)?, lt(1)?, lt(2)?);
     let (g_npc, g_ser) = (npc / strict - 1.0, ser / strict - 1.0);
-    let iso_note = "Rule: same sign and within a factor 1.5 of the paper's gain agrees, same sign otherwise partly. The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
+    let iso_note = "The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "lighttx-fig7-serializable".into(),
         claim: "With LightTx, serializable isolation improves throughput by 20.6 % over strict isolation".into(),
         paper_value: "+20.6 %".into(),
         measured: pct(g_ser),
-        verdict: judge_change(0.206, g_ser, 1.5, 0.01),
+        verdict: Verdict::change(0.206, g_ser),
         note: iso_note.into(),
     });
     out.claims.push(Claim {
@@ -188,7 +310,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         claim: "With LightTx, no-page-conflict isolation improves throughput by 19.6 % over strict isolation".into(),
         paper_value: "+19.6 %".into(),
         measured: pct(g_npc),
-        verdict: judge_change(0.196, g_npc, 1.5, 0.01),
+        verdict: Verdict::change(0.196, g_npc),
         note: iso_note.into(),
     });
     let mut worse = Vec::new();
@@ -197,7 +319,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         for (pi, p) in PROTOCOLS.iter().enumerate().skip(1) {
             if let Some(t) = t7(pi, ii) {
                 let t = t?;
-                if t > l * 1.02 {
+                if t > l * (1.0 + SAME_WITHIN) {
                     worse.push(format!("{p} {} under {}", pct(t / l - 1.0), iso.name()));
                 }
             }
@@ -224,7 +346,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         get(&cr, 0)?.tx_throughput_per_s,
         get(&cr, 1)?.tx_throughput_per_s,
     );
-    let mut best_note = String::from("Rule: agrees if no protocol beats LightTx by more than 2 % at any isolation level it supports.");
+    let mut best_note = format!("Tested as stated: no protocol beats LightTx by more than the {:.0} % sameness band at any isolation level it supports.", SAME_WITHIN * 100.0);
     best_note.push_str(&format!(
         " Likely cause: LightTx needs the FTL's mapping checkpoints (its zone sliding), which SCC and BPCC do not (they scan the whole device at recovery). The same checkpoints, at LightTx's rate of one per {per_ckpt} host writes, cost the plain FTL `none` {} ({n_off:.0} → {n_on:.0} tx/s under strict isolation); LightTx ({strict:.0} tx/s) is {} from that, so its own mechanisms cost little. The checkpoints' NAND work is small (about 0.3 % of programs); their cost is in time: each checkpoint's 15–23 translation, journal and root pages occupy one plane for 3–5 ms, which the next transaction (striped over every plane) waits for, and a new map block every few checkpoints pulls its unit under the GC threshold for an extra GC out of step with the other units' (DECISIONS.md, \"Map stream placement\"). Ruled out by experiment: GC's restriction to the checkpointed zone, erase holds until a root is durable, and waiting for roots before programming window blocks each changed LightTx's throughput by under 4 %. The paper's simulator does not say what its mapping persistence costs in time; a controller that spread map pages over planes or wrote them in idle time would narrow the gap, which this model does not do.",
         pct(n_on / n_off - 1.0),
@@ -236,27 +358,17 @@ fn fig7(b: &Config, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Resul
         claim: "For a given isolation level, LightTx provides as good or better transaction throughput than all previous approaches".into(),
         paper_value: "LightTx ≥ every other protocol at each level".into(),
         measured: if worse.is_empty() {
-            "LightTx within 2 % of or above every protocol at every level".into()
+            "LightTx above or within the sameness band of every protocol at every level".into()
         } else {
             format!("beaten by: {}", worse.join("; "))
         },
-        verdict: if worse.is_empty() {
-            Verdict::Agrees
-        } else if worse.len() <= 2 {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
+        verdict: Verdict::qualitative(worse.is_empty()),
         note: best_note,
     });
     Ok(())
 }
 
-fn fig9_to_19(
-    b: &Config,
-    out: &mut Output,
-    progress: &(dyn Fn(&str) + Sync),
-) -> Result<(), String> {
+fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let mut jobs = Vec::new();
     for p in PROTOCOLS {
         for a in ABORTS {
@@ -274,7 +386,7 @@ fn fig9_to_19(
     let r = run_all(jobs, progress);
     let m9 = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
     let mut csv = String::from(
-        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases,gc_migrations,forced_erases,write_amplification,map_persist_per_host_write,protocol_dram_bytes\n",
+        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases,gc_migrations,forced_erases,write_amplification,map_persist_per_host_write,protocol_dram_bytes,protocol_dram_bytes_peak\n",
     );
     let mut tput_series = Vec::new();
     let mut gc_series = Vec::new();
@@ -285,7 +397,7 @@ fn fig9_to_19(
             let m = m9(pi, ai)?;
             let gv = ratio(m.gc_time_ns as f64, m9(0, ai)?.gc_time_ns as f64);
             csv.push_str(&format!(
-                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{},{},{},{:.3},{:.5},{}\n",
+                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{},{},{},{:.3},{:.5},{},{}\n",
                 a * 100.0,
                 m.tx_completed_per_s,
                 m.tx_throughput_per_s,
@@ -295,7 +407,8 @@ fn fig9_to_19(
                 m.ftl.forced_erases,
                 m.write_amplification,
                 m.map_persist_per_host_write,
-                protocol_dram(m)
+                m.protocol_dram_bytes,
+                m.protocol_dram_bytes_peak
             ));
             tp.push((a * 100.0, m.tx_completed_per_s));
             gp.push((a * 100.0, gv));
@@ -356,8 +469,8 @@ fn fig9_to_19(
         claim: "Under aborts (strict isolation) LightTx outperforms Atomic-Write by 1.5 %".into(),
         paper_value: "+1.5 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_aw)),
-        verdict: judge_change(0.015, g_aw, 3.0, 0.003),
-        note: format!("Rule: same sign and within a factor 3 of the paper's (small) gain agrees. AW makes a commit durable by writing its mapping record after every data page is durable, a second program time on a transaction's critical path that a closed loop measures in full; the paper's timed replay hides most of it when the device keeps up with arrivals. {tput_note}"),
+        verdict: Verdict::change(0.015, g_aw),
+        note: format!("AW makes a commit durable by writing its mapping record after every data page is durable, a second program time on a transaction's critical path that a closed loop measures in full; the paper's timed replay hides most of it when the device keeps up with arrivals. {tput_note}"),
     });
     out.claims.push(Claim {
         paper: PAPER.into(),
@@ -365,8 +478,8 @@ fn fig9_to_19(
         claim: "Under aborts (strict isolation) LightTx outperforms MHL-M by 7.4 %".into(),
         paper_value: "+7.4 %".into(),
         measured: format!("{} (mean over 10–50 % aborts)", pct(g_mhlm)),
-        verdict: judge_change(0.074, g_mhlm, 2.0, 0.005),
-        note: format!("Rule: same sign and within a factor 2 agrees. MHL-M pays AW's per-commit mapping write. {tput_note}"),
+        verdict: Verdict::change(0.074, g_mhlm),
+        note: format!("MHL-M pays AW's per-commit mapping write. {tput_note}"),
     });
     let spread = |pi: usize| -> Result<f64, String> {
         let v: Vec<f64> = (0..ABORTS.len())
@@ -379,24 +492,32 @@ fn fig9_to_19(
     let (s_l, s_aw, s_scc, s_bpcc) = (spread(0)?, spread(1)?, spread(4)?, spread(5)?);
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig9-stability".into(),
-        claim: "LightTx and AW keep stable throughput across abort ratios while SCC and BPCC do not".into(),
-        paper_value: "LightTx, AW stable; SCC, BPCC unstable".into(),
+        id: "lighttx-fig9-stable".into(),
+        claim: "LightTx and AW keep stable throughput across abort ratios".into(),
+        paper_value: "stable (no number)".into(),
         measured: format!(
-            "max/min over 0–50 % aborts: LightTx {}, AW {}, SCC {}, BPCC {}",
+            "max/min over 0–50 % aborts: LightTx {}, AW {}",
             pct(s_l),
-            pct(s_aw),
+            pct(s_aw)
+        ),
+        verdict: Verdict::qualitative(s_l <= SAME_WITHIN && s_aw <= SAME_WITHIN),
+        note: format!("Tested as stated: completed transactions per second vary by at most the {:.0} % sameness band (max/min − 1) over 0–50 % aborts. {tput_note}", SAME_WITHIN * 100.0),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig9-unstable".into(),
+        claim: "SCC and BPCC do not keep stable throughput across abort ratios".into(),
+        paper_value: "unstable (no number)".into(),
+        measured: format!(
+            "max/min over 0–50 % aborts: SCC {}, BPCC {}",
             pct(s_scc),
             pct(s_bpcc)
         ),
-        verdict: if s_l < 0.10 && s_aw < 0.10 && s_scc > s_l && s_bpcc > s_l {
-            Verdict::Agrees
-        } else if s_scc > s_l || s_bpcc > s_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: format!("Rule: agrees if LightTx and AW vary by under 10 % and SCC and BPCC vary more than LightTx. {tput_note}"),
+        verdict: Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
+        note: format!(
+            "Tested as stated: both vary by more than the {:.0} % sameness band. {tput_note}",
+            SAME_WITHIN * 100.0
+        ),
     });
 
     // Fig. 11: GC overhead relative to LightTx at 50 % aborts.
@@ -404,97 +525,288 @@ fn fig9_to_19(
     let l_gc = gc(0)?;
     let (gs, gb) = (ratio(gc(4)?, l_gc), ratio(gc(5)?, l_gc));
     let gc_note = "GC overhead is array time spent on GC reads, copies, flag updates and erases, including SCC's forced erases of aborted intentions.";
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig11-gc".into(),
-        claim: "At 50 % aborts the GC overhead of SCC and BPCC is 41.8× and 4.8× that of LightTx".into(),
-        paper_value: "SCC 41.8×, BPCC 4.8×".into(),
-        measured: if l_gc > 0.0 {
-            format!("SCC {gs:.2}×, BPCC {gb:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
-        } else {
-            "LightTx did no GC: no ratio".into()
-        },
-        verdict: if l_gc == 0.0 {
-            Verdict::Disagrees
-        } else if judge_change(41.8, gs, 3.0, 0.0) == Verdict::Agrees && judge_change(4.8, gb, 2.0, 0.0) == Verdict::Agrees {
-            Verdict::Agrees
-        } else if gs > gb && gb > 1.0 {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: format!("Rule: agrees if SCC is within a factor 3 of 41.8× and BPCC within a factor 2 of 4.8×; partly if the ordering SCC > BPCC > LightTx holds. {gc_note}"),
-    });
+    let no_gc = String::from("LightTx did no GC at 50 % aborts: no ratio");
+    for (id, name, paper, measured) in [
+        ("lighttx-fig11-gc-scc", "SCC", 41.8, gs),
+        ("lighttx-fig11-gc-bpcc", "BPCC", 4.8, gb),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("At 50 % aborts the GC overhead of {name} is {paper}× that of LightTx"),
+            paper_value: format!("{paper}×"),
+            measured: if l_gc > 0.0 {
+                format!("{measured:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
+            } else {
+                no_gc.clone()
+            },
+            verdict: if l_gc > 0.0 {
+                Verdict::factor(paper, measured)
+            } else {
+                Verdict::qualitative(false)
+            },
+            note: gc_note.into(),
+        });
+    }
     let (gc_aw, gc_mhlm) = (ratio(gc(1)?, l_gc) - 1.0, ratio(gc(3)?, l_gc) - 1.0);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig11-aw-mhlm".into(),
-        claim: "AW and MHL-M have 6.1 % higher GC overhead than LightTx (their per-commit mapping writes consume free pages)".into(),
-        paper_value: "+6.1 %".into(),
-        measured: format!("AW {}, MHL-M {} (50 % aborts)", pct(gc_aw), pct(gc_mhlm)),
-        verdict: match (judge_change(0.061, gc_aw, 3.0, 0.005), judge_change(0.061, gc_mhlm, 3.0, 0.005)) {
-            (Verdict::Agrees, Verdict::Agrees) => Verdict::Agrees,
-            (Verdict::Disagrees, Verdict::Disagrees) => Verdict::Disagrees,
-            _ => Verdict::Partly,
-        },
-        note: format!("Rule: both within a factor 3 of +6.1 % agree; both of the wrong sign disagree. {gc_note}"),
-    });
+    for (id, name, measured) in [
+        ("lighttx-fig11-gc-aw", "AW", gc_aw),
+        ("lighttx-fig11-gc-mhlm", "MHL-M", gc_mhlm),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("{name} has 6.1 % higher GC overhead than LightTx (its per-commit mapping writes consume free pages)"),
+            paper_value: "+6.1 %".into(),
+            measured: if l_gc > 0.0 {
+                format!("{} (50 % aborts)", pct(measured))
+            } else {
+                no_gc.clone()
+            },
+            verdict: if l_gc > 0.0 {
+                Verdict::change(0.061, measured)
+            } else {
+                Verdict::qualitative(false)
+            },
+            note: gc_note.into(),
+        });
+    }
 
     // Fig. 19: mapping-persistence write ratio, at 0 % aborts.
     let mp = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 0)?.map_persist_per_host_write) };
     let (mp_l, mp_aw, mp_mhlm, mp_scc) = (mp(0)?, mp(1)?, mp(3)?, mp(4)?);
+    let mp_note = "The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.";
+    for (id, name, measured) in [
+        ("lighttx-fig19-mapping-aw", "AW", mp_aw),
+        ("lighttx-fig19-mapping-mhlm", "MHL-M", mp_mhlm),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!(
+                "Mapping-persistence writes are 3.70 % of the trace's writes for {name}"
+            ),
+            paper_value: "3.70 %".into(),
+            measured: format!("{:.2} %", measured * 100.0),
+            verdict: Verdict::value(0.037, measured),
+            note: mp_note.into(),
+        });
+    }
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig19-mapping".into(),
-        claim: "Mapping-persistence writes are 3.70 % of the trace's writes for AW and MHL-M, under 0.75 % for LightTx, and zero for SCC/BPCC".into(),
-        paper_value: "AW/MHL-M 3.70 %; LightTx < 0.75 %; SCC/BPCC 0".into(),
-        measured: format!(
-            "AW {:.2} %, MHL-M {:.2} %, LightTx {:.3} %, SCC {:.3} %",
-            mp_aw * 100.0,
-            mp_mhlm * 100.0,
-            mp_l * 100.0,
-            mp_scc * 100.0
-        ),
-        verdict: if judge_change(0.037, mp_aw, 1.5, 0.0) == Verdict::Agrees
-            && judge_change(0.037, mp_mhlm, 1.5, 0.0) == Verdict::Agrees
-            && mp_l < 0.0075
-            && mp_scc == 0.0
-        {
-            Verdict::Agrees
-        } else if mp_aw > mp_l && mp_mhlm > mp_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if AW and MHL-M are within a factor 1.5 of 3.70 %, LightTx under 0.75 % and SCC zero. The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.".into(),
+        id: "lighttx-fig19-mapping-lighttx".into(),
+        claim: "Mapping-persistence writes are under 0.75 % of the trace's writes for LightTx"
+            .into(),
+        paper_value: "< 0.75 %".into(),
+        measured: format!("{:.3} %", mp_l * 100.0),
+        verdict: Verdict::qualitative(mp_l < 0.0075),
+        note: format!("Tested as stated (a bound, not a number). {mp_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig19-mapping-scc".into(),
+        claim: "SCC and BPCC write nothing to persist the mapping".into(),
+        paper_value: "0".into(),
+        measured: format!("SCC {:.3} %, BPCC {:.3} %", mp_scc * 100.0, mp(5)? * 100.0),
+        verdict: Verdict::qualitative(mp_scc == 0.0 && mp(5)? == 0.0),
+        note: "Tested as stated: zero mapping-persistence writes (they scan the device at recovery instead).".into(),
     });
 
-    // Fig. 17: protocol memory, at 50 % aborts.
-    let dram = |pi: usize| -> Result<u64, String> { Ok(protocol_dram(m9(pi, 5)?)) };
+    // Fig. 17: protocol memory, at 50 % aborts: the peak over the run (what a controller
+    // must provision), sampled every few requests.
+    let dram = |pi: usize| -> Result<u64, String> { Ok(m9(pi, 5)?.protocol_dram_bytes_peak) };
     let (d_l, d_scc, d_bpcc, d_mhld) = (dram(0)?, dram(4)?, dram(5)?, dram(2)?);
+    let mem_note = "Protocol DRAM is the peak over the run of the protocol's own tables (the FTL's mapping and block tables excluded; the CSV gives end-of-run figures too): SCC's are its page versions, active transactions, uncommitted intentions and the pages whose previous commit's ack is still pending; BPCC's add the straddle responsibility sets (docs/METRICS.md lists every structure). Absolute sizes depend on the run's length, the trace and the abort count, which the stand-in does not share with the paper's trace; the magnitude is shown for what it is.";
+    for (id, name, paper, measured) in [
+        (
+            "lighttx-fig17-memory-scc",
+            "SCC (uncommitted pages)",
+            3.60e6,
+            d_scc,
+        ),
+        (
+            "lighttx-fig17-memory-bpcc",
+            "BPCC (straddle responsibility sets)",
+            5.51e6,
+            d_bpcc,
+        ),
+    ] {
+        out.claims.push(Claim {
+            paper: PAPER.into(),
+            id: id.into(),
+            claim: format!("{name} needs {:.2} MB of protocol memory", paper / 1e6),
+            paper_value: format!("{:.2} MB", paper / 1e6),
+            measured: format!("{:.3} MB peak at 50 % aborts", measured as f64 / 1e6),
+            verdict: Verdict::value(paper, measured as f64),
+            note: mem_note.into(),
+        });
+    }
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig17-memory".into(),
-        claim: "SCC (uncommitted pages) and BPCC (straddle responsibility sets) need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(),
-        paper_value: "SCC 3.60 MB, BPCC 5.51 MB; LightTx/MHL-D several KB (plus a shared 0.31 MB Active TxTable)".into(),
-        measured: format!("at 50 % aborts: SCC {d_scc} B, BPCC {d_bpcc} B, LightTx {d_l} B, MHL-D {d_mhld} B"),
-        verdict: if d_scc > 2 * d_l && d_bpcc > 2 * d_l {
-            Verdict::Agrees
-        } else if d_scc > d_l || d_bpcc > d_l {
-            Verdict::Partly
+        id: "lighttx-fig17-memory-contrast".into(),
+        claim: "SCC and BPCC need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(),
+        paper_value: "MB against several KB".into(),
+        measured: format!("peaks at 50 % aborts: SCC {d_scc} B, BPCC {d_bpcc} B, LightTx {d_l} B, MHL-D {d_mhld} B"),
+        verdict: Verdict::qualitative(d_scc.min(d_bpcc) >= 10 * d_l.max(d_mhld)),
+        note: format!("Tested as stated, reading \"far more\" as at least ten times (the paper's are megabytes against kilobytes). {mem_note}"),
+    });
+    Ok(())
+}
+
+/// The protocols that support no-page-conflict isolation (Figs. 10 and 12).
+fn npc_protocols() -> Result<Vec<&'static str>, String> {
+    let mut v = Vec::new();
+    for p in PROTOCOLS {
+        if ssd::protocol::lookup(p)
+            .map_err(|e| e.to_string())?
+            .supports(Isolation::NoPageConflict)
+        {
+            v.push(p);
+        }
+    }
+    Ok(v)
+}
+
+/// Figs. 10 and 12: the abort sweep of Figs. 9 and 11 under no-page-conflict isolation, for
+/// the protocols that support it. The paper says only that Fig. 10 "shows similar results"
+/// to Fig. 9, so its statements are tested again here.
+fn fig10_12(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
+    let protos = npc_protocols()?;
+    let mut jobs = Vec::new();
+    for p in &protos {
+        for a in ABORTS {
+            let mut c = b.clone();
+            c.protocol.name = p.to_string();
+            c.workload.txn.isolation = WIso::NoPageConflict;
+            c.workload.txn.abort_ratio = a;
+            c.run.measure_recovery = false;
+            jobs.push(Job {
+                label: format!("lighttx fig10 {p} {:.0}% aborts", a * 100.0),
+                cfg: c,
+            });
+        }
+    }
+    let r = run_all(jobs, progress);
+    let m = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
+    let idx = |name: &str| protos.iter().position(|p| *p == name);
+    let l = idx("lighttx").ok_or("lighttx must support no-page-conflict")?;
+    let mut csv = String::from(
+        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases\n",
+    );
+    let mut tput = Vec::new();
+    let mut gcs = Vec::new();
+    for (pi, p) in protos.iter().enumerate() {
+        let mut tp = Vec::new();
+        let mut gp = Vec::new();
+        for (ai, a) in ABORTS.iter().enumerate() {
+            let x = m(pi, ai)?;
+            let gv = ratio(x.gc_time_ns as f64, m(l, ai)?.gc_time_ns as f64);
+            csv.push_str(&format!(
+                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{}\n",
+                a * 100.0,
+                x.tx_completed_per_s,
+                x.tx_throughput_per_s,
+                x.gc_time_ns as f64 / 1e6,
+                x.gc_erases
+            ));
+            tp.push((a * 100.0, x.tx_completed_per_s));
+            gp.push((a * 100.0, gv));
+        }
+        tput.push(Series {
+            name: p.to_string(),
+            points: tp,
+        });
+        gcs.push(Series {
+            name: p.to_string(),
+            points: gp,
+        });
+    }
+    out.csvs
+        .push(("lighttx_fig10_12_aborts_npc.csv".into(), csv));
+    let ch = |title: &str, y: &str| Chart {
+        title: title.into(),
+        x_label: "abort ratio (%)".into(),
+        y_label: y.into(),
+        log_x: false,
+        y_from_zero: true,
+    };
+    out.svgs.push((
+        "lighttx_fig10_throughput_npc.svg".into(),
+        line_chart(
+            &ch(
+                "LightTx Fig. 10: throughput vs aborts (no-page-conflict)",
+                "completed transactions / s",
+            ),
+            &tput,
+        ),
+    ));
+    out.svgs.push((
+        "lighttx_fig12_gc_npc.svg".into(),
+        line_chart(
+            &ch(
+                "LightTx Fig. 12: GC overhead vs aborts (no-page-conflict)",
+                "GC time / LightTx's",
+            ),
+            &gcs,
+        ),
+    ));
+    let spread = |pi: usize| -> Result<f64, String> {
+        let v: Vec<f64> = (0..ABORTS.len())
+            .map(|ai| m(pi, ai).map(|x| x.tx_completed_per_s))
+            .collect::<Result<_, _>>()?;
+        let hi = v.iter().copied().fold(f64::MIN, f64::max);
+        let lo = v.iter().copied().fold(f64::MAX, f64::min);
+        Ok(ratio(hi, lo) - 1.0)
+    };
+    let (scc, bpcc) = (
+        idx("scc").ok_or("scc must support no-page-conflict")?,
+        idx("bpcc").ok_or("bpcc must support no-page-conflict")?,
+    );
+    let (s_l, s_scc, s_bpcc) = (spread(l)?, spread(scc)?, spread(bpcc)?);
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig10-stable".into(),
+        claim: "Under no-page-conflict isolation, LightTx keeps stable throughput across abort ratios (Fig. 10 \"shows similar results\" to Fig. 9)".into(),
+        paper_value: "stable (no number)".into(),
+        measured: format!("max/min over 0–50 % aborts: LightTx {}", pct(s_l)),
+        verdict: Verdict::qualitative(s_l <= SAME_WITHIN),
+        note: format!("Tested as for Fig. 9: completed transactions per second vary by at most the {:.0} % sameness band.", SAME_WITHIN * 100.0),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig10-unstable".into(),
+        claim: "Under no-page-conflict isolation, SCC and BPCC do not keep stable throughput across abort ratios".into(),
+        paper_value: "unstable (no number)".into(),
+        measured: format!("max/min over 0–50 % aborts: SCC {}, BPCC {}", pct(s_scc), pct(s_bpcc)),
+        verdict: Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
+        note: format!("Tested as for Fig. 9: both vary by more than the {:.0} % sameness band.", SAME_WITHIN * 100.0),
+    });
+    let g = |pi: usize| -> Result<f64, String> { Ok(m(pi, ABORTS.len() - 1)?.gc_time_ns as f64) };
+    let (gl, gs, gb) = (g(l)?, g(scc)?, g(bpcc)?);
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig12-gc-order".into(),
+        claim: "Under no-page-conflict isolation at 50 % aborts, SCC's GC overhead exceeds BPCC's, which exceeds LightTx's (Fig. 12, as Fig. 11)".into(),
+        paper_value: "SCC > BPCC > LightTx (no number in the text)".into(),
+        measured: if gl > 0.0 {
+            format!("SCC {:.2}×, BPCC {:.2}× LightTx's ({:.1} ms)", gs / gl, gb / gl, gl / 1e6)
         } else {
-            Verdict::Disagrees
+            "LightTx did no GC: no ratio".into()
         },
-        note: "Rule: agrees if SCC and BPCC each use more than twice LightTx's protocol DRAM (the FTL's own mapping and block tables excluded). Absolute sizes depend on the run's length and abort count, so only the contrast is compared.".into(),
+        verdict: Verdict::qualitative(gl > 0.0 && gs > gb && gb > gl),
+        note: "Tested as the ordering Fig. 12 shows; its bars are not quoted in the text, so no magnitude is compared.".into(),
     });
     Ok(())
 }
 
 /// Fig. 18 on a device large enough that a whole-device scan costs what it costs: recovery
 /// after a short run on an 85 % full device.
-fn fig18(scale: Scale, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Result<(), String> {
+fn fig18(scale: Scale, out: &mut Output, progress: &Progress) -> Result<(), String> {
     let blocks = if scale == Scale::Quick { 256 } else { 2048 };
-    let b = base(blocks, 300)?;
+    let mut b = base(blocks, 300)?;
+    // Recovery after a short run on the prefilled device, as the paper's Fig. 18 measures
+    // it after replaying its trace (which does not fill its 32 GB device either); not aged.
+    b.workload.age = 0.0;
     let jobs = PROTOCOLS
         .iter()
         .map(|p| {
@@ -546,26 +858,55 @@ fn fig18(scale: Scale, out: &mut Output, progress: &(dyn Fn(&str) + Sync)) -> Re
         (rec[0], rec[1], rec[2], rec[3], rec[4], rec[5]);
     let order_ok = r_scc.min(r_bpcc) > r_l.max(r_mhld) && r_l >= r_aw.min(r_mhlm);
     let gib = f64::from(blocks) * 64.0 * 64.0 * 4096.0 / f64::from(1u32 << 30);
+    let rec_note = "Recovery time is simulated: reads proceed in parallel on every plane (SCC and BPCC read one summary page per block), and LightTx's includes reading the root log, translation and journal pages, its zones, and the checkpoint it writes before accepting commands.";
+    let measured_all = format!(
+        "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms"
+    );
     out.claims.push(Claim {
         paper: PAPER.into(),
-        id: "lighttx-fig18-recovery".into(),
-        claim: "Recovery: SCC/BPCC scan the whole device (6.957 s), LightTx and MHL-D scan only their zones (< 0.194 s), AW/MHL-M only read the mapping (0.126 s)".into(),
-        paper_value: "SCC/BPCC 6.957 s ≫ LightTx < 0.194 s ≥ AW/MHL-M 0.126 s (36× between SCC/BPCC and LightTx)".into(),
-        measured: format!(
-            "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms ({:.1}× between SCC and LightTx)",
-            ratio(r_scc, r_l)
-        ),
-        verdict: if order_ok && ratio(r_scc, r_l) > 5.0 {
-            Verdict::Agrees
-        } else if r_scc.min(r_bpcc) > r_l {
-            Verdict::Partly
-        } else {
-            Verdict::Disagrees
-        },
-        note: "Rule: agrees if the ordering holds and the whole-device scan takes more than 5× LightTx's recovery. Recovery time is simulated: reads proceed in parallel on every plane (SCC and BPCC read one summary page per block), and LightTx's includes reading the root log, translation and journal pages, its zones, and the checkpoint it writes before accepting commands. Absolute times are far below the paper's: its 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so the paper's simulator likely did not overlap recovery reads across planes; the ordering and ratios are what is compared.".into(),
+        id: "lighttx-fig18-order".into(),
+        claim: "SCC/BPCC scan the whole device and take longest; LightTx and MHL-D scan only their zones; AW/MHL-M only read the mapping and are fastest".into(),
+        paper_value: "SCC/BPCC > LightTx, MHL-D ≥ AW/MHL-M".into(),
+        measured: measured_all.clone(),
+        verdict: Verdict::qualitative(order_ok),
+        note: format!("Tested as stated: both whole-device scans take longer than LightTx's and MHL-D's recovery, and LightTx's is no shorter than the faster of AW and MHL-M. {rec_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-scan-vs-lighttx".into(),
+        claim: "SCC's whole-device scan takes 36× LightTx's recovery (6.957 s against under 0.194 s)".into(),
+        paper_value: "35.9× (6.957 s / 0.194 s)".into(),
+        measured: format!("{:.1}×", ratio(r_scc, r_l)),
+        verdict: Verdict::factor(6.957 / 0.194, ratio(r_scc, r_l)),
+        note: format!("The paper gives LightTx's time as a bound (< 0.194 s), so 35.9× is the smallest factor it allows. {rec_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-scan-time".into(),
+        claim: "SCC/BPCC's whole-device scan of 32 GB takes 6.957 s".into(),
+        paper_value: "6.957 s".into(),
+        measured: format!("SCC {:.3} s on {gib:.0} GiB", r_scc / 1e3),
+        verdict: Verdict::value(6.957, r_scc / 1e3),
+        note: format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so its simulator likely did not overlap recovery reads across planes; this model does (DECISIONS.md, \"Reproduction fidelity\"). {rec_note}"),
     });
     out.notes.push(format!(
-        "Fig. 18 runs on a {gib:.0} GiB device of the same shape ({blocks} blocks per plane), 85 % prefilled, after 300 transactions under strict isolation; recovery is measured by cutting power at the end of the run."
+        "Fig. 18 runs on a {gib:.0} GiB device of the same shape ({blocks} blocks per plane), 85 % prefilled (not aged), after 300 transactions under strict isolation; recovery is measured by cutting power at the end of the run."
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both scales start from an aged device: quick is a smaller device in the same state,
+    /// not a fresh one (issue 9 item 9).
+    #[test]
+    fn every_scale_measures_an_aged_device() {
+        for blocks in [32, 2048] {
+            let c = base(blocks, 10).unwrap();
+            assert!(c.workload.age >= 0.5, "{blocks} blocks per plane");
+            assert_eq!(c.workload.prefill, 0.85);
+        }
+    }
 }

@@ -224,6 +224,10 @@ pub struct FtlCore {
     pub clock: u64,
     /// Latest end of any program issued so far.
     pub program_end_max: SimTime,
+    /// Latest end of any program issued since the device last reset it to zero: the device
+    /// resets it around each command to learn when that command's programs finish (an
+    /// ABORT is acked no earlier, issue 9).
+    pub program_end_since: SimTime,
     pub(crate) ckpt: Ckpt,
     gc_threshold_blocks: u32,
     pub(crate) erases_since_wl_check: u64,
@@ -299,6 +303,7 @@ impl FtlCore {
             stats: FtlStats::default(),
             clock: 0,
             program_end_max: SimTime::ZERO,
+            program_end_since: SimTime::ZERO,
             ckpt,
             cfg,
             geo,
@@ -761,6 +766,7 @@ impl FtlCore {
         let t = self.nand.program(ppa, content, oob, ready)?;
         self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
+        self.program_end_since = self.program_end_since.max(t.end);
         Ok(t)
     }
 
@@ -909,6 +915,7 @@ impl FtlCore {
         }
         self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
+        self.program_end_since = self.program_end_since.max(t.end);
         let block = self.geo.block_of(ppa);
         let page = self.geo.page_in_block(ppa);
         self.stamp[block.0 as usize] = self.clock;
@@ -944,6 +951,7 @@ impl FtlCore {
             .program(ppa, Content::Bytes(payload.into()), &oob, ready)?;
         self.mark_written(ppa);
         self.program_end_max = self.program_end_max.max(t.end);
+        self.program_end_since = self.program_end_since.max(t.end);
         self.stats.summary_writes += 1;
         Ok(())
     }

@@ -87,6 +87,10 @@ impl DeviceConfig {
 struct ActiveTx {
     seq: u32,
     pages: u32,
+    /// When the last program this transaction's commands set going ends: an ABORT is
+    /// acked no earlier, so the work of an aborted transaction does not overlap what the
+    /// host issues after the ack (a strict-isolation barrier waits for it).
+    work_until: SimTime,
 }
 
 /// What a recovery cost.
@@ -331,7 +335,14 @@ impl Device {
             .proto
             .begin(&mut self.core, TxRef { host: tx, seq }, now)?;
         self.finished.remove(&tx);
-        self.active.insert(tx, ActiveTx { seq, pages: 0 });
+        self.active.insert(
+            tx,
+            ActiveTx {
+                seq,
+                pages: 0,
+                work_until: SimTime::ZERO,
+            },
+        );
         Ok(self.done(t))
     }
 
@@ -346,6 +357,7 @@ impl Device {
             });
         }
         self.maintain(now)?;
+        self.core.program_end_since = SimTime::ZERO;
         let t = self.proto.write(
             &mut self.core,
             TxRef {
@@ -356,8 +368,10 @@ impl Device {
             tag,
             now,
         )?;
+        let work = self.core.program_end_since;
         if let Some(x) = self.active.get_mut(&tx) {
             x.pages += 1;
+            x.work_until = x.work_until.max(work);
         }
         self.count_write();
         Ok(self.done(t))
@@ -387,8 +401,12 @@ impl Device {
     }
 
     /// ABORT(tx).
+    /// ABORT(tx): acked when the device has finished what the transaction set going (its
+    /// programs already issued; they cannot be recalled) and what the protocol's abort
+    /// itself requires (anything it programs), not at once (issue 9).
     pub fn abort(&mut self, tx: TxId, now: SimTime) -> Result<SimTime> {
         let a = self.active_tx(tx)?;
+        self.core.program_end_since = SimTime::ZERO;
         let t = self.proto.abort(
             &mut self.core,
             TxRef {
@@ -397,6 +415,7 @@ impl Device {
             },
             now,
         )?;
+        let t = t.max(a.work_until).max(self.core.program_end_since);
         self.finish(tx, "aborted");
         self.core.stats.txs_aborted += 1;
         Ok(self.done(t))
@@ -472,6 +491,12 @@ impl Device {
             (self.active.len() + self.finished.len()) as u64 * 24,
         ));
         v
+    }
+
+    /// The bytes of DRAM the commit protocol's own tables use (`dram_bytes` without the
+    /// FTL's mapping, reverse-map, flag and block tables and the device transaction table).
+    pub fn protocol_dram_bytes(&self) -> u64 {
+        self.proto.dram_bytes().iter().map(|(_, b)| *b).sum()
     }
 
     /// Protocol-specific counters.

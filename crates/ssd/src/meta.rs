@@ -558,7 +558,12 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
                     else {
                         continue;
                     };
-                    if len as usize > b.len().saturating_sub(PAGE_HDR) {
+                    // Compare with the page, not the stored slice: tag mode stores a raw
+                    // page without its trailing 0xFF bytes (the reader yields 0xFF past
+                    // them), and a root page whose chunk ends in directory entries of
+                    // never-written translation chunks (u32::MAX) is such a page. Taking it
+                    // for torn lost every root from 1,024 blocks per plane up (issue 9).
+                    if len as usize > (core.geo.page_bytes as usize).saturating_sub(PAGE_HDR) {
                         continue;
                     }
                     let chunk = r.bytes(len as usize);

@@ -10,7 +10,8 @@
 //! `ASCII trace` reader takes (and SSDSim's), so one trace file runs on all three simulators.
 //! Blank lines and lines starting with `#` are skipped. Arrival times must not decrease.
 //! Requests are replayed open-loop at their arrival times (scaled by `time_scale`, e.g. 1/70
-//! to accelerate a trace 70 times as LightTx §4.1 does). Sector ranges map to the pages they
+//! to accelerate a trace 70 times as LightTx §4.1 does), counted from the start of
+//! measurement (`Driver::set_origin`, after the prefill). Sector ranges map to the pages they
 //! touch; addresses beyond the device fold modulo its logical pages when `fold` is set, and
 //! are an error otherwise.
 
@@ -98,6 +99,9 @@ pub struct DiskSimReplay {
     idx: usize,
     name: String,
     pub folded: u64,
+    /// Where the trace's time 0 falls (the start of measurement).
+    origin: SimTime,
+    last_arrival: Option<SimTime>,
 }
 
 impl DiskSimReplay {
@@ -155,6 +159,8 @@ impl DiskSimReplay {
             idx: 0,
             name: name.into(),
             folded,
+            origin: SimTime::ZERO,
+            last_arrival: None,
         })
     }
 
@@ -171,16 +177,30 @@ impl Driver for DiskSimReplay {
         1
     }
 
+    fn set_origin(&mut self, origin: SimTime) {
+        self.origin = origin;
+    }
+
+    fn arrival(&self, _client: u32) -> Option<SimTime> {
+        self.last_arrival
+    }
+
     fn step(&mut self, _client: u32, now: SimTime) -> Step {
+        self.last_arrival = None;
         let Some((t, op)) = self.reqs.get(self.idx) else {
             return Step::Done;
         };
-        if *t > now {
-            return Step::Sleep(*t);
+        let at = self.origin + t.as_ns();
+        if at > now {
+            return Step::Sleep(at);
         }
         let op = op.clone();
         self.idx += 1;
-        let next = self.reqs.get(self.idx).map_or(now, |(t, _)| (*t).max(now));
+        self.last_arrival = Some(at);
+        let next = self
+            .reqs
+            .get(self.idx)
+            .map_or(now, |(t, _)| (self.origin + t.as_ns()).max(now));
         Step::IssueThen(op, next)
     }
 

@@ -92,6 +92,18 @@ pub trait Driver {
     fn step(&mut self, client: u32, now: SimTime) -> Step;
     /// A short description for reports.
     fn describe(&self) -> String;
+    /// Measurement starts at `origin` (when the prefill has finished): the arrival times a
+    /// workload gives (trace timestamps, generated open-loop schedules) count from it, so a
+    /// timed workload is not already late when it starts. Called once, before the first
+    /// `step`; the default ignores it (closed loops have no arrival times).
+    fn set_origin(&mut self, _origin: SimTime) {}
+    /// When the unit of work that the op `step` just returned to `client` begins arrived:
+    /// `Some` for the first command of a plain request or of a transaction (its BEGIN) in a
+    /// workload with arrival times, `None` otherwise. The world reports queueing delay
+    /// (arrival to issue) and response time (arrival to the last ack) from it.
+    fn arrival(&self, _client: u32) -> Option<SimTime> {
+        None
+    }
     /// The logical page the next request will probably touch, if known (a prefetch hint;
     /// it must not change what the driver does).
     fn hint_next(&self) -> Option<Lpn> {

@@ -102,7 +102,9 @@ pub struct Synthetic {
     rng: Rng,
     issued: u64,
     thinking: Vec<bool>,
+    /// Open loop: the next request's arrival (the first is the start of measurement).
     next_arrival: SimTime,
+    last_arrival: Option<SimTime>,
     /// The next request, generated one step ahead so its page can be prefetched.
     ahead: Option<Op>,
 }
@@ -140,6 +142,7 @@ impl Synthetic {
             rng,
             issued: 0,
             next_arrival: SimTime::ZERO,
+            last_arrival: None,
             ahead: None,
         };
         s.ahead = Some(s.generate());
@@ -181,6 +184,7 @@ impl Driver for Synthetic {
         if self.issued >= self.cfg.requests {
             return Step::Done;
         }
+        self.last_arrival = None;
         if self.cfg.interarrival_ns > 0 {
             if now < self.next_arrival {
                 return Step::Sleep(self.next_arrival);
@@ -189,9 +193,12 @@ impl Driver for Synthetic {
                 Arrival::Fixed => self.cfg.interarrival_ns,
                 Arrival::Exponential => self.rng.exp_u64(self.cfg.interarrival_ns as f64).max(1),
             };
-            self.next_arrival = now + gap;
+            // The schedule advances from the arrival, not from `now`, so arrivals keep their
+            // rate exactly (the world wakes this client at `next`, never later).
+            self.last_arrival = Some(self.next_arrival);
+            self.next_arrival += gap;
             let op = self.make_op();
-            return Step::IssueThen(op, self.next_arrival);
+            return Step::IssueThen(op, self.next_arrival.max(now));
         }
         let c = client as usize;
         if self.cfg.think_ns > 0 && !self.thinking[c] && self.issued > 0 {
@@ -200,6 +207,14 @@ impl Driver for Synthetic {
         }
         self.thinking[c] = false;
         Step::Issue(self.make_op())
+    }
+
+    fn set_origin(&mut self, origin: SimTime) {
+        self.next_arrival = origin;
+    }
+
+    fn arrival(&self, _client: u32) -> Option<SimTime> {
+        self.last_arrival
     }
 
     fn hint_next(&self) -> Option<Lpn> {

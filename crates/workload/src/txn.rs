@@ -9,6 +9,9 @@
 //!   each after the previous one's ack; a command outside any transaction is a chain of one.
 //! - Up to `concurrency` chains run at once, started in stream order; a chain does not start
 //!   before its first command's time (times scaled by `time_scale`; 0 means at once).
+//! - Times count from the start of measurement (`Driver::set_origin`, the end of the
+//!   prefill), not from t = 0: a timed stream replayed after a prefill starts on schedule
+//!   instead of late, as a burst.
 //!
 //! The generators express isolation levels (LightTx §4.2) through this structure:
 //! - *strict*: one transaction per segment (a barrier after every commit or abort);
@@ -106,6 +109,12 @@ pub struct TxStream {
     clients: Vec<ClientRun>,
     describe: String,
     pub commands: usize,
+    /// Where time 0 of the stream falls (the start of measurement).
+    origin: SimTime,
+    /// Whether any command carries a time (an open loop); closed loops have no arrivals.
+    timed: bool,
+    /// Per client: the arrival of the chain whose first command `step` just returned.
+    arrival: Vec<Option<SimTime>>,
 }
 
 impl TxStream {
@@ -214,6 +223,9 @@ impl TxStream {
         }
         segments.retain(|s| !s.is_empty());
         Ok(TxStream {
+            origin: SimTime::ZERO,
+            timed: stream.iter().any(|t| t.time_ns > 0),
+            arrival: vec![None; concurrency as usize],
             commands: stream.len(),
             segments,
             seg: 0,
@@ -229,8 +241,17 @@ impl Driver for TxStream {
         self.clients.len() as u32
     }
 
+    fn set_origin(&mut self, origin: SimTime) {
+        self.origin = origin;
+    }
+
+    fn arrival(&self, client: u32) -> Option<SimTime> {
+        self.arrival.get(client as usize).copied().flatten()
+    }
+
     fn step(&mut self, client: u32, now: SimTime) -> Step {
         let c = client as usize;
+        self.arrival[c] = None;
         loop {
             if self.clients[c].seg < self.seg {
                 // Released from the barrier into the current segment.
@@ -242,8 +263,12 @@ impl Driver for TxStream {
                     .get(ch)
                     .and_then(|chain| chain.get(pos))
                 {
-                    if *t > now {
-                        return Step::Sleep(*t);
+                    let at = self.origin + t.as_ns();
+                    if at > now {
+                        return Step::Sleep(at);
+                    }
+                    if pos == 0 && self.timed {
+                        self.arrival[c] = Some(at);
                     }
                     self.clients[c].pos += 1;
                     return Step::Issue(op.clone());

@@ -74,6 +74,12 @@ pub struct WorkloadConfig {
     pub kind: WorkloadKind,
     /// Fraction of the logical space written sequentially before measuring.
     pub prefill: f64,
+    /// Ageing after the prefill, before measuring: uniformly random single-page overwrites
+    /// of the prefilled pages, this many times their number (1.0 rewrites as many pages as
+    /// were prefilled). Brings the device to the papers' steady state (free pool at the GC
+    /// threshold, blocks holding a mix of valid and stale pages) so that GC is active from
+    /// the first measured request, whatever the workload's length (issue 9).
+    pub age: f64,
     /// Requests run before measuring starts (counters and latencies reset after them).
     pub warmup_requests: u64,
     pub synthetic: SyntheticConfig,
@@ -93,6 +99,7 @@ impl Default for WorkloadConfig {
         WorkloadConfig {
             kind: WorkloadKind::Synthetic,
             prefill: 0.5,
+            age: 0.0,
             warmup_requests: 0,
             synthetic: SyntheticConfig::default(),
             txn: workload::txn::TxnConfig::default(),
@@ -287,6 +294,12 @@ impl Config {
             return Err(ConfigError(format!(
                 "workload.prefill must be in [0, 1], got {}",
                 self.workload.prefill
+            )));
+        }
+        if !(self.workload.age.is_finite() && (0.0..=100.0).contains(&self.workload.age)) {
+            return Err(ConfigError(format!(
+                "workload.age must be in [0, 100], got {}",
+                self.workload.age
             )));
         }
         let w = &self.workload;

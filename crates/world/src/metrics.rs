@@ -74,6 +74,13 @@ pub struct RunMetrics {
     pub latency_ns: Percentiles,
     pub read_latency_ns: Percentiles,
     pub write_latency_ns: Percentiles,
+    /// Open-loop workloads (timed traces, generated arrivals): from a request's or a
+    /// transaction's arrival to issuing its first command (waiting for a client, a barrier
+    /// or the previous transaction). Empty for closed loops.
+    pub queue_delay_ns: Percentiles,
+    /// Open-loop workloads: from arrival to the ack of the request, or of the transaction's
+    /// COMMIT/ABORT (queueing delay plus service time). Empty for closed loops.
+    pub response_time_ns: Percentiles,
     pub txs_committed: u64,
     pub txs_aborted: u64,
     /// Committed transactions per simulated second.
@@ -98,14 +105,25 @@ pub struct RunMetrics {
     pub erase_count: EraseStats,
     pub ftl: ssd::FtlStats,
     pub protocol_counters: BTreeMap<String, u64>,
+    /// Controller DRAM by structure at the end of the run, and their sum.
     pub dram_bytes: BTreeMap<String, u64>,
     pub dram_bytes_total: u64,
+    /// Each structure's largest size seen during the measured part (sampled every
+    /// `DRAM_SAMPLE_EVERY` requests and at the end; the peaks need not coincide).
+    pub dram_bytes_peak: BTreeMap<String, u64>,
+    /// The commit protocol's own tables (FTL tables excluded): at the end, and the largest
+    /// sampled total.
+    pub protocol_dram_bytes: u64,
+    pub protocol_dram_bytes_peak: u64,
     pub recovery: Option<RecoveryMetrics>,
     /// Wall-clock fields: the only ones that differ between runs of one config and seed.
     pub recovery_wall_time_s: f64,
     pub wall_time_s: f64,
     pub sim_ops_per_wall_s: f64,
 }
+
+/// How often (in requests) a run samples DRAM for its peaks.
+pub const DRAM_SAMPLE_EVERY: u64 = 256;
 
 /// Keys whose values depend on the wall clock (everything else is deterministic).
 pub const WALL_CLOCK_KEYS: [&str; 3] =

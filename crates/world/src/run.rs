@@ -8,7 +8,7 @@
 
 use crate::config::{Config, TraceFormat, WorkloadKind};
 use crate::hostlog::HostEvent;
-use crate::metrics::{EraseStats, RecoveryMetrics, RunMetrics, WALL_CLOCK_KEYS};
+use crate::metrics::{EraseStats, RecoveryMetrics, RunMetrics, DRAM_SAMPLE_EVERY, WALL_CLOCK_KEYS};
 use media::{Nand, NandCounters};
 use serde::Serialize;
 use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxId};
@@ -195,6 +195,8 @@ enum Ev {
         client: u32,
         blocking: bool,
         issued: SimTime,
+        /// The arrival of the request this completes, when it has one and is a plain request.
+        arrival: Option<SimTime>,
         kind: u8,
         tx: TxId,
     },
@@ -239,7 +241,16 @@ pub struct World {
     lat_write: Histogram,
     lat_tx: Histogram,
     lat_commit: Histogram,
+    lat_queue: Histogram,
+    lat_response: Histogram,
     tx_begin: BTreeMap<TxId, SimTime>,
+    /// Arrival of each open transaction that has one (for its response time).
+    tx_arrival: BTreeMap<TxId, SimTime>,
+    /// Largest sampled DRAM per structure, and of the protocol's tables in total.
+    dram_peak: BTreeMap<&'static str, u64>,
+    protocol_dram_peak: u64,
+    /// Whether the measured part has started (the prefill and ageing are over).
+    measuring: bool,
     committed: u64,
     aborted: u64,
     trace_out: Option<std::io::BufWriter<std::fs::File>>,
@@ -306,7 +317,13 @@ impl World {
             lat_write: Histogram::new(),
             lat_tx: Histogram::new(),
             lat_commit: Histogram::new(),
+            lat_queue: Histogram::new(),
+            lat_response: Histogram::new(),
             tx_begin: BTreeMap::new(),
+            tx_arrival: BTreeMap::new(),
+            dram_peak: BTreeMap::new(),
+            protocol_dram_peak: 0,
+            measuring: false,
             committed: 0,
             aborted: 0,
             trace_out,
@@ -335,20 +352,48 @@ impl World {
         }
     }
 
-    /// Writes the first `prefill` fraction of the logical space sequentially, then starts
-    /// measuring from the instant the device is idle again.
+    /// Writes the first `prefill` fraction of the logical space sequentially, ages the
+    /// device if configured, then starts measuring from the instant the device is idle
+    /// again. Both phases issue their writes as a closed loop with two writes in flight per
+    /// parallel unit: enough to keep every unit busy, and simulated time advances, so
+    /// protocol state keyed by time (SCC's and BPCC's pending commit acks) is forgotten as
+    /// it passes instead of piling up for millions of pages issued at one instant.
     fn prefill(&mut self) -> Result<(), WorldError> {
         let pages = (f64::from(self.device.logical_pages()) * self.cfg.workload.prefill) as u32;
+        let mut loop_ = ClosedLoop::new(2 * self.device.core.geo.pus() as usize);
         for lpn in 0..pages {
-            let op = Op::Write {
-                lpn: Lpn(lpn),
-                pages: 1,
-            };
-            self.submit(&op, SimTime::ZERO)?;
+            self.closed_loop_write(&mut loop_, lpn)?;
+        }
+        let writes = (f64::from(pages) * self.cfg.workload.age) as u64;
+        if writes > 0 && pages > 0 {
+            // Ageing (`workload.age`): random single-page overwrites of the prefilled pages.
+            let mut rng = Rng::new(self.cfg.seed).fork("age");
+            for _ in 0..writes {
+                let lpn = rng.below(u64::from(pages)) as u32;
+                self.closed_loop_write(&mut loop_, lpn)?;
+            }
         }
         self.now = self.device.barrier(SimTime::ZERO);
         self.requests = 0;
         self.start_measuring(self.now);
+        // Arrival times count from here, not from t = 0 (issue 9): otherwise every request
+        // of a timed workload is already late and an open loop degenerates into a burst.
+        self.driver.set_origin(self.now);
+        Ok(())
+    }
+
+    fn closed_loop_write(&mut self, l: &mut ClosedLoop, lpn: u32) -> Result<(), WorldError> {
+        if l.in_flight.len() >= l.depth {
+            if let Some(t) = l.in_flight.pop_front() {
+                l.now = l.now.max(t);
+            }
+        }
+        let op = Op::Write {
+            lpn: Lpn(lpn),
+            pages: 1,
+        };
+        let (ack, _) = self.submit(&op, l.now)?;
+        l.in_flight.push_back(ack);
         Ok(())
     }
 
@@ -363,6 +408,12 @@ impl World {
         self.lat_write = Histogram::new();
         self.lat_tx = Histogram::new();
         self.lat_commit = Histogram::new();
+        self.lat_queue = Histogram::new();
+        self.lat_response = Histogram::new();
+        self.dram_peak.clear();
+        self.protocol_dram_peak = 0;
+        self.measuring = true;
+        self.sample_dram();
         self.committed = 0;
         self.aborted = 0;
         self.wall_start = std::time::Instant::now();
@@ -528,6 +579,11 @@ impl World {
             }
         }
         self.requests += 1;
+        // Only while measuring: peaks reset when measurement starts, and some protocols'
+        // sizes take time proportional to their tables to compute.
+        if self.measuring && self.requests.is_multiple_of(DRAM_SAMPLE_EVERY) {
+            self.sample_dram();
+        }
         let every = self.cfg.run.check_invariants_every;
         if every > 0 && self.requests.is_multiple_of(every) {
             self.device.check_invariants().map_err(|e| {
@@ -570,6 +626,7 @@ impl World {
         match self.driver.step(c, now) {
             Step::Issue(op) => {
                 let tx = op_tx(&op);
+                let arrival = self.note_arrival(c, &op, now);
                 let (ack, kind) = self.submit(&op, now)?;
                 if let Some(l) = self.driver.hint_next() {
                     if l.0 < self.device.logical_pages() {
@@ -583,6 +640,7 @@ impl World {
                         client: c,
                         blocking: true,
                         issued: now,
+                        arrival,
                         kind,
                         tx,
                     },
@@ -590,6 +648,7 @@ impl World {
             }
             Step::IssueThen(op, next) => {
                 let tx = op_tx(&op);
+                let arrival = self.note_arrival(c, &op, now);
                 let (ack, kind) = self.submit(&op, now)?;
                 self.outstanding += 1;
                 self.queue.push(
@@ -598,6 +657,7 @@ impl World {
                         client: c,
                         blocking: false,
                         issued: now,
+                        arrival,
                         kind,
                         tx,
                     },
@@ -618,6 +678,32 @@ impl World {
         Ok(())
     }
 
+    /// Folds the device's current DRAM use into the peaks.
+    fn sample_dram(&mut self) {
+        for (k, v) in self.device.dram_bytes() {
+            let e = self.dram_peak.entry(k).or_insert(0);
+            *e = (*e).max(v);
+        }
+        self.protocol_dram_peak = self
+            .protocol_dram_peak
+            .max(self.device.protocol_dram_bytes());
+    }
+
+    /// Records the queueing delay of a unit of work that starts with `op` (a plain request or
+    /// a BEGIN) and has an arrival time; returns the arrival to carry to a plain request's
+    /// completion (a transaction's is kept until its COMMIT or ABORT completes).
+    fn note_arrival(&mut self, c: u32, op: &Op, now: SimTime) -> Option<SimTime> {
+        let a = self.driver.arrival(c)?;
+        self.lat_queue.record(now.since(a));
+        match *op {
+            Op::Begin { tx } => {
+                self.tx_arrival.insert(tx, a);
+                None
+            }
+            _ => Some(a),
+        }
+    }
+
     /// Runs the workload to completion.
     pub fn run(&mut self) -> Result<(), WorldError> {
         self.prefill()?;
@@ -632,12 +718,21 @@ impl World {
                     client,
                     blocking,
                     issued,
+                    arrival,
                     kind,
                     tx,
                 } => {
                     self.outstanding -= 1;
                     let lat = t.since(issued);
                     self.lat_all.record(lat);
+                    if let Some(a) = arrival {
+                        self.lat_response.record(t.since(a));
+                    }
+                    if matches!(kind, K_COMMIT | K_ABORT) {
+                        if let Some(a) = self.tx_arrival.remove(&tx) {
+                            self.lat_response.record(t.since(a));
+                        }
+                    }
                     match kind {
                         K_READ => self.lat_read.record(lat),
                         K_WRITE => self.lat_write.record(lat),
@@ -678,7 +773,8 @@ impl World {
     }
 
     /// The metrics of the measured part of the run (after the prefill).
-    pub fn metrics(&self, wall_s: f64) -> RunMetrics {
+    pub fn metrics(&mut self, wall_s: f64) -> RunMetrics {
+        self.sample_dram();
         let d = &self.device;
         let n = d.core.nand.counters();
         let b = self.base_nand;
@@ -740,6 +836,8 @@ impl World {
             latency_ns: self.lat_all.percentiles(),
             read_latency_ns: self.lat_read.percentiles(),
             write_latency_ns: self.lat_write.percentiles(),
+            queue_delay_ns: self.lat_queue.percentiles(),
+            response_time_ns: self.lat_response.percentiles(),
             txs_committed: self.committed,
             txs_aborted: self.aborted,
             tx_throughput_per_s: if sim_ns == 0 {
@@ -779,6 +877,13 @@ impl World {
                 .collect(),
             dram_bytes_total: dram.values().sum(),
             dram_bytes: dram,
+            dram_bytes_peak: self
+                .dram_peak
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
+            protocol_dram_bytes: d.protocol_dram_bytes(),
+            protocol_dram_bytes_peak: self.protocol_dram_peak,
             recovery: None,
             recovery_wall_time_s: 0.0,
             wall_time_s: wall_s,
@@ -800,6 +905,24 @@ impl World {
             device: self.device,
             host_log: self.host_log,
             base_image: self.base_image,
+        }
+    }
+}
+
+/// The prefill's and ageing's closed loop: at most `depth` writes in flight; the next write
+/// is issued when the oldest completes.
+struct ClosedLoop {
+    depth: usize,
+    in_flight: std::collections::VecDeque<SimTime>,
+    now: SimTime,
+}
+
+impl ClosedLoop {
+    fn new(depth: usize) -> ClosedLoop {
+        ClosedLoop {
+            depth: depth.max(1),
+            in_flight: std::collections::VecDeque::new(),
+            now: SimTime::ZERO,
         }
     }
 }

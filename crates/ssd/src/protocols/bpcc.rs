@@ -350,7 +350,7 @@ impl CommitProtocol for BpccFtl {
                 "straddle responsibility sets",
                 (self.straddlers.len() * 40 + srs * 16 + self.holder.len() * 16) as u64,
             ),
-            ("pending commit acks", self.floors.len() as u64 * 16),
+            ("pending commit acks", self.floors.dram_bytes()),
         ]
     }
 

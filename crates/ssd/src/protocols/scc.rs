@@ -287,7 +287,7 @@ impl CommitProtocol for SccFtl {
             ("page versions", self.ver_max.len() as u64 * 4),
             ("active transactions", self.txs.dram_bytes()),
             ("uncommitted intentions", self.uncommitted.dram_bytes()),
-            ("pending commit acks", self.floors.len() as u64 * 16),
+            ("pending commit acks", self.floors.dram_bytes()),
         ]
     }
 
