@@ -89,7 +89,7 @@ enum Cmd {
         /// --verify-acks`).
         #[arg(long)]
         ack_log: Option<PathBuf>,
-        /// Run the DBMS host with this recovery strategy (wal, device-tx) on the device.
+        /// Run the DBMS host with this recovery strategy (wal, device-tx, flagcommit-ex) on the device.
         #[arg(long)]
         host: Option<String>,
     },
@@ -135,7 +135,7 @@ enum Cmd {
         /// Exhaustive mode refuses configurations with more operations in progress at once.
         #[arg(long, default_value_t = 10)]
         max_in_flight: usize,
-        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx).
+        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, flagcommit-ex).
         #[arg(long)]
         host: Option<String>,
     },
