@@ -91,7 +91,7 @@ enum Cmd {
         /// --verify-acks`).
         #[arg(long)]
         ack_log: Option<PathBuf>,
-        /// Run the DBMS host with this recovery strategy (wal, device-tx) on the device.
+        /// Run the DBMS host with this recovery strategy (wal, device-tx, flagcommit-ex) on the device.
         #[arg(long)]
         host: Option<String>,
     },

@@ -204,6 +204,8 @@ pub enum TagContent {
     Log(Arc<crate::strategy::wal::LogPageImage>),
     /// The WAL master record: the last complete checkpoint's begin LSN and where redo starts.
     Master { ckpt_lsn: u64, redo_lsn: u64 },
+    /// `flagcommit-ex`: a data part with pending records, a redo log page or its master.
+    FlagCommit(Arc<crate::strategy::flagcommit_ex::FcTag>),
 }
 
 /// Tag → content, for every device write of a recorded run. Tags are dense from 1.

@@ -596,6 +596,9 @@ impl Engine {
                 return Ok(());
             }
             if let Some(eff) = self.clients[c as usize].effects[i] {
+                if !self.strat.admit_update(c, page) {
+                    return self.end_txn(c, now, End::Restart);
+                }
                 let slot = op.rid().slot;
                 let fr = self.core.pool.frame_mut(f);
                 let before = fr.values[slot as usize];

@@ -18,7 +18,10 @@
 //! alone and compares the database with a serial replay of exactly the committed
 //! transactions.
 //!
-//! Not here (yet): `flagcommit-ex` (CFC_ex/AFC_ex), PCM tiers, update strategies other than
+//! - `flagcommit-ex`: Flag Commit §4's host side over `none` (no-force, redo-only log,
+//!   pending records, max_c admission); see its module docs for what of §4 it leaves out.
+//!
+//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM tiers, update strategies other than
 //! out-of-place page writes, TPC-C/TPC-B/TATP generators (they live in `workload`).
 
 pub mod bank;
@@ -63,7 +66,8 @@ pub enum DeadlockPolicy {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
-    /// Recovery strategy: a name from `strategy::REGISTRY` ("wal", "device-tx").
+    /// Recovery strategy: a name from `strategy::REGISTRY` ("wal", "device-tx",
+    /// "flagcommit-ex").
     pub strategy: String,
     /// Concurrent clients, each running one transaction at a time (Flag Commit: 50).
     pub clients: u32,
@@ -91,6 +95,9 @@ pub struct HostConfig {
     pub log_pages: u32,
     /// wal: take a fuzzy checkpoint after this many bytes of log (0 = never).
     pub checkpoint_log_bytes: u64,
+    /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
+    /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).
+    pub max_c: u32,
     /// The workload ("bank": the built-in test source of `bank.rs`).
     pub workload: String,
     pub bank: bank::BankConfig,
@@ -102,6 +109,11 @@ pub struct HostConfig {
     /// outside tests.
     #[serde(skip)]
     pub fault_early_commit_ack: bool,
+    /// A planted bug for testing the crash checker (flagcommit-ex): checkpoints write an
+    /// empty committed-XID list, so commit status is lost with the truncated log. Never set
+    /// this outside tests.
+    #[serde(skip)]
+    pub fault_fc_empty_commit_list: bool,
 }
 
 impl Default for HostConfig {
@@ -122,10 +134,12 @@ impl Default for HostConfig {
             log_record_bytes: 50,
             log_pages: 4096,
             checkpoint_log_bytes: 1 << 20,
+            max_c: 3,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             measure_recovery: false,
             fault_early_commit_ack: false,
+            fault_fc_empty_commit_list: false,
         }
     }
 }
@@ -154,6 +168,9 @@ impl HostConfig {
                 "log_record_bytes",
                 format!("{} is too small (at least 16)", self.log_record_bytes),
             );
+        }
+        if self.max_c == 0 {
+            return bad("max_c", "must be at least 1".into());
         }
         if self.workload != "bank" {
             return bad(

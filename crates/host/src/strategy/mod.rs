@@ -12,6 +12,7 @@
 //! transaction may ever be visible after recovery.
 
 pub mod device_tx;
+pub mod flagcommit_ex;
 pub mod wal;
 
 use crate::buffer::Frame;
@@ -42,6 +43,13 @@ pub trait Strategy {
         after: u64,
         now: SimTime,
     ) -> Result<()>;
+
+    /// May client `c` update a record of `page` now? (`flagcommit-ex`: at most max_c
+    /// concurrent updaters per page, Flag Commit Algorithm 1.) A refusal restarts the
+    /// transaction.
+    fn admit_update(&mut self, _c: u32, _page: PageNo) -> bool {
+        true
+    }
 
     /// May this dirty frame be written back now?
     fn evictable(&self, frame: &Frame) -> bool;
@@ -103,7 +111,7 @@ pub struct StrategyInfo {
 }
 
 /// Every recovery strategy. One line each.
-pub static REGISTRY: &[&StrategyInfo] = &[&wal::INFO, &device_tx::INFO];
+pub static REGISTRY: &[&StrategyInfo] = &[&wal::INFO, &device_tx::INFO, &flagcommit_ex::INFO];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
     REGISTRY
