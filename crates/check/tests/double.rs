@@ -3,11 +3,10 @@
 //! schedules under drawn timing profiles crash the first and sometimes the second recovery.
 //! Each asserts zero violations.
 //!
-//! On the code this branch starts from, the double-crash check finds issue 7's bug 4 (a
-//! crash inside the GC that recovery runs before its final checkpoint loses acked data) in
-//! lighttx, aw, mhl-d, mhl-m and none with checkpoints: those cases are ignored until the
-//! fix from branch rel-bugs is merged, and `double_crashes_find_bug_4_on_lighttx` records
-//! that the checker catches it.
+//! Before issue 7's bug 4 was fixed (recovery now checkpoints before it collects), the
+//! double-crash check found it in lighttx, aw, mhl-d, mhl-m and none with checkpoints (a
+//! crash inside the GC that recovery ran before its final checkpoint lost acked data);
+//! `double_crash_state_415_on_lighttx` keeps the state it was first found at.
 
 mod common;
 
@@ -103,27 +102,22 @@ fn double_afc() {
     both("afc", true);
 }
 #[test]
-#[ignore = "needs issue-7 bug-4 fix from branch rel-bugs"]
 fn double_lighttx() {
     both("lighttx", true);
 }
 #[test]
-#[ignore = "needs issue-7 bug-4 fix from branch rel-bugs"]
 fn double_aw() {
     both("aw", true);
 }
 #[test]
-#[ignore = "needs issue-7 bug-4 fix from branch rel-bugs"]
 fn double_mhl_d() {
     both("mhl-d", true);
 }
 #[test]
-#[ignore = "needs issue-7 bug-4 fix from branch rel-bugs"]
 fn double_mhl_m() {
     both("mhl-m", true);
 }
 #[test]
-#[ignore = "needs issue-7 bug-4 fix from branch rel-bugs"]
 fn double_none_with_checkpoints() {
     let mut cfg = tiny("none");
     cfg.ftl.checkpoint_interval = 40;
@@ -132,28 +126,24 @@ fn double_none_with_checkpoints() {
 }
 
 #[test]
-fn double_crashes_find_bug_4_on_lighttx() {
-    // The planted bug here is a real one: issue 7 bug 4 on the code this branch starts
-    // from (found by crash --protocol lighttx --seed 1 --double --schedules 2000, state
-    // 415: a crash inside recovery's GC erase brings back versions older than acked
-    // transactions). Once the fix is merged this test fails: delete it then, and
-    // un-ignore double_lighttx.
+fn double_crash_state_415_on_lighttx() {
+    // Found by crash checker: crash --protocol lighttx --seed 1 --double --schedules 2000,
+    // state 415 (issue 7 bug 4: a crash inside recovery's GC erase brought back versions
+    // older than acked transactions). The checker caught it on the unfixed code (this test
+    // asserted a violation there); it must stay clean.
     let cfg = small_config("lighttx");
     let rec = record(&cfg).unwrap();
     let mut o = Options::new(Mode::Random { schedules: 2000 }, 1);
     o.double = true;
     o.only = Some(vec![415]);
     let rep = check_with(&rec, &o, &mut |_| false).unwrap();
-    assert!(rep.violations > 0, "{rep:?}");
-    let v = rep.first.iter().find(|v| !v.findings.is_empty()).unwrap();
-    assert!(!v.nested.is_empty(), "the violation is inside recovery");
-    assert!(v.findings[0].what.contains("acked"), "{:?}", v.findings[0]);
+    assert_clean(&rep, &rec);
 }
 
 #[test]
 fn single_crash_states_of_the_same_run_are_clean() {
-    // The double-crash violation above is not a single-crash one: the checker without
-    // --double passes the same recording.
+    // Bug 4 was never a single-crash one: the checker without --double passed the same
+    // recording even before the fix.
     let cfg = small_config("lighttx");
     let rec = record(&cfg).unwrap();
     let rep = check(&rec, Mode::Random { schedules: 2000 }, 1, Some(415)).unwrap();

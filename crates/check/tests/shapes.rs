@@ -1,7 +1,6 @@
 //! Workload shapes (issue 7): every shape records for every protocol, and random schedules
-//! under drawn timing profiles find no violation in any shape × protocol pair except the
-//! pairs issue 7's open bugs break on this branch (listed, and checked in an ignored test
-//! to run once branch rel-bugs is merged).
+//! under drawn timing profiles find no violation in any shape × protocol pair. Two pairs
+//! found issue 7 bugs before they were fixed and keep a test each with more schedules.
 
 mod common;
 
@@ -9,18 +8,6 @@ use commitlab_check::shapes::{apply, SHAPES};
 use commitlab_check::timing::Timing;
 use commitlab_check::*;
 use common::*;
-
-/// Pairs that fail on this branch because of issue 7 bugs fixed on branch rel-bugs:
-/// checkpoints with tc/scc/bpcc (bug 1: their recovery ignores the checkpoint), trims of
-/// in-flight pages on none (bug 2, found here: shape trim-in-flight, seed 21, timing
-/// host=13,program=383735, "reads tag 124 ... older than the acked trim of lpn 18"); with
-/// lighttx/aw/mhl-d/mhl-m a crash during recovery's GC (bug 4, reached by random schedules
-/// only in double mode, which this test does not use).
-fn known_broken(shape: &str, protocol: &str) -> bool {
-    (shape == "checkpoints" && matches!(protocol, "tc" | "scc" | "bpcc"))
-        // Bug 2: none acks a trim of a page whose tombstone is still being programmed.
-        || (shape == "trim-in-flight" && protocol == "none")
-}
 
 fn check_shape(shape: &str, protocol: &str, schedules: u64) -> CheckReport {
     let mut cfg = small_config(protocol);
@@ -55,9 +42,6 @@ fn every_shape_runs_clean_on_every_protocol() {
     let mut checked = 0;
     for (shape, _) in SHAPES {
         for p in ssd::protocol::names() {
-            if known_broken(shape, p) {
-                continue;
-            }
             checked += check_shape(shape, p, 40).states;
         }
     }
@@ -65,16 +49,18 @@ fn every_shape_runs_clean_on_every_protocol() {
 }
 
 #[test]
-#[ignore = "needs issue-7 bug-1 fix from branch rel-bugs"]
 fn checkpoints_shape_on_tc_scc_bpcc() {
+    // Issue 7 bug 1: their recovery ignored checkpoints; they now refuse them at validation
+    // (check_shape accepts a refusal), so this checks the refusal holds.
     for p in ["tc", "scc", "bpcc"] {
         check_shape("checkpoints", p, 400);
     }
 }
 
 #[test]
-#[ignore = "needs issue-7 bug-2 fix from branch rel-bugs"]
 fn trims_of_in_flight_pages_on_none() {
+    // Found by crash checker: shape trim-in-flight, seed 21, timing host=13,program=383735
+    // ("reads tag 124 ... older than the acked trim of lpn 18"), issue 7 bug 2.
     check_shape("trim-in-flight", "none", 400);
 }
 
