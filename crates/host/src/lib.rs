@@ -18,8 +18,11 @@
 //! alone and compares the database with a serial replay of exactly the committed
 //! transactions.
 //!
+//! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
+//! synthetic-record generators of `workload`, or the built-in `bank` test source.
+//!
 //! Not here (yet): `flagcommit-ex` (CFC_ex/AFC_ex), PCM tiers, update strategies other than
-//! out-of-place page writes, TPC-C/TPC-B/TATP generators (they live in `workload`).
+//! out-of-place page writes.
 
 pub mod bank;
 pub mod buffer;
@@ -30,6 +33,7 @@ pub mod engine;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
+pub mod source;
 pub mod strategy;
 
 pub use engine::{run, Engine, HostRun};
@@ -91,9 +95,14 @@ pub struct HostConfig {
     pub log_pages: u32,
     /// wal: take a fuzzy checkpoint after this many bytes of log (0 = never).
     pub checkpoint_log_bytes: u64,
-    /// The workload ("bank": the built-in test source of `bank.rs`).
+    /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
+    /// or "records" (the `workload` crate's generators), configured by its section below.
     pub workload: String,
     pub bank: bank::BankConfig,
+    pub tpcc: workload::tpcc::TpccConfig,
+    pub tpcb: workload::tpcb::TpcbConfig,
+    pub tatp: workload::tatp::TatpConfig,
+    pub records: workload::records::RecordsConfig,
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
@@ -124,6 +133,10 @@ impl Default for HostConfig {
             checkpoint_log_bytes: 1 << 20,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
+            tpcc: Default::default(),
+            tpcb: Default::default(),
+            tatp: Default::default(),
+            records: Default::default(),
             measure_recovery: false,
             fault_early_commit_ack: false,
         }
@@ -155,14 +168,7 @@ impl HostConfig {
                 format!("{} is too small (at least 16)", self.log_record_bytes),
             );
         }
-        if self.workload != "bank" {
-            return bad(
-                "workload",
-                format!("unknown host workload '{}' (known: bank)", self.workload),
-            );
-        }
-        self.bank.validate()?;
-        Ok(())
+        source::validate(self)
     }
 }
 
