@@ -244,7 +244,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
     let value = |m: &BTreeMap<(PageNo, u16), u64>, p: PageNo, s: u16| -> u64 {
         m.get(&(p, s))
             .copied()
-            .unwrap_or_else(|| layout.initial_page(p)[s as usize])
+            .unwrap_or_else(|| layout.initial_slot(p, s))
     };
     let mut pages: std::collections::BTreeSet<PageNo> = db.keys().copied().collect();
     let mut in_flight: Vec<(usize, BTreeMap<(PageNo, u16), u64>)> = Vec::new();
@@ -285,7 +285,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
     let got = |p: PageNo, s: u16| -> u64 {
         match db.get(&p) {
             Some(v) => v.get(s as usize).copied().unwrap_or(u64::MAX),
-            None => layout.initial_page(p)[s as usize],
+            None => layout.initial_slot(p, s),
         }
     };
     // In-flight transactions: all or nothing.

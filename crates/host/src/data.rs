@@ -110,6 +110,17 @@ pub struct Layout {
     pub pages: u64,
     /// Device logical pages per DB page.
     pub parts: u32,
+    /// Which slots hold a record when the database is loaded (`TxnSource::loaded`); `None`:
+    /// every slot of every page below the table's `pages_initial` (the trait's default).
+    loaded: Option<Arc<LoadedMap>>,
+}
+
+/// The loaded state of every DB page, from the source's `loaded` predicate: per global page
+/// `0` = no slot loaded, `1` = every slot, `2` = some (their mask in `partial`).
+#[derive(Debug)]
+pub struct LoadedMap {
+    state: Vec<u8>,
+    partial: std::collections::BTreeMap<u64, Vec<bool>>,
 }
 
 /// A DB page by its global number.
@@ -125,6 +136,48 @@ impl Layout {
             base,
             pages,
             parts: parts.max(1),
+            loaded: None,
+        }
+    }
+
+    /// As `new`, with the loaded slots the source says (`TxnSource::loaded`), asked once per
+    /// slot of every page here.
+    pub fn from_source(source: &dyn workload::db::TxnSource, parts: u32) -> Layout {
+        let mut l = Layout::new(source.schema().clone(), parts);
+        let mut state = Vec::with_capacity(l.pages as usize);
+        let mut partial = std::collections::BTreeMap::new();
+        for (ti, def) in l.schema.tables.iter().enumerate() {
+            let table = TableId(ti as u16);
+            for page in 0..def.pages_max {
+                let mask: Vec<bool> = (0..def.records_per_page)
+                    .map(|slot| source.loaded(Rid { table, page, slot }))
+                    .collect();
+                if mask.iter().all(|b| *b) {
+                    state.push(1);
+                } else if mask.iter().all(|b| !*b) {
+                    state.push(0);
+                } else {
+                    partial.insert(state.len() as u64, mask);
+                    state.push(2);
+                }
+            }
+        }
+        l.loaded = Some(Arc::new(LoadedMap { state, partial }));
+        l
+    }
+
+    /// Is `slot` of global page `p` populated when the database is loaded?
+    pub fn is_loaded(&self, p: PageNo, slot: u16) -> bool {
+        match &self.loaded {
+            None => {
+                let (t, page) = self.locate(p);
+                page < self.schema.table(t).pages_initial
+            }
+            Some(m) => match m.state[p.0 as usize] {
+                0 => false,
+                1 => true,
+                _ => m.partial[&p.0][slot as usize],
+            },
         }
     }
 
@@ -166,13 +219,23 @@ impl Layout {
         lo..hi
     }
 
+    /// One slot of the page as loaded (`initial_page(p)[slot]` without building the page).
+    pub fn initial_slot(&self, p: PageNo, slot: u16) -> u64 {
+        if self.is_loaded(p, slot) {
+            let (table, page) = self.locate(p);
+            initial_value(Rid { table, page, slot })
+        } else {
+            0
+        }
+    }
+
     /// The page as loaded.
     pub fn initial_page(&self, p: PageNo) -> Vec<u64> {
         let (t, page) = self.locate(p);
         let def = self.schema.table(t);
         (0..def.records_per_page)
             .map(|slot| {
-                if page < def.pages_initial {
+                if self.is_loaded(p, slot) {
                     initial_value(Rid {
                         table: t,
                         page,

@@ -349,11 +349,11 @@ impl Engine {
             .validate()
             .map_err(|e| HostError::Workload(e.what))?;
         let parts = parts_for(cfg, device.core.geo.page_bytes)?;
-        let layout = Layout::new(source.schema().clone(), parts);
+        let layout = Layout::from_source(source.as_ref(), parts);
         let need = data_lpns(&layout);
         if need > u64::from(device.logical_pages()) {
             return Err(HostError::Config {
-                key: "host.bank".into(),
+                key: format!("host.{}", cfg.workload),
                 reason: format!(
                     "the database needs {need} device pages ({} DB pages of {} parts) but the device has {}; use a smaller database or a larger device",
                     layout.pages, parts, device.logical_pages()
@@ -802,7 +802,7 @@ pub fn run_traced(
     trace: bool,
 ) -> Result<HostRun> {
     let wall = std::time::Instant::now();
-    let source: Box<dyn TxnSource> = Box::new(crate::bank::Bank::new(cfg.bank.clone())?);
+    let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
     let protocol = device.info().name;
     let mut e = Engine::new(cfg, device, source, seed, record)?;
     if trace {

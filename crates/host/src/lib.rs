@@ -21,8 +21,11 @@
 //! - `flagcommit-ex`: Flag Commit §4's host side over `none` (no-force, redo-only log,
 //!   pending records, max_c admission); see its module docs for what of §4 it leaves out.
 //!
-//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM tiers, update strategies other than
-//! out-of-place page writes, TPC-C/TPC-B/TATP generators (they live in `workload`).
+//! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
+//! synthetic-record generators of `workload`, or the built-in `bank` test source.
+//!
+//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM tiers, update
+//! strategies other than out-of-place page writes.
 
 pub mod bank;
 pub mod buffer;
@@ -33,6 +36,7 @@ pub mod engine;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
+pub mod source;
 pub mod strategy;
 
 pub use engine::{run, Engine, HostRun};
@@ -98,9 +102,14 @@ pub struct HostConfig {
     /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
     /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).
     pub max_c: u32,
-    /// The workload ("bank": the built-in test source of `bank.rs`).
+    /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
+    /// or "records" (the `workload` crate's generators), configured by its section below.
     pub workload: String,
     pub bank: bank::BankConfig,
+    pub tpcc: workload::tpcc::TpccConfig,
+    pub tpcb: workload::tpcb::TpcbConfig,
+    pub tatp: workload::tatp::TatpConfig,
+    pub records: workload::records::RecordsConfig,
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
@@ -137,6 +146,10 @@ impl Default for HostConfig {
             max_c: 3,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
+            tpcc: Default::default(),
+            tpcb: Default::default(),
+            tatp: Default::default(),
+            records: Default::default(),
             measure_recovery: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
@@ -172,14 +185,7 @@ impl HostConfig {
         if self.max_c == 0 {
             return bad("max_c", "must be at least 1".into());
         }
-        if self.workload != "bank" {
-            return bad(
-                "workload",
-                format!("unknown host workload '{}' (known: bank)", self.workload),
-            );
-        }
-        self.bank.validate()?;
-        Ok(())
+        source::validate(self)
     }
 }
 

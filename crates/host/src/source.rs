@@ -1,0 +1,71 @@
+//! The host's transaction sources: `host.workload` picks one of the schema-aware
+//! generators of the `workload` crate (TPC-C, TPC-B, TATP, synthetic records) or the
+//! built-in `bank` test source, configured by its `[host.<name>]` section.
+//!
+//! The engine treats every source alike (`workload::db::TxnSource`): an insert into an
+//! occupied slot overwrites it, a delete of a free slot is a no-op (`data::Effect`), and a
+//! transaction with `rollback` rolls back after its operations. The loaded database is what
+//! the source's `loaded` says (`data::Layout::from_source`).
+
+use crate::{HostConfig, HostError, Result};
+use workload::db::TxnSource;
+
+/// The workloads `host.workload` accepts.
+pub const WORKLOADS: &[&str] = &["bank", "tpcc", "tpcb", "tatp", "records"];
+
+/// A generator's validation message names `workload.<name>.<key>`; in the host the key is
+/// `host.<name>.<key>`.
+fn gen_err(name: &str, what: String) -> HostError {
+    let what = what.replace(&format!("workload.{name}"), &format!("host.{name}"));
+    let key = what
+        .split_whitespace()
+        .next()
+        .filter(|k| k.starts_with("host."))
+        .map(|k| k.trim_end_matches(':').to_string())
+        .unwrap_or_else(|| format!("host.{name}"));
+    HostError::Config { key, reason: what }
+}
+
+/// Checks the selected workload's section (only that one: the others keep their defaults).
+pub fn validate(cfg: &HostConfig) -> Result<()> {
+    match cfg.workload.as_str() {
+        "bank" => cfg.bank.validate(),
+        "tpcc" => cfg.tpcc.validate().map_err(|e| gen_err("tpcc", e.what)),
+        "tpcb" => cfg.tpcb.validate().map_err(|e| gen_err("tpcb", e.what)),
+        "tatp" => cfg.tatp.validate().map_err(|e| gen_err("tatp", e.what)),
+        "records" => cfg
+            .records
+            .validate()
+            .map_err(|e| gen_err("records", e.what)),
+        other => Err(HostError::Config {
+            key: "host.workload".into(),
+            reason: format!(
+                "unknown host workload '{other}' (known: {})",
+                WORKLOADS.join(", ")
+            ),
+        }),
+    }
+}
+
+/// Builds the configured source. `seed` feeds generators that draw run constants (TPC-C's
+/// NURand C values, TATP's).
+pub fn build(cfg: &HostConfig, seed: u64) -> Result<Box<dyn TxnSource>> {
+    validate(cfg)?;
+    Ok(match cfg.workload.as_str() {
+        "bank" => Box::new(crate::bank::Bank::new(cfg.bank.clone())?),
+        "tpcc" => Box::new(
+            workload::tpcc::Tpcc::new(&cfg.tpcc, seed).map_err(|e| gen_err("tpcc", e.what))?,
+        ),
+        "tpcb" => {
+            Box::new(workload::tpcb::Tpcb::new(&cfg.tpcb).map_err(|e| gen_err("tpcb", e.what))?)
+        }
+        "tatp" => Box::new(
+            workload::tatp::Tatp::new(&cfg.tatp, seed).map_err(|e| gen_err("tatp", e.what))?,
+        ),
+        "records" => Box::new(
+            workload::records::Records::new(&cfg.records)
+                .map_err(|e| gen_err("records", e.what))?,
+        ),
+        _ => unreachable!("validated above"),
+    })
+}
