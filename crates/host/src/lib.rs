@@ -30,6 +30,7 @@ pub mod engine;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
+pub mod pcm_check;
 pub mod strategy;
 
 pub use engine::{run, Engine, HostRun};
