@@ -2,6 +2,8 @@
 //! turns them into messages and exit codes: 0 success, 1 a check failed (crash violations,
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
+mod pcm;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -135,7 +137,7 @@ enum Cmd {
         /// Exhaustive mode refuses configurations with more operations in progress at once.
         #[arg(long, default_value_t = 10)]
         max_in_flight: usize,
-        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx).
+        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, pcmlogging).
         #[arg(long)]
         host: Option<String>,
     },
@@ -930,6 +932,9 @@ fn cmd_host_crash(
     state: Option<u64>,
     max_in_flight: usize,
 ) -> Result<(), Fail> {
+    if strategy == "pcmlogging" {
+        return pcm::cmd_pcm_crash(a, protocol, schedules, state);
+    }
     ssd::protocol::lookup(protocol).map_err(bad)?;
     if schedules == Some(0) {
         return Err(Fail(2, "--schedules must be at least 1".into()));

@@ -12,6 +12,7 @@
 //! transaction may ever be visible after recovery.
 
 pub mod device_tx;
+pub mod pcm_destage;
 pub mod pcmlogging;
 pub mod wal;
 
