@@ -474,4 +474,13 @@ mod tests {
         );
         assert!(rep.violations > 0, "planted bug not caught: {rep:?}");
     }
+
+    /// Every crash instant of the larger configuration too (about 12,000 states, 1 s).
+    #[test]
+    fn larger_exhaustive_has_no_violation() {
+        let rec = record(&PcmCheckConfig::larger(), 7).unwrap();
+        let rep = check(&rec, Mode::Exhaustive, 7).unwrap();
+        eprintln!("larger exhaustive: {} states", rep.states);
+        assert_eq!(rep.violations, 0, "{:#?}", rep.first);
+    }
 }
