@@ -47,19 +47,19 @@ impl Default for PcmConfig {
 impl PcmConfig {
     /// Errors name the bad field.
     pub fn validate(&self) -> Result<(), String> {
-        if self.line_bytes == 0 || self.line_bytes % 8 != 0 {
+        if self.line_bytes == 0 || !self.line_bytes.is_multiple_of(8) {
             return Err(format!(
                 "pcm.line_bytes = {}: must be a positive multiple of 8",
                 self.line_bytes
             ));
         }
-        if self.unit_bytes == 0 || self.unit_bytes % self.line_bytes != 0 {
+        if self.unit_bytes == 0 || !self.unit_bytes.is_multiple_of(self.line_bytes) {
             return Err(format!(
                 "pcm.unit_bytes = {}: must be a positive multiple of line_bytes ({})",
                 self.unit_bytes, self.line_bytes
             ));
         }
-        if self.bytes == 0 || self.bytes % u64::from(self.unit_bytes) != 0 {
+        if self.bytes == 0 || !self.bytes.is_multiple_of(u64::from(self.unit_bytes)) {
             return Err(format!(
                 "pcm.bytes = {}: must be a positive multiple of unit_bytes",
                 self.bytes
@@ -251,7 +251,7 @@ impl Pcm {
 
     /// Writes one aligned 8-byte word (atomic under the crash model).
     pub fn write_u64(&mut self, addr: u64, v: u64, now: SimTime) -> Result<SimTime, String> {
-        if addr % 8 != 0 {
+        if !addr.is_multiple_of(8) {
             return Err(format!("pcm word write at {addr}: not 8-byte aligned"));
         }
         self.write(addr, &v.to_le_bytes(), now)
