@@ -38,6 +38,9 @@ pub struct PcmCheckConfig {
     pub low_watermark: f64,
     pub disk: DiskKind,
     pub fault_early_atl_removal: bool,
+    /// Wear leveling's δ (None: off).
+    pub wear_delta: Option<u64>,
+    pub fault_paper_pseudo_xid: bool,
 }
 
 impl PcmCheckConfig {
@@ -54,6 +57,8 @@ impl PcmCheckConfig {
             low_watermark: 0.4,
             disk: DiskKind::Ssd,
             fault_early_atl_removal: false,
+            wear_delta: None,
+            fault_paper_pseudo_xid: false,
         }
     }
 
@@ -70,6 +75,8 @@ impl PcmCheckConfig {
             low_watermark: 0.975,
             disk: DiskKind::Hdd,
             fault_early_atl_removal: false,
+            wear_delta: None,
+            fault_paper_pseudo_xid: false,
         }
     }
 }
@@ -90,6 +97,7 @@ pub struct PcmRecording {
     pub commits: Vec<CommitRec>,
     pub aborts: u64,
     pub destaged_pages: u64,
+    pub swaps: u64,
 }
 
 /// Runs the core under a random schedule of `cfg.transactions` transactions.
@@ -105,6 +113,9 @@ pub fn record(cfg: &PcmCheckConfig, seed: u64) -> Result<PcmRecording, String> {
         high_watermark: cfg.high_watermark,
         low_watermark: cfg.low_watermark,
         fault_early_atl_removal: cfg.fault_early_atl_removal,
+        wear_delta: cfg.wear_delta,
+        wear_seed: seed,
+        fault_paper_pseudo_xid: cfg.fault_paper_pseudo_xid,
         ..PcmLogConfig::default()
     };
     let mut core = PcmLogging::format(lcfg, pcm, Disk::new(cfg.disk))?;
@@ -178,6 +189,7 @@ pub fn record(cfg: &PcmCheckConfig, seed: u64) -> Result<PcmRecording, String> {
         commits,
         aborts,
         destaged_pages: core.counters.destaged_pages,
+        swaps: core.counters.swaps,
     })
 }
 
@@ -482,5 +494,53 @@ mod tests {
         let rep = check(&rec, Mode::Exhaustive, 7).unwrap();
         eprintln!("larger exhaustive: {} states", rep.states);
         assert_eq!(rep.violations, 0, "{:#?}", rep.first);
+    }
+
+    /// Crashes mid-swap (wear leveling, Algorithm 4) on both configurations.
+    #[test]
+    fn wear_leveling_exhaustive_has_no_violation() {
+        for (cfg, seed) in [
+            (PcmCheckConfig::tiny(), 1),
+            (PcmCheckConfig::tiny(), 2),
+            (PcmCheckConfig::larger(), 7),
+        ] {
+            let cfg = PcmCheckConfig {
+                wear_delta: Some(8),
+                ..cfg
+            };
+            let rec = record(&cfg, seed).unwrap();
+            assert!(rec.swaps > 0, "{} swaps", rec.swaps);
+            let rep = check(&rec, Mode::Exhaustive, seed).unwrap();
+            eprintln!(
+                "wear leveling seed {seed}: {} swaps, {} states",
+                rec.swaps, rep.states
+            );
+            assert_eq!(rep.violations, 0, "{:#?}", rep.first);
+        }
+    }
+
+    /// The paper's pseudo-XID rule ("largest XID used but not in the ActiveTxList") can name
+    /// a running transaction that has not flushed yet; once it does, a crash discards the
+    /// swapped committed record. Found while implementing §4.2; this shows the checker sees it.
+    #[test]
+    fn paper_pseudo_xid_rule_loses_committed_records() {
+        let mut caught = 0;
+        for seed in 1..=1 {
+            let cfg = PcmCheckConfig {
+                wear_delta: Some(8),
+                fault_paper_pseudo_xid: true,
+                ..PcmCheckConfig::larger()
+            };
+            let rec = record(&cfg, seed).unwrap();
+            let rep = check(&rec, Mode::Exhaustive, seed).unwrap();
+            if let Some(f) = rep.first.first() {
+                eprintln!(
+                    "paper pseudo-XID, seed {seed}: {} violations; {f}",
+                    rep.violations
+                );
+            }
+            caught += rep.violations;
+        }
+        assert!(caught > 0);
     }
 }

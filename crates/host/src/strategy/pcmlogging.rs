@@ -198,6 +198,14 @@ pub struct PcmLogConfig {
     /// A planted bug for the checker: commit removes T from the ActiveTxList at the same
     /// instant it starts flushing T's DRAM records, not after they completed.
     pub fault_early_atl_removal: bool,
+    /// Wear leveling (§4.2, Algorithm 4): the swapping threshold δ in XIDs; None = off.
+    pub wear_delta: Option<u64>,
+    /// Seed of the swapping coin.
+    pub wear_seed: u64,
+    /// A planted bug for the checker: the paper's pseudo-XID rule ("the largest XID that
+    /// has been used but not in the ActiveTxList"), which can name a running transaction
+    /// that has not flushed yet.
+    pub fault_paper_pseudo_xid: bool,
 }
 
 impl Default for PcmLogConfig {
@@ -210,6 +218,9 @@ impl Default for PcmLogConfig {
             slots_per_page: 64,
             initial: initial_record,
             fault_early_atl_removal: false,
+            wear_delta: None,
+            wear_seed: 1,
+            fault_paper_pseudo_xid: false,
         }
     }
 }
@@ -235,6 +246,7 @@ pub struct PcmLogCounters {
     pub aborts: u64,
     pub destaged_pages: u64,
     pub destaged_records: u64,
+    pub swaps: u64,
 }
 
 pub struct PcmLogging {
@@ -258,6 +270,10 @@ pub struct PcmLogging {
     seq: u64,
     destaging: bool,
     pub counters: PcmLogCounters,
+    swap_ptr: u64,
+    max_xid: Xid,
+    max_finished_xid: Xid,
+    rng: sim::Rng,
 }
 
 fn werr(e: String) -> String {
@@ -283,6 +299,10 @@ impl PcmLogging {
             ));
         }
         let geo = Geometry::new(pcm.config().bytes, ub, cfg.atl_entries)?;
+        let cfg_seed = cfg.wear_seed;
+        if cfg.wear_delta == Some(0) {
+            return Err("pcmlogging.wear_delta must be at least 1".into());
+        }
         let mut sb = Vec::with_capacity(64);
         for w in [
             MAGIC,
@@ -317,6 +337,10 @@ impl PcmLogging {
             seq: 0,
             destaging: false,
             counters: PcmLogCounters::default(),
+            swap_ptr: 0,
+            max_xid: 0,
+            max_finished_xid: 0,
+            rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
         })
     }
 
@@ -395,6 +419,7 @@ impl PcmLogging {
                 rid.1, self.cfg.slots_per_page
             ));
         }
+        self.max_xid = self.max_xid.max(xid);
         self.dram.insert(rid, (value, xid));
         self.txs.entry(xid).or_default().dram.insert(rid);
         Ok(())
@@ -421,9 +446,8 @@ impl PcmLogging {
             self.txs.get_mut(&xid).expect("tx").atl = Some(i as u64);
             t = self.w64(self.geo.atl_addr(i as u64), xid, t)?;
         }
-        let u = self
-            .alloc()
-            .ok_or("pcm full of uncommitted records (nothing to destage)")?;
+        let (u, t1) = self.place(t)?;
+        t = t1;
         let e = self.map.get(&rid).copied().unwrap_or_default();
         let version = match e.committed {
             Some((_, v)) => (v + 1) % 4,
@@ -454,6 +478,83 @@ impl PcmLogging {
         self.txs.get_mut(&xid).expect("tx").pcm.insert(rid);
         self.counters.records_flushed += 1;
         Ok(t)
+    }
+
+    /// Where a new record goes: a free unit, or — wear leveling (Algorithm 4) — the unit
+    /// of the record under the swap pointer, which first moves to a free unit (copy, set
+    /// its bit, then clear the old bit: a crash in between leaves two identical copies,
+    /// which recovery tolerates). A moved committed record gets a pseudo XID: the largest
+    /// XID of a *finished* transaction (see DECISIONS.md: the paper's rule is unsafe).
+    fn place(&mut self, mut t: SimTime) -> Result<(u64, SimTime), String> {
+        let fresh = |s: &mut Self| {
+            s.alloc()
+                .ok_or_else(|| "pcm full of uncommitted records (nothing to destage)".to_string())
+        };
+        let Some(delta) = self.cfg.wear_delta else {
+            return Ok((fresh(self)?, t));
+        };
+        let p = self.swap_ptr;
+        self.swap_ptr = (p + 1) % self.geo.units;
+        if self.bitmap[(p / 64) as usize] >> (p % 64) & 1 == 0 {
+            return Ok((fresh(self)?, t));
+        }
+        let a = self.geo.unit_addr(p);
+        let (hdr, t1) = self.pcm.read(a, HDR as usize, t).map_err(werr)?;
+        t = t1;
+        let w = |i: usize| u64::from_le_bytes(hdr[i * 8..i * 8 + 8].try_into().expect("8"));
+        let (xt, pid, meta, value) = (w(0), w(1), w(2), w(3));
+        let diff = self.max_xid.saturating_sub(xt);
+        let pr = if diff >= delta {
+            1.0
+        } else {
+            diff as f64 / delta as f64
+        };
+        if pr <= self.rng.unit_f64() {
+            return Ok((fresh(self)?, t));
+        }
+        let rid = (pid, (meta & 0xffff) as u16);
+        let e = self.map.get(&rid).copied().unwrap_or_default();
+        let committed = e.committed.is_some_and(|(u, _)| u == p);
+        let uncommitted = e.uncommitted.is_some_and(|(u, _, _)| u == p);
+        if !committed && !uncommitted {
+            return Err(format!(
+                "internal: unit {p} holds {rid:?}, which is not mapped there"
+            ));
+        }
+        let n = fresh(self)?;
+        let new_xid = if !committed {
+            xt
+        } else if self.cfg.fault_paper_pseudo_xid {
+            let atl = &self.atl;
+            (1..=self.max_xid)
+                .rev()
+                .find(|x| !atl.contains(x))
+                .unwrap_or(0)
+        } else {
+            self.max_finished_xid
+        };
+        let payload = self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
+        let mut rec = Vec::with_capacity(HDR as usize + payload);
+        for x in [new_xid, pid, meta, value] {
+            rec.extend_from_slice(&x.to_le_bytes());
+        }
+        rec.resize(HDR as usize + payload, 0);
+        t = self
+            .pcm
+            .write(self.geo.unit_addr(n), &rec, t)
+            .map_err(werr)?;
+        self.used += 1;
+        self.unit_value[n as usize] = value;
+        t = self.set_bit(n, true, t)?;
+        t = self.free_unit(p, t)?;
+        let m = self.map.get_mut(&rid).expect("mapped");
+        if committed {
+            m.committed = m.committed.map(|(_, v)| (n, v));
+        } else {
+            m.uncommitted = m.uncommitted.map(|(_, x, v)| (n, x, v));
+        }
+        self.counters.swaps += 1;
+        Ok((p, t))
     }
 
     /// A buffered page leaves DRAM (steal): its dirty records go to PCM.
@@ -512,6 +613,7 @@ impl PcmLogging {
             self.committed_seq.insert(*r, self.seq);
         }
         self.clock = t;
+        self.max_finished_xid = self.max_finished_xid.max(xid);
         self.counters.commits += 1;
         Ok(ack)
     }
@@ -536,6 +638,7 @@ impl PcmLogging {
             self.atl[i as usize] = 0;
         }
         self.clock = t;
+        self.max_finished_xid = self.max_finished_xid.max(xid);
         self.counters.aborts += 1;
         Ok(t)
     }
@@ -679,6 +782,8 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
                     out.discarded_older += 1;
                 }
                 Some((v0, _)) if (ver + 1) % 4 == v0 => out.discarded_older += 1,
+                // Two copies of one version: a wear-leveling move cut short (§4.2).
+                Some((v0, v)) if v0 == ver && v == value => out.discarded_older += 1,
                 Some((v0, _)) => {
                     return Err(format!(
                         "record {rid:?} has committed versions {v0} and {ver}, not consecutive"
