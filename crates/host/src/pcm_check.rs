@@ -98,6 +98,8 @@ pub struct PcmRecording {
     pub aborts: u64,
     pub destaged_pages: u64,
     pub swaps: u64,
+    /// Fig. 11's wear figures of the run (all units, metadata included).
+    pub wear: media::pcm::WearFigures,
 }
 
 /// Runs the core under a random schedule of `cfg.transactions` transactions.
@@ -190,6 +192,7 @@ pub fn record(cfg: &PcmCheckConfig, seed: u64) -> Result<PcmRecording, String> {
         aborts,
         destaged_pages: core.counters.destaged_pages,
         swaps: core.counters.swaps,
+        wear: core.pcm.wear(),
     })
 }
 
