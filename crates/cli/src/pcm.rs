@@ -68,11 +68,12 @@ pub fn cmd_pcm_crash(
         "pcmlogging run ({} pages x {} slots, {} B PCM, {:?} disk, wear delta {:?}): {} commits, {} aborts, {} pages destaged, {} swaps, {} PCM line writes, {} disk writes",
         cfg.pages, cfg.slots_per_page, cfg.pcm_bytes, cfg.disk, cfg.wear_delta, rep.commits, rec.aborts, rec.destaged_pages, rec.swaps, rep.pcm_writes, rep.disk_writes
     );
-    let w = &rec.wear;
-    println!(
-        "PCM wear: {} line writes, {:.2} writes/unit on average, worst 1 % {:.1}, worst 5 % {:.1}, variance {:.1}",
-        w.total_line_writes, w.mean_writes_per_unit, w.worst_1pct_mean, w.worst_5pct_mean, w.variance
-    );
+    for (what, w) in [("all units", &rec.wear), ("record units", &rec.record_wear)] {
+        println!(
+            "PCM wear ({what}): {} line writes, {:.2} writes/unit on average, worst 1 % {:.1}, worst 5 % {:.1}, variance {:.1}",
+            w.total_line_writes, w.mean_writes_per_unit, w.worst_1pct_mean, w.worst_5pct_mean, w.variance
+        );
+    }
     println!(
         "crash states checked: {}, violations: {}, longest recovery scan: {} ns",
         rep.states, rep.violations, rep.max_recovery_scan_ns

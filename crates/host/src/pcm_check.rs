@@ -100,6 +100,8 @@ pub struct PcmRecording {
     pub swaps: u64,
     /// Fig. 11's wear figures of the run (all units, metadata included).
     pub wear: media::pcm::WearFigures,
+    /// The same over the record units only.
+    pub record_wear: media::pcm::WearFigures,
 }
 
 /// Runs the core under a random schedule of `cfg.transactions` transactions.
@@ -193,6 +195,7 @@ pub fn record(cfg: &PcmCheckConfig, seed: u64) -> Result<PcmRecording, String> {
         destaged_pages: core.counters.destaged_pages,
         swaps: core.counters.swaps,
         wear: core.pcm.wear(),
+        record_wear: core.record_wear(),
     })
 }
 

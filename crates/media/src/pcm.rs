@@ -301,8 +301,19 @@ impl Pcm {
 
     /// Fig. 11's figures over the units' write counters.
     pub fn wear(&self) -> WearFigures {
-        let n = self.unit_writes.len().max(1);
-        let mut v: Vec<u32> = self.unit_writes.clone();
+        self.wear_of(0..self.unit_writes.len())
+    }
+
+    /// Fig. 11's figures over units `range` only (e.g. the record area); the total is the
+    /// line writes counted on those units.
+    pub fn wear_of(&self, range: std::ops::Range<usize>) -> WearFigures {
+        let range = range.start.min(self.unit_writes.len())..range.end.min(self.unit_writes.len());
+        let part = &self.unit_writes[range.clone()];
+        let n = part.len().max(1);
+        let mut v: Vec<u32> = part.to_vec();
+        if v.is_empty() {
+            v.push(0);
+        }
         v.sort_unstable_by(|a, b| b.cmp(a));
         let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / n as f64;
         let var = v
@@ -319,7 +330,11 @@ impl Pcm {
             worst_1pct_mean: top(1),
             worst_5pct_mean: top(5),
             variance: var,
-            total_line_writes: self.counters.line_writes,
+            total_line_writes: if range.len() == self.unit_writes.len() {
+                self.counters.line_writes
+            } else {
+                part.iter().map(|&x| u64::from(x)).sum()
+            },
         }
     }
 }
@@ -419,5 +434,11 @@ mod tests {
             + (1.0f64 - 0.04).powi(2) / 100.0
             + 98.0 * 0.04f64.powi(2) / 100.0;
         assert!((w.variance - var).abs() < 1e-12);
+        // Units 1..3 only: counters 1 and 0.
+        let r = p.wear_of(1..3);
+        assert_eq!(r.total_line_writes, 1);
+        assert!((r.mean_writes_per_unit - 0.5).abs() < 1e-12);
+        assert!((r.worst_1pct_mean - 1.0).abs() < 1e-12);
+        assert!((r.variance - 0.25).abs() < 1e-12);
     }
 }

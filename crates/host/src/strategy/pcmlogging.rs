@@ -348,6 +348,14 @@ impl PcmLogging {
         self.geo
     }
 
+    /// Fig. 11's wear figures over the record area only (the PCM units the records use;
+    /// metadata units are excluded — their relocation, §4.1, is not implemented).
+    pub fn record_wear(&self) -> media::pcm::WearFigures {
+        let ub = u64::from(self.pcm.config().unit_bytes);
+        let first = (self.geo.records_off / ub) as usize;
+        self.pcm.wear_of(first..first + self.geo.units as usize)
+    }
+
     pub fn used_units(&self) -> u64 {
         self.used
     }
