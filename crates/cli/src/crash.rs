@@ -78,7 +78,8 @@ pub struct CrashArgs {
     /// near-full, checkpoints, no-summaries).
     #[arg(long)]
     pub shape: Option<String>,
-    /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, flagcommit-ex) over
+    /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, flagcommit-ex,
+    /// pcmlogging) over
     /// `--protocol` instead of a device-level workload.
     #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"])]
     pub host: Option<String>,

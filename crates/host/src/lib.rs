@@ -36,6 +36,7 @@ pub mod engine;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
+pub mod pcm_check;
 pub mod source;
 pub mod strategy;
 

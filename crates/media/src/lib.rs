@@ -11,12 +11,14 @@
 //! on, every mutating operation is recorded with its start and end time so that the crash
 //! checker can rebuild the image that would survive a power cut at any instant.
 
+pub mod disk;
 pub mod error;
 mod file;
 pub mod geometry;
 pub mod image;
 pub mod nand;
 pub mod oplog;
+pub mod pcm;
 
 pub use error::NandError;
 pub use geometry::{BlockId, Geometry, PhysAddr, Ppa, PuId};

@@ -13,6 +13,8 @@
 
 pub mod device_tx;
 pub mod flagcommit_ex;
+pub mod pcm_destage;
+pub mod pcmlogging;
 pub mod wal;
 
 use crate::buffer::Frame;

@@ -1,0 +1,935 @@
+//! `pcmlogging`: record-level PCMLogging (PCMLogging §3.3, Algorithms 1–3) — dirty records
+//! cached out of place in phase-change memory, the transaction log implicit in them, an
+//! ActiveTxList in PCM whose entry removal is the commit point, recovery by scanning PCM
+//! alone, and destaging of committed records to an external disk (read page, merge, write
+//! back, §3.3 "Destaging") under the high-low watermark policy (§5.1).
+//!
+//! This is the scheme's core over `media::pcm::Pcm` and `media::disk::Disk`, driven record
+//! by record (`update`, `flush_page`, `commit`, `abort`, `maintain`). It is crash-checked by
+//! `crate::pcm_check`; it is not yet registered as a host-engine `Strategy` (see
+//! docs/DECISIONS.md, "PCMLogging (issue 11)").
+//!
+//! # PCM layout, byte by byte (all integers little-endian u64)
+//!
+//! ```text
+//! [0, 8)                 magic "PCMLOG01"
+//! [8, 16)                ATL entries A
+//! [16, 24)               record units U
+//! [24, 32)               bitmap offset B (= 64 + 8A rounded up to 64)
+//! [32, 40)               record area offset R (= B + 8*ceil(U/64) rounded up to unit_bytes)
+//! [40, 64)               zero
+//! [64, 64 + 8A)          ActiveTxList: entry i = XID of an in-progress transaction, 0 = free
+//! [B, B + 8*ceil(U/64))  FreeSlotBitmap: bit u of word u/64 = 1 ⇔ unit u holds a valid record
+//! [R + u*unit_bytes, …)  record unit u (Fig. 4):
+//!     +0   XID   transaction that wrote this version
+//!     +8   PID   DB page number
+//!     +16  SNO (bits 0..16) | version (bits 16..18, mod 4) | payload length (bits 32..48)
+//!     +24  value (the record's contents in the host's data model: a 64-bit digest)
+//!     +32  payload bytes (zeros; record bytes are not modelled, written for wear and time)
+//! ```
+//!
+//! DRAM (volatile): the Mapping Table (per RID: committed unit and version, uncommitted unit,
+//! XID and version — the uncommitted entry is the "latest" mapping and the committed one is
+//! what the Dirty Page Table keeps while it is overwritten), the Transaction Table (per XID:
+//! ATL entry, dirty records in DRAM and in PCM), a DRAM copy of the bitmap and of the ATL,
+//! and the dirty records still in DRAM (the buffer pool's part of them).
+//!
+//! # Ordering rules (each "then" waits for the previous write to complete)
+//!
+//! - Flush of record t by T (Alg. 1): if T has no ATL entry, write XID into a free entry,
+//!   then write the record unit (XID, PID, SNO, version, value), then set its bitmap bit;
+//!   then, if T had an older uncommitted copy of t, clear that copy's bit.
+//! - Commit (Alg. 2): flush T's DRAM records as above, then write 0 into T's ATL entry (the
+//!   commit point; the ack is its completion), then clear the bits of the previous committed
+//!   versions T replaced.
+//! - Abort (Alg. 2): drop T's DRAM records, clear the bits of T's PCM records, then clear
+//!   T's ATL entry.
+//! - Destage of page P: read P from disk, merge the committed PCM records of P, write P,
+//!   then clear the destaged records' bits.
+//!
+//! Every logical step is issued when the previous one completed (the core keeps one
+//! clock); the chips' parallelism applies within a step (the two lines of a record unit).
+//!
+//! # Recovery (Alg. 3)
+//!
+//! Read the ATL; scan the bitmap; for each valid unit, discard it if its XID is in the ATL;
+//! of two committed versions of one RID keep the one whose version is the successor mod 4
+//! of the other (§3.2 "Discussion"). The database is the disk overlaid with the kept
+//! records. No disk write, no log; the time is the PCM scan.
+//!
+//! # Crash argument, case by case
+//!
+//! - *Crash before T's ATL entry persisted*: T has no valid record (a record's bit is set
+//!   only after the entry write completed... and after the record write completed), so
+//!   nothing of T is visible.
+//! - *Crash while T is in the ATL* (flushes, steals, commit flushes, abort's bit clearing):
+//!   every valid unit carrying XID T is discarded. A unit whose record write was torn has
+//!   its bit clear (the bit is set only after the write completed), unless the bit is that
+//!   of an earlier copy in the same unit — impossible, a unit is reused only after its
+//!   bit-clear completed and the bit is set again only after the new record completed.
+//!   A torn unit with a set bit therefore cannot exist. The committed versions T replaced
+//!   are still valid (freed only after the commit point), so the pre-T state is recovered.
+//! - *Crash after the ATL clear persisted*: every record of T was flushed and its bit set
+//!   before the clear was issued, so all of T is valid and committed. Previous committed
+//!   versions may still be valid: the version rule picks T's (at most two committed
+//!   versions of a RID coexist: T's and the one it replaced, since a third writer needs T's
+//!   lock, released at the ack, after which T's commit finished freeing the old one).
+//! - *Crash mid-abort*: T is still in the ATL until all its bits are clear → discarded.
+//! - *Crash mid-destage*: the disk page write may be torn at slot granularity; the slots it
+//!   changes are exactly destaged committed records, which stay valid in PCM until the
+//!   write completed, and override the disk at recovery. Uncommitted records never reach
+//!   disk (only committed PCM records are merged; DRAM-dirty records are not).
+//! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
+//!   Two writes to one word are on the same line and chip, so they complete in issue order.
+//!
+//! Not here yet: page-level PCMLogging (§3.1–3.2), wear leveling (§4), the adaptive
+//! destaging cost model (§5.2), records larger than one unit, the engine integration.
+
+use media::disk::Disk;
+use media::pcm::Pcm;
+use sim::SimTime;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const MAGIC: u64 = u64::from_le_bytes(*b"PCMLOG01");
+const HDR: u64 = 32;
+
+/// A record identifier: (PID, SNO).
+pub type Rid = (u64, u16);
+
+/// A transaction id as written in PCM (never 0).
+pub type Xid = u64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub atl_entries: u64,
+    pub units: u64,
+    pub unit_bytes: u64,
+    pub bitmap_off: u64,
+    pub records_off: u64,
+}
+
+impl Geometry {
+    pub fn new(pcm_bytes: u64, unit_bytes: u64, atl_entries: u64) -> Result<Geometry, String> {
+        if atl_entries == 0 {
+            return Err("pcmlogging.atl_entries must be at least 1".into());
+        }
+        let bitmap_off = (64 + 8 * atl_entries).div_ceil(64) * 64;
+        // Largest U such that the bitmap and U units fit.
+        let mut units = pcm_bytes.saturating_sub(bitmap_off) / unit_bytes;
+        loop {
+            let records_off =
+                (bitmap_off + 8 * units.div_ceil(64)).div_ceil(unit_bytes) * unit_bytes;
+            if records_off + units * unit_bytes <= pcm_bytes {
+                if units == 0 {
+                    return Err(format!("pcm of {pcm_bytes} bytes has no room for records"));
+                }
+                return Ok(Geometry {
+                    atl_entries,
+                    units,
+                    unit_bytes,
+                    bitmap_off,
+                    records_off,
+                });
+            }
+            if units == 0 {
+                return Err(format!("pcm of {pcm_bytes} bytes has no room for records"));
+            }
+            units -= 1;
+        }
+    }
+
+    /// Reads the geometry back from a PCM image's superblock.
+    pub fn read(img: &[u8], unit_bytes: u64) -> Result<Geometry, String> {
+        let w = |i: usize| u64::from_le_bytes(img[i * 8..i * 8 + 8].try_into().expect("8"));
+        if img.len() < 64 || w(0) != MAGIC {
+            return Err("pcm holds no PCMLogging superblock".into());
+        }
+        let g = Geometry {
+            atl_entries: w(1),
+            units: w(2),
+            unit_bytes,
+            bitmap_off: w(3),
+            records_off: w(4),
+        };
+        if g.records_off + g.units * unit_bytes > img.len() as u64 {
+            return Err("pcm superblock describes more units than the pcm holds".into());
+        }
+        Ok(g)
+    }
+
+    fn atl_addr(&self, i: u64) -> u64 {
+        64 + 8 * i
+    }
+    fn bitmap_word_addr(&self, u: u64) -> u64 {
+        self.bitmap_off + 8 * (u / 64)
+    }
+    fn unit_addr(&self, u: u64) -> u64 {
+        self.records_off + u * self.unit_bytes
+    }
+}
+
+/// The loaded value of a record in the PCMLogging checks' databases (never 0).
+pub fn initial_record(rid: Rid) -> u64 {
+    crate::data::mix64(rid.0 << 16 | u64::from(rid.1)) | 1
+}
+
+/// The high-low watermark policy (§5.1, [25]): start destaging when occupancy reaches
+/// `high`, keep going until it is below `low`. Returns whether to destage now.
+pub fn watermark(used: u64, total: u64, destaging: bool, high: f64, low: f64) -> bool {
+    let occ = used as f64 / total.max(1) as f64;
+    if destaging {
+        occ >= low
+    } else {
+        occ >= high
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PcmLogConfig {
+    pub atl_entries: u64,
+    /// Record payload bytes written after the 32-byte header (clamped to the unit).
+    pub record_bytes: u64,
+    pub high_watermark: f64,
+    pub low_watermark: f64,
+    /// Slots per DB page (a disk page's length).
+    pub slots_per_page: u16,
+    /// A record's value in the loaded database (a disk page never written holds these).
+    pub initial: fn(Rid) -> u64,
+    /// A planted bug for the checker: commit removes T from the ActiveTxList at the same
+    /// instant it starts flushing T's DRAM records, not after they completed.
+    pub fault_early_atl_removal: bool,
+    /// Wear leveling (§4.2, Algorithm 4): the swapping threshold δ in XIDs; None = off.
+    pub wear_delta: Option<u64>,
+    /// Seed of the swapping coin.
+    pub wear_seed: u64,
+    /// A planted bug for the checker: the paper's pseudo-XID rule ("the largest XID that
+    /// has been used but not in the ActiveTxList"), which can name a running transaction
+    /// that has not flushed yet.
+    pub fault_paper_pseudo_xid: bool,
+}
+
+impl Default for PcmLogConfig {
+    fn default() -> Self {
+        PcmLogConfig {
+            atl_entries: 64,
+            record_bytes: 85, // the paper's 117 B average record less our 32 B header
+            high_watermark: 0.99,
+            low_watermark: 0.975,
+            slots_per_page: 64,
+            initial: initial_record,
+            fault_early_atl_removal: false,
+            wear_delta: None,
+            wear_seed: 1,
+            fault_paper_pseudo_xid: false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    committed: Option<(u64, u8)>,
+    /// (unit, xid, version)
+    uncommitted: Option<(u64, Xid, u8)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Tx {
+    atl: Option<u64>,
+    dram: BTreeSet<Rid>,
+    pcm: BTreeSet<Rid>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PcmLogCounters {
+    pub records_flushed: u64,
+    pub commits: u64,
+    pub aborts: u64,
+    pub destaged_pages: u64,
+    pub destaged_records: u64,
+    pub swaps: u64,
+}
+
+pub struct PcmLogging {
+    pub cfg: PcmLogConfig,
+    pub pcm: Pcm,
+    pub disk: Disk,
+    geo: Geometry,
+    clock: SimTime,
+    bitmap: Vec<u64>,
+    used: u64,
+    cursor: u64,
+    atl: Vec<Xid>,
+    map: BTreeMap<Rid, Entry>,
+    unit_value: Vec<u64>,
+    txs: BTreeMap<Xid, Tx>,
+    /// Dirty records in DRAM: value and the transaction that wrote it.
+    dram: BTreeMap<Rid, (u64, Xid)>,
+    /// Committed records in PCM in commit order (seq → rid), for destage selection.
+    committed_fifo: BTreeMap<u64, Rid>,
+    committed_seq: BTreeMap<Rid, u64>,
+    seq: u64,
+    destaging: bool,
+    pub counters: PcmLogCounters,
+    swap_ptr: u64,
+    max_xid: Xid,
+    max_finished_xid: Xid,
+    rng: sim::Rng,
+}
+
+fn werr(e: String) -> String {
+    format!("pcm: {e}")
+}
+
+impl PcmLogging {
+    /// Formats `pcm` (writes the superblock; not timed: done once at installation).
+    pub fn format(cfg: PcmLogConfig, mut pcm: Pcm, disk: Disk) -> Result<PcmLogging, String> {
+        if !(0.0..=1.0).contains(&cfg.low_watermark)
+            || cfg.low_watermark > cfg.high_watermark
+            || cfg.high_watermark > 1.0
+        {
+            return Err(format!(
+                "pcmlogging watermarks: need 0 <= low ({}) <= high ({}) <= 1",
+                cfg.low_watermark, cfg.high_watermark
+            ));
+        }
+        let ub = u64::from(pcm.config().unit_bytes);
+        if ub < HDR {
+            return Err(format!(
+                "pcm.unit_bytes = {ub}: a record needs at least {HDR}"
+            ));
+        }
+        let geo = Geometry::new(pcm.config().bytes, ub, cfg.atl_entries)?;
+        let cfg_seed = cfg.wear_seed;
+        if cfg.wear_delta == Some(0) {
+            return Err("pcmlogging.wear_delta must be at least 1".into());
+        }
+        let mut sb = Vec::with_capacity(64);
+        for w in [
+            MAGIC,
+            geo.atl_entries,
+            geo.units,
+            geo.bitmap_off,
+            geo.records_off,
+            0,
+            0,
+            0,
+        ] {
+            sb.extend_from_slice(&w.to_le_bytes());
+        }
+        pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
+        pcm.counters = Default::default();
+        Ok(PcmLogging {
+            bitmap: vec![0; geo.units.div_ceil(64) as usize],
+            atl: vec![0; geo.atl_entries as usize],
+            unit_value: vec![0; geo.units as usize],
+            geo,
+            cfg,
+            pcm,
+            disk,
+            clock: SimTime::ZERO,
+            used: 0,
+            cursor: 0,
+            map: BTreeMap::new(),
+            txs: BTreeMap::new(),
+            dram: BTreeMap::new(),
+            committed_fifo: BTreeMap::new(),
+            committed_seq: BTreeMap::new(),
+            seq: 0,
+            destaging: false,
+            counters: PcmLogCounters::default(),
+            swap_ptr: 0,
+            max_xid: 0,
+            max_finished_xid: 0,
+            rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
+        })
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        self.geo
+    }
+
+    /// Fig. 11's wear figures over the record area only (the PCM units the records use;
+    /// metadata units are excluded — their relocation, §4.1, is not implemented).
+    pub fn record_wear(&self) -> media::pcm::WearFigures {
+        let ub = u64::from(self.pcm.config().unit_bytes);
+        let first = (self.geo.records_off / ub) as usize;
+        self.pcm.wear_of(first..first + self.geo.units as usize)
+    }
+
+    pub fn used_units(&self) -> u64 {
+        self.used
+    }
+
+    fn at(&self, now: SimTime) -> SimTime {
+        now.max(self.clock)
+    }
+
+    fn w64(&mut self, addr: u64, v: u64, t: SimTime) -> Result<SimTime, String> {
+        self.pcm.write_u64(addr, v, t).map_err(werr)
+    }
+
+    fn set_bit(&mut self, u: u64, on: bool, t: SimTime) -> Result<SimTime, String> {
+        let i = (u / 64) as usize;
+        if on {
+            self.bitmap[i] |= 1 << (u % 64);
+        } else {
+            self.bitmap[i] &= !(1 << (u % 64));
+        }
+        let w = self.bitmap[i];
+        self.w64(self.geo.bitmap_word_addr(u), w, t)
+    }
+
+    fn alloc(&mut self) -> Option<u64> {
+        for k in 0..self.geo.units {
+            let u = (self.cursor + k) % self.geo.units;
+            if self.bitmap[(u / 64) as usize] >> (u % 64) & 1 == 0 {
+                self.cursor = (u + 1) % self.geo.units;
+                return Some(u);
+            }
+        }
+        None
+    }
+
+    fn free_unit(&mut self, u: u64, t: SimTime) -> Result<SimTime, String> {
+        self.used -= 1;
+        self.set_bit(u, false, t)
+    }
+
+    /// The value a reader sees now: DRAM dirty, else latest PCM version, else disk, else
+    /// `initial`. Untimed (the caller's buffer pool holds the page).
+    pub fn current(&self, rid: Rid) -> u64 {
+        if let Some((v, _)) = self.dram.get(&rid) {
+            return *v;
+        }
+        if let Some(e) = self.map.get(&rid) {
+            if let Some((u, _, _)) = e.uncommitted {
+                return self.unit_value[u as usize];
+            }
+            if let Some((u, _)) = e.committed {
+                return self.unit_value[u as usize];
+            }
+        }
+        match self.disk.image().get(&rid.0) {
+            Some(p) => p[rid.1 as usize],
+            None => (self.cfg.initial)(rid),
+        }
+    }
+
+    /// T wrote `value` into record `rid` in its buffered page (DRAM only). The caller holds
+    /// T's exclusive lock on `rid`.
+    pub fn update(&mut self, xid: Xid, rid: Rid, value: u64) -> Result<(), String> {
+        if xid == 0 {
+            return Err("xid 0 is reserved".into());
+        }
+        if rid.1 >= self.cfg.slots_per_page {
+            return Err(format!(
+                "slot {} outside a page of {} slots",
+                rid.1, self.cfg.slots_per_page
+            ));
+        }
+        self.max_xid = self.max_xid.max(xid);
+        self.dram.insert(rid, (value, xid));
+        self.txs.entry(xid).or_default().dram.insert(rid);
+        Ok(())
+    }
+
+    /// Algorithm 1 for one DRAM record. Returns when its last write completed.
+    fn flush_record(&mut self, rid: Rid, mut t: SimTime) -> Result<SimTime, String> {
+        let Some((value, xid)) = self.dram.remove(&rid) else {
+            return Ok(t);
+        };
+        if self.used >= self.geo.units {
+            t = self.destage_until_free(t)?;
+        }
+        let tx = self.txs.entry(xid).or_default();
+        tx.dram.remove(&rid);
+        if tx.atl.is_none() {
+            let Some(i) = self.atl.iter().position(|&x| x == 0) else {
+                return Err(format!(
+                    "ActiveTxList full ({} entries)",
+                    self.geo.atl_entries
+                ));
+            };
+            self.atl[i] = xid;
+            self.txs.get_mut(&xid).expect("tx").atl = Some(i as u64);
+            t = self.w64(self.geo.atl_addr(i as u64), xid, t)?;
+        }
+        let (u, t1) = self.place(t)?;
+        t = t1;
+        let e = self.map.get(&rid).copied().unwrap_or_default();
+        let version = match e.committed {
+            Some((_, v)) => (v + 1) % 4,
+            None => 0,
+        };
+        let payload = self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
+        let mut rec = Vec::with_capacity(HDR as usize + payload);
+        let meta = u64::from(rid.1) | u64::from(version) << 16 | (payload as u64) << 32;
+        for w in [xid, rid.0, meta, value] {
+            rec.extend_from_slice(&w.to_le_bytes());
+        }
+        rec.resize(HDR as usize + payload, 0);
+        t = self
+            .pcm
+            .write(self.geo.unit_addr(u), &rec, t)
+            .map_err(werr)?;
+        self.used += 1;
+        self.unit_value[u as usize] = value;
+        t = self.set_bit(u, true, t)?;
+        if let Some((old, oxid, _)) = e.uncommitted {
+            debug_assert_eq!(
+                oxid, xid,
+                "record {rid:?} written by two active transactions"
+            );
+            t = self.free_unit(old, t)?;
+        }
+        self.map.entry(rid).or_default().uncommitted = Some((u, xid, version));
+        self.txs.get_mut(&xid).expect("tx").pcm.insert(rid);
+        self.counters.records_flushed += 1;
+        Ok(t)
+    }
+
+    /// Where a new record goes: a free unit, or — wear leveling (Algorithm 4) — the unit
+    /// of the record under the swap pointer, which first moves to a free unit (copy, set
+    /// its bit, then clear the old bit: a crash in between leaves two identical copies,
+    /// which recovery tolerates). A moved committed record gets a pseudo XID: the largest
+    /// XID of a *finished* transaction (see DECISIONS.md: the paper's rule is unsafe).
+    fn place(&mut self, mut t: SimTime) -> Result<(u64, SimTime), String> {
+        let fresh = |s: &mut Self| {
+            s.alloc()
+                .ok_or_else(|| "pcm full of uncommitted records (nothing to destage)".to_string())
+        };
+        let Some(delta) = self.cfg.wear_delta else {
+            return Ok((fresh(self)?, t));
+        };
+        let p = self.swap_ptr;
+        self.swap_ptr = (p + 1) % self.geo.units;
+        if self.bitmap[(p / 64) as usize] >> (p % 64) & 1 == 0 {
+            return Ok((fresh(self)?, t));
+        }
+        let a = self.geo.unit_addr(p);
+        let (hdr, t1) = self.pcm.read(a, HDR as usize, t).map_err(werr)?;
+        t = t1;
+        let w = |i: usize| u64::from_le_bytes(hdr[i * 8..i * 8 + 8].try_into().expect("8"));
+        let (xt, pid, meta, value) = (w(0), w(1), w(2), w(3));
+        let diff = self.max_xid.saturating_sub(xt);
+        let pr = if diff >= delta {
+            1.0
+        } else {
+            diff as f64 / delta as f64
+        };
+        if pr <= self.rng.unit_f64() {
+            return Ok((fresh(self)?, t));
+        }
+        let rid = (pid, (meta & 0xffff) as u16);
+        let e = self.map.get(&rid).copied().unwrap_or_default();
+        let committed = e.committed.is_some_and(|(u, _)| u == p);
+        let uncommitted = e.uncommitted.is_some_and(|(u, _, _)| u == p);
+        if !committed && !uncommitted {
+            return Err(format!(
+                "internal: unit {p} holds {rid:?}, which is not mapped there"
+            ));
+        }
+        let n = fresh(self)?;
+        let new_xid = if !committed {
+            xt
+        } else if self.cfg.fault_paper_pseudo_xid {
+            let atl = &self.atl;
+            (1..=self.max_xid)
+                .rev()
+                .find(|x| !atl.contains(x))
+                .unwrap_or(0)
+        } else {
+            self.max_finished_xid
+        };
+        let payload = self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
+        let mut rec = Vec::with_capacity(HDR as usize + payload);
+        for x in [new_xid, pid, meta, value] {
+            rec.extend_from_slice(&x.to_le_bytes());
+        }
+        rec.resize(HDR as usize + payload, 0);
+        t = self
+            .pcm
+            .write(self.geo.unit_addr(n), &rec, t)
+            .map_err(werr)?;
+        self.used += 1;
+        self.unit_value[n as usize] = value;
+        t = self.set_bit(n, true, t)?;
+        t = self.free_unit(p, t)?;
+        let m = self.map.get_mut(&rid).expect("mapped");
+        if committed {
+            m.committed = m.committed.map(|(_, v)| (n, v));
+        } else {
+            m.uncommitted = m.uncommitted.map(|(_, x, v)| (n, x, v));
+        }
+        self.counters.swaps += 1;
+        Ok((p, t))
+    }
+
+    /// A buffered page leaves DRAM (steal): its dirty records go to PCM.
+    pub fn flush_page(&mut self, page: u64, now: SimTime) -> Result<SimTime, String> {
+        let rids: Vec<Rid> = self
+            .dram
+            .range((page, 0)..=(page, u16::MAX))
+            .map(|(r, _)| *r)
+            .collect();
+        let mut t = self.at(now);
+        for r in rids {
+            t = self.flush_record(r, t)?;
+        }
+        self.clock = t;
+        Ok(t)
+    }
+
+    /// Algorithm 2, commit. Returns the ack instant (the ATL removal's completion).
+    pub fn commit(&mut self, xid: Xid, now: SimTime) -> Result<SimTime, String> {
+        let start = self.at(now);
+        let mut t = start;
+        let tx = self.txs.get(&xid).cloned().unwrap_or_default();
+        let mut ack = start;
+        let mut early = None;
+        if self.cfg.fault_early_atl_removal {
+            if let Some(i) = tx.atl {
+                // BUG (planted): the commit point is issued before the flushes complete.
+                early = Some(i);
+                ack = self.w64(self.geo.atl_addr(i), 0, start)?;
+            }
+        }
+        for r in &tx.dram {
+            t = self.flush_record(*r, t)?;
+        }
+        let tx = self.txs.remove(&xid).unwrap_or_default();
+        if let Some(i) = tx.atl {
+            if early.is_none() {
+                t = self.w64(self.geo.atl_addr(i), 0, t)?;
+                ack = t;
+            }
+            self.atl[i as usize] = 0;
+        }
+        ack = ack.max(t);
+        for r in &tx.pcm {
+            let e = self.map.get_mut(r).expect("mapped");
+            let (u, _, v) = e.uncommitted.take().expect("uncommitted");
+            let old = e.committed.replace((u, v));
+            if let Some((ou, _)) = old {
+                t = self.free_unit(ou, t)?;
+            }
+            if let Some(s) = self.committed_seq.remove(r) {
+                self.committed_fifo.remove(&s);
+            }
+            self.seq += 1;
+            self.committed_fifo.insert(self.seq, *r);
+            self.committed_seq.insert(*r, self.seq);
+        }
+        self.clock = t;
+        self.max_finished_xid = self.max_finished_xid.max(xid);
+        self.counters.commits += 1;
+        Ok(ack)
+    }
+
+    /// Algorithm 2, abort. Returns when the rollback is durable.
+    pub fn abort(&mut self, xid: Xid, now: SimTime) -> Result<SimTime, String> {
+        let mut t = self.at(now);
+        let tx = self.txs.remove(&xid).unwrap_or_default();
+        for r in &tx.dram {
+            self.dram.remove(r);
+        }
+        for r in &tx.pcm {
+            let e = self.map.get_mut(r).expect("mapped");
+            let (u, _, _) = e.uncommitted.take().expect("uncommitted");
+            if e.committed.is_none() {
+                self.map.remove(r);
+            }
+            t = self.free_unit(u, t)?;
+        }
+        if let Some(i) = tx.atl {
+            t = self.w64(self.geo.atl_addr(i), 0, t)?;
+            self.atl[i as usize] = 0;
+        }
+        self.clock = t;
+        self.max_finished_xid = self.max_finished_xid.max(xid);
+        self.counters.aborts += 1;
+        Ok(t)
+    }
+
+    /// Destages the page of the oldest committed record: read, merge, write, free.
+    fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String> {
+        let Some((_, rid)) = self.committed_fifo.iter().next().map(|(s, r)| (*s, *r)) else {
+            return Ok(None);
+        };
+        let page = rid.0;
+        let t = self.at(now);
+        let (img, t) = self.disk.read(page, t);
+        let init = self.cfg.initial;
+        let mut vals = img.unwrap_or_else(|| {
+            (0..self.cfg.slots_per_page)
+                .map(|s| init((page, s)))
+                .collect()
+        });
+        let mut units = Vec::new();
+        let rids: Vec<Rid> = self
+            .map
+            .range((page, 0)..=(page, u16::MAX))
+            .map(|(r, _)| *r)
+            .collect();
+        for r in rids {
+            let e = self.map.get_mut(&r).expect("mapped");
+            if let Some((u, _)) = e.committed.take() {
+                vals[r.1 as usize] = self.unit_value[u as usize];
+                units.push(u);
+                if e.uncommitted.is_none() {
+                    self.map.remove(&r);
+                }
+                if let Some(s) = self.committed_seq.remove(&r) {
+                    self.committed_fifo.remove(&s);
+                }
+            }
+        }
+        let mut t = self.disk.write(page, vals, t);
+        for u in &units {
+            t = self.free_unit(*u, t)?;
+        }
+        self.counters.destaged_pages += 1;
+        self.counters.destaged_records += units.len() as u64;
+        self.clock = t;
+        Ok(Some(t))
+    }
+
+    fn destage_until_free(&mut self, now: SimTime) -> Result<SimTime, String> {
+        let mut t = now;
+        while self.used >= self.geo.units {
+            match self.destage_one(t)? {
+                Some(e) => t = e,
+                None => return Err("pcm full of uncommitted records (nothing to destage)".into()),
+            }
+        }
+        Ok(t)
+    }
+
+    /// Between events: destage under the high-low watermark policy.
+    pub fn maintain(&mut self, now: SimTime) -> Result<SimTime, String> {
+        let mut t = self.at(now);
+        loop {
+            self.destaging = watermark(
+                self.used,
+                self.geo.units,
+                self.destaging,
+                self.cfg.high_watermark,
+                self.cfg.low_watermark,
+            );
+            if !self.destaging {
+                return Ok(t);
+            }
+            match self.destage_one(t)? {
+                Some(e) => t = e,
+                None => {
+                    self.destaging = false;
+                    return Ok(t);
+                }
+            }
+        }
+    }
+
+    /// Reads a page for a buffer-pool miss: disk read merged with the latest PCM records.
+    pub fn read_page_time(&mut self, page: u64, now: SimTime) -> SimTime {
+        let (_, t) = self.disk.read(page, self.at(now));
+        t
+    }
+}
+
+/// What recovery rebuilt: the latest committed value of every record PCM holds, and the
+/// time of the scan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    pub records: BTreeMap<Rid, u64>,
+    pub scan_ns: u64,
+    pub discarded_uncommitted: u64,
+    pub discarded_older: u64,
+}
+
+/// Algorithm 3 over a PCM image alone (no disk I/O).
+pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
+    let img = pcm.image();
+    let ub = u64::from(pcm.config().unit_bytes);
+    let g = Geometry::read(img, ub)?;
+    let w = |a: u64| u64::from_le_bytes(img[a as usize..a as usize + 8].try_into().expect("8"));
+    let active: BTreeSet<u64> = (0..g.atl_entries)
+        .map(|i| w(g.atl_addr(i)))
+        .filter(|&x| x != 0)
+        .collect();
+    let mut best: BTreeMap<Rid, (u8, u64)> = BTreeMap::new();
+    let mut out = Recovered::default();
+    let mut valid = 0u64;
+    for wi in 0..g.units.div_ceil(64) {
+        let word = w(g.bitmap_off + 8 * wi);
+        for b in 0..64 {
+            if word >> b & 1 == 0 {
+                continue;
+            }
+            let u = wi * 64 + b;
+            if u >= g.units {
+                return Err(format!(
+                    "bitmap marks unit {u} beyond the {} units",
+                    g.units
+                ));
+            }
+            valid += 1;
+            let a = g.unit_addr(u);
+            let (xid, pid, meta, value) = (w(a), w(a + 8), w(a + 16), w(a + 24));
+            if active.contains(&xid) {
+                out.discarded_uncommitted += 1;
+                continue;
+            }
+            let rid = (pid, (meta & 0xffff) as u16);
+            let ver = ((meta >> 16) & 3) as u8;
+            match best.get(&rid).copied() {
+                None => {
+                    best.insert(rid, (ver, value));
+                }
+                Some((v0, _)) if (v0 + 1) % 4 == ver => {
+                    best.insert(rid, (ver, value));
+                    out.discarded_older += 1;
+                }
+                Some((v0, _)) if (ver + 1) % 4 == v0 => out.discarded_older += 1,
+                // Two copies of one version: a wear-leveling move cut short (§4.2).
+                Some((v0, v)) if v0 == ver && v == value => out.discarded_older += 1,
+                Some((v0, _)) => {
+                    return Err(format!(
+                        "record {rid:?} has committed versions {v0} and {ver}, not consecutive"
+                    ))
+                }
+            }
+        }
+    }
+    out.records = best.into_iter().map(|(r, (_, v))| (r, v)).collect();
+    // The scan reads the superblock, ATL and bitmap, and the valid units' headers.
+    out.scan_ns = pcm.scan_ns(g.records_off) + pcm.scan_ns(valid * HDR);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use media::disk::DiskKind;
+    use media::pcm::PcmConfig;
+
+    fn core(bytes: u64) -> PcmLogging {
+        let pcm = Pcm::new(PcmConfig {
+            bytes,
+            ..PcmConfig::default()
+        })
+        .unwrap();
+        PcmLogging::format(
+            PcmLogConfig {
+                atl_entries: 8,
+                slots_per_page: 4,
+                ..Default::default()
+            },
+            pcm,
+            Disk::new(DiskKind::Hdd),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn watermark_hysteresis() {
+        assert!(!watermark(98, 100, false, 0.99, 0.975));
+        assert!(watermark(99, 100, false, 0.99, 0.975));
+        assert!(watermark(98, 100, true, 0.99, 0.975));
+        assert!(!watermark(97, 100, true, 0.99, 0.975));
+    }
+
+    #[test]
+    fn geometry_fits_and_is_read_back() {
+        let g = Geometry::new(8192, 128, 8).unwrap();
+        assert_eq!(g.bitmap_off, 128);
+        assert!(g.records_off + g.units * 128 <= 8192);
+        assert_eq!(g.units, 62);
+        let c = core(8192);
+        assert_eq!(Geometry::read(c.pcm.image(), 128).unwrap(), c.geometry());
+    }
+
+    #[test]
+    fn commit_abort_and_recovery_by_hand() {
+        let mut c = core(8192);
+        c.update(1, (0, 1), 11).unwrap();
+        c.update(2, (0, 2), 22).unwrap();
+        // Steal: page 0 goes to PCM with both uncommitted records.
+        let t = c.flush_page(0, SimTime::ZERO).unwrap();
+        let r = recover(&c.pcm).unwrap();
+        assert!(r.records.is_empty());
+        assert_eq!(r.discarded_uncommitted, 2);
+        let ack = c.commit(1, t).unwrap();
+        assert!(ack > t);
+        c.abort(2, ack).unwrap();
+        let r = recover(&c.pcm).unwrap();
+        assert_eq!(r.records, BTreeMap::from([((0, 1), 11)]));
+        // A second committed version replaces the first.
+        c.update(3, (0, 1), 33).unwrap();
+        let t = c.commit(3, SimTime(10_000_000)).unwrap();
+        assert_eq!(
+            recover(&c.pcm).unwrap().records,
+            BTreeMap::from([((0, 1), 33)])
+        );
+        assert_eq!(c.used_units(), 1);
+        // Destage: the record moves to disk and PCM becomes empty.
+        c.destage_one(t).unwrap().unwrap();
+        assert_eq!(c.used_units(), 0);
+        assert_eq!(
+            c.disk.image()[&0],
+            vec![
+                initial_record((0, 0)),
+                33,
+                initial_record((0, 2)),
+                initial_record((0, 3))
+            ]
+        );
+        assert!(recover(&c.pcm).unwrap().records.is_empty());
+        assert_eq!(c.current((0, 1)), 33);
+        assert_eq!(c.current((0, 2)), initial_record((0, 2)));
+    }
+
+    #[test]
+    fn full_pcm_destages_committed_records() {
+        let mut c = core(4096);
+        let units = c.geometry().units;
+        let mut t = SimTime::ZERO;
+        for i in 0..units + 5 {
+            let x = i + 1;
+            c.update(x, (i / 4, (i % 4) as u16), 100 + i).unwrap();
+            t = c.commit(x, t).unwrap();
+        }
+        assert!(c.counters.destaged_records > 0);
+        assert!(c.used_units() <= units);
+        for i in 0..units + 5 {
+            assert_eq!(c.current((i / 4, (i % 4) as u16)), 100 + i);
+        }
+    }
+
+    #[test]
+    fn recovery_scan_time_and_wear_by_hand() {
+        // 1 MiB PCM, 8 ATL entries: bitmap at 128, records at 128 + 8*ceil(U/64) rounded to 128.
+        let mut c = core(1 << 20);
+        let g = c.geometry();
+        let mut t = SimTime::ZERO;
+        for i in 0..100u64 {
+            c.update(i + 1, (i / 4, (i % 4) as u16), i + 5).unwrap();
+            t = c.commit(i + 1, t).unwrap();
+        }
+        let r = recover(&c.pcm).unwrap();
+        assert_eq!(r.records.len(), 100);
+        // metadata lines / 4 chips * 50 ns + 100 headers of 32 B (50 lines) / 4 chips * 50 ns
+        let meta_lines = g.records_off / 64;
+        assert_eq!(
+            r.scan_ns,
+            meta_lines.div_ceil(4) * 50 + 50u64.div_ceil(4) * 50
+        );
+        // Each commit: ATL append (1 line), record (2 lines: 32 + 85 = 117 B), bitmap (1),
+        // ATL clear (1) = 5 line writes.
+        assert_eq!(c.pcm.counters.line_writes, 500);
+        let w = c.pcm.wear();
+        assert_eq!(w.total_line_writes, 500);
+        // Unit 0 holds the superblock (written once at format) and ATL entry 0 (two writes
+        // per commit): the hottest unit, which is what §4 wear leveling is for.
+        assert_eq!(c.pcm.unit_writes()[0], 201);
+    }
+}
