@@ -31,6 +31,7 @@ pub mod lock;
 pub mod lru;
 pub mod metrics;
 pub mod strategy;
+pub mod update;
 
 pub use engine::{run, Engine, HostRun};
 pub use metrics::HostMetrics;
@@ -97,6 +98,14 @@ pub struct HostConfig {
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
+    /// Update strategy (`update::NAMES`): "out-of-place" or "ipa" (wal only).
+    pub update: String,
+    /// `ipa`'s N×M (in-place-appends.md §3).
+    pub ipa: update::IpaConfig,
+    /// A planted bug for testing the crash checker: restart accepts IPA delta records
+    /// without checking their CRC. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_ipa_skip_crc: bool,
     /// A planted bug for testing the crash checker: commits are acked at issue (wal: without
     /// forcing the log; device-tx: before the device's COMMIT completes). Never set this
     /// outside tests.
@@ -125,6 +134,9 @@ impl Default for HostConfig {
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             measure_recovery: false,
+            update: "out-of-place".into(),
+            ipa: update::IpaConfig::default(),
+            fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
         }
     }
@@ -162,6 +174,22 @@ impl HostConfig {
             );
         }
         self.bank.validate()?;
+        if !update::NAMES.contains(&self.update.as_str()) {
+            return bad(
+                "update",
+                format!(
+                    "unknown update strategy '{}' (known: {})",
+                    self.update,
+                    update::NAMES.join(", ")
+                ),
+            );
+        }
+        if self.update != "out-of-place" && self.strategy != "wal" {
+            return bad(
+                "update",
+                format!("{} runs with the wal recovery strategy only", self.update),
+            );
+        }
         Ok(())
     }
 }
