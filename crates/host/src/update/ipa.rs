@@ -352,7 +352,7 @@ mod tests {
         assert_eq!(decode(&tail, m, 3, false), vec![11, 12]);
         // Tear the second record: clear some of its bits.
         let mut torn = tail.clone();
-        torn[slot + 3] &= 0x0F;
+        torn[slot + 1] &= 0x03; // tag byte 0x0C -> 0x00
         assert_eq!(decode(&torn, m, 3, false), vec![11]);
         // The planted bug accepts it (with a wrong tag).
         assert_eq!(decode(&torn, m, 3, true).len(), 2);
