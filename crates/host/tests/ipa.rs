@@ -98,3 +98,19 @@ fn bad_ipa_settings_are_refused_naming_the_key() {
     h.update = "ipl".into();
     assert!(h.validate().is_err());
 }
+
+#[test]
+fn ipa_survives_every_crash_of_a_gc_heavy_run() {
+    // Many GC moves of pages holding delta records (ssd delta.rs `tail_ones` decides
+    // between a GC copy and its original after a crash inside the move).
+    let (mut h, d) = ipa_config(2, 8);
+    h.transactions = 400;
+    let rec = check::record(&h, &d, 3).unwrap();
+    let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 4 }, 1, None).unwrap();
+    report(&rep);
+    eprintln!(
+        "gc-heavy: {} states, {} violations, erases {}, gc migrations {:?}",
+        rep.states, rep.violations, rec.metrics.nand_erases, rec.metrics.strategy_counters
+    );
+    assert_eq!(rep.violations, 0);
+}

@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 #[path = "delta.rs"]
 mod delta;
+pub(crate) use delta::tail_ones;
 
 /// Everything needed to build a device.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
