@@ -798,7 +798,13 @@ pub fn run_traced(
     trace: bool,
 ) -> Result<HostRun> {
     let wall = std::time::Instant::now();
-    let source: Box<dyn TxnSource> = Box::new(crate::bank::Bank::new(cfg.bank.clone())?);
+    let werr = |e: workload::WorkloadError| HostError::Workload(e.to_string());
+    let source: Box<dyn TxnSource> = match cfg.workload.as_str() {
+        "tpcb" => Box::new(workload::tpcb::Tpcb::new(&cfg.tpcb).map_err(werr)?),
+        "tpcc" => Box::new(workload::tpcc::Tpcc::new(&cfg.tpcc, seed).map_err(werr)?),
+        "tatp" => Box::new(workload::tatp::Tatp::new(&cfg.tatp, seed).map_err(werr)?),
+        _ => Box::new(crate::bank::Bank::new(cfg.bank.clone())?),
+    };
     let protocol = device.info().name;
     let mut e = Engine::new(cfg, device, source, seed, record)?;
     if trace {

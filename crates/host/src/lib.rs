@@ -95,6 +95,10 @@ pub struct HostConfig {
     /// The workload ("bank": the built-in test source of `bank.rs`).
     pub workload: String,
     pub bank: bank::BankConfig,
+    /// The workload crate's generators, for `workload = "tpcb" | "tpcc" | "tatp"`.
+    pub tpcb: workload::tpcb::TpcbConfig,
+    pub tpcc: workload::tpcc::TpccConfig,
+    pub tatp: workload::tatp::TatpConfig,
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
@@ -133,6 +137,9 @@ impl Default for HostConfig {
             checkpoint_log_bytes: 1 << 20,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
+            tpcb: Default::default(),
+            tpcc: Default::default(),
+            tatp: Default::default(),
             measure_recovery: false,
             update: "out-of-place".into(),
             ipa: update::IpaConfig::default(),
@@ -167,10 +174,13 @@ impl HostConfig {
                 format!("{} is too small (at least 16)", self.log_record_bytes),
             );
         }
-        if self.workload != "bank" {
+        if !["bank", "tpcb", "tpcc", "tatp"].contains(&self.workload.as_str()) {
             return bad(
                 "workload",
-                format!("unknown host workload '{}' (known: bank)", self.workload),
+                format!(
+                    "unknown host workload '{}' (known: bank, tpcb, tpcc, tatp)",
+                    self.workload
+                ),
             );
         }
         self.bank.validate()?;

@@ -114,3 +114,69 @@ fn ipa_survives_every_crash_of_a_gc_heavy_run() {
     );
     assert_eq!(rep.violations, 0);
 }
+
+/// The workload facts and a first [0×0] vs [N×M] comparison on TPC-B, TPC-C and TATP
+/// (SLC, 8 KiB flash pages = DB pages). Slow in debug builds: run with
+/// `cargo test -p commitlab-host --release --test ipa measure -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn measure_workload_facts_and_ipa_vs_out_of_place() {
+    for wl in ["tpcb", "tpcc", "tatp"] {
+        for (n, m) in [(0, 0), (2, 4), (2, 8), (1, 120)] {
+            let (mut h, mut d) = check::tiny_config("wal", "none");
+            d.nand.planes_per_die = 4;
+            d.nand.blocks_per_plane = 128;
+            d.nand.pages_per_block = 64;
+            d.nand.page_bytes = 8192;
+            d.nand.oob_bytes = 256;
+            d.nand.append_bytes = 512;
+            d.ftl.gc_min_free_blocks = 4;
+            h.page_bytes = 8192;
+            h.workload = wl.into();
+            h.clients = 8;
+            h.transactions = 20_000;
+            h.buffer_frames = 64;
+            h.log_pages = 2048;
+            h.checkpoint_log_bytes = 1 << 20;
+            h.tpcb.accounts_per_branch = 100_000;
+            h.tpcc.warehouses = 1;
+            h.tatp.subscribers = 20_000;
+            // [0×0] = out-of-place; the delta area is still reserved in the FTL page, so
+            // both runs have the same capacity.
+            if n > 0 {
+                h.update = "ipa".into();
+                h.ipa.n = n;
+                h.ipa.m = m;
+            }
+            let dev = ssd::Device::in_memory(&d).unwrap();
+            let run = host::run(&h, &d, dev, 1, false).unwrap_or_else(|e| panic!("{wl}: {e}"));
+            let f = run.core.device.core.stats;
+            let c = &run.metrics.strategy_counters;
+            let g = |k: &str| c.get(k).copied().unwrap_or(0);
+            let evicted: u64 = c
+                .iter()
+                .filter(|(k, _)| k.starts_with("ipa_evicted_net_bytes"))
+                .map(|(_, v)| *v)
+                .sum();
+            let host_bytes = f.host_writes * 8192 + f.delta_bytes;
+            println!(
+                "{wl} [{n}x{m}]: committed {} tput {:.0}/s | data page writes {} in-place {} ({:.0} %) | invalidations {} | gc migrations {} erases {} | host->device bytes {} | evicted <=100 B: {}/{} | net bytes tracked {}",
+                run.metrics.txns_committed,
+                run.metrics.throughput_per_s,
+                run.metrics.stats.page_writes,
+                g("ipa_in_place_appends"),
+                100.0 * g("ipa_in_place_appends") as f64
+                    / (g("ipa_in_place_appends") + run.metrics.stats.page_writes).max(1) as f64,
+                f.page_invalidations,
+                f.gc_page_migrations,
+                f.gc_erases,
+                host_bytes,
+                g("ipa_evicted_net_bytes_le_10")
+                    + g("ipa_evicted_net_bytes_le_50")
+                    + g("ipa_evicted_net_bytes_le_100"),
+                evicted,
+                g("ipa_net_bytes_tracked"),
+            );
+        }
+    }
+}

@@ -265,6 +265,13 @@ impl Ipa {
             ("ipa_oop_flag", self.oop_flag),
             ("ipa_oop_full_or_new", self.oop_full),
             ("ipa_net_bytes_tracked", self.net_bytes),
+            ("ipa_evicted_net_bytes_le_10", self.net_hist[0]),
+            ("ipa_evicted_net_bytes_le_50", self.net_hist[1]),
+            ("ipa_evicted_net_bytes_le_100", self.net_hist[2]),
+            ("ipa_evicted_net_bytes_le_500", self.net_hist[3]),
+            ("ipa_evicted_net_bytes_le_1000", self.net_hist[4]),
+            ("ipa_evicted_net_bytes_le_4096", self.net_hist[5]),
+            ("ipa_evicted_net_bytes_more_or_untracked", self.net_hist[6]),
         ]
     }
 }
