@@ -19,13 +19,35 @@
 //! invariants hold and that accepts new writes.
 //!
 //! Modes: *exhaustive* enumerates every crash instant at which anything changes × every
-//! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream.
-//! Every state has an index; `only` evaluates one state (to replay a failure).
+//! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream,
+//! in chunks of 4096 swept in time order (memory does not grow with `N`). Every state has an
+//! index; `Options::only` evaluates one state (to replay a failure).
 //!
-//! What it does not check: faults other than power loss (bit errors, bad blocks appearing),
-//! a crash during recovery, and ECC miscorrection (a torn page is assumed detected).
+//! *Double crashes* (`Options::double`): recovery runs with the operation log on, and the
+//! media operations it issues (scan-time erases, GC copies and erases, translation pages,
+//! checkpoint roots) are a second tape of crash points, enumerated exactly like the run's
+//! (exhaustively: every state of every recovery of every state; randomly: one state inside
+//! the first recovery and, with probability 1/2, one inside the second). A state inside
+//! recovery is judged at the first crash's instant: recovery acks nothing, so the contract
+//! is the same. A recovery that writes nothing has no states of its own.
+//!
+//! *Timing* (`timing`): a recording has one timing schedule, so the crash states of one
+//! recording are only the reorderings that schedule produced. Callers record several runs
+//! of one configuration under different timing profiles (slow host interface, slow
+//! channels, long erases, per-operation latency jitter, late acks) and check each; the
+//! `crash` command does this by default. *Shapes* (`shapes`) are named workloads that hold
+//! the protocols' windows open.
+//!
+//! What it does not check: faults other than power loss (bit errors, bad blocks appearing);
+//! ECC miscorrection (a torn page is assumed detected); timing schedules outside the
+//! profiles a run is recorded with (the explored orders are those of the recorded runs,
+//! plus every in-flight subset at each crash instant); and reads' isolation. A protocol
+//! whose recovery writes nothing (tc, scc, bpcc, none without checkpoints) gets no double
+//! crashes, because none can differ from a single one.
 
 pub mod oracle;
+pub mod shapes;
+pub mod timing;
 
 use media::{LoggedOp, Nand, NandImage, OpKind, TornKind};
 use sim::{Lpn, Rng, SimTime, TxId};
@@ -93,10 +115,47 @@ pub struct Recording {
     pub atomic: bool,
 }
 
-/// Runs `cfg` with recording on.
-pub fn record(cfg: &Config) -> Result<Recording, String> {
+/// Why a run could not be recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordError {
+    /// The configuration, workload or trace is unusable (bad input: exit code 2).
+    Input(String),
+    /// The device refused a command of the workload (out of space, an unsupported
+    /// request): the protocol failed on this workload (exit code 1).
+    Device(String),
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::Input(s) | RecordError::Device(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+/// The largest device the checker records: every crash state clones the image, so a larger
+/// device costs gigabytes and hours without exploring anything a small one does not.
+pub const MAX_CHECKED_PAGES: u64 = 1 << 20;
+
+/// Runs `cfg` with recording on. The configuration is validated, and the device's size
+/// bounded, before anything is built.
+pub fn record(cfg: &Config) -> Result<Recording, RecordError> {
     let mut cfg = cfg.clone();
     cfg.run.measure_recovery = false;
+    cfg.validate()
+        .map_err(|e| RecordError::Input(format!("config: {e}")))?;
+    let g = cfg.nand.geometry();
+    let pages = u64::from(g.channels)
+        * u64::from(g.chips_per_channel)
+        * u64::from(g.dies_per_chip)
+        * u64::from(g.planes_per_die)
+        * u64::from(g.blocks_per_plane)
+        * u64::from(g.pages_per_block);
+    if pages > MAX_CHECKED_PAGES {
+        return Err(RecordError::Input(format!(
+            "nand: the device has {pages} pages; the crash checker copies the image for every crash state and checks devices of at most {MAX_CHECKED_PAGES} pages (use fewer channels, chips, dies, planes, blocks or pages)"
+        )));
+    }
     let out = world::run(
         &cfg,
         &RunOptions {
@@ -104,11 +163,16 @@ pub fn record(cfg: &Config) -> Result<Recording, String> {
             ..Default::default()
         },
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| match e {
+        world::WorldError::Device { .. } => RecordError::Device(e.to_string()),
+        other => RecordError::Input(other.to_string()),
+    })?;
     let atomic = out.device.info().atomic;
     let mut dev = out.device;
     let ops = dev.core.nand.take_log();
-    let base = out.base_image.ok_or("internal: no base image recorded")?;
+    let base = out
+        .base_image
+        .ok_or_else(|| RecordError::Device("internal: no base image recorded".into()))?;
     Ok(Recording {
         cfg,
         base,
@@ -142,20 +206,93 @@ pub struct CrashState {
 #[derive(Clone, Debug)]
 pub struct Violation {
     pub state: CrashState,
+    /// Crash states inside the recoveries that followed (`nested[0]` cut the recovery of
+    /// `state`'s image, `nested[1]` the recovery after that); empty for a single crash.
+    pub nested: Vec<CrashState>,
+    /// The nested states described (their operations belong to recovery, not the recording).
+    pub nested_text: String,
     pub findings: Vec<oracle::Finding>,
+}
+
+impl Violation {
+    /// The state's path as `--state` takes it: `k`, or `k.j` for a crash during recovery in
+    /// exhaustive mode (random schedules replay their nested crashes from `k` alone).
+    pub fn path(&self, random: bool) -> String {
+        if random || self.nested.is_empty() {
+            return self.state.index.to_string();
+        }
+        let mut p = self.state.index.to_string();
+        for n in &self.nested {
+            p.push_str(&format!(".{}", n.index));
+        }
+        p
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct CheckReport {
+    /// States evaluated (each a recovery and an oracle verdict), single and nested.
     pub states: u64,
+    /// Of them, states inside a recovery (double or triple crashes).
+    pub nested_states: u64,
     pub violations: u64,
     /// The first few violations in full.
     pub first: Vec<Violation>,
     pub ops: usize,
     pub max_in_flight_seen: usize,
+    /// Most media operations one recovery issued.
+    pub recovery_ops_max: usize,
+    /// Set when `stop` ended the check early.
+    pub stopped: bool,
+}
+
+impl CheckReport {
+    /// Adds another report's counts (its `first` violations as far as room is left).
+    pub fn absorb(&mut self, o: CheckReport) {
+        self.states += o.states;
+        self.nested_states += o.nested_states;
+        self.violations += o.violations;
+        self.ops = self.ops.max(o.ops);
+        self.max_in_flight_seen = self.max_in_flight_seen.max(o.max_in_flight_seen);
+        self.recovery_ops_max = self.recovery_ops_max.max(o.recovery_ops_max);
+        self.stopped |= o.stopped;
+        for v in o.first {
+            if self.first.len() < KEEP {
+                self.first.push(v);
+            }
+        }
+    }
 }
 
 const KEEP: usize = 5;
+
+/// How to check a recording.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub mode: Mode,
+    pub seed: u64,
+    /// Evaluate only this state: `[k]`, or `[k, j]` for state `j` inside the recovery of
+    /// state `k` (exhaustive double mode). Reported in `first` even when it passes.
+    pub only: Option<Vec<u64>>,
+    /// Also crash inside recovery: exhaustively every crash state of the recovery of every
+    /// (exhaustive) state; in random mode one random crash inside the first recovery and,
+    /// with probability 1/2, another inside the second.
+    pub double: bool,
+    /// Random mode: the first schedule index (for batches); schedules `first..first+N`.
+    pub first_schedule: u64,
+}
+
+impl Options {
+    pub fn new(mode: Mode, seed: u64) -> Options {
+        Options {
+            mode,
+            seed,
+            only: None,
+            double: false,
+            first_schedule: 0,
+        }
+    }
+}
 
 fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
     match op {
@@ -177,11 +314,7 @@ fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
 
 /// The instants at which the crash state can change: op starts and ends, host issues and acks.
 fn boundaries(rec: &Recording) -> Vec<SimTime> {
-    let mut b: Vec<SimTime> = vec![SimTime::ZERO];
-    for o in &rec.ops {
-        b.push(o.start);
-        b.push(o.end);
-    }
+    let mut b = op_boundaries(&rec.ops);
     for h in &rec.host {
         b.push(h.issue());
         match h {
@@ -197,9 +330,36 @@ fn boundaries(rec: &Recording) -> Vec<SimTime> {
     b
 }
 
+fn op_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
+    let mut b: Vec<SimTime> = vec![SimTime::ZERO];
+    for o in ops {
+        b.push(o.start);
+        b.push(o.end);
+    }
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// The crash instants inside a recovery: its operations' starts and ends (not instant 0
+/// before its first operation, which would only repeat the state recovery started from).
+fn recovery_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
+    let mut b: Vec<SimTime> = ops.iter().flat_map(|o| [o.start, o.end]).collect();
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// A stream of media operations from a base image: a recorded run, or one recovery.
+#[derive(Clone, Copy)]
+struct Tape<'a> {
+    base: &'a NandImage,
+    ops: &'a [LoggedOp],
+}
+
 /// Sweeps crash instants in increasing order, keeping the durable image and in-flight set.
 struct Sweep<'a> {
-    rec: &'a Recording,
+    tape: Tape<'a>,
     by_end: Vec<usize>,
     by_start: Vec<usize>,
     end_pos: usize,
@@ -209,40 +369,37 @@ struct Sweep<'a> {
 }
 
 impl<'a> Sweep<'a> {
-    fn new(rec: &'a Recording) -> Sweep<'a> {
-        let mut by_end: Vec<usize> = (0..rec.ops.len()).collect();
-        by_end.sort_by_key(|i| (rec.ops[*i].end, *i));
-        let mut by_start: Vec<usize> = (0..rec.ops.len()).collect();
-        by_start.sort_by_key(|i| (rec.ops[*i].start, *i));
+    fn new(tape: Tape<'a>) -> Sweep<'a> {
+        let ops = tape.ops;
+        let mut by_end: Vec<usize> = (0..ops.len()).collect();
+        by_end.sort_by_key(|i| (ops[*i].end, *i));
+        let mut by_start: Vec<usize> = (0..ops.len()).collect();
+        by_start.sort_by_key(|i| (ops[*i].start, *i));
         Sweep {
-            rec,
+            tape,
             by_end,
             by_start,
             end_pos: 0,
             start_pos: 0,
-            durable: rec.base.clone(),
+            durable: tape.base.clone(),
             in_flight: Vec::new(),
         }
     }
 
     fn advance(&mut self, t: SimTime) -> Result<(), String> {
-        while self.start_pos < self.by_start.len()
-            && self.rec.ops[self.by_start[self.start_pos]].start <= t
+        let ops = self.tape.ops;
+        while self.start_pos < self.by_start.len() && ops[self.by_start[self.start_pos]].start <= t
         {
             self.in_flight.push(self.by_start[self.start_pos]);
             self.start_pos += 1;
         }
-        while self.end_pos < self.by_end.len() && self.rec.ops[self.by_end[self.end_pos]].end <= t {
+        while self.end_pos < self.by_end.len() && ops[self.by_end[self.end_pos]].end <= t {
             let i = self.by_end[self.end_pos];
-            self.durable.apply(&self.rec.ops[i].kind).map_err(|e| {
-                format!(
-                    "internal: replaying op {i} ({}): {e}",
-                    self.rec.ops[i].kind.name()
-                )
-            })?;
+            self.durable
+                .apply(&ops[i].kind)
+                .map_err(|e| format!("internal: replaying op {i} ({}): {e}", ops[i].kind.name()))?;
             self.end_pos += 1;
         }
-        let ops = &self.rec.ops;
         self.in_flight.retain(|i| ops[*i].end > t);
         self.in_flight.sort_unstable();
         Ok(())
@@ -255,22 +412,142 @@ impl<'a> Sweep<'a> {
     ) -> Result<NandImage, String> {
         let mut img = self.durable.clone();
         for &i in persisted {
-            img.apply(&self.rec.ops[i].kind)
+            img.apply(&self.tape.ops[i].kind)
                 .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
         }
         if let Some((i, k)) = torn {
-            img.apply_torn(&self.rec.ops[i].kind, k)
+            img.apply_torn(&self.tape.ops[i].kind, k)
                 .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
         }
         Ok(img)
     }
 }
 
+/// Calls `f` for every crash state of `tape` over the instants `bounds`, numbering them from
+/// 0. `f` returns false to stop. Returns the most operations in flight at once.
+fn for_each_state(
+    tape: Tape<'_>,
+    bounds: &[SimTime],
+    max_in_flight: usize,
+    f: &mut dyn FnMut(&Sweep<'_>, CrashState) -> Result<bool, String>,
+) -> Result<usize, String> {
+    let mut sweep = Sweep::new(tape);
+    let mut index = 0u64;
+    let mut seen = 0;
+    for &t in bounds {
+        sweep.advance(t)?;
+        let fl = sweep.in_flight.clone();
+        seen = seen.max(fl.len());
+        if fl.len() > max_in_flight {
+            return Err(format!(
+                "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}. Use a smaller device or --schedules N",
+                fl.len()
+            ));
+        }
+        for mask in 0u64..(1u64 << fl.len()) {
+            let persisted: Vec<usize> = fl
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| mask & (1 << k) != 0)
+                .map(|(_, i)| *i)
+                .collect();
+            let mut torns: Vec<Option<(usize, TornKind)>> = vec![None];
+            for (k, &i) in fl.iter().enumerate() {
+                if mask & (1 << k) == 0 {
+                    torns.extend(
+                        torn_variants(i, &tape.ops[i].kind)
+                            .into_iter()
+                            .map(|v| Some((i, v))),
+                    );
+                }
+            }
+            for torn in torns {
+                let state = CrashState {
+                    index,
+                    t,
+                    persisted: persisted.clone(),
+                    torn,
+                    in_flight: fl.clone(),
+                };
+                index += 1;
+                if !f(&sweep, state)? {
+                    return Ok(seen);
+                }
+            }
+        }
+    }
+    Ok(seen)
+}
+
+/// Draws which in-flight operations persisted and which (if any) tore.
+fn draw_fates(
+    ops: &[LoggedOp],
+    fl: &[usize],
+    r: &mut Rng,
+) -> (Vec<usize>, Option<(usize, TornKind)>) {
+    let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
+    let rest: Vec<usize> = fl
+        .iter()
+        .copied()
+        .filter(|i| !persisted.contains(i))
+        .collect();
+    let mut torn = None;
+    if !rest.is_empty() && r.chance(0.3) {
+        let i = rest[r.below(rest.len() as u64) as usize];
+        let vs = torn_variants(i, &ops[i].kind);
+        if !vs.is_empty() {
+            torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
+        }
+    }
+    (persisted, torn)
+}
+
+/// Random schedules are drawn and swept in time order in chunks of this many, so a check of
+/// any number of schedules holds at most one chunk in memory.
+const RANDOM_CHUNK: u64 = 4096;
+
 /// Recovers `img` and judges the result; returns the findings (empty: the state is fine).
 pub fn evaluate(rec: &Recording, img: NandImage, t: SimTime) -> Vec<oracle::Finding> {
+    evaluate_logged(rec, img, t, false).findings
+}
+
+/// What `evaluate_logged` found.
+pub struct Evaluation {
+    pub findings: Vec<oracle::Finding>,
+    /// The media operations recovery issued (when asked for and recovery succeeded).
+    pub recovery_ops: Option<Vec<LoggedOp>>,
+}
+
+/// Recovers `img` and judges the result, keeping the media operations recovery issued
+/// when `log_recovery` (they are the crash points of a crash during recovery). Recovery
+/// acks nothing, so states inside it are judged at the first crash's instant `t`.
+pub fn evaluate_logged(
+    rec: &Recording,
+    img: NandImage,
+    t: SimTime,
+    log_recovery: bool,
+) -> Evaluation {
+    let mut recovery_ops = None;
+    let findings = judge_recovery(rec, img, t, log_recovery, &mut recovery_ops);
+    Evaluation {
+        findings,
+        recovery_ops,
+    }
+}
+
+fn judge_recovery(
+    rec: &Recording,
+    img: NandImage,
+    t: SimTime,
+    log_recovery: bool,
+    recovery_ops: &mut Option<Vec<LoggedOp>>,
+) -> Vec<oracle::Finding> {
     let f = |what: String| vec![oracle::Finding { lpn: None, what }];
     let dcfg = rec.cfg.device();
-    let nand = Nand::from_image(img, rec.cfg.nand.timing.clone());
+    let mut nand = Nand::from_image(img, rec.cfg.nand.timing.clone());
+    if log_recovery {
+        nand.enable_log();
+    }
     let recovered = catch_unwind(AssertUnwindSafe(|| Device::recover(&dcfg, nand)));
     let mut dev = match recovered {
         Err(p) => {
@@ -284,6 +561,10 @@ pub fn evaluate(rec: &Recording, img: NandImage, t: SimTime) -> Vec<oracle::Find
         Ok(Err(e)) => return f(format!("recovery failed on a legitimate crash image: {e}")),
         Ok(Ok((d, _))) => d,
     };
+    if log_recovery {
+        // Taking the log also stops logging, so the checks below add nothing to it.
+        *recovery_ops = Some(dev.core.nand.take_log());
+    }
     if let Err(e) = dev.check_invariants() {
         return f(format!("recovered device is inconsistent: {e}"));
     }
@@ -346,122 +627,249 @@ pub fn check(
     seed: u64,
     only: Option<u64>,
 ) -> Result<CheckReport, String> {
+    let mut o = Options::new(mode, seed);
+    o.only = only.map(|k| vec![k]);
+    check_with(rec, &o, &mut |_| false)
+}
+
+/// Checks a recording as `opts` says. `stop` is asked after every state and ends the check
+/// early (with `stopped` set) when it returns true.
+pub fn check_with(
+    rec: &Recording,
+    opts: &Options,
+    stop: &mut dyn FnMut(&CheckReport) -> bool,
+) -> Result<CheckReport, String> {
     let mut rep = CheckReport {
         ops: rec.ops.len(),
         ..Default::default()
     };
     let bounds = boundaries(rec);
-    match mode {
+    let tape = Tape {
+        base: &rec.base,
+        ops: &rec.ops,
+    };
+    let keep_all = opts.only.is_some();
+    let only_first = opts.only.as_ref().and_then(|o| o.first().copied());
+    let only_nested = opts.only.as_ref().and_then(|o| o.get(1).copied());
+    match opts.mode {
         Mode::Exhaustive { max_in_flight } => {
-            let mut sweep = Sweep::new(rec);
-            let mut index = 0u64;
-            for &t in &bounds {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                if fl.len() > max_in_flight {
-                    return Err(format!(
-                        "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}. Use a smaller device or --schedules N",
-                        fl.len()
-                    ));
+            let seen = for_each_state(tape, &bounds, max_in_flight, &mut |sweep, state| {
+                if only_first.is_some_and(|o| o != state.index) {
+                    return Ok(true);
                 }
-                for mask in 0u64..(1u64 << fl.len()) {
-                    let persisted: Vec<usize> = fl
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, _)| mask & (1 << k) != 0)
-                        .map(|(_, i)| *i)
-                        .collect();
-                    let mut torns: Vec<Option<(usize, TornKind)>> = vec![None];
-                    for (k, &i) in fl.iter().enumerate() {
-                        if mask & (1 << k) == 0 {
-                            torns.extend(
-                                torn_variants(i, &rec.ops[i].kind)
-                                    .into_iter()
-                                    .map(|v| Some((i, v))),
-                            );
-                        }
-                    }
-                    for torn in torns {
-                        let state = CrashState {
-                            index,
-                            t,
-                            persisted: persisted.clone(),
-                            torn,
-                            in_flight: fl.clone(),
-                        };
-                        index += 1;
-                        if only.is_some_and(|o| o != state.index) {
-                            continue;
-                        }
-                        run_state(rec, &sweep, state, only.is_some(), &mut rep)?;
-                    }
+                let img = sweep.image(&state.persisted, state.torn)?;
+                let t = state.t;
+                let want_log = opts.double;
+                let ev = evaluate_logged(rec, img.clone(), t, want_log);
+                if only_nested.is_none() {
+                    note(
+                        &mut rep,
+                        state.clone(),
+                        vec![],
+                        String::new(),
+                        ev.findings,
+                        keep_all,
+                        false,
+                    );
                 }
-            }
+                // A recovery that wrote nothing has no crash point of its own.
+                if let (true, Some(rops)) = (opts.double, ev.recovery_ops.filter(|r| !r.is_empty()))
+                {
+                    rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+                    let rtape = Tape {
+                        base: &img,
+                        ops: &rops,
+                    };
+                    let rb = recovery_boundaries(&rops);
+                    for_each_state(rtape, &rb, max_in_flight, &mut |rs, inner| {
+                        if only_nested.is_some_and(|o| o != inner.index) {
+                            return Ok(true);
+                        }
+                        let img2 = rs.image(&inner.persisted, inner.torn)?;
+                        let f = evaluate(rec, img2, t);
+                        let text = describe_ops(&rops, &rec.base, &inner, "inside recovery: ");
+                        note(
+                            &mut rep,
+                            state.clone(),
+                            vec![inner],
+                            text,
+                            f,
+                            keep_all,
+                            true,
+                        );
+                        rep.stopped = stop(&rep);
+                        Ok(!rep.stopped)
+                    })?;
+                }
+                rep.stopped |= stop(&rep);
+                Ok(!rep.stopped)
+            })?;
+            rep.max_in_flight_seen = seen;
         }
         Mode::Random { schedules } => {
-            // Draw every schedule's instant first, then sweep them in time order.
-            let root = Rng::new(seed).fork("crash-schedules");
-            let mut plan: Vec<(SimTime, u64)> = (0..schedules)
-                .filter(|k| only.is_none_or(|o| o == *k))
-                .map(|k| {
-                    let mut r = root.fork(&k.to_string());
-                    (bounds[r.below(bounds.len() as u64) as usize], k)
-                })
-                .collect();
-            plan.sort_unstable();
-            let mut sweep = Sweep::new(rec);
-            for (t, k) in plan {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                let mut r = root.fork(&k.to_string());
-                r.next_u64();
-                let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
-                let rest: Vec<usize> = fl
-                    .iter()
-                    .copied()
-                    .filter(|i| !persisted.contains(i))
+            let root = Rng::new(opts.seed).fork("crash-schedules");
+            let lo = opts.first_schedule;
+            let hi = lo.saturating_add(schedules);
+            let mut chunk_lo = lo;
+            if let Some(o) = only_first {
+                if !(lo..hi).contains(&o) {
+                    return Ok(rep);
+                }
+                chunk_lo = o;
+            }
+            while chunk_lo < hi {
+                let chunk_hi = match only_first {
+                    Some(o) => o + 1,
+                    None => chunk_lo.saturating_add(RANDOM_CHUNK).min(hi),
+                };
+                // Draw this chunk's instants, then sweep them in time order.
+                let mut plan: Vec<(SimTime, u64)> = (chunk_lo..chunk_hi)
+                    .map(|k| {
+                        let mut r = root.fork(&k.to_string());
+                        (bounds[r.below(bounds.len() as u64) as usize], k)
+                    })
                     .collect();
-                let mut torn = None;
-                if !rest.is_empty() && r.chance(0.3) {
-                    let i = rest[r.below(rest.len() as u64) as usize];
-                    let vs = torn_variants(i, &rec.ops[i].kind);
-                    if !vs.is_empty() {
-                        torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
+                plan.sort_unstable();
+                let mut sweep = Sweep::new(tape);
+                for (t, k) in plan {
+                    sweep.advance(t)?;
+                    let fl = sweep.in_flight.clone();
+                    rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
+                    let mut r = root.fork(&k.to_string());
+                    r.next_u64();
+                    let (persisted, torn) = draw_fates(&rec.ops, &fl, &mut r);
+                    let state = CrashState {
+                        index: k,
+                        t,
+                        persisted,
+                        torn,
+                        in_flight: fl,
+                    };
+                    let img = sweep.image(&state.persisted, state.torn)?;
+                    random_chain(rec, opts, img, state, &root, keep_all, &mut rep)?;
+                    if stop(&rep) {
+                        rep.stopped = true;
+                        return Ok(rep);
                     }
                 }
-                let state = CrashState {
-                    index: k,
-                    t,
-                    persisted,
-                    torn,
-                    in_flight: fl,
-                };
-                run_state(rec, &sweep, state, only.is_some(), &mut rep)?;
+                if only_first.is_some() {
+                    break;
+                }
+                chunk_lo = chunk_hi;
             }
         }
     }
     Ok(rep)
 }
 
-fn run_state(
+/// Evaluates random schedule `state` and, in double mode, up to two crashes inside the
+/// recoveries that follow it.
+fn random_chain(
     rec: &Recording,
-    sweep: &Sweep<'_>,
+    opts: &Options,
+    img: NandImage,
     state: CrashState,
-    keep: bool,
+    root: &Rng,
+    keep_all: bool,
     rep: &mut CheckReport,
 ) -> Result<(), String> {
-    let img = sweep.image(&state.persisted, state.torn)?;
-    let findings = evaluate(rec, img, state.t);
+    let t = state.t;
+    let ev = evaluate_logged(rec, img.clone(), t, opts.double);
+    let failed = !ev.findings.is_empty();
+    note(
+        rep,
+        state.clone(),
+        vec![],
+        String::new(),
+        ev.findings,
+        keep_all,
+        false,
+    );
+    if !opts.double || failed {
+        return Ok(());
+    }
+    let mut r = root.fork(&format!("{}/double", state.index));
+    let mut nested: Vec<CrashState> = Vec::new();
+    let mut text = String::new();
+    let mut base = img;
+    let mut rops = ev.recovery_ops.unwrap_or_default();
+    for depth in 0..2 {
+        rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+        if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
+            break;
+        }
+        let rb = recovery_boundaries(&rops);
+        let t2 = rb[r.below(rb.len() as u64) as usize];
+        let mut sweep = Sweep::new(Tape {
+            base: &base,
+            ops: &rops,
+        });
+        sweep.advance(t2)?;
+        let fl = sweep.in_flight.clone();
+        let (persisted, torn) = draw_fates(&rops, &fl, &mut r);
+        let inner = CrashState {
+            index: depth,
+            t: t2,
+            persisted,
+            torn,
+            in_flight: fl,
+        };
+        let img2 = sweep.image(&inner.persisted, inner.torn)?;
+        text.push_str(&describe_ops(
+            &rops,
+            &rec.base,
+            &inner,
+            if depth == 0 {
+                "inside recovery: "
+            } else {
+                "inside the second recovery: "
+            },
+        ));
+        nested.push(inner);
+        let ev2 = evaluate_logged(rec, img2.clone(), t, depth == 0);
+        let failed = !ev2.findings.is_empty();
+        note(
+            rep,
+            state.clone(),
+            nested.clone(),
+            text.clone(),
+            ev2.findings,
+            keep_all,
+            true,
+        );
+        if failed {
+            break;
+        }
+        base = img2;
+        rops = ev2.recovery_ops.unwrap_or_default();
+    }
+    Ok(())
+}
+
+fn note(
+    rep: &mut CheckReport,
+    state: CrashState,
+    nested: Vec<CrashState>,
+    nested_text: String,
+    findings: Vec<oracle::Finding>,
+    keep: bool,
+    is_nested: bool,
+) {
     rep.states += 1;
+    if is_nested {
+        rep.nested_states += 1;
+    }
     if !findings.is_empty() {
         rep.violations += 1;
     }
     if (!findings.is_empty() && rep.first.len() < KEEP) || keep {
-        rep.first.push(Violation { state, findings });
+        rep.first.push(Violation {
+            state,
+            nested,
+            nested_text,
+            findings,
+        });
     }
-    Ok(())
 }
 
 /// Describes a crash state for people: the instant, what was in flight and what persisted.
@@ -486,6 +894,38 @@ pub fn describe(rec: &Recording, s: &CrashState) -> String {
                 "torn ({:?})",
                 s.torn.map(|t| t.1).unwrap_or(TornKind::Program)
             )
+        } else {
+            "lost".to_string()
+        };
+        out.push_str(&format!("  in flight: {} -> {fate}\n", op(i)));
+    }
+    out
+}
+
+/// Describes a state of a recovery's operation stream (its ops are not the recording's).
+fn describe_ops(ops: &[LoggedOp], base: &NandImage, s: &CrashState, prefix: &str) -> String {
+    let g = base.geometry();
+    let op = |i: usize| {
+        let o = &ops[i];
+        let what = match &o.kind {
+            OpKind::Program { ppa, .. } => format!("program {}", g.addr(*ppa)),
+            OpKind::PartialProgram { ppa, .. } => format!("partial program {}", g.addr(*ppa)),
+            OpKind::Erase { block } => format!("erase block {}", block.0),
+            OpKind::SetMode { block, mode } => format!("set block {} {}", block.0, mode.name()),
+        };
+        format!("#{i} {what} [{}..{}]", o.start, o.end)
+    };
+    let mut out = format!(
+        "{prefix}state {} at T={} of recovery's {} operations\n",
+        s.index,
+        s.t,
+        ops.len()
+    );
+    for &i in &s.in_flight {
+        let fate = if s.persisted.contains(&i) {
+            "persisted".to_string()
+        } else if let Some((_, k)) = s.torn.filter(|(j, _)| *j == i) {
+            format!("torn ({k:?})")
         } else {
             "lost".to_string()
         };

@@ -2,6 +2,8 @@
 //! turns them into messages and exit codes: 0 success, 1 a check failed (crash violations,
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
+mod crash;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -115,30 +117,11 @@ enum Cmd {
         #[command(flatten)]
         out: StudyArgs,
     },
-    /// Crash-check a protocol: recover from every (or N random) crash states and check them.
-    Crash {
-        #[command(flatten)]
-        cfg: ConfigArgs,
-        /// The protocol to check: one of none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d,
-        /// mhl-m.
-        #[arg(long)]
-        protocol: String,
-        /// Enumerate every crash state (the default).
-        #[arg(long, conflicts_with = "schedules")]
-        exhaustive: bool,
-        /// Check N seeded random crash states instead.
-        #[arg(long)]
-        schedules: Option<u64>,
-        /// Evaluate only this state (to replay a failure) and describe it.
-        #[arg(long)]
-        state: Option<u64>,
-        /// Exhaustive mode refuses configurations with more operations in progress at once.
-        #[arg(long, default_value_t = 10)]
-        max_in_flight: usize,
-        /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx).
-        #[arg(long)]
-        host: Option<String>,
-    },
+    /// Crash-check a protocol (or --all): recover from every (or N random) crash states,
+    /// over several timing profiles, optionally crashing inside recovery too (--double).
+    Crash(crash::CrashArgs),
+    /// Random double-crash schedules over every protocol on all cores, resumable.
+    Soak(crash::SoakArgs),
     /// Measure simulator speed (NAND operations per CPU-second) and peak memory.
     Bench {
         /// A 2 GiB device instead of the 32 GiB TxFlash preset.
@@ -427,98 +410,6 @@ fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<
     Ok(())
 }
 
-fn cmd_crash(
-    a: &ConfigArgs,
-    protocol: &str,
-    schedules: Option<u64>,
-    state: Option<u64>,
-    max_in_flight: usize,
-) -> Result<(), Fail> {
-    ssd::protocol::lookup(protocol).map_err(bad)?;
-    if schedules == Some(0) {
-        return Err(Fail(2, "--schedules must be at least 1".into()));
-    }
-    let base = check::small_config(protocol);
-    let cfg = load(a, Some(base), &[format!("protocol.name=\"{protocol}\"")])?;
-    cfg.validate().map_err(bad)?;
-    let mode = match schedules {
-        Some(n) => check::Mode::Random { schedules: n },
-        None => check::Mode::Exhaustive { max_in_flight },
-    };
-    let rec = check::record(&cfg).map_err(|e| Fail(1, format!("recording the run failed: {e}")))?;
-    let rep = check::check(&rec, mode, cfg.seed, state).map_err(|e| Fail(2, e))?;
-    let replay = |k: u64| {
-        let mut cmd = format!(
-            "commitlab crash --protocol {} --seed {}",
-            quote(protocol),
-            cfg.seed
-        );
-        match schedules {
-            Some(n) => cmd.push_str(&format!(" --schedules {n}")),
-            None => cmd.push_str(" --exhaustive"),
-        }
-        if let Some(c) = &a.config {
-            cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
-        }
-        if let Some(p) = &a.preset {
-            cmd.push_str(&format!(" --preset {}", quote(p)));
-        }
-        for s in &a.sets {
-            cmd.push_str(&format!(" --set {}", quote(s)));
-        }
-        cmd.push_str(&format!(" --state {k}"));
-        cmd
-    };
-    if let (Some(k), 0) = (state, rep.states) {
-        return Err(Fail(
-            2,
-            format!("--state {k}: this run has no crash state {k} (states are numbered from 0; run without --state to count them)"),
-        ));
-    }
-    if state.is_some() {
-        for v in &rep.first {
-            print!("{}", check::describe(&rec, &v.state));
-            if v.findings.is_empty() {
-                println!("  no violation");
-            }
-            for f in &v.findings {
-                match f.lpn {
-                    Some(l) => println!("  lpn {}: {}", l.0, f.what),
-                    None => println!("  {}", f.what),
-                }
-            }
-        }
-    } else if let Some(v) = rep.first.first() {
-        println!("first violation (seed={}):", cfg.seed);
-        print!("{}", check::describe(&rec, &v.state));
-        for f in v.findings.iter().take(5) {
-            match f.lpn {
-                Some(l) => println!("  lpn {}: {}", l.0, f.what),
-                None => println!("  {}", f.what),
-            }
-        }
-        println!("replay: {}", replay(v.state.index));
-    }
-    println!(
-        "operations recorded: {}, most in flight at once: {}",
-        rep.ops, rep.max_in_flight_seen
-    );
-    println!(
-        "crash states checked: {}, violations: {}",
-        rep.states, rep.violations
-    );
-    if rep.violations > 0 {
-        return Err(Fail(
-            1,
-            format!(
-                "{} crash states violate the durability contract of {protocol}",
-                rep.violations
-            ),
-        ));
-    }
-    Ok(())
-}
-
 fn cmd_recover(
     image: &std::path::Path,
     verify: &Option<PathBuf>,
@@ -800,24 +691,8 @@ fn main() -> ExitCode {
         } => cmd_host_run(cfg, h, protocol, json, record),
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
-        Cmd::Crash {
-            cfg,
-            protocol,
-            exhaustive: _,
-            schedules,
-            state,
-            max_in_flight,
-            host: None,
-        } => cmd_crash(cfg, protocol, *schedules, *state, *max_in_flight),
-        Cmd::Crash {
-            cfg,
-            protocol,
-            schedules,
-            state,
-            max_in_flight,
-            host: Some(h),
-            ..
-        } => cmd_host_crash(cfg, h, protocol, *schedules, *state, *max_in_flight),
+        Cmd::Crash(a) => crash::cmd_crash(a),
+        Cmd::Soak(a) => crash::cmd_soak(a),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
             image,
@@ -873,7 +748,10 @@ fn main() -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(Fail(code, msg)) => {
-            eprintln!("error: {msg}");
+            // An empty message: stdout was closed (`crash … | head`); end quietly.
+            if !msg.is_empty() {
+                eprintln!("error: {msg}");
+            }
             ExitCode::from(code)
         }
     }
@@ -922,7 +800,7 @@ fn cmd_host_run(
     write_json(json, &m)
 }
 
-fn cmd_host_crash(
+pub(crate) fn cmd_host_crash(
     a: &ConfigArgs,
     strategy: &str,
     protocol: &str,

@@ -501,7 +501,8 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         clients: 3,
         transactions: 60,
         buffer_frames: 4,
-        log_pages: 8,
+        log_record_bytes: 100,
+        log_pages: 16,
         checkpoint_log_bytes: 2048,
         backoff_ns_max: 200_000,
         ..Default::default()

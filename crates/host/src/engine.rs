@@ -14,7 +14,8 @@
 //! for a cycle through it; the youngest member (`deadlock.rs`) is rolled back and restarts
 //! after a random backoff, and the search repeats until no cycle remains. With `wait-die`
 //! a requester younger than anyone it would wait for dies instead (restarts with its age).
-//! A transaction that finds no frame it may evict (no-steal, or every frame pinned)
+//! A transaction that finds no frame it may evict (no-steal, SCC/BPCC pinning, every frame
+//! waiting for its read)
 //! restarts as well.
 //!
 //! Locks are released at the commit's ack or when the rollback is complete (strict 2PL), so
@@ -173,7 +174,8 @@ pub enum Fetch {
 }
 
 /// Brings `page` into the pool for client `c` (`count`: whether this access counts in the
-/// hit/miss statistics).
+/// hit/miss statistics). A frame whose read is still in flight is not evicted (evicting it
+/// let clients steal each other's frames forever on a tiny pool).
 pub fn fetch(
     core: &mut Core,
     strat: &mut dyn Strategy,

@@ -1,9 +1,9 @@
 //! Buffer replacement policy: LRU, as a pure decision over a read-only view.
 //!
 //! The pool hands over its frames from least to most recently used, each with whether the
-//! engine and the recovery strategy allow evicting it now (not pinned by I/O in flight, not
-//! protected by no-steal or by SCC/BPCC's last-shadow-page rule). The policy returns the
-//! first evictable one; the pool carries the choice out.
+//! engine and the recovery strategy allow evicting it now (not pinned by its read in flight,
+//! not protected by no-steal or by SCC/BPCC's last-shadow-page rule). The policy returns the first evictable one; the pool
+//! carries the choice out.
 
 /// One frame as the policy sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -207,3 +207,16 @@ fn thousand_random_crashes_per_pair() {
         assert_eq!(rep.violations, 0, "{s}/{p}");
     }
 }
+
+#[test]
+fn a_rollback_with_every_frame_busy_undoes_through_a_private_frame() {
+    // Found by a sweep of host crash seeds (`commitlab crash --host wal --protocol none
+    // --seed 1 --set host.buffer_frames=3 --set host.bank.rollback_ratio=0.5`): the run
+    // failed with "rollback ... found no buffer frame" when every frame waited for its read.
+    let (mut h, d) = check::tiny_config("wal", "none");
+    h.buffer_frames = 3;
+    h.bank.rollback_ratio = 0.5;
+    let (rep, m) = exhaustive(&h, &d, 1);
+    assert!(m.strategy_counters["private_undos"] > 0, "{m:?}");
+    assert_eq!(rep.violations, 0);
+}

@@ -42,6 +42,11 @@ pub struct NandTiming {
     /// Channel bandwidth in MB/s (10^6 bytes per second); 0 means transfers are free.
     pub channel_mbps: u64,
     pub interleave: Interleave,
+    /// Extra array time per program, partial program or erase, uniform in `[0, jitter_ns]`
+    /// and drawn from `jitter_seed` and the operation's sequence number (0: none). The crash
+    /// checker's timing profiles use it to make reorderings across planes reachable.
+    pub jitter_ns: u64,
+    pub jitter_seed: u64,
 }
 
 impl Default for NandTiming {
@@ -54,6 +59,8 @@ impl Default for NandTiming {
             erase_ns: 1_500_000,
             channel_mbps: 400,
             interleave: Interleave::Plane,
+            jitter_ns: 0,
+            jitter_seed: 0,
         }
     }
 }
@@ -167,6 +174,8 @@ pub struct Nand {
     counters: NandCounters,
     log: Option<Vec<LoggedOp>>,
     file: Option<ImageFile>,
+    /// Mutating operations issued so far (the jitter stream's position).
+    jitter_n: u64,
 }
 
 impl Nand {
@@ -191,6 +200,7 @@ impl Nand {
             counters: NandCounters::default(),
             log: None,
             file: None,
+            jitter_n: 0,
         }
     }
 
@@ -271,6 +281,21 @@ impl Nand {
         self.arrays.iter().map(|r| r.busy_ns).sum()
     }
 
+    /// The next operation's extra array time (`timing.jitter_ns`): a SplitMix64 hash of the
+    /// seed and the operation's number, so a run stays a pure function of its configuration.
+    fn jitter(&mut self) -> u64 {
+        if self.timing.jitter_ns == 0 {
+            return 0;
+        }
+        self.jitter_n += 1;
+        let mut z = (self.timing.jitter_seed ^ self.jitter_n.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        z % (self.timing.jitter_ns + 1)
+    }
+
     fn record(&mut self, kind: impl FnOnce() -> OpKind, t: OpTiming) {
         if let Some(log) = self.log.as_mut() {
             log.push(LoggedOp {
@@ -288,6 +313,7 @@ impl Nand {
         bytes: u64,
         array_ns: u64,
     ) -> OpTiming {
+        let array_ns = array_ns + self.jitter();
         let a = self.array_of(pu);
         let ch = self.image.geometry().channel_of_pu(pu) as usize;
         let t0 = self.arrays[a].earliest(ready);
@@ -414,7 +440,8 @@ impl Nand {
         }
         let pu = self.image.geometry().pu_of_block(block);
         let a = self.array_of(pu);
-        let (start, end) = self.arrays[a].occupy(ready, self.timing.erase_ns);
+        let erase_ns = self.timing.erase_ns + self.jitter();
+        let (start, end) = self.arrays[a].occupy(ready, erase_ns);
         let t = OpTiming { start, end };
         let worn_out = self.image.erase(block)?;
         self.counters.erases += 1;

@@ -499,6 +499,12 @@ impl FtlCore {
             self.valid[b] -= 1;
             self.unit_valid[self.geo.pu_of_block(BlockId(b as u32)).0 as usize] -= 1;
         }
+        #[cfg(feature = "mutants")]
+        let durable_at = if crate::mutant::on("core-release-now") {
+            SimTime::ZERO
+        } else {
+            durable_at
+        };
         let e = &mut self.erase_not_before[b];
         *e = (*e).max(durable_at);
     }
@@ -954,6 +960,13 @@ impl FtlCore {
             });
         }
         let was_free = self.blocks[block.0 as usize].state == BlockState::Free;
+        #[cfg(feature = "mutants")]
+        let ready = if crate::mutant::on("core-erase-early") {
+            ready
+        } else {
+            ready.max(self.erase_not_before[block.0 as usize])
+        };
+        #[cfg(not(feature = "mutants"))]
         let ready = ready.max(self.erase_not_before[block.0 as usize]);
         let (t, worn) = self.nand.erase(block, ready)?;
         self.clean_at[block.0 as usize] = t.end;

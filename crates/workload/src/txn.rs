@@ -130,6 +130,8 @@ impl TxStream {
         let mut segments: Vec<Vec<Chain>> = vec![Vec::new()];
         let mut open: BTreeMap<TxId, usize> = BTreeMap::new();
         let mut ended: BTreeSet<TxId> = BTreeSet::new();
+        // Per TxId that ended in the current segment: the chain it ran on.
+        let mut last_chain: BTreeMap<TxId, usize> = BTreeMap::new();
         for (i, t) in stream.iter().enumerate() {
             let n = i + 1;
             let at = SimTime((t.time_ns as f64 * time_scale).round() as u64);
@@ -156,6 +158,7 @@ impl TxStream {
                         )));
                     }
                     segments.push(Vec::new());
+                    last_chain.clear();
                     continue;
                 }
                 TxCmd::Begin { tx } => {
@@ -166,8 +169,19 @@ impl TxStream {
                     }
                     ended.remove(tx);
                     let seg = segments.last_mut().expect("at least one segment");
-                    seg.push(vec![(at, Op::Begin { tx: *tx })]);
-                    open.insert(*tx, seg.len() - 1);
+                    // A TxId reused after its COMMIT/ABORT (the trace format allows it) names
+                    // a new transaction that may start only once the old one ended: it runs
+                    // on the old one's chain, after its last ack.
+                    match last_chain.get(tx) {
+                        Some(&c) => {
+                            seg[c].push((at, Op::Begin { tx: *tx }));
+                            open.insert(*tx, c);
+                        }
+                        None => {
+                            seg.push(vec![(at, Op::Begin { tx: *tx })]);
+                            open.insert(*tx, seg.len() - 1);
+                        }
+                    }
                     continue;
                 }
                 _ => {}
@@ -187,6 +201,7 @@ impl TxStream {
                     if matches!(t.cmd, TxCmd::Commit { .. } | TxCmd::Abort { .. }) {
                         open.remove(&tx);
                         ended.insert(tx);
+                        last_chain.insert(tx, c);
                     }
                 }
                 None => segments.last_mut().expect("segment").push(vec![(at, op)]),

@@ -310,12 +310,13 @@ impl Config {
                     )));
                 }
             }
-            WorkloadKind::Seqwriter | WorkloadKind::Trace => {}
-            WorkloadKind::Host => self
-                .host
-                .validate()
-                .map_err(|e| ConfigError(e.to_string()))?,
+            WorkloadKind::Seqwriter | WorkloadKind::Trace | WorkloadKind::Host => {}
         }
+        // The [host] section is checked whatever the workload, so a misspelt strategy is
+        // refused at once rather than when a later `run --host` reads it.
+        self.host
+            .validate()
+            .map_err(|e| ConfigError(e.to_string()))?;
         self.validate_protocol_fit()?;
         if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {
             return Err(ConfigError(

@@ -80,7 +80,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("protocol.name", "", &["none", "tc", "scc", "bpcc", "cfc", "afc", "lighttx", "aw", "mhl-d", "mhl-m"], "The commit protocol (`commitlab protocols` lists them with their isolation levels)."),
     k("protocol.block_flags", "", &[], "CFC / AFC: the block-based flag technique of Flag Commit §3.4."),
     k("protocol.log_heads", "", &[], "MHL-D / MHL-M: number of log heads, and so the most transactions active at once (LightTx §4.1 uses 8)."),
-    k("workload.kind", "", &["synthetic", "txn", "seqwriter", "trace"], "What drives the device: page-level synthetic requests, synthetic transactions, the sequential writer of TxFlash Fig. 6, or a trace file."),
+    k("workload.kind", "", &["synthetic", "txn", "seqwriter", "trace", "host"], "What drives the device: page-level synthetic requests, synthetic transactions, the sequential writer of TxFlash Fig. 6, a trace file, or the DBMS host (`[host]`, `run --host S`)."),
     k("workload.prefill", "fraction", &[], "Fraction of the logical space written sequentially before measuring, in [0, 1] (trace replays too)."),
     k("workload.warmup_requests", "requests", &[], "Requests run before measuring starts (counters and latencies reset after them)."),
     k("workload.synthetic.requests", "requests", &[], "Requests to issue."),
@@ -119,6 +119,44 @@ pub const KEYS: &[KeyDoc] = &[
     k("workload.trace.time_scale", "factor", &[], "Multiplies arrival times (0.5 replays twice as fast); a decimal number such as 0.0142857, not a fraction like 1/70."),
     k("workload.trace.fold", "", &[], "disksim: fold addresses beyond the device modulo its logical pages."),
     k("workload.trace.concurrency", "transactions", &[], "txn traces: transactions replayed at once."),
+    k("host.strategy", "", &["wal", "device-tx"], "Recovery strategy of the DBMS host: ARIES-style WAL over the plain FTL, or force-at-commit through the device's transactions."),
+    k("host.clients", "clients", &[], "Concurrent clients, each running one transaction at a time (Flag Commit: 50)."),
+    k("host.transactions", "transactions", &[], "Transactions to run, each counted once however often it restarts."),
+    k("host.think_ns", "ns", &[], "Mean (exponential) think time between a client's transactions; 0: none."),
+    k("host.op_cpu_ns", "ns", &[], "CPU time charged per record operation."),
+    k("host.lock_level", "", &["auto", "page", "record"], "Strict 2PL granularity; auto is record for wal and page for device-tx (Flag Commit §5.2)."),
+    k("host.deadlock", "", &["detect", "wait-die"], "Wait-for-graph detection (youngest in the cycle restarts) or wait-die (PCMLogging's setting)."),
+    k("host.backoff_ns_max", "ns", &[], "A restarted transaction waits a uniform random time up to this."),
+    k("host.buffer_frames", "pages", &[], "LRU buffer pool size in DB pages (Flag Commit: 512)."),
+    k("host.steal", "", &[], "wal: dirty pages of uncommitted transactions may be written back (device-tx always steals)."),
+    k("host.force", "", &[], "wal: a transaction's dirty pages are written at commit (device-tx always forces)."),
+    k("host.page_bytes", "bytes", &[], "Logical DB page size, laid over page_bytes / nand.page_bytes device pages."),
+    k("host.log_record_bytes", "bytes", &[], "wal: size of one log record on the device (Flag Commit Table 2: 50 B)."),
+    k("host.log_pages", "pages", &[], "wal: device pages of the circular log area after the data pages."),
+    k("host.checkpoint_log_bytes", "bytes", &[], "wal: take a fuzzy checkpoint after this much log (0: never)."),
+    k("host.workload", "", &["bank", "tpcb", "tpcc", "tatp"], "The host's transaction source (bank: transfers between accounts plus a history insert; tpcb/tpcc/tatp: the workload crate's generators, sections host.tpcb/tpcc/tatp)."),
+    k("host.update", "", &["out-of-place", "ipa"], "Update strategy: whole-page writes out of place, or In-Place Appends' N×M delta records (wal only; SLC; host.page_bytes = nand.page_bytes; nand.append_bytes ≥ N×(13+3M))."),
+    k("host.ipa.n", "records", &[], "ipa: N, delta records a page may hold before it is written out of place."),
+    k("host.ipa.m", "bytes", &[], "ipa: M, changed bytes (⟨offset, value⟩ pairs) one delta record may hold (≤ 127)."),
+    k("host.tpcb.branches", "branches", &[], "tpcb: branches."),
+    k("host.tpcb.accounts_per_branch", "records", &[], "tpcb: accounts per branch."),
+    k("host.tpcb.delta_abort", "fraction", &[], "tpcb: fraction of transactions that roll back."),
+    k("host.tpcb.max_txns", "transactions", &[], "tpcb: transactions the history table is sized for."),
+    k("host.tpcc.warehouses", "warehouses", &[], "tpcc: warehouses."),
+    k("host.tpcc.delta_abort", "fraction", &[], "tpcc: extra fraction of transactions that roll back."),
+    k("host.tpcc.max_txns", "transactions", &[], "tpcc: transactions the growing tables are sized for."),
+    k("host.tpcc.customers_per_district", "records", &[], "tpcc: customers per district."),
+    k("host.tpcc.items", "records", &[], "tpcc: items."),
+    k("host.tatp.subscribers", "records", &[], "tatp: subscribers."),
+    k("host.tatp.nonuniform", "", &[], "tatp: non-uniform subscriber choice."),
+    k("host.tatp.delta_abort", "fraction", &[], "tatp: fraction of transactions that roll back."),
+    k("host.bank.accounts", "records", &[], "bank: number of accounts."),
+    k("host.bank.records_per_page", "records", &[], "bank: account records per DB page."),
+    k("host.bank.history_pages", "pages", &[], "bank: pages of the history table (inserts wrap around)."),
+    k("host.bank.reads", "records", &[], "bank: accounts read per transaction."),
+    k("host.bank.updates", "records", &[], "bank: accounts updated per transaction (at least 2)."),
+    k("host.bank.rollback_ratio", "fraction", &[], "bank: fraction of transactions that roll back after their updates."),
+    k("host.measure_recovery", "", &[], "After the run, cut power, restart (device, then strategy) and report the cost; keeps every page image in memory."),
     k("run.measure_recovery", "", &[], "After the run, cut power and recover, reporting recovery cost."),
     k("run.check_invariants_every", "requests", &[], "Check every FTL and protocol invariant every this many requests (0: never)."),
 ];
@@ -286,8 +324,11 @@ mod tests {
                 assert_eq!(d.allowed, names.as_slice(), "protocol.name's list");
                 continue;
             }
+            // Refused when loaded (an enum) or when validated (a registry name).
             assert!(
-                load(format!("{}=\"no-such-value\"", d.key)).is_err(),
+                load(format!("{}=\"no-such-value\"", d.key))
+                    .and_then(|c| c.validate())
+                    .is_err(),
                 "{} accepts a value not listed",
                 d.key
             );

@@ -9,7 +9,12 @@ use commitlab_check::{check, describe, record, small_config, CheckReport, Mode, 
 /// Asserts that no checked state violates, describing the first violations if any do.
 pub fn assert_clean(rep: &CheckReport, rec: &Recording) {
     for v in &rep.first {
-        eprintln!("{}{:#?}", describe(rec, &v.state), v.findings);
+        eprintln!(
+            "{}{}{:#?}",
+            describe(rec, &v.state),
+            v.nested_text,
+            v.findings
+        );
     }
     assert_eq!(
         rep.violations, 0,

@@ -222,6 +222,8 @@ pub struct Wal {
     skip_commit_force: bool,
     /// The latest completion of any data page write issued.
     data_ack: SimTime,
+    /// Rollback steps done through a private frame (no buffer frame was free).
+    private_undos: u64,
     /// Masters written: (ack, redo LSN).
     masters: Vec<(SimTime, u64)>,
     bytes_since_ckpt: u64,
@@ -278,6 +280,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         force_at_commit: cfg.force,
         skip_commit_force: cfg.fault_early_commit_ack,
         data_ack: SimTime::ZERO,
+        private_undos: 0,
         masters: Vec::new(),
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
@@ -637,14 +640,11 @@ impl Strategy for Wal {
             let f = match fetch(core, self, c, page, now, true)? {
                 Fetch::Ready(f, t) => {
                     done = done.max(t);
-                    f
+                    Some(f)
                 }
-                Fetch::NoRoom => {
-                    return Err(HostError::Stuck(format!(
-                        "rollback of {txn} found no buffer frame for page {}",
-                        page.0
-                    )))
-                }
+                // Every frame is waiting for its read: undo through a private frame, written
+                // back at once (after its CLR is durable, by the WAL rule).
+                Fetch::NoRoom => None,
             };
             let clr = self.append(
                 core,
@@ -659,15 +659,27 @@ impl Strategy for Wal {
                 now,
             )?;
             last = clr;
-            let fr = core.pool.frame_mut(f);
-            fr.values[slot as usize] = before;
-            fr.lsn = clr;
-            fr.dirty = true;
-            if fr.rec_lsn == 0 {
-                fr.rec_lsn = clr.max(1);
-            }
             if let Some(ipa) = self.ipa.as_mut() {
                 ipa.on_undo(core, page, slot);
+            }
+            match f {
+                Some(f) => {
+                    let fr = core.pool.frame_mut(f);
+                    fr.values[slot as usize] = before;
+                    fr.lsn = clr;
+                    fr.dirty = true;
+                    if fr.rec_lsn == 0 {
+                        fr.rec_lsn = clr.max(1);
+                    }
+                }
+                None => {
+                    self.private_undos += 1;
+                    let (mut values, _) = core.disk_image(page);
+                    let t = core.read_page(page, now)?;
+                    values[slot as usize] = before;
+                    let fr = Frame::new(page, values, clr, t);
+                    done = done.max(self.write_page(core, &fr, t)?);
+                }
             }
         }
         self.append(
@@ -683,7 +695,10 @@ impl Strategy for Wal {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v = vec![("log_pages_used", self.seq + 1)];
+        let mut v = vec![
+            ("log_pages_used", self.seq + 1),
+            ("private_undos", self.private_undos),
+        ];
         if let Some(ipa) = &self.ipa {
             v.extend(ipa.counters());
         }

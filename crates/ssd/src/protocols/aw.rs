@@ -1085,6 +1085,12 @@ impl CommitProtocol for MapLog {
             return Ok(now);
         }
         let ready = g.pages.iter().map(|w| w.end).fold(now, SimTime::max);
+        #[cfg(feature = "mutants")]
+        let ready = if crate::mutant::on("aw-commit-early") {
+            now
+        } else {
+            ready
+        };
         let mut last: BTreeMap<Lpn, Ppa> = BTreeMap::new();
         for w in &g.pages {
             last.insert(w.lpn, w.ppa);

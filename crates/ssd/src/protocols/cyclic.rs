@@ -198,6 +198,10 @@ pub(crate) struct Tx {
 impl Tx {
     /// The instant every programmed intention is durable (at least `now`).
     pub fn durable_at(&self, now: SimTime) -> SimTime {
+        #[cfg(feature = "mutants")]
+        if crate::mutant::on("cyclic-commit-early") {
+            return now;
+        }
         self.written.iter().map(|i| i.end).fold(now, SimTime::max)
     }
 }

@@ -1534,6 +1534,12 @@ impl CommitProtocol for FlagCommit {
         };
         // Every shadow page (and every GC copy of one) is durable before a flag changes.
         let ready = now.max(a.durable_at);
+        #[cfg(feature = "mutants")]
+        let ready = if crate::mutant::on("flag-commit-early") {
+            now
+        } else {
+            ready
+        };
         let mut ack = ready;
         for p in self.commit_targets(core, &a) {
             let e = self.clear_flag_bits(core, p, BIT_COMMIT, ready)?;

@@ -809,6 +809,10 @@ impl CommitProtocol for ZoneTx {
         for w in &a.pages {
             ack = ack.max(w.end);
         }
+        #[cfg(feature = "mutants")]
+        if crate::mutant::on("lighttx-ack-early") {
+            ack = now;
+        }
         // The Active TxTable's entries go into the mapping table; the last write of a page
         // within the transaction wins.
         let mut last: BTreeMap<Lpn, Ppa> = BTreeMap::new();

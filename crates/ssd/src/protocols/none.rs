@@ -155,6 +155,11 @@ impl CommitProtocol for NoneFtl {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
+        #[cfg(feature = "mutants")]
+        if crate::mutant::on("none-ack-early") {
+            self.program(core, lpn, Content::Tag(tag), false, now)?;
+            return Ok(core.host_transfer_done(now));
+        }
         self.program(core, lpn, Content::Tag(tag), false, now)
     }
 

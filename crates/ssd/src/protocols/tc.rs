@@ -343,6 +343,12 @@ impl CommitProtocol for TcFtl {
         };
         let csn = self.take_id()?;
         let ready = t.written.iter().map(|i| i.end).fold(now, SimTime::max);
+        #[cfg(feature = "mutants")]
+        let ready = if crate::mutant::on("tc-commit-early") {
+            now
+        } else {
+            ready
+        };
         let mut payload = Writer::default();
         payload
             .bytes(b"TCR1")

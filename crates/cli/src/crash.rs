@@ -1,0 +1,627 @@
+//! `commitlab crash` and `commitlab soak`: the crash checker's command line.
+//!
+//! `crash` checks one protocol (`--protocol`) or every registered one (`--all`, in parallel
+//! on all cores). Exhaustive checking runs every timing profile of
+//! `check::timing::ADVERSARIAL` unless `--timing` pins one; random checking (`--schedules
+//! N`) draws a timing profile per batch of [`BATCH`] schedules from the seed, records one
+//! run per batch and streams the schedules (nothing is allocated per schedule, so
+//! `--schedules 18446744073709551615` just runs until stopped). `--double` also crashes
+//! inside recovery. Every failure prints the seed and a replay command that pins the
+//! timing profile (`--timing SPEC`).
+//!
+//! `soak` runs random double-crash schedules over every protocol on all cores until a
+//! target count, keeping its progress in a state file so a killed soak resumes where it
+//! stopped, and prints states per second.
+//!
+//! Exit codes: 0 clean, 1 a violation (or a protocol that fails its workload), 2 bad input,
+//! 141 stdout closed early (`crash … | head`): output stops quietly.
+
+use crate::{load, quote, ConfigArgs, Fail};
+use check::timing::{Timing, ADVERSARIAL};
+use check::{CheckReport, Mode, Options, RecordError, Recording};
+use clap::Args;
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+use world::Config;
+
+/// Random schedules per recording (per timing profile).
+pub const BATCH: u64 = 512;
+
+/// The exit code of a run whose stdout was closed (128 + SIGPIPE, as a shell reports it).
+pub const CLOSED_STDOUT: u8 = 141;
+
+/// Writes a line to stdout; a closed stdout ends the program quietly.
+pub fn say(s: &str) -> Result<(), Fail> {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{s}")
+        .and_then(|_| o.flush())
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Fail(CLOSED_STDOUT, String::new()),
+            _ => Fail(2, format!("stdout: {e}")),
+        })
+}
+
+#[derive(Args, Clone)]
+pub struct CrashArgs {
+    #[command(flatten)]
+    pub cfg: ConfigArgs,
+    /// The protocol to check.
+    #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+    pub protocol: Option<String>,
+    /// Check every registered protocol (in parallel): exhaustively over the timing profiles,
+    /// plus `--schedules N` random schedules each when given.
+    #[arg(long)]
+    pub all: bool,
+    /// Enumerate every crash state (the default), for each timing profile.
+    #[arg(long, conflicts_with = "schedules")]
+    pub exhaustive: bool,
+    /// Check N seeded random crash states instead (timing drawn per batch of 512).
+    #[arg(long)]
+    pub schedules: Option<u64>,
+    /// Evaluate only this state (to replay a failure) and describe it: `K`, or `K.J` for
+    /// state J inside the recovery of state K (exhaustive --double).
+    #[arg(long)]
+    pub state: Option<String>,
+    /// Exhaustive mode refuses configurations with more operations in progress at once.
+    #[arg(long, default_value_t = 10)]
+    pub max_in_flight: usize,
+    /// Also crash inside recovery (every recovery operation exhaustively; in random mode a
+    /// crash in the first recovery and sometimes one in the second).
+    #[arg(long)]
+    pub double: bool,
+    /// Pin one timing profile: a name (configured, slow-host, slow-channel, slow-erase,
+    /// jitter, late-acks) or a spec such as host=4,channel=2,jitter=600000.
+    #[arg(long)]
+    pub timing: Option<String>,
+    /// A workload shape (default, long-tx, hot-rewrite, abort-gc, trim-in-flight,
+    /// near-full, checkpoints, no-summaries).
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx) over
+    /// `--protocol` instead of a device-level workload.
+    #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"])]
+    pub host: Option<String>,
+}
+
+/// What checking one protocol produced.
+#[derive(Default)]
+struct Outcome {
+    lines: Vec<String>,
+    exhaustive_states: u64,
+    random_states: u64,
+    nested_states: u64,
+    violations: u64,
+    ops_max: usize,
+    in_flight_max: usize,
+    wall_s: f64,
+}
+
+fn record_err(protocol: &str, t: &Timing) -> impl Fn(RecordError) -> Fail {
+    let spec = t.spec();
+    let protocol = protocol.to_string();
+    move |e| match e {
+        RecordError::Input(s) => Fail(2, s),
+        RecordError::Device(s) => Fail(
+            1,
+            format!("{protocol}: recording the run (timing {spec}) failed: {s}"),
+        ),
+    }
+}
+
+/// The configuration `crash` checks for `protocol`.
+fn crash_config(a: &CrashArgs, protocol: &str) -> Result<Config, Fail> {
+    ssd::protocol::lookup(protocol).map_err(crate::bad)?;
+    let mut base = check::small_config(protocol);
+    if let Some(s) = &a.shape {
+        check::shapes::apply(s, &mut base).map_err(crate::bad)?;
+    }
+    let cfg = load(
+        &a.cfg,
+        Some(base),
+        &[format!("protocol.name=\"{protocol}\"")],
+    )?;
+    cfg.validate().map_err(crate::bad)?;
+    Ok(cfg)
+}
+
+fn parse_state(s: &str) -> Result<Vec<u64>, Fail> {
+    let path: Result<Vec<u64>, _> = s.split('.').map(|p| p.parse::<u64>()).collect();
+    match path {
+        Ok(p) if !p.is_empty() && p.len() <= 2 => Ok(p),
+        _ => Err(Fail(
+            2,
+            format!(
+                "--state {s}: expected a state number K or K.J (state J inside the recovery of K)"
+            ),
+        )),
+    }
+}
+
+/// The common part of every replay command.
+fn replay_prefix(a: &CrashArgs, protocol: &str, seed: u64) -> String {
+    let mut cmd = format!(
+        "commitlab crash --protocol {} --seed {seed}",
+        quote(protocol)
+    );
+    if let Some(c) = &a.cfg.config {
+        cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
+    }
+    if let Some(p) = &a.cfg.preset {
+        cmd.push_str(&format!(" --preset {}", quote(p)));
+    }
+    if let Some(s) = &a.shape {
+        cmd.push_str(&format!(" --shape {}", quote(s)));
+    }
+    for s in &a.cfg.sets {
+        cmd.push_str(&format!(" --set {}", quote(s)));
+    }
+    if a.double {
+        cmd.push_str(" --double");
+    }
+    cmd
+}
+
+fn describe_violations(
+    out: &mut Outcome,
+    rec: &Recording,
+    rep: &CheckReport,
+    seed: u64,
+    replay: &dyn Fn(&check::Violation) -> String,
+    replaying: bool,
+) {
+    for (n, v) in rep.first.iter().enumerate() {
+        if !replaying && n > 0 {
+            break;
+        }
+        if !replaying {
+            out.lines.push(format!("first violation (seed={seed}):"));
+        }
+        out.lines
+            .push(check::describe(rec, &v.state).trim_end().to_string());
+        if !v.nested_text.is_empty() {
+            out.lines.push(v.nested_text.trim_end().to_string());
+        }
+        if v.findings.is_empty() {
+            out.lines.push("  no violation".into());
+        }
+        for f in v.findings.iter().take(5) {
+            match f.lpn {
+                Some(l) => out.lines.push(format!("  lpn {}: {}", l.0, f.what)),
+                None => out.lines.push(format!("  {}", f.what)),
+            }
+        }
+        if !replaying {
+            out.lines.push(format!("replay: {}", replay(v)));
+        }
+    }
+}
+
+/// Checks one protocol as `a` says.
+fn check_protocol(
+    a: &CrashArgs,
+    protocol: &str,
+    exhaustive: bool,
+    schedules: Option<u64>,
+) -> Result<Outcome, Fail> {
+    let wall = std::time::Instant::now();
+    let cfg = crash_config(a, protocol)?;
+    let seed = cfg.seed;
+    let only = a.state.as_deref().map(parse_state).transpose()?;
+    if only.as_ref().is_some_and(|p| p.len() > 1) && (schedules.is_some() || !a.double) {
+        return Err(Fail(
+            2,
+            "--state K.J names a crash inside recovery: it needs --double and exhaustive mode (random schedules replay their recovery crashes from K alone)".into(),
+        ));
+    }
+    let pinned = a
+        .timing
+        .as_deref()
+        .map(Timing::parse)
+        .transpose()
+        .map_err(crate::bad)?;
+    let mut out = Outcome::default();
+    if exhaustive {
+        let profiles: Vec<(String, Timing)> = match (&a.timing, &pinned) {
+            (Some(name), Some(t)) => vec![(name.clone(), t.clone())],
+            // Replaying a state without --timing means the configured timing.
+            _ if only.is_some() => vec![("configured".into(), Timing::default())],
+            _ => ADVERSARIAL
+                .iter()
+                .map(|(n, s)| (n.to_string(), Timing::parse(s).expect("built-in profile")))
+                .collect(),
+        };
+        for (name, t) in &profiles {
+            let mut c = cfg.clone();
+            t.apply(&mut c);
+            let rec = check::record(&c).map_err(record_err(protocol, t))?;
+            let mut o = Options::new(
+                Mode::Exhaustive {
+                    max_in_flight: a.max_in_flight,
+                },
+                seed,
+            );
+            o.only = only.clone();
+            o.double = a.double;
+            let rep = check::check_with(&rec, &o, &mut |_| false).map_err(|e| Fail(2, e))?;
+            if let Some(k) = &a.state {
+                if rep.states == 0 {
+                    return Err(Fail(2, format!("--state {k}: this run has no crash state {k} (states are numbered from 0; run without --state to count them)")));
+                }
+            }
+            let prefix = replay_prefix(a, protocol, seed);
+            let replay = |v: &check::Violation| {
+                format!(
+                    "{prefix} --exhaustive --timing {} --state {}",
+                    quote(name),
+                    v.path(false)
+                )
+            };
+            describe_violations(&mut out, &rec, &rep, seed, &replay, only.is_some());
+            out.lines.push(format!(
+                "timing {name}: operations recorded: {}, crash states: {} ({} inside recovery, at most {} recovery operations), violations: {}",
+                rep.ops, rep.states, rep.nested_states, rep.recovery_ops_max, rep.violations
+            ));
+            out.exhaustive_states += rep.states;
+            out.nested_states += rep.nested_states;
+            out.violations += rep.violations;
+            out.ops_max = out.ops_max.max(rep.ops);
+            out.in_flight_max = out.in_flight_max.max(rep.max_in_flight_seen);
+        }
+    }
+    if let Some(n) = schedules {
+        let first_k = only.as_ref().map(|p| p[0]);
+        if let Some(k) = first_k {
+            if k >= n {
+                return Err(Fail(2, format!("--state {k}: this run has no crash state {k} (--schedules {n} numbers them 0..{n})")));
+            }
+        }
+        // One recording per batch of schedules, each with its own timing profile (or one
+        // recording for all, with --timing).
+        let batches: Box<dyn Iterator<Item = (u64, u64, Timing)>> = match (&pinned, first_k) {
+            (Some(t), Some(k)) => Box::new(std::iter::once((k, 1, t.clone()))),
+            (Some(t), None) => Box::new(std::iter::once((0, n, t.clone()))),
+            (None, Some(k)) => Box::new(std::iter::once((k, 1, Timing::draw(seed, k / BATCH)))),
+            (None, None) => Box::new((0..n.div_ceil(BATCH)).map(move |b| {
+                let lo = b * BATCH;
+                (lo, BATCH.min(n - lo), Timing::draw(seed, b))
+            })),
+        };
+        let mut profiles = 0u64;
+        for (lo, count, t) in batches {
+            let mut c = cfg.clone();
+            t.apply(&mut c);
+            let rec = check::record(&c).map_err(record_err(protocol, &t))?;
+            profiles += 1;
+            let mut o = Options::new(Mode::Random { schedules: count }, seed);
+            o.first_schedule = lo;
+            o.only = first_k.map(|k| vec![k]);
+            o.double = a.double;
+            let rep = check::check_with(&rec, &o, &mut |_| false).map_err(|e| Fail(2, e))?;
+            let spec = t.spec();
+            let prefix = replay_prefix(a, protocol, seed);
+            let replay = |v: &check::Violation| {
+                format!(
+                    "{prefix} --schedules {n} --timing {} --state {}",
+                    quote(&spec),
+                    v.path(true)
+                )
+            };
+            if first_k.is_some() {
+                out.lines.push(format!("timing profile: {spec}"));
+            }
+            if out.violations == 0 || first_k.is_some() {
+                describe_violations(&mut out, &rec, &rep, seed, &replay, first_k.is_some());
+            }
+            out.random_states += rep.states;
+            out.nested_states += rep.nested_states;
+            out.violations += rep.violations;
+            out.ops_max = out.ops_max.max(rep.ops);
+            out.in_flight_max = out.in_flight_max.max(rep.max_in_flight_seen);
+        }
+        out.lines.push(format!(
+            "random: {} schedules over {profiles} timing profiles, {} crash states",
+            first_k.map_or(n, |_| 1),
+            out.random_states
+        ));
+    }
+    out.wall_s = wall.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
+    if let Some(h) = &a.host {
+        let protocol = a.protocol.as_deref().unwrap_or("none");
+        let state = match &a.state {
+            None => None,
+            Some(k) => Some(
+                k.parse::<u64>()
+                    .map_err(|_| Fail(2, format!("--state {k}: a host crash state is a number")))?,
+            ),
+        };
+        return crate::cmd_host_crash(&a.cfg, h, protocol, a.schedules, state, a.max_in_flight);
+    }
+    if a.schedules == Some(0) {
+        return Err(Fail(2, "--schedules must be at least 1".into()));
+    }
+    if let Some(t) = &a.timing {
+        Timing::parse(t).map_err(crate::bad)?;
+    }
+    if let Some(s) = &a.shape {
+        check::shapes::apply(s, &mut Config::default()).map_err(crate::bad)?;
+    }
+    if a.all {
+        if a.state.is_some() {
+            return Err(Fail(
+                2,
+                "--state replays one protocol's state: use --protocol".into(),
+            ));
+        }
+        let names = ssd::protocol::names();
+        let results: Vec<(String, Result<Outcome, Fail>)> = names
+            .par_iter()
+            .map(|p| (p.to_string(), check_protocol(a, p, true, a.schedules)))
+            .collect();
+        let mut t = report::Table::new(vec![
+            "protocol",
+            "exhaustive",
+            "random",
+            "inside recovery",
+            "violations",
+            "seconds",
+        ]);
+        let mut bad_input = None;
+        let mut failed = Vec::new();
+        let mut total = 0u64;
+        for (p, r) in results {
+            match r {
+                Ok(o) => {
+                    for l in &o.lines {
+                        if o.violations > 0 || l.starts_with("timing") {
+                            say(&format!("{p}: {l}"))?;
+                        }
+                    }
+                    total += o.exhaustive_states + o.random_states;
+                    t.row(vec![
+                        p.clone(),
+                        o.exhaustive_states.to_string(),
+                        o.random_states.to_string(),
+                        o.nested_states.to_string(),
+                        o.violations.to_string(),
+                        format!("{:.1}", o.wall_s),
+                    ]);
+                    if o.violations > 0 {
+                        failed.push(p);
+                    }
+                }
+                Err(Fail(2, m)) => bad_input = Some(m),
+                Err(Fail(c, m)) => {
+                    say(&format!("{p}: {m}"))?;
+                    failed.push(p);
+                    if c == CLOSED_STDOUT {
+                        return Err(Fail(c, m));
+                    }
+                }
+            }
+        }
+        if let Some(m) = bad_input {
+            return Err(Fail(2, m));
+        }
+        say(t.render().trim_end())?;
+        say(&format!(
+            "crash states checked: {total}, protocols failing: {}",
+            failed.len()
+        ))?;
+        if !failed.is_empty() {
+            return Err(Fail(
+                1,
+                format!("crash violations in: {}", failed.join(", ")),
+            ));
+        }
+        return Ok(());
+    }
+    let protocol = a.protocol.as_deref().unwrap_or_default();
+    let exhaustive = a.schedules.is_none();
+    let o = check_protocol(a, protocol, exhaustive, a.schedules)?;
+    for l in &o.lines {
+        say(l)?;
+    }
+    say(&format!(
+        "operations recorded: {}, most in flight at once: {}",
+        o.ops_max, o.in_flight_max
+    ))?;
+    say(&format!(
+        "crash states checked: {}, violations: {}",
+        o.exhaustive_states + o.random_states,
+        o.violations
+    ))?;
+    if o.violations > 0 && a.state.is_none() {
+        return Err(Fail(
+            1,
+            format!(
+                "{} crash states violate the durability contract of {protocol}",
+                o.violations
+            ),
+        ));
+    }
+    if o.violations > 0 {
+        return Err(Fail(1, "the state violates the durability contract".into()));
+    }
+    Ok(())
+}
+
+#[derive(Args, Clone)]
+pub struct SoakArgs {
+    #[command(flatten)]
+    pub cfg: ConfigArgs,
+    /// Comma-separated protocols (default: every registered protocol).
+    #[arg(long, value_delimiter = ',')]
+    pub protocols: Vec<String>,
+    /// Stop after this many schedules in total (each a crash, a crash inside its recovery,
+    /// and sometimes one inside the next recovery).
+    #[arg(long, default_value_t = 10_000_000)]
+    pub schedules: u64,
+    /// Progress file: a soak started with an existing file resumes from it.
+    #[arg(long, default_value = "soak.state.json")]
+    pub state_file: PathBuf,
+    /// Stop after this many minutes (the state file keeps the progress).
+    #[arg(long)]
+    pub minutes: Option<f64>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct SoakState {
+    seed: u64,
+    protocols: Vec<String>,
+    batch: u64,
+    /// Work units done: unit u is batch u / P of protocol u % P.
+    next_unit: u64,
+    schedules: u64,
+    states: u64,
+    nested_states: u64,
+    violations: u64,
+    wall_s: f64,
+    /// Per protocol: [schedules, states, violations].
+    per_protocol: std::collections::BTreeMap<String, [u64; 3]>,
+    /// Replay commands of the first violations.
+    failures: Vec<String>,
+}
+
+pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
+    let protocols: Vec<String> = if a.protocols.is_empty() {
+        ssd::protocol::names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        a.protocols.clone()
+    };
+    let mut cfgs = Vec::new();
+    let args = CrashArgs {
+        cfg: a.cfg.clone(),
+        protocol: None,
+        all: false,
+        exhaustive: false,
+        schedules: None,
+        state: None,
+        max_in_flight: 10,
+        double: true,
+        timing: None,
+        shape: None,
+        host: None,
+    };
+    for p in &protocols {
+        cfgs.push(crash_config(&args, p)?);
+    }
+    let seed = cfgs[0].seed;
+    let mut st = match std::fs::read_to_string(&a.state_file) {
+        Ok(text) => {
+            let st: SoakState = serde_json::from_str(&text).map_err(|e| {
+                Fail(
+                    2,
+                    format!("{}: not a soak state file: {e}", a.state_file.display()),
+                )
+            })?;
+            if st.seed != seed || st.protocols != protocols || st.batch != BATCH {
+                return Err(Fail(2, format!(
+                    "{}: the soak there used seed {} and protocols {}; resume with the same --seed and --protocols, or use another --state-file",
+                    a.state_file.display(), st.seed, st.protocols.join(",")
+                )));
+            }
+            say(&format!(
+                "resuming from {}: {} schedules, {} states done",
+                a.state_file.display(),
+                st.schedules,
+                st.states
+            ))?;
+            st
+        }
+        Err(_) => SoakState {
+            seed,
+            protocols: protocols.clone(),
+            batch: BATCH,
+            ..Default::default()
+        },
+    };
+    let threads = rayon::current_num_threads() as u64;
+    let wall = std::time::Instant::now();
+    let start_states = st.states;
+    let start_wall = st.wall_s;
+    let np = protocols.len() as u64;
+    while st.schedules < a.schedules {
+        if a.minutes
+            .is_some_and(|m| wall.elapsed().as_secs_f64() > m * 60.0)
+        {
+            break;
+        }
+        let units: Vec<u64> = (st.next_unit..st.next_unit + threads * 2).collect();
+        let results: Vec<Result<(CheckReport, Option<String>), Fail>> = units
+            .par_iter()
+            .map(|&u| {
+                let pi = (u % np) as usize;
+                let b = u / np;
+                let t = Timing::draw(seed, b);
+                let mut c = cfgs[pi].clone();
+                t.apply(&mut c);
+                let rec = check::record(&c).map_err(record_err(&protocols[pi], &t))?;
+                let mut o = Options::new(Mode::Random { schedules: BATCH }, seed);
+                o.first_schedule = b * BATCH;
+                o.double = true;
+                let rep = check::check_with(&rec, &o, &mut |_| false).map_err(|e| Fail(2, e))?;
+                let replay = rep.first.first().map(|v| {
+                    format!(
+                        "{} --schedules {} --timing {} --state {}",
+                        replay_prefix(&args, &protocols[pi], seed),
+                        (b + 1) * BATCH,
+                        quote(&t.spec()),
+                        v.path(true)
+                    )
+                });
+                Ok((rep, replay))
+            })
+            .collect();
+        for (r, &u) in results.into_iter().zip(&units) {
+            let (rep, replay) = r?;
+            let e = st
+                .per_protocol
+                .entry(protocols[(u % np) as usize].clone())
+                .or_default();
+            e[0] += BATCH;
+            e[1] += rep.states;
+            e[2] += rep.violations;
+            st.schedules += BATCH;
+            st.states += rep.states;
+            st.nested_states += rep.nested_states;
+            st.violations += rep.violations;
+            if let Some(r) = replay {
+                if st.failures.len() < 50 {
+                    say(&format!("violation: {r}"))?;
+                    st.failures.push(r);
+                }
+            }
+        }
+        st.next_unit += units.len() as u64;
+        st.wall_s = start_wall + wall.elapsed().as_secs_f64();
+        let tmp = a.state_file.with_extension("tmp");
+        let text = serde_json::to_string_pretty(&st).map_err(|e| Fail(2, e.to_string()))?;
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &a.state_file))
+            .map_err(|e| Fail(2, format!("{}: {e}", a.state_file.display())))?;
+        let rate = (st.states - start_states) as f64 / wall.elapsed().as_secs_f64().max(1e-9);
+        say(&format!(
+            "soak: {} schedules, {} crash states ({} inside recovery), {rate:.0} states/s on {threads} threads, violations: {}",
+            st.schedules, st.states, st.nested_states, st.violations
+        ))?;
+    }
+    if st.violations > 0 {
+        return Err(Fail(
+            1,
+            format!(
+                "{} crash states violate (replay commands in {})",
+                st.violations,
+                a.state_file.display()
+            ),
+        ));
+    }
+    Ok(())
+}

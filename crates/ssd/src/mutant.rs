@@ -1,0 +1,24 @@
+//! Hand-planted mutants for the mutation campaign (`scripts/mutants.sh`, docs/MUTATION.md).
+//!
+//! Compiled in only with the `mutants` feature; then `on(name)` is true in a process whose
+//! `COMMITLAB_MUTANT` environment variable is `name`, and the one line guarded by that name
+//! breaks its protocol's commit path in one way a real bug could. Without the feature every
+//! guard is `cfg`'d out and the protocols are untouched.
+//!
+//! The mutants (name: where, what it breaks):
+//! - `core-erase-early`: `FtlCore::erase_block` ignores `erase_not_before` (GC may erase a
+//!   page's old copy while the new copy is still being programmed);
+//! - `core-release-now`: a replaced page's block is not held until the replacement is
+//!   durable (`FtlCore::map`/`unmap` bookkeeping);
+//! - `tc-commit-early`: TC programs its commit record without waiting for the data pages;
+//! - `cyclic-commit-early`: SCC/BPCC treat a transaction's intentions as durable at COMMIT;
+//! - `flag-commit-early`: CFC/AFC set commit flags without waiting for the shadow pages;
+//! - `lighttx-ack-early`: LightTx acks COMMIT before the transaction's pages are durable;
+//! - `aw-commit-early`: AW/MHL-D/MHL-M write the commit without waiting for the pages;
+//! - `none-ack-early`: the plain FTL acks a write when its data crossed the host interface.
+
+/// Whether mutant `name` is switched on in this process.
+#[cfg(feature = "mutants")]
+pub fn on(name: &str) -> bool {
+    std::env::var("COMMITLAB_MUTANT").is_ok_and(|v| v == name)
+}
