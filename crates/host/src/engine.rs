@@ -608,6 +608,7 @@ impl Engine {
                 fr.owner = Some(c);
                 self.strat
                     .on_update(&mut self.core, c, f, slot, before, after, now)?;
+                self.strat.on_op(&self.core, page, op);
             }
             self.clients[c as usize].op = i + 1;
             if self.core.cfg.op_cpu_ns > 0 {

@@ -39,6 +39,7 @@ pub mod metrics;
 pub mod pcm_check;
 pub mod source;
 pub mod strategy;
+pub mod update;
 
 pub use engine::{run, Engine, HostRun};
 pub use metrics::HostMetrics;
@@ -114,6 +115,14 @@ pub struct HostConfig {
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
+    /// Update strategy (`update::NAMES`): "out-of-place" or "ipa" (wal only).
+    pub update: String,
+    /// `ipa`'s N×M (in-place-appends.md §3).
+    pub ipa: update::IpaConfig,
+    /// A planted bug for testing the crash checker: restart accepts IPA delta records
+    /// without checking their CRC. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_ipa_skip_crc: bool,
     /// A planted bug for testing the crash checker: commits are acked at issue (wal: without
     /// forcing the log; device-tx: before the device's COMMIT completes). Never set this
     /// outside tests.
@@ -152,6 +161,9 @@ impl Default for HostConfig {
             tatp: Default::default(),
             records: Default::default(),
             measure_recovery: false,
+            update: "out-of-place".into(),
+            ipa: update::IpaConfig::default(),
+            fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
         }
@@ -185,6 +197,22 @@ impl HostConfig {
         }
         if self.max_c == 0 {
             return bad("max_c", "must be at least 1".into());
+        }
+        if !update::NAMES.contains(&self.update.as_str()) {
+            return bad(
+                "update",
+                format!(
+                    "unknown update strategy '{}' (known: {})",
+                    self.update,
+                    update::NAMES.join(", ")
+                ),
+            );
+        }
+        if self.update != "out-of-place" && self.strategy != "wal" {
+            return bad(
+                "update",
+                format!("{} runs with the wal recovery strategy only", self.update),
+            );
         }
         source::validate(self)
     }

@@ -527,6 +527,7 @@ impl FtlCore {
         }
         if old != Ppa::NONE {
             self.clear_flag(old, VALID, durable_at);
+            self.stats.page_invalidations += 1;
         }
         self.l2p[lpn.0 as usize] = ppa;
         self.rmap[ppa.0 as usize] = lpn.0;

@@ -23,6 +23,10 @@ use serde::{Deserialize, Serialize};
 use sim::{Lpn, SimTime, TxId};
 use std::collections::{BTreeMap, VecDeque};
 
+#[path = "delta.rs"]
+mod delta;
+pub(crate) use delta::tail_ones;
+
 /// Everything needed to build a device.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -38,4 +38,12 @@ pub struct FtlStats {
     pub bad_blocks: u64,
     pub txs_committed: u64,
     pub txs_aborted: u64,
+    /// In-place appends (`Device::write_delta`, in-place-appends.md §3) and their bytes.
+    #[serde(default)]
+    pub delta_writes: u64,
+    #[serde(default)]
+    pub delta_bytes: u64,
+    /// Host writes that replaced a mapped page (the old copy became invalid).
+    #[serde(default)]
+    pub page_invalidations: u64,
 }

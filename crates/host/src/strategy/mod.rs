@@ -76,6 +76,10 @@ pub trait Strategy {
         Ok(())
     }
 
+    /// A record operation changed `page` (after `on_update`): update strategies track the
+    /// changed bytes here (`update::ipa`).
+    fn on_op(&mut self, _core: &Core, _page: PageNo, _op: &workload::db::RecOp) {}
+
     /// Strategy counters for the report.
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
@@ -146,13 +150,33 @@ pub fn read_data_pages(
         let mut any = false;
         for k in 0..parts {
             let lpn = crate::engine::data_lpn(ctx.layout, PageNo(p), k);
-            let (o, t) = ctx
+            let (o, tail, t) = ctx
                 .device
-                .read(lpn, ctx.now)
+                .read_delta(lpn, ctx.now)
                 .map_err(|e| HostError::Corrupt(format!("reading {lpn}: {e}")))?;
             ctx.now = ctx.now.max(t);
             match o {
                 ssd::ReadOutcome::Unmapped => imgs.push(None),
+                ssd::ReadOutcome::Tag(tag) if ctx.cfg.update == "ipa" => match ctx.tags.get(tag) {
+                    Some(crate::data::TagContent::Data { image, part: 0 })
+                        if image.page == PageNo(p) =>
+                    {
+                        any = true;
+                        let img = crate::update::ipa::apply_tail(
+                            ctx.cfg,
+                            ctx.tags,
+                            PageNo(p),
+                            image.clone(),
+                            &tail,
+                        )?;
+                        imgs.push(Some(img))
+                    }
+                    other => {
+                        return Err(HostError::Corrupt(format!(
+                            "{lpn} (page {p}) holds tag {tag}, which is {other:?}"
+                        )))
+                    }
+                },
                 ssd::ReadOutcome::Tag(tag) => match ctx.tags.get(tag) {
                     Some(crate::data::TagContent::Data { image, part })
                         if *part == k && image.page == PageNo(p) =>

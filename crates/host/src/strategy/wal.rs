@@ -228,6 +228,8 @@ pub struct Wal {
     masters: Vec<(SimTime, u64)>,
     bytes_since_ckpt: u64,
     ckpt_every: u64,
+    /// The `ipa` update strategy (None: out-of-place).
+    ipa: Option<crate::update::ipa::Ipa>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -282,6 +284,18 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         masters: Vec::new(),
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
+        ipa: if cfg.update == "ipa" {
+            let nc = core.device.core.nand.image().params();
+            crate::update::ipa::check(
+                cfg,
+                nc.geometry.page_bytes,
+                nc.append_bytes,
+                nc.cell == media::CellType::Slc,
+            )?;
+            Some(crate::update::ipa::Ipa::new(cfg, core.layout.pages))
+        } else {
+            None
+        },
     }))
 }
 
@@ -394,9 +408,18 @@ impl Wal {
             lsn: fr.lsn,
             values: fr.values.clone(),
         });
+        if let Some(ipa) = self.ipa.as_mut() {
+            if let Some(end) = ipa.try_append(core, &img, at)? {
+                self.data_ack = self.data_ack.max(end);
+                return Ok(end);
+            }
+        }
         let (t0, end) =
             core.write_image(&img, None, at, |d, lpn, tag| d.write_plain(lpn, tag, at))?;
         core.disk[fr.page.0 as usize] = Some((t0, img));
+        if let Some(ipa) = self.ipa.as_mut() {
+            ipa.written(fr.page, end);
+        }
         self.data_ack = self.data_ack.max(end);
         Ok(end)
     }
@@ -636,6 +659,9 @@ impl Strategy for Wal {
                 now,
             )?;
             last = clr;
+            if let Some(ipa) = self.ipa.as_mut() {
+                ipa.on_undo(core, page, slot);
+            }
             match f {
                 Some(f) => {
                     let fr = core.pool.frame_mut(f);
@@ -669,10 +695,20 @@ impl Strategy for Wal {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![
+        let mut v = vec![
             ("log_pages_used", self.seq + 1),
             ("private_undos", self.private_undos),
-        ]
+        ];
+        if let Some(ipa) = &self.ipa {
+            v.extend(ipa.counters());
+        }
+        v
+    }
+
+    fn on_op(&mut self, core: &Core, page: PageNo, op: &workload::db::RecOp) {
+        if let Some(ipa) = self.ipa.as_mut() {
+            ipa.on_op(core, page, op);
+        }
     }
 
     fn maintain(&mut self, core: &mut Core, now: SimTime) -> Result<()> {

@@ -213,7 +213,9 @@ pub fn relocate(
         let (to, t) = core.program(Stream::GC, Some(pu), content, &oob, rt.end)?;
         let mut end = t.end;
         if let Some(tail) = tail {
-            let off = g.page_bytes - tail.len() as u32;
+            // The tail starts at the append area (tag mode stores only its written prefix,
+            // so `page_bytes - tail.len()` would misplace it; found by delta.rs's GC test).
+            let off = g.page_bytes - core.nand.image().params().append_bytes;
             end = core
                 .nand
                 .partial_program(to, None, Some((off, &tail)), t.end)?

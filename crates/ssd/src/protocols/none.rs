@@ -221,7 +221,12 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
             });
         }
         max_seq = max_seq.max(seq);
-        if seq > best_seq[lpn] {
+        if seq > best_seq[lpn]
+            || (seq == best_seq[lpn]
+                && best_ppa[lpn] != Ppa::NONE
+                && crate::device::tail_ones(ctx.core, ppa)
+                    < crate::device::tail_ones(ctx.core, best_ppa[lpn]))
+        {
             best_seq[lpn] = seq;
             best_ppa[lpn] = ppa;
         }

@@ -1,0 +1,370 @@
+//! `ipa`: In-Place Appends, the N×M scheme (in-place-appends.md §3).
+//!
+//! Each DB page reserves a *delta area* of N × (1 + 3M + META) bytes at its end — on the
+//! device, the page's append area (`nand.append_bytes`, which must be at least that). A
+//! delta record is a control byte, up to M ⟨offset, new byte⟩ pairs (3 B each) and META
+//! bytes of changed header/footer (the 8 B page LSN, which every WAL update changes, and a
+//! 4 B CRC-32). Record k lives at offset k × (1 + 3M + META) of the area.
+//!
+//! Normal processing: while a page is buffered the changed bytes since its last write are
+//! tracked from the workload's byte ranges (`workload::db::Change`; an insert changes the
+//! whole record, a delete its first byte, the slot's status). More than M distinct changed
+//! bytes sets the page's out-of-place flag and tracking stops. On write-back: flag set, the
+//! page was never written (unmapped), or it already holds N records → the page is written
+//! out of place (a fresh physical page: its delta area starts empty, the deltas are folded);
+//! otherwise one record is appended to the same physical page with `Device::write_delta`.
+//! A fetch sees the page with its deltas applied (the host's `Core::disk` is the applied
+//! image; a restart applies them explicitly, `apply_tail`).
+//!
+//! Record encoding (tag data mode: record bytes stand for the page's content through the
+//! tag table, like a page program's tag):
+//!
+//! ```text
+//! [0]                control: number of pairs p (0..=M, never 0xFF = empty slot)
+//! [1..9]             tag, u64 LE: TagTable entry of the page image after this delta
+//! [9..9+3p]          the pairs (their bytes are a deterministic stand-in derived from the tag)
+//! [9+3p..13+3p]      CRC-32 of bytes [0..9+3p]
+//! ```
+//! 8 + 4 = META bytes. The record is one partial program; a torn one (each bit cleared or
+//! not) fails its CRC — or reads as an empty slot — and is ignored with every later slot,
+//! leaving the body and earlier records as they were. WAL redo restores the update: the
+//! record is written only after the log is forced past the page LSN (WAL rule, `wal.rs`).
+//!
+//! Not done: `ipa-block`, `ipl`; pSLC / odd-MLC (the FTL does not drive block modes, so IPA
+//! runs on SLC only); DB pages spanning several flash pages (`host.page_bytes` must equal
+//! the flash page size).
+
+use crate::data::{PageImage, PageNo, TagContent, TagTable};
+use crate::engine::{data_lpn, Core};
+use crate::{HostConfig, HostError, Result};
+use sim::SimTime;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use workload::db::RecOp;
+
+/// Header/footer bytes per record: the tag (page LSN stand-in) and the CRC.
+pub const META_BYTES: u32 = 12;
+
+pub fn record_slot_bytes(m: u32) -> u32 {
+    1 + 3 * m + META_BYTES
+}
+
+/// Checks the settings against the device; errors name the key (exit 2).
+pub fn check(cfg: &HostConfig, flash_page_bytes: u32, append_bytes: u32, slc: bool) -> Result<()> {
+    let bad = |key: &str, reason: String| {
+        Err(HostError::Config {
+            key: key.into(),
+            reason,
+        })
+    };
+    let (n, m) = (cfg.ipa.n, cfg.ipa.m);
+    if cfg.strategy != "wal" {
+        return bad(
+            "host.update",
+            format!(
+                "ipa runs with the wal recovery strategy, not {}",
+                cfg.strategy
+            ),
+        );
+    }
+    if n == 0 || m == 0 || m > 127 {
+        return bad(
+            "host.ipa",
+            format!("N×M = {n}×{m}: N and M must be at least 1 and M at most 127 ([0×0] is host.update = \"out-of-place\")"),
+        );
+    }
+    if cfg.page_bytes != flash_page_bytes {
+        return bad(
+            "host.page_bytes",
+            format!("ipa needs one DB page per flash page: host.page_bytes is {} but the flash page is {flash_page_bytes} B", cfg.page_bytes),
+        );
+    }
+    let area = u64::from(n) * u64::from(record_slot_bytes(m));
+    if area * 2 >= u64::from(flash_page_bytes) {
+        return bad(
+            "host.ipa",
+            format!("the delta area of N×M = {n}×{m} is {area} B, too large for a {flash_page_bytes} B page (at most half a page)"),
+        );
+    }
+    if area > u64::from(append_bytes) {
+        return bad(
+            "nand.append_bytes",
+            format!("is {append_bytes}; the delta area of N×M = {n}×{m} needs {area} B (set nand.append_bytes = {area})"),
+        );
+    }
+    if !slc {
+        return bad(
+            "nand.cell",
+            "ipa appends need SLC pages: MLC pSLC / odd-MLC block modes are not driven by the FTL yet".into(),
+        );
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct Track {
+    bytes: BTreeSet<u32>,
+    oop: bool,
+}
+
+/// Net bytes modified per evicted dirty page: histogram buckets (upper bounds, bytes).
+pub const NET_BYTES_BUCKETS: &[u64] = &[10, 50, 100, 500, 1000, 4096, u64::MAX];
+
+pub struct Ipa {
+    n: u32,
+    m: u32,
+    slot: u32,
+    /// Per DB page: delta records in its current physical page.
+    records: Vec<u8>,
+    /// Per DB page: when its last write (program or append) completes.
+    last_end: Vec<SimTime>,
+    track: BTreeMap<PageNo, Track>,
+    pub in_place: u64,
+    pub out_of_place: u64,
+    pub oop_flag: u64,
+    pub oop_full: u64,
+    pub net_bytes: u64,
+    pub net_hist: Vec<u64>,
+}
+
+impl Ipa {
+    pub fn new(cfg: &HostConfig, pages: u64) -> Ipa {
+        Ipa {
+            n: cfg.ipa.n,
+            m: cfg.ipa.m,
+            slot: record_slot_bytes(cfg.ipa.m),
+            records: vec![0; pages as usize],
+            last_end: vec![SimTime::ZERO; pages as usize],
+            track: BTreeMap::new(),
+            in_place: 0,
+            out_of_place: 0,
+            oop_flag: 0,
+            oop_full: 0,
+            net_bytes: 0,
+            net_hist: vec![0; NET_BYTES_BUCKETS.len()],
+        }
+    }
+
+    /// A record operation changed `page` (called after the strategy's `on_update`).
+    pub fn on_op(&mut self, core: &Core, page: PageNo, op: &RecOp) {
+        let (t, _) = core.layout.locate(page);
+        let rb = u32::from(core.layout.schema.table(t).record_bytes);
+        let base = u32::from(op.rid().slot) * rb;
+        let tr = self.track.entry(page).or_default();
+        if tr.oop {
+            return;
+        }
+        match op {
+            RecOp::Read(_) => {}
+            RecOp::Update { changes, .. } => {
+                for c in changes {
+                    for b in 0..c.len {
+                        tr.bytes.insert(base + u32::from(c.offset) + u32::from(b));
+                    }
+                }
+            }
+            RecOp::Insert { .. } => tr.bytes.extend(base..base + rb),
+            RecOp::Delete(_) => {
+                tr.bytes.insert(base);
+            }
+        }
+        if tr.bytes.len() > self.m as usize {
+            tr.oop = true;
+            tr.bytes.clear();
+        }
+    }
+
+    /// Rollback restored a whole record image (value logging): its bytes count as changed.
+    pub fn on_undo(&mut self, core: &Core, page: PageNo, slot: u16) {
+        let (t, _) = core.layout.locate(page);
+        let rb = u32::from(core.layout.schema.table(t).record_bytes);
+        let base = u32::from(slot) * rb;
+        let tr = self.track.entry(page).or_default();
+        if !tr.oop {
+            tr.bytes.extend(base..base + rb);
+            if tr.bytes.len() > self.m as usize {
+                tr.oop = true;
+                tr.bytes.clear();
+            }
+        }
+    }
+
+    /// Writes back `img` in place if the scheme allows; returns the ack, or None when the
+    /// page must be written out of place (the caller does that, then calls `written`).
+    pub fn try_append(
+        &mut self,
+        core: &mut Core,
+        img: &Arc<PageImage>,
+        at: SimTime,
+    ) -> Result<Option<SimTime>> {
+        let p = img.page;
+        let tr = self.track.remove(&p).unwrap_or_default();
+        let k = self.records[p.0 as usize];
+        let slot = match (&core.disk[p.0 as usize], tr.oop) {
+            (Some(_), false) if u32::from(k) < self.n => k,
+            _ => {
+                if tr.oop {
+                    self.oop_flag += 1;
+                } else {
+                    self.oop_full += 1;
+                }
+                self.note_net(if tr.oop {
+                    u64::MAX
+                } else {
+                    tr.bytes.len() as u64
+                });
+                return Ok(None);
+            }
+        };
+        self.note_net(tr.bytes.len() as u64);
+        let pairs = tr.bytes.len() as u32;
+        let tag = core.tags.add(|| TagContent::Data {
+            image: img.clone(),
+            part: 0,
+        });
+        let rec = encode(tag, pairs);
+        let lpn = data_lpn(&core.layout, p, 0);
+        let ready = at.max(self.last_end[p.0 as usize]);
+        let end = core
+            .device
+            .write_delta(lpn, u32::from(slot) * self.slot, &rec, ready)
+            .map_err(Core::dev_err(
+                ready,
+                format!("appending a delta record to {lpn}"),
+            ))?;
+        self.records[p.0 as usize] = slot + 1;
+        self.last_end[p.0 as usize] = end;
+        self.in_place += 1;
+        let t0 = core.disk[p.0 as usize].as_ref().map_or(0, |d| d.0);
+        core.disk[p.0 as usize] = Some((t0, img.clone()));
+        Ok(Some(end))
+    }
+
+    /// The page was written out of place (a fresh physical page, empty delta area).
+    pub fn written(&mut self, page: PageNo, end: SimTime) {
+        self.records[page.0 as usize] = 0;
+        self.last_end[page.0 as usize] = end;
+        self.out_of_place += 1;
+    }
+
+    fn note_net(&mut self, bytes: u64) {
+        if bytes != u64::MAX {
+            self.net_bytes += bytes;
+        }
+        let i = NET_BYTES_BUCKETS
+            .iter()
+            .position(|b| bytes <= *b)
+            .unwrap_or(NET_BYTES_BUCKETS.len() - 1);
+        self.net_hist[i] += 1;
+    }
+
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("ipa_in_place_appends", self.in_place),
+            ("ipa_out_of_place_writes", self.out_of_place),
+            ("ipa_oop_flag", self.oop_flag),
+            ("ipa_oop_full_or_new", self.oop_full),
+            ("ipa_net_bytes_tracked", self.net_bytes),
+            ("ipa_evicted_net_bytes_le_10", self.net_hist[0]),
+            ("ipa_evicted_net_bytes_le_50", self.net_hist[1]),
+            ("ipa_evicted_net_bytes_le_100", self.net_hist[2]),
+            ("ipa_evicted_net_bytes_le_500", self.net_hist[3]),
+            ("ipa_evicted_net_bytes_le_1000", self.net_hist[4]),
+            ("ipa_evicted_net_bytes_le_4096", self.net_hist[5]),
+            ("ipa_evicted_net_bytes_more_or_untracked", self.net_hist[6]),
+        ]
+    }
+}
+
+fn filler(tag: u64, i: u32) -> u8 {
+    (crate::data::mix64(tag ^ u64::from(i)) & 0xFF) as u8
+}
+
+/// One delta record's bytes.
+pub fn encode(tag: u64, pairs: u32) -> Vec<u8> {
+    let mut r = Vec::with_capacity(record_slot_bytes(pairs) as usize);
+    r.push(pairs as u8);
+    r.extend_from_slice(&tag.to_le_bytes());
+    for i in 0..3 * pairs {
+        r.push(filler(tag, i));
+    }
+    let crc = sim::crc::crc32(&r);
+    r.extend_from_slice(&crc.to_le_bytes());
+    r
+}
+
+/// The tags of the valid records of a delta area, oldest first; stops at the first empty
+/// or torn slot.
+pub fn decode(tail: &[u8], m: u32, n: u32, skip_crc: bool) -> Vec<u64> {
+    let slot = record_slot_bytes(m) as usize;
+    let mut out = Vec::new();
+    for k in 0..n as usize {
+        let s = k * slot;
+        let Some(&ctrl) = tail.get(s) else { break };
+        if ctrl == 0xFF || u32::from(ctrl) > m {
+            break;
+        }
+        let len = 9 + 3 * ctrl as usize;
+        let Some(body) = tail.get(s..s + len + 4) else {
+            break;
+        };
+        let crc = u32::from_le_bytes([body[len], body[len + 1], body[len + 2], body[len + 3]]);
+        if !skip_crc && sim::crc::crc32(&body[..len]) != crc {
+            break;
+        }
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&body[1..9]);
+        out.push(u64::from_le_bytes(t));
+    }
+    out
+}
+
+/// Restart: the image a page's body plus its delta area stands for (the newest valid
+/// record's image, or the body's).
+pub fn apply_tail(
+    cfg: &HostConfig,
+    tags: &TagTable,
+    page: PageNo,
+    body: Arc<PageImage>,
+    tail: &[u8],
+) -> Result<Arc<PageImage>> {
+    let mut img = body;
+    for tag in decode(tail, cfg.ipa.m, cfg.ipa.n, cfg.fault_ipa_skip_crc) {
+        match tags.get(tag) {
+            Some(TagContent::Data { image, part: 0 }) if image.page == page => img = image.clone(),
+            other => {
+                return Err(HostError::Corrupt(format!(
+                    "page {} delta record names tag {tag}, which is {other:?}",
+                    page.0
+                )))
+            }
+        }
+    }
+    Ok(img)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_torn_ones_are_dropped() {
+        let m = 4;
+        let slot = record_slot_bytes(m) as usize;
+        let mut tail = vec![0xFF; 3 * slot];
+        let a = encode(11, 2);
+        let b = encode(12, 4);
+        tail[..a.len()].copy_from_slice(&a);
+        tail[slot..slot + b.len()].copy_from_slice(&b);
+        assert_eq!(decode(&tail, m, 3, false), vec![11, 12]);
+        // Tear the second record: clear some of its bits.
+        let mut torn = tail.clone();
+        torn[slot + 1] &= 0x03; // tag byte 0x0C -> 0x00
+        assert_eq!(decode(&torn, m, 3, false), vec![11]);
+        // The planted bug accepts it (with a wrong tag).
+        assert_eq!(decode(&torn, m, 3, true).len(), 2);
+        // Slots beyond N are ignored; a short (never written) area reads as empty.
+        assert_eq!(decode(&tail, m, 1, false), vec![11]);
+        assert_eq!(decode(&[], m, 2, false), Vec::<u64>::new());
+    }
+}

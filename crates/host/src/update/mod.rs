@@ -1,0 +1,33 @@
+//! Update strategies (DESIGN.md vocabulary): how an evicted dirty page reaches flash,
+//! orthogonal to the recovery strategy.
+//!
+//! - `out-of-place`: every write-back is a whole new page image at a new physical page
+//!   (the FTL remaps; the old copy becomes invalid). The behaviour before this module.
+//! - `ipa`: In-Place Appends' N×M scheme (in-place-appends.md §3), `ipa.rs`.
+//!
+//! Only the `wal` recovery strategy takes an update strategy (IPA leaves recovery unchanged,
+//! §3); `device-tx` refuses anything but `out-of-place`. `ipa-block` and `ipl` are not built.
+
+pub mod ipa;
+
+use serde::{Deserialize, Serialize};
+
+/// The update strategies known.
+pub const NAMES: &[&str] = &["out-of-place", "ipa"];
+
+/// `host.ipa`: the N×M scheme's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IpaConfig {
+    /// N: delta records a page may hold before it is written out of place.
+    pub n: u32,
+    /// M: ⟨offset, value⟩ pairs (changed bytes) one delta record may hold.
+    pub m: u32,
+}
+
+impl Default for IpaConfig {
+    fn default() -> Self {
+        // Table 1's [2×4].
+        IpaConfig { n: 2, m: 4 }
+    }
+}
