@@ -157,7 +157,15 @@
 //!    T's flags are issued; (e) GC flags of a commit still in flight wait for its ack. If the
 //!    chain "dangles" because the older page was erased earlier, GC waits until that earlier
 //!    erase is durable (found by the crash checker: otherwise a crash could bring back the
-//!    older page, FALSE, after the newer one's block was erased). The previous versions T
+//!    older page, FALSE, after the newer one's block was erased). Conversely, the blocks
+//!    holding the pages a victim's dropped pages link to are not erased before the victim's
+//!    erase is durable: a crash that kept that later erase and lost the victim's would bring
+//!    back a dropped page whose link dangles, a FALSE head. "Durable" is a bound on the
+//!    erase's end that includes the NAND model's largest jitter (`erase_end`): with the
+//!    shortest erase as the bound, two overlapping erases (block 3 still in flight when block
+//!    15's started) let a crash keep the second and lose the first, and transaction #14,
+//!    acked, was lost (found by the crash checker's timing exploration, seed=1, profile
+//!    channel=553,erase=3573190,jitter=178567,think=1666). The previous versions T
 //!    replaced were unpinned with `durable_at` = the ack, so they are not erased earlier.
 //! 4. *A later transaction T' overwrites T's pages.* Its pages carry larger versions; T's
 //!    versions stay the newest committed ones until T' commits (cases 1-3 for T').

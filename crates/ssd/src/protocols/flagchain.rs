@@ -902,14 +902,21 @@ impl FlagCommit {
         self.pending.retain(|_, ack| *ack > now);
     }
 
-    /// The instant the erase `relocate` issues after `before_erase` returns `ready` ends: it
-    /// starts at the latest of `ready`, the block's erase hold and the array becoming free.
+    /// A bound on the instant the erase `relocate` issues after `before_erase` returns `ready`
+    /// ends: it starts at the latest of `ready`, the block's erase hold and the array becoming
+    /// free, and lasts `erase_ns` plus at most `jitter_ns` (the NAND model draws the extra
+    /// array time only when the erase is issued). Without the jitter term the bound was the
+    /// shortest erase, so a second erase ordered after this one could start while it was still
+    /// in flight (found by the crash checker, seed=1, timing profile
+    /// channel=553,erase=3573190,jitter=178567,think=1666).
     fn erase_end(core: &FtlCore, block: BlockId, ready: SimTime) -> SimTime {
         let pu = core.geo.pu_of_block(block);
+        let t = core.nand.timing();
         ready
             .max(core.erase_not_before(block))
             .max(core.nand.array_free_at(pu))
-            + core.nand.timing().erase_ns
+            + t.erase_ns
+            + t.jitter_ns
     }
 
     /// Copies a page of `victim` (being erased) into the GC stream with a new flag and link,
@@ -965,6 +972,7 @@ impl FlagCommit {
         copies: &BTreeMap<Ppa, Copied>,
         dropped: &[PageMeta],
         ready: SimTime,
+        linked_blocks: &mut BTreeSet<BlockId>,
     ) -> Result<SimTime> {
         let geo = core.geo.clone();
         let in_v = |p: Ppa| p != Ppa::NONE && p.0 < geo.pages() && geo.block_of(p) == victim;
@@ -1010,6 +1018,9 @@ impl FlagCommit {
             }
         }
         let mut t_out = ready;
+        for &(target, _) in need.keys() {
+            linked_blocks.insert(geo.block_of(target));
+        }
         for ((target, xid), (ord_bound, via)) in need {
             // Footnote 6: the flag goes on before the erase; a commit still in flight is
             // flagged first (its own flags come before GC's).
@@ -1347,6 +1358,7 @@ impl FtlHooks for FlagCommit {
         // (committed) by reading their OOB (CFC only: AFC does nothing for committed pages).
         let mut t = ready;
         let mut dropped: Vec<PageMeta> = Vec::new();
+        let mut linked_blocks: BTreeSet<BlockId> = BTreeSet::new();
         let mut touched: BTreeMap<u32, Vec<(Ppa, bool)>> = BTreeMap::new();
         for page in 0..geo.pages_per_block {
             let ppa = geo.ppa(block, page);
@@ -1386,13 +1398,25 @@ impl FtlHooks for FlagCommit {
         // Aborted transactions' pages in the victim were dropped above; tracked pages that
         // were copied (pins, carriers) moved with `on_moved`.
         let mut t_out = match self.v {
-            Variant::Cfc => self.before_erase_cfc(core, block, &copies, &dropped, t)?,
+            Variant::Cfc => {
+                self.before_erase_cfc(core, block, &copies, &dropped, t, &mut linked_blocks)?
+            }
             Variant::Afc => self.before_erase_afc(core, &touched, t)?,
         };
         t_out = t_out.max(t);
         let erase_end = Self::erase_end(core, block, t_out);
         if self.v == Variant::Cfc {
             self.release_after_erase_cfc(core, block, erase_end);
+        }
+        // Dropped pages of the victim link to pages in other blocks; until this erase is
+        // durable a crash may bring them back, and if a target's block were erased first
+        // (two overlapping erases) a restored page would dangle and be a FALSE head of a
+        // committed transaction (found by the crash checker, timing profile
+        // channel=553,erase=3573190,jitter=178567,think=1666). Those blocks wait.
+        for b in linked_blocks {
+            if b != block {
+                core.hold_erase_until(b, erase_end);
+            }
         }
         // An active transaction whose pages were copied out of the victim leaves stale copies
         // there until the erase: its commit flags wait for that (a stale copy of a head would
