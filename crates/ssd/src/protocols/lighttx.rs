@@ -105,6 +105,21 @@
 //! block is protected until the checkpoint recovery ends with is durable, the commit version
 //! and TxID counter resume above everything found, and there are no active transactions.
 //!
+//! # Crash during recovery
+//!
+//! Until the checkpoint that ends recovery is durable, a second crash recovers from the same
+//! root and scan set again, so it must find every transaction the first recovery redid
+//! *whole*: all indices 0..TxCnt, the flagged last page included. A redone transaction's
+//! page may already be superseded by a later one (its flagged page rewritten by the next
+//! transaction, say), which left its block with no mapped page; such a block used to go to
+//! the free pool, and that checkpoint's first operations (refilling the window, opening a
+//! map block) erased it, so the second recovery found the transaction incomplete and lost
+//! it. Found by the double-crash check on mhl-d (seed 11, timing
+//! `host=1,channel=20,erase=3788981`: the flagged page of a 3-page transaction, superseded,
+//! in the only block recovery's checkpoint erased before its root). So recovery pins every
+//! page of every redone transaction; their blocks stay full and protected, and the pins go
+//! when that checkpoint's root is durable (`on_checkpoint_durable`, erases wait for it).
+//!
 //! # Why it is atomic and durable, case by case
 //!
 //! - *Crash before COMMIT is issued*: no page of the transaction has non-zero TxCnt (the last
@@ -125,6 +140,8 @@
 //! - *Stale pages*: after a recovery, pages of transactions judged uncommitted stay on flash;
 //!   the commit version and TxID resume above every value recovery saw, and every page outside
 //!   a scan set predates its root, so none of them can later count as committed.
+//! - *Crash inside recovery*: see "Crash during recovery": nothing a redone transaction
+//!   needs is erased before the root naming the recovered state is durable.
 //!
 //! Assumptions about the medium: as `docs/DECISIONS.md` (torn programs read uncorrectable,
 //! one plane executes in issue order). Reads return the newest committed version: the
@@ -245,6 +262,9 @@ pub(crate) struct ZoneTx {
     spills: u64,
     /// Where MHL-D's search for a free log head starts (round robin).
     head_cursor: usize,
+    /// Every page of the transactions recovery redid, pinned until the checkpoint that ends
+    /// recovery is durable (see "Crash during recovery" in the module docs).
+    recovery_pins: Vec<Ppa>,
 }
 
 fn corrupt(detail: String) -> SsdError {
@@ -273,6 +293,7 @@ impl ZoneTx {
             unavailable_last: 0,
             spills: 0,
             head_cursor: 0,
+            recovery_pins: Vec::new(),
         }
     }
 
@@ -425,7 +446,15 @@ impl ZoneTx {
                 ctx.map(Lpn(lpn as u32), *ppa)?;
             }
         }
+        // A second crash before the checkpoint that ends recovery recovers from the same
+        // root and must find every redone transaction whole again, superseded pages (its
+        // flagged last page above all) included: pinned, their blocks stay full and
+        // protected until that checkpoint is durable.
+        for ppa in &seen.redone_pages {
+            ctx.pin(*ppa);
+        }
         let mut z = ZoneTx::new(name, placement, ctx.core);
+        z.recovery_pins = seen.redone_pages;
         z.next_txid = next_txid;
         // Above every version on flash, so no page seen now can ever count again.
         z.last_ver = max_seen.saturating_add(1);
@@ -496,12 +525,14 @@ impl PageMeta {
 }
 
 /// What recovery saw besides the mapping it rebuilt.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Seen {
     /// Highest TxVer, copy stamp or copy epoch on any readable page.
     pub max_version: u32,
     /// Above every TxID seen.
     pub next_txid: u32,
+    /// Every page of the transactions redone (not plain writes), superseded ones included.
+    pub redone_pages: Vec<Ppa>,
 }
 
 /// A scanned page of a transaction: (lpn, index, page).
@@ -554,6 +585,7 @@ pub(crate) fn redo(pages: &[(Ppa, PageMeta)], v_root: u32, l2p: &mut [Ppa]) -> S
         let complete =
             idx.len() == cnt as usize && idx.iter().next_back().is_some_and(|m| *m + 1 == cnt);
         if complete {
+            seen.redone_pages.extend(pages.iter().map(|p| p.2));
             redo.push((ver, pages));
         }
     }
@@ -626,6 +658,11 @@ impl FtlHooks for ZoneTx {
     /// move to the checkpointed zone. GC may copy from them at once, but may erase them only
     /// after the root is durable.
     fn on_checkpoint_durable(&mut self, core: &mut FtlCore, at: SimTime) {
+        // The root ending recovery captures every redone transaction: its pages are no
+        // longer needed whole once it is durable.
+        for ppa in std::mem::take(&mut self.recovery_pins) {
+            core.unpin(ppa, at);
+        }
         let unavailable = self.unavailable(core);
         let mut out = Vec::new();
         for b in &self.protected {

@@ -58,6 +58,10 @@
 //!   superseded page is not erased before the superseding commit is durable;
 //! - the log head a transaction held is only bookkeeping in DRAM: after a crash every head
 //!   is free and no page's meaning depends on which head wrote it.
+//! - a crash inside recovery: every page of every transaction recovery redid (superseded
+//!   ones, its flagged last page above all, included) stays pinned until the checkpoint
+//!   ending recovery is durable, so a second recovery from the same root finds it whole
+//!   (`lighttx.rs`, "Crash during recovery"; found by the double-crash check, seed 11).
 
 use super::lighttx::{Placement, ZoneTx, OOB_BYTES};
 use crate::core::FtlCore;
