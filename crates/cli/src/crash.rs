@@ -46,7 +46,8 @@ pub fn say(s: &str) -> Result<(), Fail> {
 pub struct CrashArgs {
     #[command(flatten)]
     pub cfg: ConfigArgs,
-    /// The protocol to check.
+    /// The protocol to check: one of none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d,
+    /// mhl-m.
     #[arg(long, required_unless_present = "all", conflicts_with = "all")]
     pub protocol: Option<String>,
     /// Check every registered protocol (in parallel): exhaustively over the timing profiles,
