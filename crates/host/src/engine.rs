@@ -71,6 +71,31 @@ impl Core {
         }
     }
 
+    /// Writes log page number `seq` (already tagged) to `lpn` as a plain, durable-at-ack
+    /// write, noting it in the trace and the log-page counter; returns the ack instant.
+    pub fn write_log_page(
+        &mut self,
+        lpn: Lpn,
+        tag: u64,
+        seq: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.trace(
+            now,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn,
+                pages: 1,
+            },
+        );
+        let t = self
+            .device
+            .write_plain(lpn, tag, now)
+            .map_err(Core::dev_err(now, format!("writing log page {seq}")))?;
+        self.stats.log_page_writes += 1;
+        Ok(t)
+    }
+
     pub fn dev_err(at: SimTime, what: impl Into<String>) -> impl FnOnce(SsdError) -> HostError {
         let what = what.into();
         move |error| HostError::Device { at, what, error }

@@ -347,19 +347,7 @@ impl Wal {
             }))
         });
         let lpn = log_lpn(self.log_base, self.log_pages, self.seq);
-        core.trace(
-            now,
-            workload::txn::TxCmd::Write {
-                tx: None,
-                lpn,
-                pages: 1,
-            },
-        );
-        let t = core
-            .device
-            .write_plain(lpn, tag, now)
-            .map_err(Core::dev_err(now, format!("writing log page {}", self.seq)))?;
-        core.stats.log_page_writes += 1;
+        let t = core.write_log_page(lpn, tag, self.seq, now)?;
         self.issued_ack = self.issued_ack.max(t);
         Ok(t)
     }
