@@ -66,6 +66,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("ftl.gc_threshold", "fraction", &[], "GC runs in a parallel unit when its free blocks fall below this fraction of its blocks, in [0, 0.9)."),
     k("ftl.gc_min_free_blocks", "blocks", &[], "Lower bound on the GC threshold per parallel unit (at least 2)."),
     k("ftl.gc_policy", "", &["greedy", "cost-benefit", "wear-aware"], "Which block GC reclaims: fewest valid pages, cost-benefit (age x free space), or greedy weighted by wear."),
+    k("ftl.gc_copyback", "", &[], "GC copies a live page inside its plane by copyback (only the OOB crosses the channel); off by default as in MQSim (the data would skip the controller's ECC)."),
     k("ftl.striping", "", &["channel-first", "plane-first", "least-busy"], "How host writes are spread over parallel units: round robin channels first, planes first, or the unit free soonest."),
     k("ftl.dynamic_wear_leveling", "", &[], "Allocate the free block with the lowest erase count (otherwise first in, first out)."),
     k("ftl.static_wear_leveling", "", &[], "Periodically move cold data out of the least-worn block."),
