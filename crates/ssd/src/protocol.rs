@@ -74,6 +74,10 @@ pub struct ProtocolConfig {
     pub block_flags: bool,
     /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
     pub log_heads: u32,
+    /// SCC: start erasing an aborted transaction's intentions at ABORT, in the background
+    /// (true), instead of when a page they concern is next written, on that write's path
+    /// (false). TxFlash §3.2 requires only that the erase precede the newer version.
+    pub scc_erase_at_abort: bool,
 }
 
 impl Default for ProtocolConfig {
@@ -82,6 +86,7 @@ impl Default for ProtocolConfig {
             name: "none".into(),
             block_flags: false,
             log_heads: 8,
+            scc_erase_at_abort: true,
         }
     }
 }
