@@ -82,7 +82,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("ftl.interface_mbps", "MB/s", &[], "Host interface bandwidth for moving a page into the device (0: free)."),
     k("protocol.name", "", &["none", "tc", "scc", "bpcc", "cfc", "afc", "lighttx", "aw", "mhl-d", "mhl-m"], "The commit protocol (`commitlab protocols` lists them with their isolation levels)."),
     k("protocol.scc_erase_at_abort", "", &[], "SCC: erase an aborted transaction's intentions in the background from ABORT on, not on the next writer's path (TxFlash §3.2 only needs the erase before a newer version is written)."),
-    k("protocol.block_flags", "", &[], "CFC / AFC: the block-based flag technique of Flag Commit §3.4."),
+    k("protocol.block_flags", "", &[], "CFC / AFC: the block-based flag technique of Flag Commit §3.4 (on by default: §5.1 evaluated with it)."),
     k("protocol.log_heads", "", &[], "MHL-D / MHL-M: number of log heads, and so the most transactions active at once (LightTx §4.1 uses 8)."),
     k("workload.kind", "", &["synthetic", "txn", "seqwriter", "trace", "host"], "What drives the device: page-level synthetic requests, synthetic transactions, the sequential writer of TxFlash Fig. 6, a trace file, or the DBMS host (`[host]`, `run --host S`)."),
     k("workload.prefill", "fraction", &[], "Fraction of the logical space written sequentially before measuring, in [0, 1] (trace replays too)."),
