@@ -13,7 +13,9 @@
 //! - erase: the array is busy for `erase_ns`.
 //!
 //! The array resource is a plane, or a die when `interleave = "die"` (planes of a die then
-//! serialize). Channels are shared by all chips on them.
+//! serialize); it executes operations in the order they are issued. Channels are shared by
+//! all chips on them and place each transfer in the first idle gap long enough for it, so
+//! work booked far ahead on one plane (a GC job) does not hold the bus from the others.
 
 use crate::file::ImageFile;
 use crate::image::ImageParams;
@@ -22,7 +24,7 @@ use crate::{
     OpKind, PageView, Ppa, PuId,
 };
 use serde::{Deserialize, Serialize};
-use sim::{Resource, SimTime};
+use sim::{Calendar, Resource, SimTime};
 use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -164,13 +166,17 @@ pub struct NandCounters {
     pub partial_programs: u64,
     pub erases: u64,
     pub bytes_transferred: u64,
+    /// Programs that were copybacks (included in `programs`).
+    pub copybacks: u64,
 }
 
 pub struct Nand {
     image: NandImage,
     timing: NandTiming,
     arrays: Vec<Resource>,
-    channels: Vec<Resource>,
+    /// Channels back-fill idle gaps (`sim::Calendar`): a GC job booked on one plane must not
+    /// hold the bus from the other chips on it; arrays stay in issue order.
+    channels: Vec<Calendar>,
     counters: NandCounters,
     log: Option<Vec<LoggedOp>>,
     file: Option<ImageFile>,
@@ -196,7 +202,7 @@ impl Nand {
             image,
             timing,
             arrays: vec![Resource::default(); arrays],
-            channels: vec![Resource::default(); channels],
+            channels: vec![Calendar::default(); channels],
             counters: NandCounters::default(),
             log: None,
             file: None,
@@ -375,6 +381,56 @@ impl Nand {
         );
         self.sync_page(ppa)?;
         Ok(t)
+    }
+
+    /// Copyback (internal data move) of `src`'s page, already sensed into its plane's page
+    /// register by `read_for_copyback`, into the erased page `ppa` with new `oob`: the data
+    /// never crosses the channel, only the rewritten OOB goes in. Possible only inside one
+    /// plane (the page register is per plane); from another plane the data crosses the
+    /// channel as for `program`. Same physics and log entry as `program`.
+    pub fn copyback_program(
+        &mut self,
+        src: Ppa,
+        ppa: Ppa,
+        content: Content,
+        oob: &[u8],
+        ready: SimTime,
+    ) -> Result<OpTiming, NandError> {
+        let g = self.image.geometry();
+        if g.pu_of(src) != g.pu_of(ppa) {
+            return self.program(ppa, content, oob, ready);
+        }
+        self.image.check_program(ppa, &content, oob, true)?;
+        let pu = g.pu_of(ppa);
+        let t = self.transfer_then_array(pu, ready, oob.len() as u64, self.timing.program_ns);
+        self.image.apply_program(ppa, &content, oob);
+        self.counters.programs += 1;
+        self.counters.copybacks += 1;
+        self.record(
+            || OpKind::Program {
+                ppa,
+                content,
+                oob: oob.into(),
+            },
+            t,
+        );
+        self.sync_page(ppa)?;
+        Ok(t)
+    }
+
+    /// Senses a page into its plane's register for a copyback, moving only its OOB over the
+    /// channel (the controller needs it to place the copy).
+    pub fn read_for_copyback(
+        &mut self,
+        ppa: Ppa,
+        ready: SimTime,
+    ) -> Result<(OpTiming, PageView<'_>), NandError> {
+        self.image.check_ppa(ppa)?;
+        let pu = self.image.geometry().pu_of(ppa);
+        let bytes = self.image.oob_used() as u64;
+        let t = self.array_then_transfer(pu, ready, self.timing.read_ns, bytes);
+        self.counters.reads += 1;
+        Ok((t, self.image.view(ppa)))
     }
 
     /// Partial program: new OOB contents (clearing bits only) and/or bytes into the data area.

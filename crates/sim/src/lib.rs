@@ -5,6 +5,7 @@
 //! nanoseconds, events are ordered by `(time, seq)`, and every random stream is forked from
 //! one seed by name. Nothing here reads the wall clock or any global state.
 
+pub mod calendar;
 pub mod crc;
 pub mod histogram;
 pub mod ids;
@@ -14,6 +15,7 @@ pub mod resource;
 pub mod rng;
 pub mod time;
 
+pub use calendar::Calendar;
 pub use histogram::Histogram;
 pub use ids::{Lpn, TxId, TxnId};
 pub use queue::EventQueue;

@@ -35,6 +35,11 @@ pub struct FtlConfig {
     /// Lower bound on the GC threshold, in blocks per parallel unit.
     pub gc_min_free_blocks: u32,
     pub gc_policy: GcPolicyKind,
+    /// GC moves a live page inside its plane by copyback (sense into the page register,
+    /// program from it; only the OOB crosses the channel). Off by default: MQSim's default,
+    /// none of the papers mentions it, and real controllers avoid it because the data skips
+    /// the controller's ECC, so bit errors are copied along (DECISIONS.md, "GC copyback").
+    pub gc_copyback: bool,
     pub striping: Striping,
     /// Allocate the free block with the lowest erase count (otherwise first-in first-out).
     pub dynamic_wear_leveling: bool,
@@ -72,6 +77,7 @@ impl Default for FtlConfig {
             gc_threshold: 0.05,
             gc_min_free_blocks: 3,
             gc_policy: GcPolicyKind::Greedy,
+            gc_copyback: false,
             striping: Striping::ChannelFirst,
             dynamic_wear_leveling: true,
             static_wear_leveling: false,

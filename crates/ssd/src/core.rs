@@ -896,6 +896,29 @@ impl FtlCore {
         Ok((ppa, t))
     }
 
+    /// A GC copy of the page at `src` into `pu`'s GC head by copyback (`ftl.gc_copyback`):
+    /// the data stays in the plane (see `Nand::copyback_program`; from another plane it
+    /// crosses the channel as a normal program).
+    pub fn program_copyback(
+        &mut self,
+        pu: PuId,
+        src: Ppa,
+        content: Content,
+        oob: &[u8],
+        ready: SimTime,
+    ) -> Result<(Ppa, OpTiming)> {
+        let (ppa, ready_min) =
+            self.alloc_in(pu, Stream::GC, ready)?
+                .ok_or_else(|| SsdError::OutOfSpace {
+                    detail: format!("{pu} has no free block for stream {}", Stream::GC.0),
+                })?;
+        let t = self
+            .nand
+            .copyback_program(src, ppa, content, oob, ready.max(ready_min))?;
+        self.after_program(ppa, t, ready)?;
+        Ok((ppa, t))
+    }
+
     fn after_program(&mut self, ppa: Ppa, t: OpTiming, ready: SimTime) -> Result<()> {
         // With checkpoints, record the unit's next window blocks once its open block is three
         // quarters written and its window is empty: early enough that the root recording them

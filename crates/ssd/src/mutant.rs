@@ -15,7 +15,9 @@
 //! - `flag-commit-early`: CFC/AFC set commit flags without waiting for the shadow pages;
 //! - `lighttx-ack-early`: LightTx acks COMMIT before the transaction's pages are durable;
 //! - `aw-commit-early`: AW/MHL-D/MHL-M write the commit without waiting for the pages;
-//! - `none-ack-early`: the plain FTL acks a write when its data crossed the host interface.
+//! - `none-ack-early`: the plain FTL acks a write when its data crossed the host interface;
+//! - `afc-no-first-hold`: AFC programs pages 2..n without waiting for the FALSE first page
+//!   to be durable (the hold issue 9 item 6 asked to justify).
 
 /// Whether mutant `name` is switched on in this process.
 #[cfg(feature = "mutants")]

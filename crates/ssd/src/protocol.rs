@@ -70,18 +70,24 @@ impl Isolation {
 pub struct ProtocolConfig {
     /// A name from the registry.
     pub name: String,
-    /// CFC / AFC: the block-based flag technique of Flag Commit §3.4.
+    /// CFC / AFC: the block-based flag technique of Flag Commit §3.4. On by default: §5.1
+    /// evaluated "the basic CFC and AFC protocols with block-based flag technique".
     pub block_flags: bool,
     /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
     pub log_heads: u32,
+    /// SCC: start erasing an aborted transaction's intentions at ABORT, in the background
+    /// (true), instead of when a page they concern is next written, on that write's path
+    /// (false). TxFlash §3.2 requires only that the erase precede the newer version.
+    pub scc_erase_at_abort: bool,
 }
 
 impl Default for ProtocolConfig {
     fn default() -> Self {
         ProtocolConfig {
             name: "none".into(),
-            block_flags: false,
+            block_flags: true,
             log_heads: 8,
+            scc_erase_at_abort: true,
         }
     }
 }

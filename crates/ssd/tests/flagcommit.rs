@@ -464,3 +464,31 @@ fn dram_accounting_names_the_protocol_tables() {
     assert!(get("dirty page table").is_some_and(|v| v > 0));
     assert!(get("reprogram watermarks").is_some());
 }
+
+/// The block-based flag technique (§3.4) is on unless configured off: Flag Commit §5.1
+/// evaluated "the basic CFC and AFC protocols with block-based flag technique" (issue 9,
+/// item 6; it used to be off by default). A device built from the default protocol
+/// configuration behaves exactly like one with the technique explicitly on, and (CFC, on
+/// the workload of `block_based_flags_save_gc_reprograms`) not like one with it off.
+#[test]
+fn block_based_flag_technique_is_on_by_default() {
+    assert!(ProtocolConfig::default().block_flags);
+    for proto in ["cfc", "afc"] {
+        let run = |bf: Option<bool>| {
+            let mut c = cfg(proto, false, 2);
+            c.protocol.block_flags = bf.unwrap_or(ProtocolConfig::default().block_flags);
+            let mut d = Device::in_memory(&c).unwrap();
+            let mut model = vec![None; d.logical_pages() as usize];
+            Driver::new(11).workload(&mut d, &mut model, 400, 8, 0.0);
+            (
+                counter(&d, "gc_flag_writes"),
+                d.core.nand.counters().partial_programs,
+            )
+        };
+        let (default, on, off) = (run(None), run(Some(true)), run(Some(false)));
+        assert_eq!(default, on, "{proto}");
+        if proto == "cfc" {
+            assert_ne!(on, off, "{proto}: the technique changes GC's flag writes");
+        }
+    }
+}

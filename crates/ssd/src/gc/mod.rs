@@ -191,7 +191,12 @@ pub fn relocate(
         if flags & (VALID | PIN_PROTO | PIN_CORE) == 0 {
             continue;
         }
-        let (rt, view) = core.nand.read(from, now)?;
+        let copyback = core.cfg.gc_copyback;
+        let (rt, view) = if copyback {
+            core.nand.read_for_copyback(from, now)?
+        } else {
+            core.nand.read(from, now)?
+        };
         let (content, mut oob, tail) = match view {
             PageView::Programmed { data, oob } => match data {
                 media::image::DataRef::Tag { tag, tail } => (
@@ -210,7 +215,11 @@ pub fn relocate(
             }
         };
         hooks.migrate_oob(core, from, &mut oob);
-        let (to, t) = core.program(Stream::GC, Some(pu), content, &oob, rt.end)?;
+        let (to, t) = if copyback {
+            core.program_copyback(pu, from, content, &oob, rt.end)?
+        } else {
+            core.program(Stream::GC, Some(pu), content, &oob, rt.end)?
+        };
         let mut end = t.end;
         if let Some(tail) = tail {
             // The tail starts at the append area (tag mode stores only its written prefix,

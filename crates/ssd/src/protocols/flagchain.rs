@@ -788,9 +788,15 @@ impl FlagCommit {
             };
             let a = self.active_mut(xid)?;
             let ord = a.next_ord;
-            let ready = if v == Variant::Afc && ord > 0 {
+            #[cfg(feature = "mutants")]
+            let hold = !crate::mutant::on("afc-no-first-hold");
+            #[cfg(not(feature = "mutants"))]
+            let hold = true;
+            let ready = if v == Variant::Afc && ord > 0 && hold {
                 // No later page may become durable before the FALSE first page (§3.2: a crash
-                // must never leave only TRUE pages of an uncommitted transaction).
+                // must never leave only TRUE pages of an uncommitted transaction). Needed:
+                // without it the crash checker finds such states (mutant `afc-no-first-hold`,
+                // DECISIONS.md "AFC's first-page hold").
                 ready.max(a.first_end)
             } else {
                 ready

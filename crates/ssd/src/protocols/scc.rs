@@ -34,7 +34,8 @@
 //!   a newer version of P is programmed, every uncommitted intention of P and every uncommitted
 //!   intention whose next-link names a version of P is erased ("Handling Uncommitted Intention
 //!   Records"). We empty and erase the blocks holding them (`gc::relocate`, `Reason::Forced`;
-//!   counted in `forced_erases`), and the new version waits for those erases to complete.
+//!   counted in `forced_erases`), and the new version waits for those erases to complete
+//!   (issued at ABORT in the background by default, see below).
 //!   An intention GC already erased is simply dropped from the set (see `cyclic.rs` on how
 //!   erases are noticed).
 //! - A new version also waits for the ack of the previous commit of its page (`Floors`), so
@@ -84,10 +85,14 @@
 //!   returns only at the ack while the host may issue the next write to that page as soon as
 //!   the COMMIT is issued. (The generated workloads never do this; a scripted crash test in
 //!   `crates/check/tests/scc.rs` does, and fails without the wait.)
-//! - Uncommitted intentions are erased lazily, when a page they concern is next written, as
-//!   "Handling Uncommitted Intention Records" says, not at ABORT; by then GC has often erased
-//!   them for free. Erasing one means relocating its whole block (copying the block's live
-//!   pages), which is the GC overhead LightTx §4.3 attributes to SCC.
+//! - When the erase is issued: "Handling Uncommitted Intention Records" requires it only
+//!   before a newer version of a page it concerns is written. By default
+//!   (`protocol.scc_erase_at_abort = true`) it is issued at ABORT as background work: the
+//!   ABORT ack does not wait for it, and the next writer of the page usually finds it done.
+//!   With `false` it is issued lazily by that next writer, on its path (GC may have erased
+//!   the intention for free by then). Either way erasing one means relocating its whole
+//!   block (copying the block's live pages), the GC overhead LightTx §4.3 attributes to
+//!   SCC, and intentions recovery classifies as uncommitted are always erased lazily.
 //! - TRIM is refused, like every atomic protocol here.
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page (4 billion rewrites).
@@ -127,15 +132,18 @@ pub struct SccFtl {
     /// Uncommitted intentions this protocol had to erase itself (each cost one forced
     /// relocation of a block).
     forced_relocations: u64,
+    /// `protocol.scc_erase_at_abort`.
+    erase_at_abort: bool,
 }
 
-fn create(_: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
+fn create(p: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
     Ok(Box::new(SccFtl {
         ver_max: vec![0; core.logical_pages() as usize],
         txs: Txs::default(),
         floors: Floors::default(),
         uncommitted: Uncommitted::default(),
         forced_relocations: 0,
+        erase_at_abort: p.scc_erase_at_abort,
     }))
 }
 
@@ -184,6 +192,45 @@ impl SccFtl {
             }
         }
         Ok(self.floors.get(lpn))
+    }
+}
+
+impl SccFtl {
+    /// Starts erasing the blocks holding `aborted` intentions now (`protocol.
+    /// scc_erase_at_abort`), so that the next writer of their pages usually finds them gone
+    /// instead of relocating on its own path. The SCC Invariant is kept exactly as before:
+    /// `clear_for` still runs before every new version, notices the erases (`settle`/`sweep`)
+    /// and makes the new version wait for their completion (`forget` raises the floors);
+    /// only the instant the erase is issued moves earlier. Nothing the ABORT acks depends on
+    /// waits for this work (the device's abort ack counts the protocol's own programs, so
+    /// the copies' program ends are taken back out of it).
+    fn erase_in_background(
+        &mut self,
+        core: &mut FtlCore,
+        aborted: &[Link],
+        now: SimTime,
+    ) -> Result<()> {
+        let saved = core.program_end_since;
+        for at in aborted {
+            loop {
+                if let Some(e) = self.uncommitted.settle(core, at) {
+                    self.forget(*at, &e);
+                    break;
+                }
+                if self.uncommitted.get(at).is_none() {
+                    break;
+                }
+                match self.uncommitted.live_block_of(core, at) {
+                    Some(block) => {
+                        gc::relocate(core, self, block, now, gc::Reason::Forced)?;
+                        self.forced_relocations += 1;
+                    }
+                    None => break,
+                }
+            }
+        }
+        core.program_end_since = saved;
+        Ok(())
     }
 }
 
@@ -243,7 +290,11 @@ impl CommitProtocol for SccFtl {
         let Some(t) = self.txs.remove(tx.seq) else {
             return Ok(now);
         };
+        let aborted: Vec<Link> = t.written.iter().map(|i| i.meta.at).collect();
         self.uncommitted.abort(core, t, now);
+        if self.erase_at_abort {
+            self.erase_in_background(core, &aborted, now)?;
+        }
         Ok(now)
     }
 
@@ -352,5 +403,6 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
         floors: Floors::default(),
         uncommitted: u,
         forced_relocations: 0,
+        erase_at_abort: ctx.params.scc_erase_at_abort,
     }))
 }
