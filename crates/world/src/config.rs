@@ -41,6 +41,12 @@ pub enum TraceFormat {
     Disksim,
     /// commitlab's transactional trace format (docs/TRACES.md).
     Txn,
+    /// blkreplay `.load` files (Debian's blkreplay-examples), plain or gzip.
+    Blkreplay,
+    /// MSR Cambridge CSV (SNIA IOTTA).
+    Msr,
+    /// SPC-1 / UMass Trace Repository CSV.
+    Spc,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,7 +56,7 @@ pub struct TraceConfig {
     pub format: TraceFormat,
     /// Multiplies arrival times (0.5 replays twice as fast).
     pub time_scale: f64,
-    /// Fold addresses beyond the device modulo its logical pages (disksim traces).
+    /// Fold addresses beyond the device modulo its logical pages (block traces).
     pub fold: bool,
     /// Transactions replayed at once (txn traces).
     pub concurrency: u32,
