@@ -349,7 +349,7 @@ impl Out {
 /// The style of a bar by simulated work: what, count of total, rate, ETA.
 fn work_bar_style() -> indicatif::ProgressStyle {
     indicatif::ProgressStyle::with_template(
-        "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} ({per_sec}, ETA {eta})",
+        "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} (ETA {eta})",
     )
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
 }
@@ -727,7 +727,7 @@ fn main() -> ExitCode {
         } => cmd_host_run(cfg, h, protocol, json, record),
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
-        Cmd::Crash(a) => crash::cmd_crash(a),
+        Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
         Cmd::Soak(a) => crash::cmd_soak(a),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
