@@ -134,18 +134,11 @@ pub trait Driver {
 }
 
 /// A workload error: a malformed trace line or an impossible parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
 pub struct WorkloadError {
     pub what: String,
 }
-
-impl std::fmt::Display for WorkloadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.what)
-    }
-}
-
-impl std::error::Error for WorkloadError {}
 
 pub fn werr(what: impl Into<String>) -> WorkloadError {
     WorkloadError { what: what.into() }

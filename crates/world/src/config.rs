@@ -161,15 +161,9 @@ impl Default for Config {
 }
 
 /// A configuration problem, with the key or file it concerns.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("config: {0}")]
 pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "config: {}", self.0)
-    }
-}
-impl std::error::Error for ConfigError {}
 
 /// Where a configuration comes from.
 #[derive(Clone, Debug, Default)]

@@ -19,30 +19,22 @@ use workload::txn::{Timed, TxCmd, TxStream};
 use workload::{Driver, Op, Step};
 
 /// Why a run failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum WorldError {
+    #[error("{0}")]
     Config(String),
+    #[error("workload: {0}")]
     Workload(String),
     /// The device refused a command (misuse, an unsupported request, out of space).
+    #[error("at {at}, {request}: {error}")]
     Device {
         at: SimTime,
         request: String,
         error: SsdError,
     },
+    #[error("{0}")]
     Io(String),
 }
-
-impl std::fmt::Display for WorldError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WorldError::Config(s) => write!(f, "{s}"),
-            WorldError::Workload(s) => write!(f, "workload: {s}"),
-            WorldError::Device { at, request, error } => write!(f, "at {at}, {request}: {error}"),
-            WorldError::Io(s) => write!(f, "{s}"),
-        }
-    }
-}
-impl std::error::Error for WorldError {}
 
 impl From<crate::config::ConfigError> for WorldError {
     fn from(e: crate::config::ConfigError) -> Self {
