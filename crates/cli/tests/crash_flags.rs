@@ -169,4 +169,23 @@ fn progress_bars_draw_on_a_terminal_only_and_not_with_quiet() {
     ))
     .unwrap();
     assert!(!quiet.contains("requests ["), "{quiet}");
+    // compare and sweep: points done of total.
+    let small = "--set workload.txn.transactions=100 --set nand.blocks_per_plane=32";
+    let shown = tty(&format!("{bin} compare --protocols none,tc {small}")).unwrap();
+    assert!(
+        shown.contains("points, ETA"),
+        "compare on a terminal: {shown}"
+    );
+    let quiet = tty(&format!("{bin} compare -q --protocols none,tc {small}")).unwrap();
+    assert!(!quiet.contains("points, ETA"), "{quiet}");
+    let piped = run(&[
+        "compare",
+        "--protocols",
+        "none",
+        "--set",
+        "workload.txn.transactions=100",
+        "--set",
+        "nand.blocks_per_plane=32",
+    ]);
+    assert!(!text(&piped.stderr).contains("points, ETA"));
 }

@@ -248,3 +248,32 @@ fn bad_block_traces_exit_2_naming_the_line_before_anything_runs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("workload.trace.format"));
     let _ = std::fs::remove_dir_all(d);
 }
+
+/// Finding 8: a DiskSim replay first writes `workload.prefill` (default 0.5) of the logical
+/// space, as docs/TRACES.md says: a read of page 0 finds data after the default prefill and
+/// an unwritten page with `workload.prefill = 0`.
+#[test]
+fn a_disksim_replay_prefills_half_the_device_by_default() {
+    let d = tmpdir("prefill");
+    let p = d.join("read0.disksim");
+    std::fs::write(&p, "0 0 0 8 1\n").unwrap();
+    let path = p.to_str().unwrap();
+    let v = json_of(&run(&["run", "--trace", path, "--json", "-", "--quiet"]));
+    assert_eq!(ftl(&v, "unmapped_reads"), 0);
+    assert_eq!(v["nand_reads"].as_u64(), Some(1));
+    let v = json_of(&run(&[
+        "run",
+        "--trace",
+        path,
+        "--set",
+        "workload.prefill=0",
+        "--json",
+        "-",
+        "--quiet",
+    ]));
+    assert_eq!(ftl(&v, "unmapped_reads"), 1);
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/TRACES.md"))
+        .unwrap();
+    assert!(doc.contains("`workload.prefill` (default 0.5)"));
+    let _ = std::fs::remove_dir_all(d);
+}

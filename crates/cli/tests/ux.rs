@@ -417,3 +417,26 @@ fn every_set_in_the_docs_is_accepted() {
     }
     assert!(n >= 4, "found only {n} examples");
 }
+
+/// Finding 8: the README pointed to a doc that did not exist. Every `docs/….md` it names
+/// exists.
+#[test]
+fn the_readme_points_only_to_docs_that_exist() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let mut n = 0;
+    for (i, _) in readme.match_indices("docs/") {
+        let tail = &readme[i..];
+        let end = tail.find(".md").map(|e| e + 3);
+        let Some(end) = end.filter(|&e| !tail[..e].contains(char::is_whitespace)) else {
+            continue;
+        };
+        let doc = &tail[..end];
+        assert!(
+            std::path::Path::new(&format!("{root}/{doc}")).exists(),
+            "README names {doc}, which does not exist"
+        );
+        n += 1;
+    }
+    assert!(n >= 4, "found only {n} doc references");
+}
