@@ -54,8 +54,10 @@ pub struct CrashArgs {
     /// plus `--schedules N` random schedules each when given.
     #[arg(long)]
     pub all: bool,
-    /// Enumerate every crash state (the default), for each timing profile.
-    #[arg(long, conflicts_with = "schedules")]
+    /// Enumerate every crash state for each timing profile. The default without
+    /// --schedules; with --schedules N it runs both, exhaustive then N random states (as
+    /// --all always does). Replay commands of exhaustive states spell it out.
+    #[arg(long)]
     pub exhaustive: bool,
     /// Check N seeded random crash states instead (timing drawn per batch of 512).
     #[arg(long)]
@@ -205,6 +207,7 @@ fn check_protocol(
     protocol: &str,
     exhaustive: bool,
     schedules: Option<u64>,
+    bar: &Bar,
 ) -> Result<Outcome, Fail> {
     let wall = std::time::Instant::now();
     let cfg = crash_config(a, protocol)?;
@@ -245,7 +248,8 @@ fn check_protocol(
             );
             o.only = only.clone();
             o.double = a.double;
-            let rep = check::check_with(&rec, &o, &mut |_| false).map_err(|e| Fail(2, e))?;
+            let rep = check::check_with(&rec, &o, &mut bar.tick()).map_err(|e| Fail(2, e))?;
+            bar.recording_done();
             if let Some(k) = &a.state {
                 if rep.states == 0 {
                     return Err(Fail(2, format!("--state {k}: this run has no crash state {k} (states are numbered from 0; run without --state to count them)")));
@@ -299,7 +303,8 @@ fn check_protocol(
             o.first_schedule = lo;
             o.only = first_k.map(|k| vec![k]);
             o.double = a.double;
-            let rep = check::check_with(&rec, &o, &mut |_| false).map_err(|e| Fail(2, e))?;
+            let rep = check::check_with(&rec, &o, &mut bar.tick()).map_err(|e| Fail(2, e))?;
+            bar.recording_done();
             let spec = t.spec();
             let prefix = replay_prefix(a, protocol, seed);
             let replay = |v: &check::Violation| {
@@ -331,7 +336,108 @@ fn check_protocol(
     Ok(out)
 }
 
-pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
+/// The crash progress bar (issue 10, item 3): recordings (protocol × timing profile, and
+/// each batch of random schedules) done of their total, with ETA, and crash states checked
+/// so far. The exhaustive states of a recording are counted only as they are enumerated, so
+/// the bar's unit is the recording; the state count is the message. Hidden when stderr is
+/// not a terminal or with --quiet.
+pub struct Bar {
+    bar: indicatif::ProgressBar,
+    states: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Bar {
+    fn new(quiet: bool, recordings: u64) -> Bar {
+        let bar = if crate::progress_on(quiet) {
+            let b = indicatif::ProgressBar::new(recordings);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "crash [{elapsed_precise}] {wide_bar} {pos}/{len} recordings, {msg} (ETA {eta})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_message("0 crash states");
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
+            b
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Bar {
+            bar,
+            states: Default::default(),
+        }
+    }
+
+    /// A `stop` callback for `check::check_with` that counts states (never stops).
+    fn tick(&self) -> impl FnMut(&CheckReport) -> bool + '_ {
+        let mut last = 0u64;
+        move |rep| {
+            if !self.bar.is_hidden() {
+                let seen = rep.states + rep.nested_states;
+                let n = self
+                    .states
+                    .fetch_add(seen - last, std::sync::atomic::Ordering::Relaxed)
+                    + (seen - last);
+                last = seen;
+                if n.is_multiple_of(64) {
+                    self.bar.set_message(format!("{n} crash states"));
+                }
+            }
+            false
+        }
+    }
+
+    fn recording_done(&self) {
+        self.bar.inc(1);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Recordings one protocol's check makes: a timing profile each when exhaustive, a batch
+/// of random schedules each.
+fn recordings(a: &CrashArgs, exhaustive: bool, schedules: Option<u64>) -> u64 {
+    let profiles = if a.timing.is_some() || a.state.is_some() {
+        1
+    } else {
+        ADVERSARIAL.len() as u64
+    };
+    let random = match schedules {
+        Some(_) if a.state.is_some() || a.timing.is_some() => 1,
+        Some(n) => n.div_ceil(BATCH),
+        None => 0,
+    };
+    u64::from(exhaustive) * profiles + random
+}
+
+/// A preset or a configuration file replaces crash's small base configuration (device
+/// and workload) instead of layering over it (issue 10, finding 5): say so, once, before
+/// anything runs.
+fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
+    let what = match (&a.preset, &a.config) {
+        (Some(p), _) => format!("--preset {p}"),
+        (None, Some(c)) => format!("--config {}", c.display()),
+        (None, None) => return Ok(()),
+    };
+    let small = check::small_config(protocol);
+    let cfg = load(
+        a,
+        Some(small.clone()),
+        &[format!("protocol.name=\"{protocol}\"")],
+    )?;
+    eprintln!(
+        "note: {what} replaces the crash checker's small configuration ({} pages, {} workload) with its own ({} pages, {} workload); exhaustive checking of a large device may refuse it (too many operations in flight) and random checking runs its whole workload per batch. To keep the small device and change one setting, use --set instead.",
+        small.nand.geometry().pages(),
+        small.workload.kind_name(),
+        cfg.nand.geometry().pages(),
+        cfg.workload.kind_name(),
+    );
+    Ok(())
+}
+
+pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     if let Some(h) = &a.host {
         let protocol = a.protocol.as_deref().unwrap_or("none");
         let state = match &a.state {
@@ -343,6 +449,7 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
         };
         return crate::cmd_host_crash(&a.cfg, h, protocol, a.schedules, state, a.max_in_flight);
     }
+    note_replaced_base(&a.cfg, a.protocol.as_deref().unwrap_or("none"))?;
     if a.schedules == Some(0) {
         return Err(Fail(2, "--schedules must be at least 1".into()));
     }
@@ -352,6 +459,13 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
     if let Some(s) = &a.shape {
         check::shapes::apply(s, &mut Config::default()).map_err(crate::bad)?;
     }
+    if a.exhaustive && a.schedules.is_some() && a.state.is_some() {
+        return Err(Fail(
+            2,
+            "--state replays one state of one mode: use --exhaustive or --schedules N, not both"
+                .into(),
+        ));
+    }
     if a.all {
         if a.state.is_some() {
             return Err(Fail(
@@ -360,10 +474,12 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
             ));
         }
         let names = ssd::protocol::names();
+        let bar = Bar::new(quiet, names.len() as u64 * recordings(a, true, a.schedules));
         let results: Vec<(String, Result<Outcome, Fail>)> = names
             .par_iter()
-            .map(|p| (p.to_string(), check_protocol(a, p, true, a.schedules)))
+            .map(|p| (p.to_string(), check_protocol(a, p, true, a.schedules, &bar)))
             .collect();
+        bar.finish();
         let mut t = report::Table::new(vec![
             "protocol",
             "exhaustive",
@@ -423,8 +539,11 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
         return Ok(());
     }
     let protocol = a.protocol.as_deref().unwrap_or_default();
-    let exhaustive = a.schedules.is_none();
-    let o = check_protocol(a, protocol, exhaustive, a.schedules)?;
+    let exhaustive = a.schedules.is_none() || a.exhaustive;
+    let bar = Bar::new(quiet, recordings(a, exhaustive, a.schedules));
+    let o = check_protocol(a, protocol, exhaustive, a.schedules, &bar);
+    bar.finish();
+    let o = o?;
     for l in &o.lines {
         say(l)?;
     }
@@ -512,6 +631,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         shape: None,
         host: None,
     };
+    note_replaced_base(&a.cfg, &protocols[0])?;
     for p in &protocols {
         cfgs.push(crash_config(&args, p)?);
     }

@@ -73,8 +73,9 @@ enum Cmd {
         /// Replay a trace file instead of the configured workload.
         #[arg(long)]
         trace: Option<PathBuf>,
-        /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op) or
-        /// txn (transactional: time_ns txid op lpn count flags; see docs/TRACES.md).
+        /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op),
+        /// txn (transactional: time_ns txid op lpn count flags), blkreplay (.load files),
+        /// msr (MSR Cambridge CSV) or spc (SPC-1/UMass CSV); plain or gzip (docs/TRACES.md).
         #[arg(long, default_value = "disksim")]
         trace_format: String,
         /// Write every command the run issues to this file as a txn trace.
@@ -251,21 +252,41 @@ fn cmd_run(
         image: image.clone(),
         ack_log: ack_log.clone(),
     };
-    let spin = if progress_on(quiet) {
-        let b = indicatif::ProgressBar::new_spinner();
-        b.set_message(format!(
-            "running {} on {} ({} logical pages)",
-            cfg.protocol.name,
-            cfg.workload.kind_name(),
-            cfg.nand.geometry().pages()
-        ));
+    // A bar by simulated work (issue 10, item 3): prefill pages, then requests issued of
+    // the workload's total, with ETA; a spinner when the workload does not know its total.
+    let bar = if progress_on(quiet) {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(work_bar_style());
+        b.set_prefix(format!("{} prefill", cfg.protocol.name));
         b.enable_steady_tick(std::time::Duration::from_millis(200));
         b
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let r = world::run(&cfg, &opts);
-    spin.finish_and_clear();
+    let progress: Option<Box<dyn FnMut(world::run::Progress)>> = if bar.is_hidden() {
+        None
+    } else {
+        let b = bar.clone();
+        let name = cfg.protocol.name.clone();
+        let mut measuring = false;
+        Some(Box::new(move |p| match p {
+            world::run::Progress::Prefill { done, total } => {
+                b.set_length(total);
+                b.set_position(done);
+            }
+            world::run::Progress::Measure { done, total } => {
+                if !measuring {
+                    measuring = true;
+                    b.set_prefix(format!("{name} requests"));
+                    b.reset_eta();
+                }
+                b.set_length(total.unwrap_or(done).max(done));
+                b.set_position(done);
+            }
+        }))
+    };
+    let r = world::run::run_with_progress(&cfg, &opts, progress);
+    bar.finish_and_clear();
     let out = r.map_err(|e| match &e {
         // A request the protocol cannot honour is the input's fault (issue 10, finding 4).
         world::WorldError::Device { error, .. } if study::input_fault(error) => bad(e),
@@ -323,6 +344,14 @@ impl Out {
             }
         }
     }
+}
+
+/// The style of a bar by simulated work: what, count of total, rate, ETA.
+fn work_bar_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(
+        "{prefix} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} (ETA {eta})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
 }
 
 /// Whether progress bars may draw: not with --quiet, and only on a terminal.
@@ -698,7 +727,7 @@ fn main() -> ExitCode {
         } => cmd_host_run(cfg, h, protocol, json, record),
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
-        Cmd::Crash(a) => crash::cmd_crash(a),
+        Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
         Cmd::Soak(a) => crash::cmd_soak(a),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {

@@ -32,6 +32,16 @@ pub fn run_summary(m: &RunMetrics) -> String {
         "host page reads / writes / trims",
         format!("{} / {} / {}", m.host_reads, m.host_writes, m.host_trims),
     );
+    if m.ftl.partial_writes > 0 || m.ftl.unmapped_reads > 0 {
+        // Block traces: sub-page writes (read-modify-write) and reads of unwritten pages.
+        row(
+            "sub-page writes / rmw reads / unmapped reads",
+            format!(
+                "{} / {} / {}",
+                m.ftl.partial_writes, m.ftl.rmw_reads, m.ftl.unmapped_reads
+            ),
+        );
+    }
     row(
         "nand reads / programs / partial programs / erases",
         format!(

@@ -439,6 +439,23 @@ impl Device {
         Ok(self.done(t))
     }
 
+    /// A plain write that covers `lpn` only in part (a sub-page or unaligned block-trace
+    /// request): read-modify-write. The device reads the page's current version (a NAND
+    /// read, counted in `rmw_reads`), merges the new sectors into it in its buffer, and
+    /// programs the whole page once the read is done; acked when durable. A page that was
+    /// never written (or was trimmed) merges with zeroes: no read. The merge itself is not
+    /// modelled byte by byte: the programmed page carries the new `tag`, as `write_plain`'s.
+    pub fn write_partial(&mut self, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
+        self.core.check_lpn(lpn)?;
+        let (old, read_done) = self.proto.read(&mut self.core, lpn, now)?;
+        self.core.stats.partial_writes += 1;
+        if !matches!(old, ReadOutcome::Unmapped) {
+            self.core.stats.rmw_reads += 1;
+        }
+        // The program's data is ready when the old page has been read and merged.
+        self.write_plain(lpn, tag, read_done.max(now))
+    }
+
     /// WriteAtomic(pages) as in TxFlash: the pages are known up front; acked when durable.
     pub fn write_atomic(&mut self, pages: &[(Lpn, u64)], now: SimTime) -> Result<SimTime> {
         for (lpn, _) in pages {
@@ -463,6 +480,10 @@ impl Device {
     pub fn read(&mut self, lpn: Lpn, now: SimTime) -> Result<(ReadOutcome, SimTime)> {
         let r = self.proto.read(&mut self.core, lpn, now)?;
         self.core.stats.host_reads += 1;
+        // A never-written page: zeroes from the mapping table, no NAND read (counted).
+        if matches!(r.0, ReadOutcome::Unmapped) {
+            self.core.stats.unmapped_reads += 1;
+        }
         Ok(r)
     }
 

@@ -46,4 +46,15 @@ pub struct FtlStats {
     /// Host writes that replaced a mapped page (the old copy became invalid).
     #[serde(default)]
     pub page_invalidations: u64,
+    /// Host writes that covered a page only in part (`Device::write_partial`), and of
+    /// them the ones that had to read the old page from NAND to merge it (read-modify-
+    /// write; a never-written page merges with zeroes and needs no read).
+    #[serde(default)]
+    pub partial_writes: u64,
+    #[serde(default)]
+    pub rmw_reads: u64,
+    /// Host reads of a never-written (or trimmed) page: answered with zeroes from the
+    /// mapping table, without a NAND read (docs/DECISIONS.md, "Issue 10 audit").
+    #[serde(default)]
+    pub unmapped_reads: u64,
 }

@@ -1,14 +1,15 @@
-//! Streamed importers for common block-trace formats: blkreplay `.load` files, MSR
+//! Streamed readers for block traces: DiskSim / MQSim ASCII, blkreplay `.load` files, MSR
 //! Cambridge CSV and SPC (UMass Trace Repository) CSV. Each reads its input line by line
-//! (one reused buffer; a multi-gigabyte trace is never held as text) and yields the same
-//! `disksim::TraceRequest`s the DiskSim reader produces, so `disksim::DiskSimReplay` turns
-//! them into exactly the `Op` stream a DiskSim trace of the same requests gives: sector
-//! ranges map to the whole logical pages they touch (a sub-page or unaligned request
-//! becomes a request for every page it overlaps; `with_rmw_reads` adds the read a partial
-//! page write implies), addresses beyond the device fold or fail as
-//! `workload.trace.fold` says, and arrival times are replayed open-loop.
+//! (one reused buffer; a multi-gigabyte trace is never held as text or as requests) and
+//! yields `disksim::TraceRequest`s, which `disksim::DiskSimReplay` replays: sector ranges
+//! map to the whole logical pages they touch, a write that covers its first or last page
+//! only in part becomes a read-modify-write in the device (`Op::PartialWrite`), addresses
+//! beyond the device fold or fail as `workload.trace.fold` says, and arrival times are
+//! replayed open-loop. `open` reads plain or gzip-compressed files (by their magic bytes),
+//! so the `.load.gz` files Debian ships replay without unpacking.
 //!
 //! Formats (docs/TRACES.md):
+//! - **disksim**: `arrival_ns device lsn size_sectors op` (`disksim.rs`).
 //! - **blkreplay** (`.load`, as shipped by Debian's `blkreplay-examples`): a free-text
 //!   preamble, a header line `start ; sector; length ; op ; …`, then
 //!   `start_s ; sector ; length_sectors ; op ; replay_delay ; replay_duration` with
@@ -38,6 +39,7 @@ const SECTOR_BYTES: u64 = 512;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockFormat {
+    Disksim,
     Blkreplay,
     Msr,
     Spc,
@@ -46,6 +48,7 @@ pub enum BlockFormat {
 impl BlockFormat {
     pub fn parse(s: &str) -> Option<BlockFormat> {
         match s {
+            "disksim" => Some(BlockFormat::Disksim),
             "blkreplay" => Some(BlockFormat::Blkreplay),
             "msr" => Some(BlockFormat::Msr),
             "spc" | "umass" => Some(BlockFormat::Spc),
@@ -122,6 +125,7 @@ impl<R: BufRead> BlockTraceReader<R> {
                     self.in_data = true;
                     self.blkreplay(t)?
                 }
+                BlockFormat::Disksim => crate::disksim::parse_line(t).map_err(|e| self.err(e))?,
                 BlockFormat::Msr => self.msr(t)?,
                 BlockFormat::Spc => self.spc(t)?,
             };
@@ -290,34 +294,45 @@ pub fn parse(
     BlockTraceReader::new(name, format, input).collect()
 }
 
-/// The reads a device with `page_bytes` pages has to do for read-modify-write: before each
-/// write that covers only part of its first or last page, a read of that page (whole), at
-/// the same arrival time. Optional: without it a sub-page write costs what a whole-page
-/// write does. The read and the write are issued together open-loop, so the device may
-/// serve them in either order; the cost, not the dependency, is modelled.
-pub fn with_rmw_reads(reqs: &[TraceRequest], page_bytes: u32) -> Vec<TraceRequest> {
-    let spp = u64::from(page_bytes / 512).max(1);
-    let mut out = Vec::with_capacity(reqs.len() + reqs.len() / 4);
-    for r in reqs {
-        if !r.read {
-            let end = r.lsn + u64::from(r.sectors);
-            let (first, last) = (r.lsn / spp, (end - 1) / spp);
-            let head = r.lsn % spp != 0 || (first == last && end % spp != 0);
-            let tail = last != first && end % spp != 0;
-            for (partial, page) in [(head, first), (tail, last)] {
-                if partial {
-                    out.push(TraceRequest {
-                        read: true,
-                        lsn: page * spp,
-                        sectors: spp as u32,
-                        ..*r
-                    });
-                }
-            }
-        }
-        out.push(*r);
+/// Opens a trace file for reading, plain or gzip-compressed (recognised by its first two
+/// bytes, 1f 8b, whatever the file is called). Errors name the path.
+pub fn open(path: &str) -> Result<Box<dyn BufRead>, WorkloadError> {
+    let file = std::fs::File::open(path).map_err(|e| werr(format!("{path}: {e}")))?;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, file);
+    let head = r.fill_buf().map_err(|e| werr(format!("{path}: {e}")))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(r),
+        )))
+    } else {
+        Ok(Box::new(r))
     }
-    out
+}
+
+/// A streamed replay of the trace at `path` in `format` (read twice: validated and counted,
+/// then replayed; see `DiskSimReplay::streamed`).
+pub fn replay(
+    path: &str,
+    format: BlockFormat,
+    page_bytes: u32,
+    logical_pages: u32,
+    time_scale: f64,
+    fold: bool,
+) -> Result<crate::disksim::DiskSimReplay, WorkloadError> {
+    let p = path.to_string();
+    let open_pass: crate::disksim::Opener = Box::new(move || {
+        let input = open(&p)?;
+        Ok(Box::new(BlockTraceReader::new(&p, format, input)) as crate::disksim::Requests)
+    });
+    crate::disksim::DiskSimReplay::streamed(
+        path,
+        open_pass,
+        page_bytes,
+        logical_pages,
+        time_scale,
+        fold,
+    )
 }
 
 /// Seconds as a non-negative decimal (`12`, `0.5`, `498.670659923`) to nanoseconds, exactly
@@ -431,19 +446,23 @@ mod tests {
         let want = ops(&want_reqs);
         assert_eq!(
             want[1].1,
-            Op::Write {
+            Op::PartialWrite {
                 lpn: Lpn(0),
-                pages: 1
+                pages: 1,
+                head_partial: true,
+                tail_partial: false,
             },
-            "a one-sector write is a write of its page"
+            "a one-sector write is a read-modify-write of its page"
         );
         assert_eq!(
             want[2].1,
-            Op::Write {
+            Op::PartialWrite {
                 lpn: Lpn(0),
-                pages: 2
+                pages: 2,
+                head_partial: true,
+                tail_partial: true,
             },
-            "unaligned: both pages touched"
+            "unaligned: both pages touched, both partly"
         );
         for (fmt, text) in [
             (BlockFormat::Blkreplay, blk),
@@ -517,50 +536,6 @@ mod tests {
     }
 
     #[test]
-    fn rmw_reads_precede_partial_page_writes_only() {
-        let w = |lsn, sectors| TraceRequest {
-            arrival_ns: 5,
-            device: 0,
-            lsn,
-            sectors,
-            read: false,
-        };
-        let r = |lsn, sectors| TraceRequest {
-            read: true,
-            ..w(lsn, sectors)
-        };
-        // 4 KiB pages = 8 sectors.
-        assert_eq!(with_rmw_reads(&[w(8, 8)], 4096), vec![w(8, 8)], "aligned");
-        assert_eq!(
-            with_rmw_reads(&[w(9, 1)], 4096),
-            vec![r(8, 8), w(9, 1)],
-            "inside one page"
-        );
-        assert_eq!(
-            with_rmw_reads(&[w(8, 1)], 4096),
-            vec![r(8, 8), w(8, 1)],
-            "head of a page"
-        );
-        assert_eq!(
-            with_rmw_reads(&[w(4, 16)], 4096),
-            vec![r(0, 8), r(16, 8), w(4, 16)],
-            "partial head and tail pages"
-        );
-        assert_eq!(
-            with_rmw_reads(&[w(8, 12)], 4096),
-            vec![r(16, 8), w(8, 12)],
-            "tail only"
-        );
-        assert_eq!(
-            with_rmw_reads(&[r(9, 1)], 4096),
-            vec![r(9, 1)],
-            "reads need none"
-        );
-        // 512-byte pages: every request is whole pages.
-        assert_eq!(with_rmw_reads(&[w(9, 1)], 512), vec![w(9, 1)]);
-    }
-
-    #[test]
     fn reader_streams_and_stops_at_the_first_error() {
         let text = "0,1,512,r,0.0\n0,1,512,q,0.1\n0,1,512,r,0.2\n";
         let mut r = BlockTraceReader::new("t", BlockFormat::Spc, text.as_bytes());
@@ -569,33 +544,159 @@ mod tests {
         assert!(r.next().is_none());
     }
 
-    /// The full traces of Debian's blkreplay-examples, when installed
-    /// (`apt-get install blkreplay-examples`): `cargo test -p commitlab-workload --release
-    /// blkreplay_examples -- --ignored --nocapture`.
+    /// Where Debian's `blkreplay-examples` puts its real traces (`.ci/run` installs it).
+    pub(crate) const BLKREPLAY_EXAMPLES: &str =
+        "/usr/share/doc/blkreplay-examples/examples/example-load/natural";
+
+    /// Counts of a trace read in full through `open` (gzip) and the streamed reader.
+    fn census(path: &str) -> (u64, u64, u64, u64) {
+        let (mut n, mut reads, mut sectors, mut sub_page) = (0u64, 0u64, 0u64, 0u64);
+        for r in BlockTraceReader::new(path, BlockFormat::Blkreplay, open(path).unwrap()) {
+            let r = r.unwrap();
+            n += 1;
+            reads += u64::from(r.read);
+            sectors += u64::from(r.sectors);
+            let (h, t) = crate::disksim::partial_ends(r.lsn, r.sectors, 8);
+            sub_page += u64::from(!r.read && (h || t));
+        }
+        (n, reads, sectors, sub_page)
+    }
+
+    /// The real MySQL and MS SQL Server traces of Debian's blkreplay-examples, read in full
+    /// from their `.gz` files. Skipped with a message when the package is not installed.
+    #[test]
+    fn blkreplay_examples_mysql_and_mssql_parse_in_full() {
+        let mut seen = 0;
+        for (file, want) in [
+            // (requests, reads) of the files, counted independently when written:
+            // zcat F | awk -F';' '$1 ~ /^ *[0-9.]+ *$/ && NF>=4 {n++; if ($4 ~ /^ *R/) r++}'
+            ("linux-mysql.load.gz", Some((80_794u64, 7_187u64))),
+            ("windows-mssql.load.gz", Some((42_976, 2_528))),
+        ] {
+            let path = format!("{BLKREPLAY_EXAMPLES}/{file}");
+            if !std::path::Path::new(&path).exists() {
+                eprintln!("skipped: {path} is absent (apt-get install blkreplay-examples)");
+                continue;
+            }
+            seen += 1;
+            let (n, reads, sectors, sub_page) = census(&path);
+            eprintln!("{file}: {n} requests, {reads} reads, {sectors} sectors, {sub_page} sub-page writes");
+            assert!(n > 10_000, "{file}: {n}");
+            assert!(
+                reads > 0 && reads < n,
+                "{file}: reads and writes both present"
+            );
+            if let Some((wn, wr)) = want {
+                assert_eq!((n, reads), (wn, wr), "{file}");
+            }
+        }
+        if seen == 0 {
+            eprintln!("skipped: blkreplay-examples is not installed");
+        }
+    }
+
+    /// Every trace of blkreplay-examples (the web server ones are large: run in release,
+    /// `cargo test -p commitlab-workload --release blkreplay_examples -- --ignored
+    /// --nocapture`).
     #[test]
     #[ignore]
     fn blkreplay_examples_parse_in_full() {
-        let dir = "/usr/share/doc/blkreplay-examples/examples/example-load/natural";
-        let entries = std::fs::read_dir(dir).expect("blkreplay-examples is not installed");
+        let entries =
+            std::fs::read_dir(BLKREPLAY_EXAMPLES).expect("blkreplay-examples is not installed");
         for e in entries {
-            let path = e.unwrap().path();
-            let mut child = std::process::Command::new("zcat")
-                .arg(&path)
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let out = std::io::BufReader::new(child.stdout.take().unwrap());
-            let name = path.display().to_string();
-            let (mut n, mut reads, mut sectors) = (0u64, 0u64, 0u64);
-            for r in BlockTraceReader::new(&name, BlockFormat::Blkreplay, out) {
-                let r = r.unwrap();
-                n += 1;
-                reads += u64::from(r.read);
-                sectors += u64::from(r.sectors);
-            }
-            child.wait().unwrap();
-            println!("{name}: {n} requests, {reads} reads, {sectors} sectors");
+            let path = e.unwrap().path().display().to_string();
+            let (n, reads, sectors, sub_page) = census(&path);
+            println!("{path}: {n} requests, {reads} reads, {sectors} sectors, {sub_page} sub-page writes");
             assert!(n > 1000);
+        }
+    }
+
+    /// A request as each format writes it: (arrival in ms, byte offset, bytes, read).
+    fn lines(reqs: &[(u64, u64, u64, bool)]) -> [(BlockFormat, String); 4] {
+        let (mut d, mut b, mut m, mut sp) = (
+            String::new(),
+            String::from("start ; sector\n"),
+            String::new(),
+            String::new(),
+        );
+        for &(ms, off, len, read) in reqs {
+            // Sector-granular requests so that every format can express them exactly.
+            let (lsn, sectors) = (off / 512, len / 512);
+            let ns = ms * 1_000_000;
+            d.push_str(&format!("{ns} 0 {lsn} {sectors} {}\n", u8::from(read)));
+            b.push_str(&format!(
+                "{}.{:03} ; {lsn} ; {sectors} ; {} ; 0 ; 0\n",
+                ms / 1000,
+                ms % 1000,
+                if read { "R" } else { "W" }
+            ));
+            m.push_str(&format!(
+                "{},h,0,{},{off},{len},1\n",
+                1_000_000 + ms * 10_000,
+                if read { "Read" } else { "Write" }
+            ));
+            sp.push_str(&format!(
+                "0,{lsn},{len},{},{}.{:03}\n",
+                if read { "r" } else { "w" },
+                ms / 1000,
+                ms % 1000
+            ));
+        }
+        [
+            (BlockFormat::Disksim, d),
+            (BlockFormat::Blkreplay, b),
+            (BlockFormat::Msr, m),
+            (BlockFormat::Spc, sp),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any sector-granular requests written in any of the four formats replay as the
+        /// same ops; and a write is partial exactly when a brute-force walk over its
+        /// sectors finds a page it covers only in part.
+        #[test]
+        fn every_format_replays_random_requests_identically(
+            raw in proptest::collection::vec((0u64..50, 0u64..4000, 1u64..40, proptest::bool::ANY), 1..30),
+        ) {
+            // The first request at time 0: MSR times count from the first request.
+            let mut t = 0;
+            let reqs: Vec<(u64, u64, u64, bool)> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(dt, sector, sectors, read))| {
+                    t += if i == 0 { 0 } else { dt };
+                    (t, sector * 512, sectors * 512, read)
+                })
+                .collect();
+            let ops = |fmt: BlockFormat, text: &str| {
+                let parsed = parse("p", fmt, text.as_bytes()).unwrap();
+                let mut r = DiskSimReplay::new("p", &parsed, 4096, 1000, 1.0, false).unwrap();
+                let mut out = Vec::new();
+                let mut now = SimTime(0);
+                loop {
+                    match r.step(0, now) {
+                        Step::IssueThen(op, next) => { out.push((now, op)); now = next; }
+                        Step::Sleep(t) => now = t,
+                        _ => break,
+                    }
+                }
+                out
+            };
+            let all = lines(&reqs);
+            let want = ops(all[0].0, &all[0].1);
+            proptest::prop_assert_eq!(want.len(), reqs.len());
+            for (fmt, text) in &all[1..] {
+                proptest::prop_assert_eq!(&ops(*fmt, text), &want, "{:?}", fmt);
+            }
+            for (&(_, off, len, read), (_, op)) in reqs.iter().zip(&want) {
+                let (lsn, end) = (off / 512, (off + len) / 512);
+                let pages: std::collections::BTreeMap<u64, u64> =
+                    (lsn..end).fold(Default::default(), |mut m, s| { *m.entry(s / 8).or_insert(0) += 1; m });
+                let any_partial = pages.values().any(|&n| n < 8);
+                let is_partial = matches!(op, Op::PartialWrite { .. });
+                proptest::prop_assert_eq!(is_partial, !read && any_partial, "{:?}", op);
+            }
         }
     }
 }

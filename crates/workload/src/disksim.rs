@@ -1,4 +1,4 @@
-//! DiskSim / MQSim ASCII block traces.
+//! DiskSim / MQSim ASCII block traces, and the open-loop replay of every block trace.
 //!
 //! One request per line, five whitespace-separated fields:
 //!
@@ -9,11 +9,22 @@
 //! `op` is 0 for a write and 1 for a read; sectors are 512 bytes. This is the format MQSim's
 //! `ASCII trace` reader takes (and SSDSim's), so one trace file runs on all three simulators.
 //! Blank lines and lines starting with `#` are skipped. Arrival times must not decrease.
-//! Requests are replayed open-loop at their arrival times (scaled by `time_scale`, e.g. 1/70
-//! to accelerate a trace 70 times as LightTx §4.1 does), counted from the start of
-//! measurement (`Driver::set_origin`, after the prefill). Sector ranges map to the pages they
-//! touch; addresses beyond the device fold modulo its logical pages when `fold` is set, and
-//! are an error otherwise.
+//! The reader is `blocktrace::BlockTraceReader` with `BlockFormat::Disksim` (this module
+//! parses one line); `parse` collects it for tests and small traces.
+//!
+//! `DiskSimReplay` replays any block trace (DiskSim, blkreplay, MSR, SPC) open-loop at its
+//! arrival times (scaled by `time_scale`, e.g. 0.0142857 to accelerate a trace 70 times as
+//! LightTx §4.1 does), counted from the start of measurement (`Driver::set_origin`, after
+//! the prefill). It is **streamed**: it holds one request ahead, not the trace, so memory
+//! does not grow with the trace. It reads the trace twice: once when built, to validate
+//! every line and address (a bad line is an error before anything runs) and to count the
+//! requests (the progress bar's total), then again while replaying.
+//!
+//! Sector ranges map to the whole pages they touch. A write that covers its first or last
+//! page only in part (smaller than a page, or not page-aligned) becomes `Op::PartialWrite`,
+//! which the device serves by read-modify-write (`ssd::Device::write_partial`); a read is
+//! a read of the whole pages. Addresses beyond the device fold modulo its logical pages
+//! when `fold` is set, and are an error otherwise.
 
 use crate::{werr, Driver, Op, Step, WorkloadError};
 use sim::{Lpn, SimTime};
@@ -28,87 +39,167 @@ pub struct TraceRequest {
     pub read: bool,
 }
 
-/// Parses a whole trace, reporting the first malformed line as `name:line: problem`.
-pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<TraceRequest>, WorkloadError> {
-    let mut out = Vec::new();
-    let mut last = 0u64;
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line.map_err(|e| werr(format!("{name}:{n}: {e}")))?;
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let f: Vec<&str> = t.split_whitespace().collect();
-        if f.len() != 5 {
-            return Err(werr(format!(
-                "{name}:{n}: expected 5 fields (arrival_ns device lsn size_sectors op), found {}",
-                f.len()
-            )));
-        }
-        let num = |k: usize, what: &str| -> Result<u64, WorkloadError> {
-            f[k].parse::<u64>().map_err(|_| {
-                werr(format!(
-                    "{name}:{n}: {what} '{}' is not a non-negative integer",
-                    f[k]
-                ))
-            })
-        };
-        let arrival_ns = num(0, "arrival_ns")?;
-        let device = num(1, "device")?;
-        let lsn = num(2, "lsn")?;
-        let sectors = num(3, "size_sectors")?;
-        let op = num(4, "op")?;
-        if op > 1 {
-            return Err(werr(format!(
-                "{name}:{n}: op must be 0 (write) or 1 (read), found {op}"
-            )));
-        }
-        if sectors == 0 || sectors > u64::from(u32::MAX) {
-            return Err(werr(format!(
-                "{name}:{n}: size_sectors must be in 1..={}, found {sectors}",
-                u32::MAX
-            )));
-        }
-        if arrival_ns > crate::MAX_TRACE_TIME_NS {
-            return Err(werr(format!(
-                "{name}:{n}: arrival_ns {arrival_ns} is beyond the simulator's time range (at most {})",
-                crate::MAX_TRACE_TIME_NS
-            )));
-        }
-        if arrival_ns < last {
-            return Err(werr(format!(
-                "{name}:{n}: arrival time {arrival_ns} is earlier than the previous line's {last}"
-            )));
-        }
-        last = arrival_ns;
-        out.push(TraceRequest {
-            arrival_ns,
-            device: device as u32,
-            lsn,
-            sectors: sectors as u32,
-            read: op == 1,
-        });
+/// Parses one non-blank, non-comment DiskSim line (the reader adds `name:line:` to errors
+/// and checks the arrival order and range).
+pub(crate) fn parse_line(t: &str) -> Result<TraceRequest, String> {
+    let f: Vec<&str> = t.split_whitespace().collect();
+    if f.len() != 5 {
+        return Err(format!(
+            "expected 5 fields (arrival_ns device lsn size_sectors op), found {}",
+            f.len()
+        ));
     }
-    Ok(out)
+    let num = |k: usize, what: &str| -> Result<u64, String> {
+        f[k].parse::<u64>()
+            .map_err(|_| format!("{what} '{}' is not a non-negative integer", f[k]))
+    };
+    let arrival_ns = num(0, "arrival_ns")?;
+    let device = num(1, "device")?;
+    let lsn = num(2, "lsn")?;
+    let sectors = num(3, "size_sectors")?;
+    let op = num(4, "op")?;
+    if op > 1 {
+        return Err(format!("op must be 0 (write) or 1 (read), found {op}"));
+    }
+    if sectors == 0 || sectors > u64::from(u32::MAX) {
+        return Err(format!(
+            "size_sectors must be in 1..={}, found {sectors}",
+            u32::MAX
+        ));
+    }
+    if lsn.checked_add(sectors).is_none() {
+        return Err("sector range overflows".into());
+    }
+    Ok(TraceRequest {
+        arrival_ns,
+        device: device.min(u64::from(u32::MAX)) as u32,
+        lsn,
+        sectors: sectors as u32,
+        read: op == 1,
+    })
 }
 
-/// Replays a parsed trace open-loop.
+/// Parses a whole trace, reporting the first malformed line as `name:line: problem`.
+pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<TraceRequest>, WorkloadError> {
+    crate::blocktrace::parse(name, crate::blocktrace::BlockFormat::Disksim, input)
+}
+
+/// A pass over a trace's requests, stopping at the first error.
+pub type Requests = Box<dyn Iterator<Item = Result<TraceRequest, WorkloadError>>>;
+/// Opens a fresh pass over a trace (the replay makes two: validation, then replay).
+pub type Opener = Box<dyn FnMut() -> Result<Requests, WorkloadError>>;
+
+/// How requests become ops on this device.
+struct Mapper {
+    sectors_per_page: u64,
+    logical_pages: u64,
+    time_scale: f64,
+    fold: bool,
+}
+
+impl Mapper {
+    /// The op of request number `i` (from 1), and whether its address was folded.
+    fn map(
+        &self,
+        name: &str,
+        i: u64,
+        r: &TraceRequest,
+    ) -> Result<(SimTime, Op, bool), WorkloadError> {
+        let spp = self.sectors_per_page;
+        let lp = self.logical_pages;
+        let end = r.lsn + u64::from(r.sectors);
+        let first = r.lsn / spp;
+        let last = (end - 1) / spp;
+        let pages = last - first + 1;
+        if pages > lp {
+            return Err(werr(format!(
+                "{name}: request {i} spans {pages} pages, more than the device's {lp}"
+            )));
+        }
+        let mut start = first;
+        let mut folded = false;
+        if first + pages > lp {
+            if !self.fold {
+                return Err(werr(format!(
+                    "{name}: request {i} addresses page {first}, beyond the device's {lp} logical pages (set workload.trace.fold = true to fold)"
+                )));
+            }
+            start = first % (lp - pages + 1);
+            folded = true;
+        }
+        let t = SimTime((r.arrival_ns as f64 * self.time_scale).round() as u64);
+        let lpn = Lpn(start as u32);
+        let pages = pages as u32;
+        let op = if r.read {
+            Op::Read { lpn, pages }
+        } else {
+            let (head_partial, tail_partial) = partial_ends(r.lsn, r.sectors, spp);
+            if head_partial || tail_partial {
+                Op::PartialWrite {
+                    lpn,
+                    pages,
+                    head_partial,
+                    tail_partial,
+                }
+            } else {
+                Op::Write { lpn, pages }
+            }
+        };
+        Ok((t, op, folded))
+    }
+}
+
+/// Whether a request of `sectors` sectors at `lsn` covers its first page only in part, and
+/// (when it spans more than one page) its last. A one-page request reports only the first.
+pub fn partial_ends(lsn: u64, sectors: u32, sectors_per_page: u64) -> (bool, bool) {
+    let spp = sectors_per_page.max(1);
+    let end = lsn + u64::from(sectors);
+    let (first, last) = (lsn / spp, (end - 1) / spp);
+    let head = lsn % spp != 0 || (first == last && end % spp != 0);
+    let tail = last != first && end % spp != 0;
+    (head, tail)
+}
+
+/// Replays a block trace open-loop, streamed.
 pub struct DiskSimReplay {
-    reqs: Vec<(SimTime, Op)>,
-    idx: usize,
+    src: Requests,
+    mapper: Mapper,
+    /// The next request to issue (mapped), read one ahead.
+    ahead: Option<(SimTime, Op)>,
+    /// Requests read from `src` so far (for error messages).
+    read: u64,
+    total: u64,
     name: String,
     pub folded: u64,
+    /// Writes that cover a page only in part (read-modify-write in the device).
+    pub partial_writes: u64,
     /// Where the trace's time 0 falls (the start of measurement).
     origin: SimTime,
     last_arrival: Option<SimTime>,
+    error: Option<WorkloadError>,
 }
 
 impl DiskSimReplay {
-    /// `time_scale` multiplies arrival times; `fold` folds addresses beyond the device.
+    /// A replay of requests already in memory (tests, small traces).
     pub fn new(
         name: &str,
         reqs: &[TraceRequest],
+        page_bytes: u32,
+        logical_pages: u32,
+        time_scale: f64,
+        fold: bool,
+    ) -> Result<DiskSimReplay, WorkloadError> {
+        let v = reqs.to_vec();
+        let open: Opener =
+            Box::new(move || Ok(Box::new(v.clone().into_iter().map(Ok)) as Requests));
+        DiskSimReplay::streamed(name, open, page_bytes, logical_pages, time_scale, fold)
+    }
+
+    /// A streamed replay: `open` is called twice, to validate and count, then to replay.
+    /// `time_scale` multiplies arrival times; `fold` folds addresses beyond the device.
+    pub fn streamed(
+        name: &str,
+        mut open: Opener,
         page_bytes: u32,
         logical_pages: u32,
         time_scale: f64,
@@ -119,56 +210,68 @@ impl DiskSimReplay {
                 "workload.trace.time_scale must be positive, got {time_scale}"
             )));
         }
-        let spp = u64::from(page_bytes / 512).max(1);
-        let lp = u64::from(logical_pages);
-        let mut out = Vec::with_capacity(reqs.len());
-        let mut folded = 0;
-        for (i, r) in reqs.iter().enumerate() {
-            let first = r.lsn / spp;
-            let last = (r.lsn + u64::from(r.sectors) - 1) / spp;
-            let pages = last - first + 1;
-            if pages > lp {
-                return Err(werr(format!(
-                    "{name}: request {} spans {pages} pages, more than the device's {lp}",
-                    i + 1
-                )));
-            }
-            let mut start = first;
-            if first + pages > lp {
-                if !fold {
-                    return Err(werr(format!(
-                        "{name}: request {} addresses page {first}, beyond the device's {lp} logical pages (set workload.trace.fold = true to fold)",
-                        i + 1
-                    )));
-                }
-                start = first % (lp - pages + 1);
-                folded += 1;
-            }
-            let t = SimTime((r.arrival_ns as f64 * time_scale).round() as u64);
-            let lpn = Lpn(start as u32);
-            let pages = pages as u32;
-            let op = if r.read {
-                Op::Read { lpn, pages }
-            } else {
-                Op::Write { lpn, pages }
-            };
-            out.push((t, op));
+        let mapper = Mapper {
+            sectors_per_page: u64::from(page_bytes / 512).max(1),
+            logical_pages: u64::from(logical_pages),
+            time_scale,
+            fold,
+        };
+        let (mut total, mut folded, mut partial_writes) = (0u64, 0u64, 0u64);
+        for r in open()? {
+            total += 1;
+            let (_, op, f) = mapper.map(name, total, &r?)?;
+            folded += u64::from(f);
+            partial_writes += u64::from(matches!(op, Op::PartialWrite { .. }));
         }
-        Ok(DiskSimReplay {
-            reqs: out,
-            idx: 0,
+        let mut r = DiskSimReplay {
+            src: open()?,
+            mapper,
+            ahead: None,
+            read: 0,
+            total,
             name: name.into(),
             folded,
+            partial_writes,
             origin: SimTime::ZERO,
             last_arrival: None,
-        })
+            error: None,
+        };
+        r.advance();
+        Ok(r)
     }
 
+    /// Reads the next request into `ahead` (`None` at the end or on an error, kept).
+    fn advance(&mut self) {
+        self.ahead = None;
+        if self.error.is_some() {
+            return;
+        }
+        match self.src.next() {
+            None => {
+                if self.read != self.total {
+                    self.error = Some(werr(format!(
+                        "{}: the trace changed while replaying: {} requests now, {} when validated",
+                        self.name, self.read, self.total
+                    )));
+                }
+            }
+            Some(Err(e)) => self.error = Some(e),
+            Some(Ok(req)) => {
+                self.read += 1;
+                match self.mapper.map(&self.name, self.read, &req) {
+                    Ok((t, op, _)) => self.ahead = Some((t, op)),
+                    Err(e) => self.error = Some(e),
+                }
+            }
+        }
+    }
+
+    /// Requests in the trace.
     pub fn len(&self) -> usize {
-        self.reqs.len()
+        self.total as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.reqs.is_empty()
+        self.total == 0
     }
 }
 
@@ -187,25 +290,45 @@ impl Driver for DiskSimReplay {
 
     fn step(&mut self, _client: u32, now: SimTime) -> Step {
         self.last_arrival = None;
-        let Some((t, op)) = self.reqs.get(self.idx) else {
+        let Some((t, _)) = &self.ahead else {
             return Step::Done;
         };
         let at = self.origin + t.as_ns();
         if at > now {
             return Step::Sleep(at);
         }
-        let op = op.clone();
-        self.idx += 1;
+        let Some((_, op)) = self.ahead.take() else {
+            return Step::Done;
+        };
+        self.advance();
         self.last_arrival = Some(at);
         let next = self
-            .reqs
-            .get(self.idx)
+            .ahead
+            .as_ref()
             .map_or(now, |(t, _)| (self.origin + t.as_ns()).max(now));
         Step::IssueThen(op, next)
     }
 
     fn describe(&self) -> String {
-        format!("disksim trace {}: {} requests", self.name, self.reqs.len())
+        let mut s = format!("block trace {}: {} requests", self.name, self.total);
+        if self.partial_writes > 0 {
+            s.push_str(&format!(
+                ", {} sub-page or unaligned writes (read-modify-write)",
+                self.partial_writes
+            ));
+        }
+        if self.folded > 0 {
+            s.push_str(&format!(", {} folded into the device", self.folded));
+        }
+        s
+    }
+
+    fn total_requests(&self) -> Option<u64> {
+        Some(self.total)
+    }
+
+    fn take_error(&mut self) -> Option<WorkloadError> {
+        self.error.take()
     }
 }
 
@@ -213,14 +336,33 @@ impl Driver for DiskSimReplay {
 mod tests {
     use super::*;
 
+    /// Every op the replay issues, with its issue instant (stepping as the world does).
+    pub(crate) fn ops(r: &mut DiskSimReplay) -> Vec<(SimTime, Op)> {
+        let mut out = Vec::new();
+        let mut now = SimTime(0);
+        loop {
+            match r.step(0, now) {
+                Step::IssueThen(op, next) => {
+                    out.push((now, op));
+                    now = next;
+                }
+                Step::Sleep(t) => now = t,
+                Step::Done => break,
+                s => panic!("{s:?}"),
+            }
+        }
+        out
+    }
+
     #[test]
     fn parses_and_maps_sectors_to_pages() {
         let text = "# comment\n0 0 0 8 0\n\n1000 0 12 16 1\n";
         let reqs = parse("t", text.as_bytes()).unwrap();
         assert_eq!(reqs.len(), 2);
-        let r = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, false).unwrap();
+        let mut r = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, false).unwrap();
+        let ops = ops(&mut r);
         assert_eq!(
-            r.reqs[0].1,
+            ops[0].1,
             Op::Write {
                 lpn: Lpn(0),
                 pages: 1
@@ -228,13 +370,47 @@ mod tests {
         );
         // sectors 12..28 touch pages 1, 2 and 3.
         assert_eq!(
-            r.reqs[1].1,
+            ops[1].1,
             Op::Read {
                 lpn: Lpn(1),
                 pages: 3
             }
         );
-        assert_eq!(r.reqs[1].0, SimTime(1000));
+        assert_eq!(ops[1].0, SimTime(1000));
+    }
+
+    #[test]
+    fn sub_page_and_unaligned_writes_are_partial_writes() {
+        // 4 KiB pages = 8 sectors: aligned, one sector, unaligned across two pages, tail only.
+        let text = "0 0 8 8 0\n0 0 9 1 0\n0 0 4 16 0\n0 0 8 12 0\n0 0 9 1 1\n";
+        let reqs = parse("t", text.as_bytes()).unwrap();
+        let mut r = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, false).unwrap();
+        assert_eq!(r.partial_writes, 3);
+        let ops: Vec<Op> = ops(&mut r).into_iter().map(|x| x.1).collect();
+        let pw = |lpn, pages, head_partial, tail_partial| Op::PartialWrite {
+            lpn: Lpn(lpn),
+            pages,
+            head_partial,
+            tail_partial,
+        };
+        assert_eq!(
+            ops,
+            vec![
+                Op::Write {
+                    lpn: Lpn(1),
+                    pages: 1
+                },
+                pw(1, 1, true, false),
+                pw(0, 3, true, true),
+                pw(1, 2, false, true),
+                Op::Read {
+                    lpn: Lpn(1),
+                    pages: 1
+                },
+            ]
+        );
+        assert_eq!(partial_ends(8, 1, 8), (true, false), "head of a page");
+        assert_eq!(partial_ends(8, 8, 1), (false, false), "512-byte pages");
     }
 
     #[test]
@@ -248,11 +424,15 @@ mod tests {
             ("-1 0 0 8 0\n", ":1: arrival_ns"),
             (
                 "18446744073709551000 0 0 8 0\n",
-                ":1: arrival_ns 18446744073709551000 is beyond",
+                ":1: arrival time 18446744073709551000 ns is beyond",
             ),
             (
                 "0 0 0 18446744073709551615 0\n",
                 ":1: size_sectors must be in 1..=",
+            ),
+            (
+                "0 0 18446744073709551615 8 0\n",
+                ":1: sector range overflows",
             ),
         ];
         for (text, want) in cases {
@@ -265,15 +445,17 @@ mod tests {
     fn out_of_range_addresses_fold_or_fail() {
         let reqs = parse("t", "0 0 8000 8 0\n".as_bytes()).unwrap();
         assert!(DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, false).is_err());
-        let r = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, true).unwrap();
+        let mut r = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, true).unwrap();
         assert_eq!(r.folded, 1);
-        assert!(matches!(r.reqs[0].1, Op::Write { lpn: Lpn(l), .. } if l < 100));
+        let ops = ops(&mut r);
+        assert!(matches!(ops[0].1, Op::Write { lpn: Lpn(l), .. } if l < 100));
     }
 
     #[test]
     fn replay_is_open_loop_at_trace_times() {
         let reqs = parse("t", "100 0 0 8 0\n300 0 8 8 0\n".as_bytes()).unwrap();
         let mut r = DiskSimReplay::new("t", &reqs, 4096, 100, 0.5, false).unwrap();
+        assert_eq!(r.total_requests(), Some(2));
         assert_eq!(r.step(0, SimTime(0)), Step::Sleep(SimTime(50)));
         assert!(matches!(
             r.step(0, SimTime(50)),
@@ -284,5 +466,31 @@ mod tests {
             Step::IssueThen(_, SimTime(150))
         ));
         assert_eq!(r.step(0, SimTime(150)), Step::Done);
+        assert!(r.take_error().is_none());
+    }
+
+    #[test]
+    fn a_trace_that_changes_between_validation_and_replay_is_an_error_not_a_panic() {
+        // The first pass sees two good requests, the second a bad line after one.
+        let mut pass = 0;
+        let open: Opener = Box::new(move || {
+            pass += 1;
+            let text = if pass == 1 {
+                "0 0 0 8 0\n10 0 8 8 0\n"
+            } else {
+                "0 0 0 8 0\n10 0 8 8 7\n"
+            };
+            let v: Vec<_> = crate::blocktrace::BlockTraceReader::new(
+                "t",
+                crate::blocktrace::BlockFormat::Disksim,
+                std::io::Cursor::new(text.to_string()),
+            )
+            .collect();
+            Ok(Box::new(v.into_iter()) as Requests)
+        });
+        let mut r = DiskSimReplay::streamed("t", open, 4096, 100, 1.0, false).unwrap();
+        assert_eq!(ops(&mut r).len(), 1);
+        let e = r.take_error().expect("an error");
+        assert!(e.what.contains("t:2: op must be"), "{}", e.what);
     }
 }

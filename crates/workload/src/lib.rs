@@ -38,6 +38,16 @@ pub enum Op {
         lpn: Lpn,
         pages: u32,
     },
+    /// A plain write of `pages` consecutive pages whose first and/or last page it covers
+    /// only in part (a block-trace request smaller than a page or not page-aligned): the
+    /// device reads the old page and merges it before programming (read-modify-write,
+    /// `ssd::Device::write_partial`). Whole pages in between are written as `Write` does.
+    PartialWrite {
+        lpn: Lpn,
+        pages: u32,
+        head_partial: bool,
+        tail_partial: bool,
+    },
     Trim {
         lpn: Lpn,
         pages: u32,
@@ -62,7 +72,7 @@ impl Op {
     pub fn kind(&self) -> &'static str {
         match self {
             Op::Read { .. } => "read",
-            Op::Write { .. } => "write",
+            Op::Write { .. } | Op::PartialWrite { .. } => "write",
             Op::Trim { .. } => "trim",
             Op::Begin { .. } => "begin",
             Op::TxWrite { .. } => "txwrite",
@@ -109,21 +119,26 @@ pub trait Driver {
     fn hint_next(&self) -> Option<Lpn> {
         None
     }
-}
-
-/// A workload error: a malformed trace line or an impossible parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WorkloadError {
-    pub what: String,
-}
-
-impl std::fmt::Display for WorkloadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.what)
+    /// How many requests (host commands) the measured part will issue, when known in
+    /// advance: the denominator of a progress bar (`commitlab run`). Never changes what
+    /// the driver does.
+    fn total_requests(&self) -> Option<u64> {
+        None
+    }
+    /// An error met after the run started (a streamed trace that changed between its
+    /// validation pass and its replay); the driver returned `Step::Done` when it met it.
+    /// The world checks this when the run ends.
+    fn take_error(&mut self) -> Option<WorkloadError> {
+        None
     }
 }
 
-impl std::error::Error for WorkloadError {}
+/// A workload error: a malformed trace line or an impossible parameter.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}")]
+pub struct WorkloadError {
+    pub what: String,
+}
 
 pub fn werr(what: impl Into<String>) -> WorkloadError {
     WorkloadError { what: what.into() }
@@ -142,6 +157,9 @@ impl std::fmt::Display for Op {
         match *self {
             Op::Read { lpn, pages: n } => write!(f, "READ of {} at {lpn}", pages(n)),
             Op::Write { lpn, pages: n } => write!(f, "WRITE of {} at {lpn}", pages(n)),
+            Op::PartialWrite { lpn, pages: n, .. } => {
+                write!(f, "sub-page WRITE of {} at {lpn}", pages(n))
+            }
             Op::Trim { lpn, pages: n } => write!(f, "TRIM of {} at {lpn}", pages(n)),
             Op::Begin { tx } => write!(f, "BEGIN of {tx}"),
             Op::TxWrite { tx, lpn, pages: n } => {

@@ -224,6 +224,10 @@ impl Driver for Synthetic {
         }
     }
 
+    fn total_requests(&self) -> Option<u64> {
+        Some(self.cfg.requests)
+    }
+
     fn describe(&self) -> String {
         let c = &self.cfg;
         let lp = if c.interarrival_ns > 0 {

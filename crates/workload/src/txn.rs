@@ -303,6 +303,12 @@ impl Driver for TxStream {
     fn describe(&self) -> String {
         self.describe.clone()
     }
+
+    fn total_requests(&self) -> Option<u64> {
+        // Commands, barriers included (a barrier is not a request, so a bar may stop just
+        // short of its end; it is only a progress estimate).
+        Some(self.commands as u64)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,6 +41,12 @@ pub enum TraceFormat {
     Disksim,
     /// commitlab's transactional trace format (docs/TRACES.md).
     Txn,
+    /// blkreplay `.load` files (Debian's blkreplay-examples), plain or gzip.
+    Blkreplay,
+    /// MSR Cambridge CSV (SNIA IOTTA).
+    Msr,
+    /// SPC-1 / UMass Trace Repository CSV.
+    Spc,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,7 +56,7 @@ pub struct TraceConfig {
     pub format: TraceFormat,
     /// Multiplies arrival times (0.5 replays twice as fast).
     pub time_scale: f64,
-    /// Fold addresses beyond the device modulo its logical pages (disksim traces).
+    /// Fold addresses beyond the device modulo its logical pages (block traces).
     pub fold: bool,
     /// Transactions replayed at once (txn traces).
     pub concurrency: u32,
@@ -155,15 +161,9 @@ impl Default for Config {
 }
 
 /// A configuration problem, with the key or file it concerns.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("config: {0}")]
 pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "config: {}", self.0)
-    }
-}
-impl std::error::Error for ConfigError {}
 
 /// Where a configuration comes from.
 #[derive(Clone, Debug, Default)]

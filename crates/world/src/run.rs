@@ -19,30 +19,22 @@ use workload::txn::{Timed, TxCmd, TxStream};
 use workload::{Driver, Op, Step};
 
 /// Why a run failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum WorldError {
+    #[error("{0}")]
     Config(String),
+    #[error("workload: {0}")]
     Workload(String),
     /// The device refused a command (misuse, an unsupported request, out of space).
+    #[error("at {at}, {request}: {error}")]
     Device {
         at: SimTime,
         request: String,
         error: SsdError,
     },
+    #[error("{0}")]
     Io(String),
 }
-
-impl std::fmt::Display for WorldError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WorldError::Config(s) => write!(f, "{s}"),
-            WorldError::Workload(s) => write!(f, "workload: {s}"),
-            WorldError::Device { at, request, error } => write!(f, "at {at}, {request}: {error}"),
-            WorldError::Io(s) => write!(f, "{s}"),
-        }
-    }
-}
-impl std::error::Error for WorldError {}
 
 impl From<crate::config::ConfigError> for WorldError {
     fn from(e: crate::config::ConfigError) -> Self {
@@ -152,25 +144,15 @@ pub fn build_driver(
         )),
         WorkloadKind::Trace => {
             let path = &w.trace.path;
-            let file = std::fs::File::open(path)
-                .map_err(|e| WorldError::Workload(format!("{path}: {e}")))?;
-            let input = std::io::BufReader::new(file);
-            match w.trace.format {
-                TraceFormat::Disksim => {
-                    let reqs = workload::disksim::parse(path, input).map_err(werr)?;
-                    Ok(Box::new(
-                        workload::disksim::DiskSimReplay::new(
-                            path,
-                            &reqs,
-                            cfg.nand.page_bytes,
-                            logical_pages,
-                            w.trace.time_scale,
-                            w.trace.fold,
-                        )
-                        .map_err(werr)?,
-                    ))
-                }
+            let block = match w.trace.format {
+                TraceFormat::Disksim => workload::blocktrace::BlockFormat::Disksim,
+                TraceFormat::Blkreplay => workload::blocktrace::BlockFormat::Blkreplay,
+                TraceFormat::Msr => workload::blocktrace::BlockFormat::Msr,
+                TraceFormat::Spc => workload::blocktrace::BlockFormat::Spc,
                 TraceFormat::Txn => {
+                    // Transactional traces are held whole: TxStream splits them into
+                    // segments and chains up front (docs/TRACES.md).
+                    let input = workload::blocktrace::open(path).map_err(werr)?;
                     let cmds = workload::txtrace::parse(path, input).map_err(werr)?;
                     let desc = format!("txn trace {path}: {} commands", cmds.len());
                     let s = TxStream::new(
@@ -181,9 +163,22 @@ pub fn build_driver(
                         desc,
                     )
                     .map_err(|e| WorldError::Workload(format!("{path}: {}", e.what)))?;
-                    Ok(Box::new(s))
+                    return Ok(Box::new(s));
                 }
-            }
+            };
+            // Block traces are streamed: validated in a first pass, replayed in a second
+            // (workload::disksim), so memory does not grow with the trace.
+            Ok(Box::new(
+                workload::blocktrace::replay(
+                    path,
+                    block,
+                    cfg.nand.page_bytes,
+                    logical_pages,
+                    w.trace.time_scale,
+                    w.trace.fold,
+                )
+                .map_err(werr)?,
+            ))
         }
     }
 }
@@ -215,6 +210,19 @@ enum ClientState {
     AtBarrier,
     Done,
 }
+
+/// How far a run is, for a progress display (`commitlab run`'s bar). Reported every
+/// `PROGRESS_EVERY` requests; the simulation never reads it back, so a run with and without
+/// a progress callback is the same run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Prefill and ageing writes issued of their total.
+    Prefill { done: u64, total: u64 },
+    /// Requests issued in the measured part, of the workload's total when it knows it.
+    Measure { done: u64, total: Option<u64> },
+}
+
+const PROGRESS_EVERY: u64 = 1024;
 
 /// What a run leaves behind.
 pub struct RunOutput {
@@ -270,6 +278,8 @@ pub struct World {
     /// Wall-clock and CPU stamps when measuring started.
     pub wall_start: std::time::Instant,
     pub cpu_start_ns: u64,
+    progress: Option<Box<dyn FnMut(Progress)>>,
+    prefill_total: u64,
 }
 
 impl World {
@@ -341,7 +351,31 @@ impl World {
             measured_from_request: 0,
             wall_start: std::time::Instant::now(),
             cpu_start_ns: crate::bench::cpu_time_ns(),
+            progress: None,
+            prefill_total: 0,
         })
+    }
+
+    /// Reports progress to `f` while running (see `Progress`).
+    pub fn set_progress(&mut self, f: Box<dyn FnMut(Progress)>) {
+        self.progress = Some(f);
+    }
+
+    fn report_progress(&mut self) {
+        let p = if self.measuring {
+            Progress::Measure {
+                done: self.requests - self.measured_from_request,
+                total: self.driver.total_requests(),
+            }
+        } else {
+            Progress::Prefill {
+                done: self.requests,
+                total: self.prefill_total,
+            }
+        };
+        if let Some(f) = self.progress.as_mut() {
+            f(p);
+        }
     }
 
     fn dev_err(&self, at: SimTime, op: &Op, error: SsdError) -> WorldError {
@@ -361,10 +395,12 @@ impl World {
     fn prefill(&mut self) -> Result<(), WorldError> {
         let pages = (f64::from(self.device.logical_pages()) * self.cfg.workload.prefill) as u32;
         let mut loop_ = ClosedLoop::new(2 * self.device.core.geo.pus() as usize);
+        self.prefill_total = u64::from(pages);
         for lpn in 0..pages {
             self.closed_loop_write(&mut loop_, lpn)?;
         }
         let writes = (f64::from(pages) * self.cfg.workload.age) as u64;
+        self.prefill_total = u64::from(pages) + if pages > 0 { writes } else { 0 };
         if writes > 0 && pages > 0 {
             // Ageing (`workload.age`): random single-page overwrites of the prefilled pages.
             let mut rng = Rng::new(self.cfg.seed).fork("age");
@@ -439,7 +475,8 @@ impl World {
         if self.trace_out.is_some() {
             let cmd = match *op {
                 Op::Read { lpn, pages } => TxCmd::Read { lpn, pages },
-                Op::Write { lpn, pages } => TxCmd::Write {
+                // A recording has no sub-page writes: it records the whole pages.
+                Op::Write { lpn, pages } | Op::PartialWrite { lpn, pages, .. } => TxCmd::Write {
                     tx: None,
                     lpn,
                     pages,
@@ -468,13 +505,28 @@ impl World {
                     }
                     (end, K_READ)
                 }
-                Op::Write { lpn, pages } => {
+                Op::Write { lpn, pages } | Op::PartialWrite { lpn, pages, .. } => {
+                    // Sub-page or unaligned block-trace writes: read-modify-write of the
+                    // partly covered first and last pages, in the device.
+                    let (head, tail) = match *op {
+                        Op::PartialWrite {
+                            head_partial,
+                            tail_partial,
+                            ..
+                        } => (head_partial, tail_partial),
+                        _ => (false, false),
+                    };
                     let mut end = now;
                     for p in 0..pages {
                         let tag = self.next_tag;
                         self.next_tag += 1;
                         let l = Lpn(lpn.0 + p);
-                        let t = d.write_plain(l, tag, now)?;
+                        let partial = (p == 0 && head) || (p + 1 == pages && tail);
+                        let t = if partial {
+                            d.write_partial(l, tag, now)?
+                        } else {
+                            d.write_plain(l, tag, now)?
+                        };
                         end = end.max(t);
                         if self.record {
                             self.host_log.push(HostEvent::Plain {
@@ -579,6 +631,9 @@ impl World {
             }
         }
         self.requests += 1;
+        if self.progress.is_some() && self.requests.is_multiple_of(PROGRESS_EVERY) {
+            self.report_progress();
+        }
         // Only while measuring: peaks reset when measurement starts, and some protocols'
         // sizes take time proportional to their tables to compute.
         if self.measuring && self.requests.is_multiple_of(DRAM_SAMPLE_EVERY) {
@@ -755,6 +810,9 @@ impl World {
                     self.maybe_release_barrier(t)?;
                 }
             }
+        }
+        if let Some(e) = self.driver.take_error() {
+            return Err(WorldError::Workload(e.what));
         }
         if let Some(w) = self.trace_out.as_mut() {
             use std::io::Write;
@@ -963,9 +1021,22 @@ fn diff_stats(a: &FtlStats, b: &FtlStats) -> FtlStats {
 /// Runs a configuration to completion and reports its metrics (and, if configured, the cost
 /// of recovering from a power cut at the end).
 pub fn run(cfg: &Config, opts: &RunOptions) -> Result<RunOutput, WorldError> {
+    run_with_progress(cfg, opts, None)
+}
+
+/// `run`, reporting progress to `progress` (a display only: the results are the same).
+pub fn run_with_progress(
+    cfg: &Config,
+    opts: &RunOptions,
+    progress: Option<Box<dyn FnMut(Progress)>>,
+) -> Result<RunOutput, WorldError> {
     let wall = std::time::Instant::now();
     let mut w = World::new(cfg, opts)?;
+    if let Some(f) = progress {
+        w.set_progress(f);
+    }
     w.run()?;
+    w.report_progress();
     #[cfg(debug_assertions)]
     w.device
         .check_invariants()
