@@ -4,11 +4,13 @@
 # protocol it affects, and see which crash checks catch it:
 #
 #   A  exhaustive, one timing schedule (the checker before issue 7: --timing configured)
-#   B  exhaustive over every adversarial timing profile (the default of `crash`)
+#   B  exhaustive over every adversarial timing profile (the default of `crash`, including
+#      wild-jitter, added for flag-commit-early)
 #   C  4096 random schedules, timing drawn per batch of 512 (`--schedules 4096`)
 #   D  exhaustive with crashes inside recovery (`--double --timing configured`)
 #   S  2048 random schedules on each workload shape (long-tx, hot-rewrite, abort-gc,
-#      near-full, trim-in-flight) that the unmutated protocol passes
+#      near-full, trim-in-flight) that the unmutated protocol passes; erase-race (added for
+#      core-erase-early and core-release-now) gets 8192 schedules and the exhaustive check
 #
 # A check that already fails on the unmutated protocol (a known, unfixed bug) cannot judge
 # mutants of that protocol and is reported as n/a. Prints a Markdown table (docs/MUTATION.md).
@@ -45,13 +47,16 @@ check() {
     B) $B crash --protocol "$p" ;;
     C) $B crash --protocol "$p" --schedules 4096 ;;
     D) $B crash --protocol "$p" --double --timing configured ;;
+    S:erase-race)
+      $B crash --protocol "$p" --shape erase-race --schedules 8192 >/dev/null 2>&1 || return $?
+      $B crash --protocol "$p" --shape erase-race ;;
     S*) $B crash --protocol "$p" --shape "${c#S:}" --schedules 2048 ;;
   esac >/dev/null 2>&1
 }
 
 # S: the stress shapes, each judged against its own unmutated baseline: a shape the
 # protocol cannot run (tc cannot trim) or that an open bug breaks is skipped for it.
-SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight"
+SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight erase-race"
 
 declare -A BASE
 for p in $ALL; do
