@@ -454,8 +454,11 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
             "crash states checked: {total}, protocols failing: {}",
             failed.len()
         ))?;
-        if let Some((n, p)) = fewest {
+        if let Some((n, p)) = &fewest {
             say(&format!("fewest crash states of one protocol: {n} ({p})"))?;
+            if let Some(m) = a.min_states.filter(|m| n < m) {
+                failed.push(format!("{p} (only {n} of --min-states {m} crash states)"));
+            }
         }
         if !failed.is_empty() {
             return Err(Fail(
