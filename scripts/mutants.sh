@@ -11,7 +11,7 @@
 #   S  2048 random schedules on each workload shape (long-tx, hot-rewrite, abort-gc,
 #      near-full, trim-in-flight) that the unmutated protocol passes; erase-race (added for
 #      core-erase-early and core-release-now) gets 8192 schedules and the exhaustive check
-#   T  targeted: for scc, bpcc, lighttx and aw, one exhaustive run of a configuration and
+#   T  targeted: for scc, bpcc, cfc, lighttx and aw, one exhaustive run of a configuration and
 #      seed found by searching geometry/workload/timing knobs with core-erase-early on
 #      (the window of FtlCore::erase_not_before; docs/MUTATION.md); for other protocols "-"
 #
@@ -51,6 +51,7 @@ declare -A TARGETED=(
   [scc]="--seed 8 --timing program=100000,jitter=3000000 --set nand.planes_per_die=4 --set nand.blocks_per_plane=8 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.15 --set workload.txn.concurrency=2 --set workload.txn.size_max=2 --set workload.txn.transactions=150"
   [bpcc]="--seed 9 --timing jitter --set workload.txn.plain_write_ratio=0.7 --set workload.txn.concurrency=4 --set workload.txn.size_max=5 --set workload.txn.transactions=150"
   [aw]="--seed 4 --timing program=100000,jitter=3000000 --set nand.channels=2 --set nand.blocks_per_plane=10 --set workload.txn.plain_write_ratio=0.4 --set workload.txn.concurrency=3 --set workload.txn.size_max=3 --set workload.txn.transactions=150"
+  [cfc]="--seed 3 --timing late-acks --set nand.channels=2 --set nand.blocks_per_plane=8 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.4 --set workload.txn.concurrency=2 --set workload.txn.size_max=3 --set workload.txn.transactions=150"
   [lighttx]="--seed 5 --timing late-acks --set nand.channels=2 --set nand.blocks_per_plane=10 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.15 --set workload.txn.concurrency=3 --set workload.txn.size_max=5 --set workload.txn.transactions=150"
 )
 
