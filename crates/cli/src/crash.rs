@@ -420,7 +420,7 @@ pub fn cmd_crash(a: &CrashArgs) -> Result<(), Fail> {
                     }
                     let states = o.exhaustive_states + o.random_states;
                     total += states;
-                    if fewest.as_ref().is_none_or(|(n, _)| states < *n) {
+                    if fewest.as_ref().map_or(true, |(n, _)| states < *n) {
                         fewest = Some((states, p.clone()));
                     }
                     t.row(vec![
