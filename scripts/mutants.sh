@@ -4,15 +4,21 @@
 # protocol it affects, and see which crash checks catch it:
 #
 #   A  exhaustive, one timing schedule (the checker before issue 7: --timing configured)
-#   B  exhaustive over every adversarial timing profile (the default of `crash`)
+#   B  exhaustive over every adversarial timing profile (the default of `crash`, including
+#      wild-jitter, added for flag-commit-early)
 #   C  4096 random schedules, timing drawn per batch of 512 (`--schedules 4096`)
 #   D  exhaustive with crashes inside recovery (`--double --timing configured`)
 #   S  2048 random schedules on each workload shape (long-tx, hot-rewrite, abort-gc,
-#      near-full, trim-in-flight) that the unmutated protocol passes
+#      near-full, trim-in-flight) that the unmutated protocol passes; erase-race (added for
+#      core-erase-early and core-release-now) gets 8192 schedules and the exhaustive check
+#   T  targeted: for scc, bpcc, cfc, lighttx and aw, one exhaustive run of a configuration and
+#      seed found by searching geometry/workload/timing knobs with core-erase-early on
+#      (the window of FtlCore::erase_not_before; docs/MUTATION.md); for other protocols "-"
 #
 # A check that already fails on the unmutated protocol (a known, unfixed bug) cannot judge
 # mutants of that protocol and is reported as n/a. Prints a Markdown table (docs/MUTATION.md).
 # Not part of the default tests: it takes minutes. Usage: scripts/mutants.sh [mutant ...]
+# (MUTANT_PROTOCOLS="p ..." limits the core-* rows and the baselines to those protocols).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +28,7 @@ cargo build --release -p commitlab --features mutants >&2 || exit 2
 cp target/release/commitlab target/release/commitlab-mutants
 cargo build --release -p commitlab >&2 || exit 2
 B=target/release/commitlab-mutants
-ALL="none tc scc bpcc cfc afc lighttx aw mhl-d mhl-m"
+ALL="${MUTANT_PROTOCOLS:-none tc scc bpcc cfc afc lighttx aw mhl-d mhl-m}"
 
 declare -A SCOPE=(
   [core-erase-early]="$ALL"
@@ -37,6 +43,18 @@ declare -A SCOPE=(
 ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
+# T: targeted configurations (exhaustive, one timing profile), per protocol. Found on
+# 2026-11-23 by a random search over channels, planes, blocks per plane, interface speed,
+# plain-write ratio, concurrency, transaction size and count, striping, timing and seed, run
+# with core-erase-early on; each passes unmutated.
+declare -A TARGETED=(
+  [scc]="--seed 8 --timing program=100000,jitter=3000000 --set nand.planes_per_die=4 --set nand.blocks_per_plane=8 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.15 --set workload.txn.concurrency=2 --set workload.txn.size_max=2 --set workload.txn.transactions=150"
+  [bpcc]="--seed 9 --timing jitter --set workload.txn.plain_write_ratio=0.7 --set workload.txn.concurrency=4 --set workload.txn.size_max=5 --set workload.txn.transactions=150"
+  [aw]="--seed 4 --timing program=100000,jitter=3000000 --set nand.channels=2 --set nand.blocks_per_plane=10 --set workload.txn.plain_write_ratio=0.4 --set workload.txn.concurrency=3 --set workload.txn.size_max=3 --set workload.txn.transactions=150"
+  [cfc]="--seed 3 --timing late-acks --set nand.channels=2 --set nand.blocks_per_plane=8 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.4 --set workload.txn.concurrency=2 --set workload.txn.size_max=3 --set workload.txn.transactions=150"
+  [lighttx]="--seed 5 --timing late-acks --set nand.channels=2 --set nand.blocks_per_plane=10 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.15 --set workload.txn.concurrency=3 --set workload.txn.size_max=5 --set workload.txn.transactions=150"
+)
+
 # check NAME PROTOCOL -> exit code of that check (0 clean, 1 caught, 2 error)
 check() {
   local c=$1 p=$2
@@ -45,13 +63,18 @@ check() {
     B) $B crash --protocol "$p" ;;
     C) $B crash --protocol "$p" --schedules 4096 ;;
     D) $B crash --protocol "$p" --double --timing configured ;;
+    S:erase-race)
+      $B crash --protocol "$p" --shape erase-race --schedules 8192 >/dev/null 2>&1 || return $?
+      $B crash --protocol "$p" --shape erase-race ;;
     S*) $B crash --protocol "$p" --shape "${c#S:}" --schedules 2048 ;;
+    # shellcheck disable=SC2086 # the targeted arguments are words
+    T) $B crash --protocol "$p" ${TARGETED[$p]} ;;
   esac >/dev/null 2>&1
 }
 
 # S: the stress shapes, each judged against its own unmutated baseline: a shape the
 # protocol cannot run (tc cannot trim) or that an open bug breaks is skipped for it.
-SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight"
+SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight erase-race"
 
 declare -A BASE
 for p in $ALL; do
@@ -61,10 +84,11 @@ for p in $ALL; do
   for s in $SHAPES; do
     check "S:$s" "$p"; BASE[$p"S:$s"]=$?
   done
+  if [ -n "${TARGETED[$p]:-}" ]; then check T "$p"; BASE[${p}T]=$?; fi
 done
 
-echo "| mutant | protocol | A one timing | B timing profiles | C random timing | D double | S shapes | verdict |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| mutant | protocol | A one timing | B timing profiles | C random timing | D double | S shapes | T targeted | verdict |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for m in $ORDER; do
   for p in ${SCOPE[$m]}; do
     row="| $m | $p |"
@@ -88,6 +112,16 @@ for m in $ORDER; do
     if [ $ran = 0 ]; then row="$row n/a |";
     elif [ -n "$caught_by" ]; then row="$row **caught** ($caught_by ) |";
     else row="$row survived |"; fi
+    if [ -z "${TARGETED[$p]:-}" ]; then row="$row - |";
+    elif [ "${BASE[${p}T]}" != 0 ]; then row="$row n/a |";
+    else
+      COMMITLAB_MUTANT=$m check T "$p"; r=$?
+      case $r in
+        0) row="$row survived |" ;;
+        1) row="$row **caught** |"; any=1 ;;
+        *) row="$row error $r |" ;;
+      esac
+    fi
     if [ $any = 1 ]; then row="$row caught |"; else row="$row survived |"; fi
     echo "$row"
   done

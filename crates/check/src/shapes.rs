@@ -28,6 +28,10 @@ pub const SHAPES: &[(&str, &str)] = &[
         "60 % aborts on a device that collects constantly: aborts land in the middle of GC",
     ),
     (
+        "erase-race",
+        "four units of eight blocks and a tiny logical space: a block emptied by a write or commit still in flight on another unit is collected at once",
+    ),
+    (
         "trim-in-flight",
         "plain writes and 30 % trims of a few hot pages at queue depth 8: trims of pages whose program is in flight",
     ),
@@ -82,6 +86,29 @@ pub fn apply(name: &str, cfg: &mut Config) -> Result<(), String> {
                 s.queue_depth = 6;
             }
             cfg.ftl.interface_mbps = 16;
+        }
+        "erase-race" => {
+            // The window of `FtlCore::erase_not_before`: GC may erase a block whose last live
+            // page was superseded by a program (or a commit) still in flight. On two planes
+            // with round-robin striping both backlogs stay level, so GC's erase queues behind
+            // the superseding program and the window never opens (docs/MUTATION.md). Four
+            // units of eight blocks leave a logical space of a few dozen pages, so nearly
+            // every write supersedes a recent page and victims are blocks emptied moments
+            // ago, while the other units' backlogs differ. The mutation campaign's
+            // core-erase-early and core-release-now survived every other shape on none, tc
+            // and mhl-d and are caught here (with wild-jitter on none).
+            cfg.nand.channels = 2;
+            cfg.nand.blocks_per_plane = 8;
+            cfg.ftl.interface_mbps = 16;
+            if txn {
+                let t = &mut cfg.workload.txn;
+                t.plain_write_ratio = 0.4;
+                if t.isolation != workload::txn::Isolation::Serializable {
+                    // No-page-conflict needs concurrency x size_max within half the span.
+                    t.concurrency = 2;
+                    t.size_max = 3;
+                }
+            }
         }
         "abort-gc" => {
             cfg.ftl.gc_min_free_blocks = 3;

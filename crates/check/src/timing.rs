@@ -58,6 +58,12 @@ pub const ADVERSARIAL: &[(&str, &str)] = &[
     ("jitter", "host=16,jitter=600000"),
     // Acks that reach the host late, on a slow host: requests trickle in between GC steps.
     ("late-acks", "host=8,think=300000"),
+    // Array times from 0.1 to 3.1 ms, drawn per operation: one plane's backlog runs far
+    // ahead of the other's, so a transaction's last page (and a flag written on it) can be
+    // durable long before an earlier page on the other plane. The mutation campaign's
+    // `flag-commit-early` on cfc survived every other profile and is caught here
+    // (docs/MUTATION.md).
+    ("wild-jitter", "program=100000,jitter=3000000"),
 ];
 
 impl Timing {

@@ -62,6 +62,11 @@ pub struct CrashArgs {
     /// Check N seeded random crash states instead (timing drawn per batch of 512).
     #[arg(long)]
     pub schedules: Option<u64>,
+    /// Keep drawing random batches (after `--schedules N`, or after the exhaustive check
+    /// when `--schedules` is not given) until the protocol's crash states, exhaustive plus
+    /// random plus inside recovery, reach this many: CI's per-protocol floor (issue 7).
+    #[arg(long, conflicts_with_all = ["state", "host"])]
+    pub min_states: Option<u64>,
     /// Evaluate only this state (to replay a failure) and describe it: `K`, or `K.J` for
     /// state J inside the recovery of state K (exhaustive --double).
     #[arg(long)]
@@ -74,11 +79,11 @@ pub struct CrashArgs {
     #[arg(long)]
     pub double: bool,
     /// Pin one timing profile: a name (configured, slow-host, slow-channel, slow-erase,
-    /// jitter, late-acks) or a spec such as host=4,channel=2,jitter=600000.
+    /// jitter, late-acks, wild-jitter) or a spec such as host=4,channel=2,jitter=600000.
     #[arg(long)]
     pub timing: Option<String>,
-    /// A workload shape (default, long-tx, hot-rewrite, abort-gc, trim-in-flight,
-    /// near-full, checkpoints, no-summaries).
+    /// A workload shape (default, long-tx, hot-rewrite, abort-gc, erase-race,
+    /// trim-in-flight, near-full, checkpoints, no-summaries).
     #[arg(long)]
     pub shape: Option<String>,
     /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, flagcommit-ex,
@@ -275,7 +280,9 @@ fn check_protocol(
             out.in_flight_max = out.in_flight_max.max(rep.max_in_flight_seen);
         }
     }
-    if let Some(n) = schedules {
+    if schedules.is_some() || a.min_states.is_some() {
+        let n = schedules.unwrap_or(0);
+        let floor = a.min_states.unwrap_or(0);
         let first_k = only.as_ref().map(|p| p[0]);
         if let Some(k) = first_k {
             if k >= n {
@@ -283,18 +290,39 @@ fn check_protocol(
             }
         }
         // One recording per batch of schedules, each with its own timing profile (or one
-        // recording for all, with --timing).
+        // recording for all, with --timing). With `--min-states`, batches go on past `n`
+        // (schedule numbers continue, so every state keeps its replay command) until the
+        // floor is reached; the loop below stops them.
         let batches: Box<dyn Iterator<Item = (u64, u64, Timing)>> = match (&pinned, first_k) {
             (Some(t), Some(k)) => Box::new(std::iter::once((k, 1, t.clone()))),
-            (Some(t), None) => Box::new(std::iter::once((0, n, t.clone()))),
+            (Some(t), None) if floor == 0 => Box::new(std::iter::once((0, n, t.clone()))),
+            (Some(t), None) => {
+                let t = t.clone();
+                Box::new((0..).map(move |b| {
+                    let lo = b * BATCH;
+                    (
+                        lo,
+                        if lo < n { BATCH.min(n - lo) } else { BATCH },
+                        t.clone(),
+                    )
+                }))
+            }
             (None, Some(k)) => Box::new(std::iter::once((k, 1, Timing::draw(seed, k / BATCH)))),
-            (None, None) => Box::new((0..n.div_ceil(BATCH)).map(move |b| {
+            (None, None) => Box::new((0..).map(move |b| {
                 let lo = b * BATCH;
-                (lo, BATCH.min(n - lo), Timing::draw(seed, b))
+                (
+                    lo,
+                    if lo < n { BATCH.min(n - lo) } else { BATCH },
+                    Timing::draw(seed, b),
+                )
             })),
         };
         let mut profiles = 0u64;
+        let mut drawn = 0u64;
         for (lo, count, t) in batches {
+            if first_k.is_none() && lo >= n && out.exhaustive_states + out.random_states >= floor {
+                break;
+            }
             let mut c = cfg.clone();
             t.apply(&mut c);
             let rec = check::record(&c).map_err(record_err(protocol, &t))?;
@@ -307,9 +335,10 @@ fn check_protocol(
             bar.recording_done();
             let spec = t.spec();
             let prefix = replay_prefix(a, protocol, seed);
+            let upto = (lo + count).max(n);
             let replay = |v: &check::Violation| {
                 format!(
-                    "{prefix} --schedules {n} --timing {} --state {}",
+                    "{prefix} --schedules {upto} --timing {} --state {}",
                     quote(&spec),
                     v.path(true)
                 )
@@ -325,10 +354,14 @@ fn check_protocol(
             out.violations += rep.violations;
             out.ops_max = out.ops_max.max(rep.ops);
             out.in_flight_max = out.in_flight_max.max(rep.max_in_flight_seen);
+            drawn += count;
+            if rep.states == 0 && lo >= n {
+                // A run with no crash states cannot reach any floor.
+                break;
+            }
         }
         out.lines.push(format!(
-            "random: {} schedules over {profiles} timing profiles, {} crash states",
-            first_k.map_or(n, |_| 1),
+            "random: {drawn} schedules over {profiles} timing profiles, {} crash states",
             out.random_states
         ));
     }
@@ -485,26 +518,33 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
             "exhaustive",
             "random",
             "inside recovery",
+            "total",
             "violations",
             "seconds",
         ]);
         let mut bad_input = None;
         let mut failed = Vec::new();
         let mut total = 0u64;
+        let mut fewest: Option<(u64, String)> = None;
         for (p, r) in results {
             match r {
                 Ok(o) => {
                     for l in &o.lines {
-                        if o.violations > 0 || l.starts_with("timing") {
+                        if o.violations > 0 || l.starts_with("timing") || l.starts_with("random") {
                             say(&format!("{p}: {l}"))?;
                         }
                     }
-                    total += o.exhaustive_states + o.random_states;
+                    let states = o.exhaustive_states + o.random_states;
+                    total += states;
+                    if fewest.as_ref().map_or(true, |(n, _)| states < *n) {
+                        fewest = Some((states, p.clone()));
+                    }
                     t.row(vec![
                         p.clone(),
                         o.exhaustive_states.to_string(),
                         o.random_states.to_string(),
                         o.nested_states.to_string(),
+                        states.to_string(),
                         o.violations.to_string(),
                         format!("{:.1}", o.wall_s),
                     ]);
@@ -530,6 +570,12 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
             "crash states checked: {total}, protocols failing: {}",
             failed.len()
         ))?;
+        if let Some((n, p)) = &fewest {
+            say(&format!("fewest crash states of one protocol: {n} ({p})"))?;
+            if let Some(m) = a.min_states.filter(|m| n < m) {
+                failed.push(format!("{p} (only {n} of --min-states {m} crash states)"));
+            }
+        }
         if !failed.is_empty() {
             return Err(Fail(
                 1,
@@ -629,6 +675,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         double: true,
         timing: None,
         shape: None,
+        min_states: None,
         host: None,
     };
     note_replaced_base(&a.cfg, &protocols[0])?;

@@ -291,3 +291,56 @@ fn all_protocols_and_soak_run() {
     assert!(second["schedules"].as_u64().unwrap() > done);
     assert!(second["next_unit"].as_u64().unwrap() > first["next_unit"].as_u64().unwrap());
 }
+
+#[test]
+fn min_states_tops_every_protocol_up_with_random_batches() {
+    // CI's floor (issue 7: >= 100,000 crash states per protocol): after the exhaustive
+    // check, random batches of 512 schedules continue until the protocol's total reaches
+    // --min-states; the --all table shows each protocol's total.
+    let o = run(&[
+        "crash",
+        "--all",
+        "--timing",
+        "configured",
+        "--min-states",
+        "1500",
+        "--set",
+        "workload.txn.transactions=10",
+        "--set",
+        "workload.synthetic.requests=40",
+    ]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
+    let header = out.lines().find(|l| l.starts_with("protocol")).unwrap();
+    assert!(header.contains("total"), "{header}");
+    for p in [
+        "none", "tc", "scc", "bpcc", "cfc", "afc", "lighttx", "aw", "mhl-d", "mhl-m",
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{p} ")))
+            .unwrap_or_else(|| panic!("{p}: {out}"));
+        let cols: Vec<u64> = row
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|c| c.parse().ok())
+            .collect();
+        // exhaustive, random, inside recovery, total, violations
+        let (exh, random, total) = (cols[0], cols[1], cols[3]);
+        assert_eq!(exh + random, total, "{row}");
+        assert!(total >= 1500, "{row}");
+        assert!(
+            random > 0,
+            "the tiny workload has fewer exhaustive states: {row}"
+        );
+        // Batches stop once the floor is reached: at most one batch's worth too many
+        // (a double-crash batch may add its states inside recovery too).
+        assert!(exh >= 1500 || total < 1500 + 512 * 4, "{row}");
+    }
+    let fewest = out
+        .lines()
+        .find_map(|l| l.strip_prefix("fewest crash states of one protocol: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let n: u64 = fewest.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n >= 1500, "{fewest}");
+}
