@@ -128,11 +128,15 @@ pub struct HostConfig {
     /// outside tests.
     #[serde(skip)]
     pub fault_early_commit_ack: bool,
-    /// A planted bug for testing the crash checker (flagcommit-ex): checkpoints write an
-    /// empty committed-XID list, so commit status is lost with the truncated log. Never set
-    /// this outside tests.
+    /// A planted bug for testing the crash checker (flagcommit-ex): the checkpoint's master
+    /// does not wait for commit-flag programs, so commit status can be lost with the
+    /// truncated log. Never set this outside tests.
     #[serde(skip)]
     pub fault_fc_empty_commit_list: bool,
+    /// Planted bugs for the crash checker (flagcommit-ex family; see
+    /// `strategy::flagcommit_ex::Fault`); empty = none. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_fc: String,
 }
 
 impl Default for HostConfig {
@@ -166,6 +170,7 @@ impl Default for HostConfig {
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
+            fault_fc: String::new(),
         }
     }
 }
