@@ -201,3 +201,43 @@ fn thousand_random_crashes() {
         assert_eq!(rep.violations, 0, "{s}");
     }
 }
+
+/// TPC-B (exhaustive) and TPC-C (random) on tiny databases, both variants: the workloads
+/// the paper ran, with record-level updates spread over many pages.
+#[test]
+fn tiny_tpcb_and_tpcc_survive_crashes() {
+    for s in VARIANTS {
+        let (mut h, mut d) = tiny(s);
+        h.workload = "tpcb".into();
+        h.tpcb.branches = 1;
+        h.tpcb.accounts_per_branch = 200;
+        h.tpcb.max_txns = 200;
+        h.tpcb.delta_abort = 0.2;
+        h.transactions = 60;
+        h.log_pages = 32;
+        d.nand.blocks_per_plane = 48;
+        let rec = check::record(&h, &d, 5).unwrap_or_else(|e| panic!("{s} tpcb: {e}"));
+        assert!(rec.metrics.txns_aborted > 0);
+        let rep = exhaustive(&rec);
+        assert!(rep.states > 100, "{s}: {} states", rep.states);
+        assert_eq!(rep.violations, 0, "{s} tpcb");
+
+        let (mut h, mut d) = tiny(s);
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 200;
+        h.tpcc.delta_abort = 0.1;
+        h.transactions = 12;
+        h.buffer_frames = 8;
+        h.log_pages = 32;
+        d.nand.blocks_per_plane = 200;
+        let rec = check::record(&h, &d, 9).unwrap_or_else(|e| panic!("{s} tpcc: {e}"));
+        let rep = check::check(&rec, Mode::Random { schedules: 300 }, 3, None).unwrap();
+        for v in &rep.first {
+            eprintln!("{:?}\n{:#?}", v.state, v.findings);
+        }
+        assert_eq!(rep.violations, 0, "{s} tpcc");
+    }
+}
