@@ -18,8 +18,10 @@
 //! alone and compares the database with a serial replay of exactly the committed
 //! transactions.
 //!
-//! - `flagcommit-ex`: Flag Commit §4's host side over `none` (no-force, redo-only log,
-//!   pending records, max_c admission); see its module docs for what of §4 it leaves out.
+//! - `cfc-ex` / `afc-ex` (`flagcommit-ex` = `cfc-ex`): Flag Commit §4's CFC_ex and AFC_ex
+//!   over `none` (no-force, redo-only log, pending records with commit flags programmed in
+//!   each flash page's record area, version slots with Back, §4.3 reclaim rules, max_c
+//!   blocking); see `strategy::flagcommit_ex` for what of §4 it does not model.
 //!
 //! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
 //! synthetic-record generators of `workload`, or the built-in `bank` test source.
