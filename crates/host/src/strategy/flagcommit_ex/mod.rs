@@ -152,7 +152,7 @@ pub const VERSIONS: u8 = 3;
 /// A blocked update (max_c) retries this often.
 pub const BLOCK_POLL_NS: u64 = 20_000;
 /// ... and restarts after waiting this long (deadlock guard).
-pub const BLOCK_TIMEOUT_NS: u64 = 2_000_000;
+pub const BLOCK_TIMEOUT_NS: u64 = 20_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
