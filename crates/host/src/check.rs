@@ -507,6 +507,10 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         backoff_ns_max: 200_000,
         ..Default::default()
     };
+    if matches!(strategy, "flagcommit-ex" | "cfc-ex" | "afc-ex") {
+        // Commit flags live in each flash page's record area (strategy/flagcommit_ex).
+        d.nand.append_bytes = 4;
+    }
     h.bank = crate::bank::BankConfig {
         accounts: 40,
         records_per_page: 8,

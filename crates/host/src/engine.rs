@@ -621,8 +621,16 @@ impl Engine {
                 return Ok(());
             }
             if let Some(eff) = self.clients[c as usize].effects[i] {
-                if !self.strat.admit_update(c, page) {
-                    return self.end_txn(c, now, End::Restart);
+                match self.strat.admit(c, page, now) {
+                    strategy::Admit::Yes => {}
+                    strategy::Admit::Restart => return self.end_txn(c, now, End::Restart),
+                    // Blocked (Flag Commit Algorithm 1 line 16): try the operation again
+                    // then (lock and page are still held; the refetch is not counted).
+                    strategy::Admit::WaitUntil(t) => {
+                        self.clients[c as usize].phase = Phase::WaitIo;
+                        self.wake(c, t.max(now));
+                        return Ok(());
+                    }
                 }
                 let slot = op.rid().slot;
                 let fr = self.core.pool.frame_mut(f);

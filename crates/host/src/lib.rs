@@ -18,8 +18,10 @@
 //! alone and compares the database with a serial replay of exactly the committed
 //! transactions.
 //!
-//! - `flagcommit-ex`: Flag Commit §4's host side over `none` (no-force, redo-only log,
-//!   pending records, max_c admission); see its module docs for what of §4 it leaves out.
+//! - `cfc-ex` / `afc-ex` (`flagcommit-ex` = `cfc-ex`): Flag Commit §4's CFC_ex and AFC_ex
+//!   over `none` (no-force, redo-only log, pending records with commit flags programmed in
+//!   each flash page's record area, version slots with Back, §4.3 reclaim rules, max_c
+//!   blocking); see `strategy::flagcommit_ex` for what of §4 it does not model.
 //!
 //! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
 //! synthetic-record generators of `workload`, or the built-in `bank` test source.
@@ -128,11 +130,15 @@ pub struct HostConfig {
     /// outside tests.
     #[serde(skip)]
     pub fault_early_commit_ack: bool,
-    /// A planted bug for testing the crash checker (flagcommit-ex): checkpoints write an
-    /// empty committed-XID list, so commit status is lost with the truncated log. Never set
-    /// this outside tests.
+    /// A planted bug for testing the crash checker (flagcommit-ex): the checkpoint's master
+    /// does not wait for commit-flag programs, so commit status can be lost with the
+    /// truncated log. Never set this outside tests.
     #[serde(skip)]
     pub fault_fc_empty_commit_list: bool,
+    /// Planted bugs for the crash checker (flagcommit-ex family; see
+    /// `strategy::flagcommit_ex::Fault`); empty = none. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_fc: String,
 }
 
 impl Default for HostConfig {
@@ -166,6 +172,7 @@ impl Default for HostConfig {
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
+            fault_fc: String::new(),
         }
     }
 }

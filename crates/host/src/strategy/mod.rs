@@ -53,6 +53,16 @@ pub trait Strategy {
         true
     }
 
+    /// As `admit_update`, with the option to block: `WaitUntil(t)` makes the client retry
+    /// the operation at `t` (Flag Commit Algorithm 1 line 16, `flagcommit-ex`).
+    fn admit(&mut self, c: u32, page: PageNo, _now: SimTime) -> Admit {
+        if self.admit_update(c, page) {
+            Admit::Yes
+        } else {
+            Admit::Restart
+        }
+    }
+
     /// May this dirty frame be written back now?
     fn evictable(&self, frame: &Frame) -> bool;
 
@@ -86,6 +96,16 @@ pub trait Strategy {
     }
 }
 
+/// A strategy's answer to an update of a page (`Strategy::admit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    Yes,
+    /// Roll back and restart the transaction.
+    Restart,
+    /// Block: retry the operation at this instant.
+    WaitUntil(SimTime),
+}
+
 /// What a restart has to work with: the recovered device and the tag table (the
 /// decompression of the page contents the device holds).
 pub struct RecoverCtx<'a> {
@@ -117,7 +137,13 @@ pub struct StrategyInfo {
 }
 
 /// Every recovery strategy. One line each.
-pub static REGISTRY: &[&StrategyInfo] = &[&wal::INFO, &device_tx::INFO, &flagcommit_ex::INFO];
+pub static REGISTRY: &[&StrategyInfo] = &[
+    &wal::INFO,
+    &device_tx::INFO,
+    &flagcommit_ex::INFO,
+    &flagcommit_ex::CFC_INFO,
+    &flagcommit_ex::AFC_INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
     REGISTRY

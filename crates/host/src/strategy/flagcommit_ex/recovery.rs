@@ -1,0 +1,212 @@
+//! Algorithm 3 for `cfc-ex` / `afc-ex` (rules and argument in `mod.rs`): committed XIDs from
+//! the redo log after the checkpoint and from the commit flags in the version slots, then per
+//! record the highest-usn committed candidate over the complete versions and the redo log.
+
+use super::versions::{flag_place, flag_true, VersionTag};
+use super::{log_lpn, slots_base, version_lpn, FcTag, Redo, Variant, VERSIONS};
+use crate::data::{PageNo, TagContent};
+use crate::engine::data_lpns;
+use crate::strategy::{RecoverCtx, RecoveredDb};
+use crate::{HostError, Result};
+use sim::{Lpn, TxnId};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+pub(super) fn recover_cfc(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
+    recover(ctx, Variant::Cfc)
+}
+
+pub(super) fn recover_afc(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
+    recover(ctx, Variant::Afc)
+}
+
+/// Reads `lpn`: its tag content and record area.
+fn read(ctx: &mut RecoverCtx<'_>, lpn: Lpn) -> Result<Option<(Arc<FcTag>, Vec<u8>)>> {
+    let (o, tail, t) = ctx
+        .device
+        .read_delta(lpn, ctx.now)
+        .map_err(|e| HostError::Corrupt(format!("reading {lpn}: {e}")))?;
+    ctx.now = ctx.now.max(t);
+    match o {
+        ssd::ReadOutcome::Unmapped => Ok(None),
+        ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
+            Some(TagContent::FlagCommit(x)) => Ok(Some((x.clone(), tail))),
+            other => Err(HostError::Corrupt(format!("{lpn} holds {other:?}"))),
+        },
+        other => Err(HostError::Corrupt(format!("{lpn} reads {other:?}"))),
+    }
+}
+
+fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
+    let corrupt = HostError::Corrupt;
+    let start = ctx.now;
+    let before = ctx.device.core.nand.counters();
+    let layout = ctx.layout;
+    let d = data_lpns(layout);
+    let master = Lpn(d as u32);
+    let log_base = d as u32 + 1;
+    let pages = u64::from(ctx.cfg.log_pages);
+    let base = slots_base(layout, ctx.cfg.log_pages);
+    let parts = layout.parts;
+    // The master and the redo log after it.
+    let b = match read(ctx, master)? {
+        None => 0,
+        Some((t, _)) => match &*t {
+            FcTag::Master { ckpt_seq } => *ckpt_seq,
+            other => return Err(corrupt(format!("the master holds {other:?}"))),
+        },
+    };
+    let mut redo: Vec<Redo> = Vec::new();
+    let mut seq = b;
+    loop {
+        match read(ctx, log_lpn(log_base, pages, seq))? {
+            Some((t, _)) => match &*t {
+                FcTag::Log {
+                    seq: s,
+                    sealed,
+                    entries,
+                } if *s == seq => {
+                    redo.extend(entries.iter().cloned());
+                    if !sealed {
+                        break;
+                    }
+                }
+                FcTag::Log { .. } => break,
+                other => return Err(corrupt(format!("log page {seq} holds {other:?}"))),
+            },
+            None => break,
+        }
+        seq += 1;
+    }
+    let mut committed: BTreeSet<TxnId> = BTreeSet::new();
+    for r in &redo {
+        if let Redo::Commit { xid } = r {
+            committed.insert(*xid);
+        }
+    }
+    // Every version slot of every page: the complete versions and their flags.
+    let mut versions: Vec<(Arc<VersionTag>, Vec<bool>)> = Vec::new();
+    for p in 0..layout.pages {
+        let page = PageNo(p);
+        for vs in 0..VERSIONS {
+            let mut got: Vec<(Arc<VersionTag>, Vec<u8>)> = Vec::with_capacity(parts as usize);
+            for k in 0..parts {
+                let lpn = version_lpn(layout, base, page, vs, k);
+                match read(ctx, lpn)? {
+                    None => break,
+                    Some((t, tail)) => match &*t {
+                        FcTag::Data { part, v } if *part == k => {
+                            if v.page != page || v.slot != vs {
+                                return Err(corrupt(format!(
+                                    "{lpn} holds page {} slot {} (expected page {p} slot {vs})",
+                                    v.page.0, v.slot
+                                )));
+                            }
+                            got.push((v.clone(), tail));
+                        }
+                        other => return Err(corrupt(format!("{lpn} holds {other:?}"))),
+                    },
+                }
+            }
+            // Complete: every part present with one version number.
+            if got.len() != parts as usize || got.iter().any(|g| g.0.vno != got[0].0.vno) {
+                continue;
+            }
+            let v = got[0].0.clone();
+            if v.records.len() != layout.slots(page) as usize {
+                return Err(corrupt(format!(
+                    "version {} of page {p} has {} records",
+                    v.vno,
+                    v.records.len()
+                )));
+            }
+            let flags: Vec<bool> = (0..v.nodes.len())
+                .map(|i| {
+                    let (k, off) = flag_place(parts, i);
+                    let byte = got[k as usize].1.get(off as usize).copied().unwrap_or(0xFF);
+                    flag_true(variant, v.nodes[i].init_true, byte)
+                })
+                .collect();
+            versions.push((v, flags));
+        }
+    }
+    // Flag-committed XIDs: CFC Def. 3.1 (some TRUE), AFC Def. 3.3 (no FALSE).
+    let mut by_xid: BTreeMap<TxnId, (bool, bool)> = BTreeMap::new();
+    for (v, flags) in &versions {
+        for (n, f) in v.nodes.iter().zip(flags) {
+            let e = by_xid.entry(n.xid).or_insert((false, true));
+            e.0 |= *f;
+            e.1 &= *f;
+        }
+    }
+    for (x, (any, all)) in by_xid {
+        let yes = match variant {
+            Variant::Cfc => any,
+            Variant::Afc => all,
+        };
+        if yes {
+            committed.insert(x);
+        }
+    }
+    // Merge: per record the highest-usn committed candidate.
+    let mut db: BTreeMap<PageNo, Vec<(u64, u64)>> = BTreeMap::new();
+    let mut take = |p: PageNo, slot: usize, v: u64, usn: u64| -> Result<()> {
+        if p.0 >= layout.pages {
+            return Err(HostError::Corrupt(format!("a record names page {}", p.0)));
+        }
+        let e = db
+            .entry(p)
+            .or_insert_with(|| layout.initial_page(p).into_iter().map(|v| (v, 0)).collect());
+        let Some(s) = e.get_mut(slot) else {
+            return Err(HostError::Corrupt(format!(
+                "slot {slot} beyond page {}",
+                p.0
+            )));
+        };
+        if usn >= s.1 {
+            *s = (v, usn);
+        }
+        Ok(())
+    };
+    for (v, _) in &versions {
+        for (s, r) in v.records.iter().enumerate() {
+            if let Some((val, u)) = r.committed {
+                take(v.page, s, val, u)?;
+            }
+            if let Some((ni, val, u)) = r.pending {
+                let Some(n) = v.nodes.get(ni as usize) else {
+                    return Err(HostError::Corrupt(format!(
+                        "version {} of page {} names node {ni}",
+                        v.vno, v.page.0
+                    )));
+                };
+                if committed.contains(&n.xid) {
+                    take(v.page, s, val, u)?;
+                }
+            }
+        }
+    }
+    for r in &redo {
+        if let Redo::Update {
+            xid,
+            page,
+            slot,
+            usn,
+            after,
+        } = r
+        {
+            if committed.contains(xid) {
+                take(*page, *slot as usize, *after, *usn)?;
+            }
+        }
+    }
+    let after = ctx.device.core.nand.counters();
+    Ok(RecoveredDb {
+        pages: db
+            .into_iter()
+            .map(|(p, v)| (p, v.into_iter().map(|x| x.0).collect()))
+            .collect(),
+        pages_read: after.reads - before.reads,
+        time_ns: ctx.now.since(start),
+    })
+}

@@ -1,0 +1,450 @@
+//! Page versions of `cfc-ex` / `afc-ex`: writing one (pending records, nodes with Link, Back),
+//! programming commit flags into the record area, and the §4.3 reclaim rules with the
+//! CFC / AFC flag moves. Layout and correctness argument: `mod.rs`.
+
+use super::{version_lpn, Fault, FcTag, FlagCommitEx, NodeRef, Status, Variant, Version, VERSIONS};
+use crate::data::{PageImage, PageNo, TagContent};
+use crate::engine::Core;
+use crate::{HostError, Result};
+use sim::{SimTime, TxnId};
+use std::sync::Arc;
+
+/// What a version holds (the tag model of its data area, `mod.rs` byte layout).
+#[derive(Clone, Debug)]
+pub struct VersionTag {
+    pub page: PageNo,
+    pub slot: u8,
+    pub vno: u64,
+    /// The previous version (slot, version number): §4.3's Back link.
+    pub back: Option<(u8, u64)>,
+    pub nodes: Vec<NodeTag>,
+    /// One entry per DB slot of the page.
+    pub records: Vec<RecTag>,
+}
+
+/// A transaction's metadata in a version: ⟨XID, Link⟩ and its initial flag (AFC).
+#[derive(Clone, Debug)]
+pub struct NodeTag {
+    pub xid: TxnId,
+    /// The transaction's previous node: (page, version slot, version number).
+    pub link: Option<(PageNo, u8, u64)>,
+    /// AFC: written TRUE (`10`) rather than FALSE (`11`). CFC: always false.
+    pub init_true: bool,
+}
+
+/// One record of a version: its committed value (None: invalid, see Back) and a pending
+/// record ⟨node index, value, usn⟩.
+#[derive(Clone, Copy, Debug)]
+pub struct RecTag {
+    pub committed: Option<(u64, u64)>,
+    pub pending: Option<(u8, u64, u64)>,
+}
+
+/// A node's flag as read: the record-area byte (0xFF if never programmed).
+pub fn flag_true(variant: Variant, init_true: bool, byte: u8) -> bool {
+    match variant {
+        Variant::Cfc => byte != 0xFF,
+        Variant::Afc => {
+            let init = if init_true { 0b10 } else { 0b11 };
+            init & byte & 0b11 == 0b10
+        }
+    }
+}
+
+/// Where node `i`'s flag lives: (part, byte offset in the part's record area).
+pub fn flag_place(parts: u32, i: usize) -> (u32, u32) {
+    let parts = parts.max(1) as usize;
+    ((i % parts) as u32, (i / parts) as u32)
+}
+
+impl FlagCommitEx {
+    pub(super) fn version(&self, n: &NodeRef) -> Option<&Version> {
+        self.meta
+            .get(&n.0)?
+            .versions
+            .iter()
+            .find(|v| v.slot == n.1 && v.vno == n.2)
+    }
+
+    /// Programs node `n`'s flag with `byte` at `start` or later (its version's write
+    /// complete). Returns the program's completion, or None when the node is gone or already
+    /// programmed.
+    pub(super) fn program_flag(
+        &mut self,
+        core: &mut Core,
+        n: NodeRef,
+        byte: u8,
+        mark: bool,
+        start: SimTime,
+    ) -> Result<Option<SimTime>> {
+        let (page, vslot, vno, i) = n;
+        let parts = core.layout.parts;
+        let base = self.slots_base;
+        let Some(v) = self.meta.get_mut(&page).and_then(|m| {
+            m.versions
+                .iter_mut()
+                .find(|v| v.slot == vslot && v.vno == vno)
+        }) else {
+            return Ok(None);
+        };
+        if v.flags[i].is_some() {
+            return Ok(None);
+        }
+        let (k, off) = flag_place(parts, i);
+        let lpn = version_lpn(&core.layout, base, page, vslot, k);
+        let at = start.max(v.ack);
+        let t = core
+            .device
+            .write_delta(lpn, off, &[byte], at)
+            .map_err(Core::dev_err(
+                at,
+                format!("programming a commit flag in {lpn}"),
+            ))?;
+        v.flags[i] = Some(t);
+        v.marks[i] = mark;
+        self.flag_ack = self.flag_ack.max(t);
+        self.n.flag_programs += 1;
+        Ok(Some(t))
+    }
+
+    /// The effective flag of a node as the device will hold it once programs complete.
+    fn node_true(&self, v: &Version, i: usize) -> bool {
+        let byte = match (v.flags[i], v.marks[i], self.variant) {
+            (None, ..) => 0xFF,
+            (Some(_), _, Variant::Cfc) => 0x00,
+            (Some(_), true, Variant::Afc) => 0xFC,
+            (Some(_), false, Variant::Afc) => 0xFE,
+        };
+        flag_true(self.variant, v.tag.nodes[i].init_true, byte)
+    }
+
+    /// The best committed candidate usn a version offers for DB slot `s` (None: nothing).
+    fn offers(&self, v: &Version, s: usize, now: SimTime) -> Option<u64> {
+        let r = v.tag.records[s];
+        let mut best = r.committed.map(|c| c.1);
+        if let Some((ni, _, u)) = r.pending {
+            if self.committed_by(v.tag.nodes[ni as usize].xid, now) {
+                best = Some(best.map_or(u, |b| b.max(u)));
+            }
+        }
+        best
+    }
+
+    /// §4.3: may version `idx` of `page` be reclaimed at `now`? (Rules in `mod.rs`.)
+    fn reclaimable(&self, page: PageNo, idx: usize, now: SimTime) -> bool {
+        let Some(m) = self.meta.get(&page) else {
+            return false;
+        };
+        let v = &m.versions[idx];
+        if !v.settled(now) {
+            return false;
+        }
+        for (i, n) in v.tag.nodes.iter().enumerate() {
+            match self.txns.get(&n.xid).map(|t| t.status) {
+                Some(Status::Committed(a)) if a <= now => {}
+                Some(Status::Aborted) => {
+                    if self.variant == Variant::Afc
+                        && self.fault != Fault::AfcNoFalseMove
+                        && !self.node_true(v, i)
+                    {
+                        // The last node of an aborted transaction: only once every earlier
+                        // overwrite of its nodes is complete.
+                        let t = &self.txns[&n.xid];
+                        if t.nodes.len() == 1 && t.gone_ack > now {
+                            return false;
+                        }
+                    }
+                }
+                // Active, commit in flight, or unknown (cannot happen for a live node).
+                _ => return false,
+            }
+        }
+        if self.fault == Fault::NoCover {
+            return true;
+        }
+        for s in 0..v.tag.records.len() {
+            let Some(u) = self.offers(v, s, now) else {
+                continue;
+            };
+            if u == 0 {
+                continue; // the loaded value, which recovery assumes by default
+            }
+            let covered = m.versions[idx + 1..]
+                .iter()
+                .filter(|w| w.settled(now))
+                .any(|w| self.offers(w, s, now).is_some_and(|x| x >= u));
+            if !covered {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// A version slot for a new version of `page` at `now`: a free one, else the oldest
+    /// reclaimable one.
+    fn pick_slot(&self, page: PageNo, now: SimTime) -> Option<(u8, Option<usize>)> {
+        let Some(m) = self.meta.get(&page) else {
+            return Some((0, None));
+        };
+        if let Some(s) = (0..VERSIONS).find(|s| m.versions.iter().all(|v| v.slot != *s)) {
+            return Some((s, None));
+        }
+        (0..m.versions.len())
+            .find(|i| self.reclaimable(page, *i, now))
+            .map(|i| (m.versions[i].slot, Some(i)))
+    }
+
+    pub(super) fn has_room(&self, page: PageNo, now: SimTime) -> bool {
+        self.pick_slot(page, now).is_some()
+    }
+
+    /// Reclaims version `idx` of `page` (flag moves first); returns when the slot may be
+    /// overwritten.
+    fn reclaim(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        idx: usize,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let v = self.meta[&page].versions[idx].clone();
+        let mut ready = now;
+        for (i, n) in v.tag.nodes.iter().enumerate() {
+            let me: NodeRef = (page, v.slot, v.vno, i);
+            let status = self.txns.get(&n.xid).map(|t| t.status);
+            match (self.variant, status) {
+                // §3.1.2 cases 1 and 2: the node this one links to gets a TRUE flag.
+                (Variant::Cfc, Some(Status::Committed(_))) if self.fault != Fault::SkipFlagMove => {
+                    if let Some((p, s, vn)) = n.link {
+                        let target = self.meta.get(&p).and_then(|m| {
+                            m.versions
+                                .iter()
+                                .find(|w| w.slot == s && w.vno == vn)
+                                .and_then(|w| w.tag.nodes.iter().position(|x| x.xid == n.xid))
+                        });
+                        if let Some(ti) = target {
+                            if let Some(t) =
+                                self.program_flag(core, (p, s, vn, ti), 0x00, false, now)?
+                            {
+                                self.n.flag_moves += 1;
+                                ready = ready.max(t);
+                            }
+                        }
+                    }
+                }
+                // §3.2: an aborted transaction keeps a FALSE flag on a surviving node.
+                (Variant::Afc, Some(Status::Aborted))
+                    if self.fault != Fault::AfcNoFalseMove && !self.node_true(&v, i) =>
+                {
+                    let others: Vec<NodeRef> = self.txns[&n.xid]
+                        .nodes
+                        .iter()
+                        .copied()
+                        .filter(|o| *o != me)
+                        .collect();
+                    let has_false = others
+                        .iter()
+                        .any(|o| self.version(o).is_some_and(|w| !self.node_true(w, o.3)));
+                    if !has_false {
+                        if let Some(o) = others.last().copied() {
+                            if let Some(t) = self.program_flag(core, o, 0xFC, true, now)? {
+                                self.n.flag_moves += 1;
+                                ready = ready.max(t);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Remove the version and its nodes.
+        if let Some(m) = self.meta.get_mut(&page) {
+            m.versions.remove(idx);
+        }
+        for (i, n) in v.tag.nodes.iter().enumerate() {
+            let me: NodeRef = (page, v.slot, v.vno, i);
+            if let Some(t) = self.txns.get_mut(&n.xid) {
+                t.nodes.retain(|o| *o != me);
+            }
+        }
+        self.n.reclaims += 1;
+        Ok(ready)
+    }
+
+    /// Writes a new version of `page` from the buffered state (Algorithm 1 line 7).
+    pub(super) fn write_version(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.fold(page, now);
+        Self::meta_of(&mut self.meta, core, page);
+        let Some((vslot, reclaim)) = self.pick_slot(page, now) else {
+            return Err(HostError::Stuck(format!(
+                "internal: page {} has no version slot to write to",
+                page.0
+            )));
+        };
+        let mut start = now;
+        let mut reclaimed_xids: Vec<TxnId> = Vec::new();
+        if let Some(idx) = reclaim {
+            reclaimed_xids = self.meta[&page].versions[idx]
+                .tag
+                .nodes
+                .iter()
+                .map(|n| n.xid)
+                .collect();
+            start = start.max(self.reclaim(core, page, idx, now)?);
+        }
+        // Build the version.
+        let m = &self.meta[&page];
+        let back = m.versions.last().map(|v| (v.slot, v.vno));
+        let vno = m.next_vno;
+        let mut nodes: Vec<super::NodeTag> = Vec::new();
+        let mut records = Vec::with_capacity(m.slots.len());
+        for s in &m.slots {
+            let pending = match s.pending {
+                Some((x, val, u, _)) => {
+                    let ni = match nodes.iter().position(|n| n.xid == x) {
+                        Some(i) => i,
+                        None => {
+                            let t = self.txns.get(&x);
+                            let link = t.and_then(|t| t.nodes.last()).map(|n| (n.0, n.1, n.2));
+                            let init_true = self.variant == Variant::Afc
+                                && t.is_some_and(|t| {
+                                    t.nodes
+                                        .iter()
+                                        .any(|n| self.version(n).is_some_and(|v| v.ack <= now))
+                                });
+                            nodes.push(super::NodeTag {
+                                xid: x,
+                                link,
+                                init_true,
+                            });
+                            nodes.len() - 1
+                        }
+                    };
+                    Some((ni as u8, val, u))
+                }
+                None => None,
+            };
+            records.push(RecTag {
+                committed: if s.absent { None } else { Some(s.committed) },
+                pending,
+            });
+        }
+        let tag = Arc::new(VersionTag {
+            page,
+            slot: vslot,
+            vno,
+            back,
+            nodes: nodes.clone(),
+            records,
+        });
+        let parts = core.layout.parts;
+        let mut t0 = 0;
+        for k in 0..parts {
+            let tv = tag.clone();
+            let t = core
+                .tags
+                .add(|| TagContent::FlagCommit(Arc::new(FcTag::Data { part: k, v: tv })));
+            if k == 0 {
+                t0 = t;
+            }
+        }
+        let first = version_lpn(&core.layout, self.slots_base, page, vslot, 0);
+        core.trace(
+            start,
+            workload::txn::TxCmd::Write {
+                tx: None,
+                lpn: first,
+                pages: parts,
+            },
+        );
+        let mut end = start;
+        for k in 0..parts {
+            let lpn = version_lpn(&core.layout, self.slots_base, page, vslot, k);
+            let t = core
+                .device
+                .write_plain(lpn, t0 + u64::from(k), start)
+                .map_err(Core::dev_err(start, format!("writing {lpn}")))?;
+            end = end.max(t);
+        }
+        core.stats.page_writes += 1;
+        self.n.versions_written += 1;
+        self.data_ack = self.data_ack.max(end);
+        for x in reclaimed_xids {
+            if let Some(t) = self.txns.get_mut(&x) {
+                t.gone_ack = t.gone_ack.max(end);
+            }
+        }
+        let m = self.meta.get_mut(&page).expect("meta exists");
+        m.next_vno += 1;
+        for s in &mut m.slots {
+            if !s.absent {
+                s.on_disk = true;
+            }
+            if let Some(p) = s.pending.as_mut() {
+                p.3 = true;
+            }
+            s.dirty = false;
+        }
+        let values: Vec<u64> = m
+            .slots
+            .iter()
+            .map(|s| s.pending.map_or(s.committed.0, |p| p.1))
+            .collect();
+        let nn = nodes.len();
+        m.versions.push(Version {
+            slot: vslot,
+            vno,
+            ack: end,
+            tag,
+            flags: vec![None; nn],
+            marks: vec![false; nn],
+        });
+        if vslot == 0 {
+            core.disk[page.0 as usize] = Some((
+                t0,
+                Arc::new(PageImage {
+                    page,
+                    lsn: 0,
+                    values,
+                }),
+            ));
+        }
+        // Nodes, and flags of transactions whose commit is in flight (`mod.rs`).
+        for (i, n) in nodes.iter().enumerate() {
+            let me: NodeRef = (page, vslot, vno, i);
+            let status = match self.txns.get_mut(&n.xid) {
+                Some(t) => {
+                    t.nodes.push(me);
+                    t.status
+                }
+                None => continue,
+            };
+            if let Status::Committed(a) = status {
+                let needed = match self.variant {
+                    Variant::Cfc => true,
+                    Variant::Afc => !n.init_true,
+                };
+                if needed {
+                    self.program_flag(
+                        core,
+                        me,
+                        if self.variant == Variant::Cfc {
+                            0x00
+                        } else {
+                            0xFE
+                        },
+                        false,
+                        a.max(end),
+                    )?;
+                }
+            }
+        }
+        self.forget();
+        Ok(end)
+    }
+}
