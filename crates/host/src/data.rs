@@ -58,6 +58,18 @@ pub fn initial_value(rid: Rid) -> u64 {
     ))
 }
 
+/// `initial_value` split in its per-page and per-slot halves: the value of slot `s` of a
+/// page is `nonzero(mix64(page_key ^ slot_key[s]))` (= `mix2(page, s + 1)`). Building a
+/// loaded page of a few hundred index entries on every buffer miss was ~8 % of a TPC-C run
+/// with both halves recomputed per slot.
+fn initial_page_key(table: TableId, page: u32) -> u64 {
+    ((u64::from(table.0) << 48) ^ u64::from(page)).rotate_left(23)
+}
+
+fn initial_slot_key(slot: u16) -> u64 {
+    mix64((u64::from(slot) + 1) ^ 0x9E37_79B9_7F4A_7C15)
+}
+
 /// A digest of the changes of one update (offsets, lengths and what each does).
 pub fn changes_digest(changes: &[Change]) -> u64 {
     let mut h = 0x51_7CC1_B727_220Au64;
@@ -113,6 +125,8 @@ pub struct Layout {
     /// Which slots hold a record when the database is loaded (`TxnSource::loaded`); `None`:
     /// every slot of every page below the table's `pages_initial` (the trait's default).
     loaded: Option<Arc<LoadedMap>>,
+    /// `initial_slot_key` of every slot number a page of this schema has.
+    slot_keys: Arc<Vec<u64>>,
 }
 
 /// The loaded state of every DB page, from the source's `loaded` predicate. Almost every
@@ -152,11 +166,16 @@ impl Layout {
         let base = schema.page_base();
         let pages = schema.pages_max();
         Layout {
-            schema,
             base,
             pages,
             parts: parts.max(1),
             loaded: None,
+            slot_keys: Arc::new(
+                (0..schema_max_slots(&schema))
+                    .map(initial_slot_key)
+                    .collect(),
+            ),
+            schema,
         }
     }
 
@@ -250,13 +269,8 @@ impl Layout {
     pub fn initial_page(&self, p: PageNo) -> Vec<u64> {
         let (t, page) = self.locate(p);
         let def = self.schema.table(t);
-        let value = |slot| {
-            initial_value(Rid {
-                table: t,
-                page,
-                slot,
-            })
-        };
+        let key = initial_page_key(t, page);
+        let value = |slot: u16| nonzero(mix64(key ^ self.slot_keys[slot as usize]));
         let prefix = match &self.loaded {
             None => Some(if page < def.pages_initial {
                 def.records_per_page
@@ -266,9 +280,17 @@ impl Layout {
             Some(m) => m.prefix(p),
         };
         match prefix {
-            Some(n) => (0..def.records_per_page)
-                .map(|slot| if slot < n { value(slot) } else { 0 })
-                .collect(),
+            Some(n) => {
+                // A loop over the loaded prefix the compiler can vectorize, then zeros.
+                let mut v = Vec::with_capacity(usize::from(def.records_per_page));
+                v.extend(
+                    self.slot_keys[..usize::from(n)]
+                        .iter()
+                        .map(|&k| nonzero(mix64(key ^ k))),
+                );
+                v.resize(usize::from(def.records_per_page), 0);
+                v
+            }
             None => (0..def.records_per_page)
                 .map(|slot| {
                     if self.is_loaded(p, slot) {
@@ -280,6 +302,16 @@ impl Layout {
                 .collect(),
         }
     }
+}
+
+/// The most slots a page of `schema` has.
+fn schema_max_slots(schema: &Schema) -> u16 {
+    schema
+        .tables
+        .iter()
+        .map(|t| t.records_per_page)
+        .max()
+        .unwrap_or(0)
 }
 
 /// An immutable page image.
