@@ -952,11 +952,22 @@ pub(crate) fn cmd_host_crash(
 fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
     let b = world::bench::run_bench(quick).map_err(|e| Fail(1, e.to_string()))?;
     // The host case (issue 8): its key beside the device bench's.
+    // TPC-C at 20 warehouses, wal over none, 512 frames; and the bank source as before.
     let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
+    let hb = world::host_run::host_bank_bench(quick)
+        .map_err(|e| Fail(1, format!("host bank bench: {e}")))?;
     let mut v = serde_json::to_value(&b).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.insert("host_txns_per_cpu_s".into(), h.host_txns_per_cpu_s.into());
         o.insert("host".into(), serde_json::to_value(&h).unwrap_or_default());
+        o.insert(
+            "host_bank_txns_per_cpu_s".into(),
+            hb.host_txns_per_cpu_s.into(),
+        );
+        o.insert(
+            "host_bank".into(),
+            serde_json::to_value(&hb).unwrap_or_default(),
+        );
     }
     println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     write_json(json, &v)

@@ -12,10 +12,8 @@
 //! passes the answer to the policy.
 
 use crate::data::PageNo;
-use crate::lock::FixedHash;
 use crate::lru::{self, Choice, FrameView};
 use sim::SimTime;
-use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Debug)]
 pub struct Frame {
@@ -29,7 +27,6 @@ pub struct Frame {
     /// The client whose active transaction dirtied the page (when one is known).
     pub owner: Option<u32>,
     pub ready_at: SimTime,
-    stamp: u64,
 }
 
 impl Frame {
@@ -42,27 +39,40 @@ impl Frame {
             rec_lsn: 0,
             owner: None,
             ready_at,
-            stamp: 0,
         }
     }
 }
 
+/// No frame (list ends, unmapped pages).
+const NIL: u32 = u32::MAX;
+
+/// The pool. Recency is a doubly linked list through the frames (`prev`/`next`, least
+/// recently used at `head`), so a hit moves its frame to the tail in O(1); page → frame is
+/// a vector indexed by page number, grown on demand (4 bytes per DB page up to the highest
+/// page cached; TPC-C at 20 warehouses: 1.6 MB). The first version kept an ordered set of
+/// (stamp, frame) and a SipHash map: ~8 % of a TPC-C run.
 pub struct Pool {
     frames: Vec<Option<Frame>>,
-    map: HashMap<PageNo, u32, FixedHash>,
-    lru: BTreeSet<(u64, u32)>,
+    map: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    head: u32,
+    tail: u32,
+    len: usize,
     free: Vec<u32>,
-    next_stamp: u64,
 }
 
 impl Pool {
     pub fn new(frames: u32) -> Pool {
         Pool {
             frames: (0..frames).map(|_| None).collect(),
-            map: HashMap::default(),
-            lru: BTreeSet::new(),
+            map: Vec::new(),
+            prev: vec![NIL; frames as usize],
+            next: vec![NIL; frames as usize],
+            head: NIL,
+            tail: NIL,
+            len: 0,
             free: (0..frames).rev().collect(),
-            next_stamp: 1,
         }
     }
 
@@ -71,26 +81,53 @@ impl Pool {
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
     }
 
     /// The frame holding `page`, without touching its recency.
     pub fn find(&self, page: PageNo) -> Option<u32> {
-        self.map.get(&page).copied()
+        match self.map.get(page.0 as usize) {
+            Some(&f) if f != NIL => Some(f),
+            _ => None,
+        }
+    }
+
+    fn unlink(&mut self, f: u32) {
+        let (p, n) = (self.prev[f as usize], self.next[f as usize]);
+        if p == NIL {
+            self.head = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n == NIL {
+            self.tail = p;
+        } else {
+            self.prev[n as usize] = p;
+        }
+        self.prev[f as usize] = NIL;
+        self.next[f as usize] = NIL;
+    }
+
+    fn push_tail(&mut self, f: u32) {
+        self.prev[f as usize] = self.tail;
+        self.next[f as usize] = NIL;
+        if self.tail == NIL {
+            self.head = f;
+        } else {
+            self.next[self.tail as usize] = f;
+        }
+        self.tail = f;
     }
 
     /// Marks `f` most recently used.
     pub fn touch(&mut self, f: u32) {
-        let stamp = self.next_stamp;
-        self.next_stamp += 1;
-        if let Some(fr) = self.frames[f as usize].as_mut() {
-            self.lru.remove(&(fr.stamp, f));
-            fr.stamp = stamp;
-            self.lru.insert((stamp, f));
+        if self.frames[f as usize].is_some() && self.tail != f {
+            self.unlink(f);
+            self.push_tail(f);
         }
     }
 
@@ -110,9 +147,21 @@ impl Pool {
         !self.free.is_empty()
     }
 
+    /// Occupied frames from least to most recently used.
+    fn lru_order(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut f = self.head;
+        std::iter::from_fn(move || {
+            (f != NIL).then(|| {
+                let cur = f;
+                f = self.next[cur as usize];
+                cur
+            })
+        })
+    }
+
     /// The LRU choice among occupied frames, given whether each may be evicted now.
     pub fn choose_victim(&self, evictable: impl Fn(&Frame) -> bool) -> Choice {
-        lru::choose(self.lru.iter().map(|&(_, f)| {
+        lru::choose(self.lru_order().map(|f| {
             let fr = self.frame(f);
             FrameView {
                 frame: f,
@@ -127,8 +176,9 @@ impl Pool {
         let fr = self.frames[f as usize]
             .take()
             .expect("removing an empty frame");
-        self.lru.remove(&(fr.stamp, f));
-        self.map.remove(&fr.page);
+        self.unlink(f);
+        self.map[fr.page.0 as usize] = NIL;
+        self.len -= 1;
         self.free.push(f);
         fr
     }
@@ -136,10 +186,15 @@ impl Pool {
     /// Puts `frame` into a free slot (the caller made room) and marks it most recently used.
     pub fn install(&mut self, frame: Frame) -> u32 {
         let f = self.free.pop().expect("install without a free frame");
-        debug_assert!(!self.map.contains_key(&frame.page));
-        self.map.insert(frame.page, f);
+        debug_assert!(self.find(frame.page).is_none());
+        let p = frame.page.0 as usize;
+        if p >= self.map.len() {
+            self.map.resize(p + 1, NIL);
+        }
+        self.map[p] = f;
         self.frames[f as usize] = Some(frame);
-        self.touch(f);
+        self.len += 1;
+        self.push_tail(f);
         f
     }
 
@@ -152,15 +207,26 @@ impl Pool {
     }
 
     pub fn check_invariants(&self) -> Result<(), String> {
-        if self.map.len() + self.free.len() != self.frames.len() || self.lru.len() != self.map.len()
+        let occupied = self.frames.iter().filter(|f| f.is_some()).count();
+        let listed: Vec<u32> = self.lru_order().take(self.frames.len() + 1).collect();
+        if occupied != self.len
+            || occupied + self.free.len() != self.frames.len()
+            || listed.len() != self.len
         {
-            return Err("buffer pool: map, free list and LRU disagree".into());
+            return Err("buffer pool: frames, free list and LRU list disagree".into());
         }
-        for (p, f) in &self.map {
-            match &self.frames[*f as usize] {
-                Some(fr) if fr.page == *p && self.lru.contains(&(fr.stamp, *f)) => {}
-                _ => return Err(format!("buffer pool: page {p:?} maps to a wrong frame")),
+        for &f in &listed {
+            match &self.frames[f as usize] {
+                Some(fr) if self.find(fr.page) == Some(f) => {}
+                _ => return Err(format!("buffer pool: frame {f} is listed but not mapped")),
             }
+        }
+        let mapped = self.map.iter().filter(|&&f| f != NIL).count();
+        if mapped != self.len {
+            return Err(format!(
+                "buffer pool: {mapped} pages mapped, {} frames occupied",
+                self.len
+            ));
         }
         Ok(())
     }
@@ -182,5 +248,37 @@ mod tests {
         assert_eq!(fr.page, PageNo(2));
         assert!(p.has_free());
         p.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn lru_order_follows_touches_removals_and_installs() {
+        let mut p = Pool::new(4);
+        let f: Vec<u32> = (0..4)
+            .map(|i| p.install(Frame::new(PageNo(10 + i), vec![], 0, SimTime::ZERO)))
+            .collect();
+        // Recency now 10, 11, 12, 13; touching 10 and 12 gives 11, 13, 10, 12.
+        p.touch(f[0]);
+        p.touch(f[2]);
+        p.touch(f[2]);
+        p.check_invariants().unwrap();
+        let order: Vec<u64> = p.lru_order().map(|x| p.frame(x).page.0).collect();
+        assert_eq!(order, vec![11, 13, 10, 12]);
+        // Removing the middle and the head, then installing, keeps the list consistent.
+        p.remove(f[3]);
+        p.remove(f[1]);
+        assert_eq!(p.find(PageNo(13)), None);
+        let g = p.install(Frame::new(PageNo(3), vec![], 0, SimTime::ZERO));
+        p.check_invariants().unwrap();
+        let order: Vec<u64> = p.lru_order().map(|x| p.frame(x).page.0).collect();
+        assert_eq!(order, vec![10, 12, 3]);
+        assert_eq!(p.find(PageNo(3)), Some(g));
+        assert_eq!(p.choose_victim(|fr| fr.page.0 != 10), Choice::Evict(f[2]));
+        assert_eq!(p.len(), 3);
+        // Removing the tail.
+        p.remove(g);
+        p.install(Frame::new(PageNo(4), vec![], 0, SimTime::ZERO));
+        p.check_invariants().unwrap();
+        let order: Vec<u64> = p.lru_order().map(|x| p.frame(x).page.0).collect();
+        assert_eq!(order, vec![10, 12, 4]);
     }
 }

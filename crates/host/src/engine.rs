@@ -91,11 +91,17 @@ impl Core {
         let t = self
             .device
             .write_plain(lpn, tag, now)
-            .map_err(Core::dev_err(now, format!("writing log page {seq}")))?;
+            .map_err(|error| HostError::Device {
+                at: now,
+                what: format!("writing log page {seq}"),
+                error,
+            })?;
         self.stats.log_page_writes += 1;
         Ok(t)
     }
 
+    /// The error of a failed device command. `what` is built even when the command
+    /// succeeds: on per-command paths, format the message inside a `map_err` closure.
     pub fn dev_err(at: SimTime, what: impl Into<String>) -> impl FnOnce(SsdError) -> HostError {
         let what = what.into();
         move |error| HostError::Device { at, what, error }
@@ -139,7 +145,11 @@ impl Core {
             let (o, t) = self
                 .device
                 .read(lpn, now)
-                .map_err(Core::dev_err(now, format!("reading {lpn}")))?;
+                .map_err(|error| HostError::Device {
+                    at: now,
+                    what: format!("reading {lpn}"),
+                    error,
+                })?;
             #[cfg(debug_assertions)]
             {
                 let want = match &self.disk[page.0 as usize] {
@@ -181,8 +191,13 @@ impl Core {
         let mut end = now;
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, img.page, k);
-            let t = write(&mut self.device, lpn, t0 + u64::from(k))
-                .map_err(Core::dev_err(now, format!("writing {lpn}")))?;
+            let t = write(&mut self.device, lpn, t0 + u64::from(k)).map_err(|error| {
+                HostError::Device {
+                    at: now,
+                    what: format!("writing {lpn}"),
+                    error,
+                }
+            })?;
             end = end.max(t);
         }
         self.stats.page_writes += 1;
