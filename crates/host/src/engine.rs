@@ -240,7 +240,7 @@ pub fn fetch(
         Some(img) => (img.values.clone(), img.lsn),
         None => core.disk_image(page),
     };
-    ready = ready.max(core.read_page(page, now)?);
+    ready = ready.max(strat.read_page(core, page, now)?);
     let f = core.pool.install(Frame::new(page, values, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
@@ -309,6 +309,8 @@ pub struct HostRun {
     pub base_image: Option<media::NandImage>,
     /// The device commands, in time order (when captured).
     pub trace: Option<Vec<workload::txn::Timed>>,
+    /// PCM strategies: their PCM and disk write logs (when recording).
+    pub tier: Option<crate::pcm_tier::TierLog>,
 }
 
 pub struct Engine {
@@ -795,7 +797,9 @@ impl Engine {
             t.sort_by_key(|x| x.time_ns);
             t
         });
+        let tier = self.strat.take_tier_log();
         HostRun {
+            tier,
             metrics,
             core: self.core,
             commits: self.commits,

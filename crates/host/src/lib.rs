@@ -37,6 +37,7 @@ pub mod lock;
 pub mod lru;
 pub mod metrics;
 pub mod pcm_check;
+pub mod pcm_tier;
 pub mod source;
 pub mod strategy;
 pub mod update;
@@ -119,6 +120,8 @@ pub struct HostConfig {
     pub update: String,
     /// `ipa`'s N×M (in-place-appends.md §3).
     pub ipa: update::IpaConfig,
+    /// The PCM tier of the PCM strategies (`pcmlogging`): sizes, external store, destaging.
+    pub pcm: pcm_tier::PcmSettings,
     /// A planted bug for testing the crash checker: restart accepts IPA delta records
     /// without checking their CRC. Never set this outside tests.
     #[serde(skip)]
@@ -163,6 +166,7 @@ impl Default for HostConfig {
             measure_recovery: false,
             update: "out-of-place".into(),
             ipa: update::IpaConfig::default(),
+            pcm: pcm_tier::PcmSettings::default(),
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,

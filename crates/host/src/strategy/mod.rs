@@ -15,6 +15,7 @@ pub mod device_tx;
 pub mod flagcommit_ex;
 pub mod pcm_destage;
 pub mod pcmlogging;
+pub mod pcmlogging_engine;
 pub mod wal;
 
 use crate::buffer::Frame;
@@ -84,6 +85,18 @@ pub trait Strategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+
+    /// Reads `page` for a buffer miss; returns when its contents are in DRAM. Strategies
+    /// with their own external store (the PCM tier's disks) read it there.
+    fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        core.read_page(page, now)
+    }
+
+    /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
+    /// checker (`pcm_tier::check`).
+    fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {
+        None
+    }
 }
 
 /// What a restart has to work with: the recovered device and the tag table (the
@@ -117,7 +130,12 @@ pub struct StrategyInfo {
 }
 
 /// Every recovery strategy. One line each.
-pub static REGISTRY: &[&StrategyInfo] = &[&wal::INFO, &device_tx::INFO, &flagcommit_ex::INFO];
+pub static REGISTRY: &[&StrategyInfo] = &[
+    &wal::INFO,
+    &device_tx::INFO,
+    &flagcommit_ex::INFO,
+    &pcmlogging_engine::INFO,
+];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
     REGISTRY
