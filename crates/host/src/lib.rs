@@ -184,6 +184,7 @@ impl HostConfig {
             })
         };
         strategy::lookup(&self.strategy)?;
+        self.pcm.validate()?;
         if self.clients == 0 {
             return bad("clients", "must be at least 1".into());
         }

@@ -159,3 +159,36 @@ fn bad_pcm_settings_name_the_key() {
     let e = check::record(&h, &d, 1).err().unwrap().to_string();
     assert!(e.contains("host.pcm.pcm_bytes"), "{e}");
 }
+
+/// A TPC-C run on the HDD with a PCM small enough to destage throughout: destages of one
+/// page overlap in the disk queue (the case the destage ids guard).
+fn hdd_tpcc(txns: u64) -> (host::HostConfig, ssd::DeviceConfig) {
+    let (mut h, d) = tiny_tpcc();
+    h.transactions = txns;
+    h.pcm.pcm_bytes = 131072;
+    h.pcm.dram_bytes = 73728;
+    h.pcm.external = "hdd".into();
+    (h, d)
+}
+
+#[test]
+fn hdd_tpcc_destaging_survives_random_crashes() {
+    let (h, d) = hdd_tpcc(80);
+    let rec = check::record(&h, &d, 3).unwrap();
+    assert!(rec.metrics.strategy_counters["pcm_destaged_pages"] > 0);
+    let rep = check::check(&rec, Mode::Random { schedules: 200 }, 5, None).unwrap();
+    show(&rep);
+    assert_eq!(rep.violations, 0);
+}
+
+/// ≥ 1,000 seeded random crash schedules on a larger run; `-- --ignored`.
+#[test]
+#[ignore]
+fn thousand_random_crashes_on_hdd_tpcc() {
+    let (h, d) = hdd_tpcc(150);
+    let rec = check::record(&h, &d, 1).unwrap();
+    let rep = check::check(&rec, Mode::Random { schedules: 1000 }, 1, None).unwrap();
+    show(&rep);
+    assert_eq!(rep.states, 1000);
+    assert_eq!(rep.violations, 0);
+}

@@ -64,6 +64,15 @@ fn check(cfg: &HostConfig, _p: &'static ssd::ProtocolInfo) -> Result<()> {
 }
 
 fn cerr(e: String) -> HostError {
+    if e.starts_with("pcm full of uncommitted") || e.starts_with("ActiveTxList full") {
+        // The configuration cannot hold the transactions in flight: an input problem.
+        return HostError::Config {
+            key: "host.pcm.pcm_bytes".into(),
+            reason: format!(
+                "{e}: the PCM is too small for the records of the transactions in flight"
+            ),
+        };
+    }
     HostError::Stuck(format!("pcmlogging: {e}"))
 }
 
