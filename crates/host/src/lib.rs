@@ -24,8 +24,11 @@
 //! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
 //! synthetic-record generators of `workload`, or the built-in `bank` test source.
 //!
-//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM tiers, update
-//! strategies other than out-of-place page writes.
+//! - `pcmlogging`: record-level PCMLogging over a PCM tier and a Table 2 disk
+//!   (`pcm_tier`: `[host.pcm]` sizes, recovery from PCM + disk, PCM crash points).
+//!
+//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM baselines (wal-pcm,
+//! scmlogging), update strategies other than out-of-place page writes.
 
 pub mod bank;
 pub mod buffer;

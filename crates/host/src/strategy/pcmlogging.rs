@@ -6,8 +6,8 @@
 //!
 //! This is the scheme's core over `media::pcm::Pcm` and `media::disk::Disk`, driven record
 //! by record (`update`, `flush_page`, `commit`, `abort`, `maintain`). It is crash-checked by
-//! `crate::pcm_check`; it is not yet registered as a host-engine `Strategy` (see
-//! docs/DECISIONS.md, "PCMLogging (issue 11)").
+//! `crate::pcm_check` (its own random driver) and, as the host-engine strategy
+//! `pcmlogging` (`pcmlogging_engine.rs`), by the host crash checker (`crate::pcm_tier`).
 //!
 //! # PCM layout, byte by byte (all integers little-endian u64)
 //!
@@ -47,8 +47,10 @@
 //! - Destage of page P: read P from disk, merge the committed PCM records of P, write P,
 //!   then clear the destaged records' bits.
 //!
-//! Every logical step is issued when the previous one completed (the core keeps one
-//! clock); the chips' parallelism applies within a step (the two lines of a record unit).
+//! Every PCM step is issued when the previous one completed (the core keeps one clock);
+//! the chips' parallelism applies within a step (the two lines of a record unit). A
+//! destage runs on the disk's own queue: its read and write are issued at once, and its
+//! bit clears wait for a `maintain` after the write completed (`complete_destages`).
 //!
 //! # Recovery (Alg. 3)
 //!
@@ -82,8 +84,9 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
-//! Not here yet: page-level PCMLogging (§3.1–3.2), wear leveling (§4), the adaptive
-//! destaging cost model (§5.2), records larger than one unit, the engine integration.
+//! Not here yet: page-level PCMLogging (§3.1–3.2), relocation of the ActiveTxList and
+//! FreeSlotBitmap (§4.1), the adaptive destaging policy in the destager (§5.2; the model is
+//! in `pcm_destage.rs`), records larger than one unit.
 
 use media::disk::Disk;
 use media::pcm::Pcm;
