@@ -841,7 +841,10 @@ pub fn run_traced(
     e.run()?;
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {
-        m.recovery = Some(measure_recovery(cfg, dcfg, &e.core, e.now)?);
+        m.recovery = Some(match e.strat.measure_recovery(e.now) {
+            Some(r) => r?,
+            None => measure_recovery(cfg, dcfg, &e.core, e.now)?,
+        });
     }
     Ok(e.into_run(m))
 }

@@ -192,3 +192,28 @@ fn thousand_random_crashes_on_hdd_tpcc() {
     assert_eq!(rep.states, 1000);
     assert_eq!(rep.violations, 0);
 }
+
+/// Recovery is a PCM scan (§6.2.4): no disk page is read, and the time grows with the
+/// records PCM holds. TATP runs as well.
+#[test]
+fn recovery_is_a_pcm_scan_and_tatp_runs() {
+    let (mut h, d) = tiny_tpcc();
+    h.measure_recovery = true;
+    let m = check::record(&h, &d, 2).unwrap().metrics;
+    let r = m.recovery.unwrap();
+    assert_eq!((r.pages_read, r.device_time_ns), (0, 0));
+    // At least the superblock, ActiveTxList and bitmap lines at 50 ns per 4 lines.
+    assert!(r.time_ns >= 50, "{r:?}");
+    let (mut h, mut d) = tiny();
+    h.workload = "tatp".into();
+    h.tatp.subscribers = 200;
+    h.transactions = 40;
+    h.pcm.pcm_bytes = 32768;
+    h.pcm.dram_bytes = 8 * 8192 + 8192;
+    d.nand.blocks_per_plane = 64;
+    let rec = check::record(&h, &d, 4).unwrap();
+    assert!(rec.metrics.txns_committed > 0);
+    let rep = check::check(&rec, Mode::Random { schedules: 100 }, 2, None).unwrap();
+    show(&rep);
+    assert_eq!(rep.violations, 0);
+}

@@ -97,6 +97,15 @@ pub trait Strategy {
     fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {
         None
     }
+
+    /// Strategies that restart from their own media (the PCM tier): cut power at `now` and
+    /// restart from what they hold, reporting the work. None: the engine's device restart.
+    fn measure_recovery(
+        &self,
+        _now: SimTime,
+    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
+        None
+    }
 }
 
 /// What a restart has to work with: the recovered device and the tag table (the
