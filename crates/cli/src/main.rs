@@ -3,7 +3,6 @@
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
 mod crash;
-mod pcm;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -93,7 +92,7 @@ enum Cmd {
         /// --verify-acks`).
         #[arg(long)]
         ack_log: Option<PathBuf>,
-        /// Run the DBMS host with this recovery strategy (wal, device-tx, flagcommit-ex) on the device.
+        /// Run the DBMS host with this recovery strategy (wal, device-tx, flagcommit-ex, pcmlogging) on the device.
         #[arg(long)]
         host: Option<String>,
     },
@@ -849,9 +848,6 @@ pub(crate) fn cmd_host_crash(
     state: Option<u64>,
     max_in_flight: usize,
 ) -> Result<(), Fail> {
-    if strategy == "pcmlogging" {
-        return pcm::cmd_pcm_crash(a, protocol, schedules, state);
-    }
     ssd::protocol::lookup(protocol).map_err(bad)?;
     if schedules == Some(0) {
         return Err(Fail(2, "--schedules must be at least 1".into()));

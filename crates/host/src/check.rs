@@ -44,6 +44,8 @@ pub struct HostRecording {
     pub commits: Vec<CommitRec>,
     pub tags: TagTable,
     pub metrics: crate::HostMetrics,
+    /// PCM strategies: the PCM and disk write logs (their crash points).
+    pub tier: Option<crate::pcm_tier::TierLog>,
 }
 
 /// Runs `cfg` on a fresh device of `dcfg` with recording on.
@@ -72,6 +74,7 @@ pub fn record(
         commits: run.commits,
         tags: run.core.tags,
         metrics: run.metrics,
+        tier: run.tier.take(),
     })
 }
 
@@ -366,6 +369,9 @@ pub fn check(
     seed: u64,
     only: Option<u64>,
 ) -> Result<CheckReport, String> {
+    if let Some(tier) = &rec.tier {
+        return crate::pcm_tier::check(rec, tier, mode, seed, only);
+    }
     let mut rep = CheckReport {
         ops: rec.ops.len(),
         commits: rec.commits.len(),
@@ -510,6 +516,15 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
     if matches!(strategy, "flagcommit-ex" | "cfc-ex" | "afc-ex") {
         // Commit flags live in each flash page's record area (strategy/flagcommit_ex).
         d.nand.append_bytes = 4;
+    }
+    if strategy == "pcmlogging" {
+        // 4 frames beside the tables of a 2 KiB PCM (pcm_tier::PcmSettings::sizes), low
+        // watermarks so the run destages, the fast disk so destages overlap PCM work.
+        h.pcm.pcm_bytes = 2048;
+        h.pcm.dram_bytes = 4 * 8192 + 2048;
+        h.pcm.high_watermark = 0.6;
+        h.pcm.low_watermark = 0.4;
+        h.pcm.external = "ssd".into();
     }
     h.bank = crate::bank::BankConfig {
         accounts: 40,

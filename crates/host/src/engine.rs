@@ -255,7 +255,7 @@ pub fn fetch(
         Some(img) => (img.values.clone(), img.lsn),
         None => core.disk_image(page),
     };
-    ready = ready.max(core.read_page(page, now)?);
+    ready = ready.max(strat.read_page(core, page, now)?);
     let f = core.pool.install(Frame::new(page, values, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
@@ -324,6 +324,8 @@ pub struct HostRun {
     pub base_image: Option<media::NandImage>,
     /// The device commands, in time order (when captured).
     pub trace: Option<Vec<workload::txn::Timed>>,
+    /// PCM strategies: their PCM and disk write logs (when recording).
+    pub tier: Option<crate::pcm_tier::TierLog>,
 }
 
 pub struct Engine {
@@ -818,7 +820,9 @@ impl Engine {
             t.sort_by_key(|x| x.time_ns);
             t
         });
+        let tier = self.strat.take_tier_log();
         HostRun {
+            tier,
             metrics,
             core: self.core,
             commits: self.commits,
@@ -860,7 +864,10 @@ pub fn run_traced(
     e.run()?;
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {
-        m.recovery = Some(measure_recovery(cfg, dcfg, &e.core, e.now)?);
+        m.recovery = Some(match e.strat.measure_recovery(e.now) {
+            Some(r) => r?,
+            None => measure_recovery(cfg, dcfg, &e.core, e.now)?,
+        });
     }
     Ok(e.into_run(m))
 }

@@ -26,8 +26,11 @@
 //! `source` picks the transaction source (`host.workload`): the TPC-C, TPC-B, TATP and
 //! synthetic-record generators of `workload`, or the built-in `bank` test source.
 //!
-//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM tiers, update
-//! strategies other than out-of-place page writes.
+//! - `pcmlogging`: record-level PCMLogging over a PCM tier and a Table 2 disk
+//!   (`pcm_tier`: `[host.pcm]` sizes, recovery from PCM + disk, PCM crash points).
+//!
+//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM baselines (wal-pcm,
+//! scmlogging), update strategies other than out-of-place page writes.
 
 pub mod bank;
 pub mod buffer;
@@ -39,6 +42,7 @@ pub mod lock;
 pub mod lru;
 pub mod metrics;
 pub mod pcm_check;
+pub mod pcm_tier;
 pub mod source;
 pub mod strategy;
 pub mod update;
@@ -121,6 +125,8 @@ pub struct HostConfig {
     pub update: String,
     /// `ipa`'s N×M (in-place-appends.md §3).
     pub ipa: update::IpaConfig,
+    /// The PCM tier of the PCM strategies (`pcmlogging`): sizes, external store, destaging.
+    pub pcm: pcm_tier::PcmSettings,
     /// A planted bug for testing the crash checker: restart accepts IPA delta records
     /// without checking their CRC. Never set this outside tests.
     #[serde(skip)]
@@ -169,6 +175,7 @@ impl Default for HostConfig {
             measure_recovery: false,
             update: "out-of-place".into(),
             ipa: update::IpaConfig::default(),
+            pcm: pcm_tier::PcmSettings::default(),
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
@@ -187,6 +194,7 @@ impl HostConfig {
             })
         };
         strategy::lookup(&self.strategy)?;
+        self.pcm.validate()?;
         if self.clients == 0 {
             return bad("clients", "must be at least 1".into());
         }

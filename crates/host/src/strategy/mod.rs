@@ -15,6 +15,7 @@ pub mod device_tx;
 pub mod flagcommit_ex;
 pub mod pcm_destage;
 pub mod pcmlogging;
+pub mod pcmlogging_engine;
 pub mod wal;
 
 use crate::buffer::Frame;
@@ -94,6 +95,27 @@ pub trait Strategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+
+    /// Reads `page` for a buffer miss; returns when its contents are in DRAM. Strategies
+    /// with their own external store (the PCM tier's disks) read it there.
+    fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        core.read_page(page, now)
+    }
+
+    /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
+    /// checker (`pcm_tier::check`).
+    fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {
+        None
+    }
+
+    /// Strategies that restart from their own media (the PCM tier): cut power at `now` and
+    /// restart from what they hold, reporting the work. None: the engine's device restart.
+    fn measure_recovery(
+        &self,
+        _now: SimTime,
+    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
+        None
+    }
 }
 
 /// A strategy's answer to an update of a page (`Strategy::admit`).
@@ -143,6 +165,7 @@ pub static REGISTRY: &[&StrategyInfo] = &[
     &flagcommit_ex::INFO,
     &flagcommit_ex::CFC_INFO,
     &flagcommit_ex::AFC_INFO,
+    &pcmlogging_engine::INFO,
 ];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {

@@ -6,8 +6,8 @@
 //!
 //! This is the scheme's core over `media::pcm::Pcm` and `media::disk::Disk`, driven record
 //! by record (`update`, `flush_page`, `commit`, `abort`, `maintain`). It is crash-checked by
-//! `crate::pcm_check`; it is not yet registered as a host-engine `Strategy` (see
-//! docs/DECISIONS.md, "PCMLogging (issue 11)").
+//! `crate::pcm_check` (its own random driver) and, as the host-engine strategy
+//! `pcmlogging` (`pcmlogging_engine.rs`), by the host crash checker (`crate::pcm_tier`).
 //!
 //! # PCM layout, byte by byte (all integers little-endian u64)
 //!
@@ -47,8 +47,10 @@
 //! - Destage of page P: read P from disk, merge the committed PCM records of P, write P,
 //!   then clear the destaged records' bits.
 //!
-//! Every logical step is issued when the previous one completed (the core keeps one
-//! clock); the chips' parallelism applies within a step (the two lines of a record unit).
+//! Every PCM step is issued when the previous one completed (the core keeps one clock);
+//! the chips' parallelism applies within a step (the two lines of a record unit). A
+//! destage runs on the disk's own queue: its read and write are issued at once, and its
+//! bit clears wait for a `maintain` after the write completed (`complete_destages`).
 //!
 //! # Recovery (Alg. 3)
 //!
@@ -82,8 +84,9 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
-//! Not here yet: page-level PCMLogging (§3.1–3.2), wear leveling (§4), the adaptive
-//! destaging cost model (§5.2), records larger than one unit, the engine integration.
+//! Not here yet: page-level PCMLogging (§3.1–3.2), relocation of the ActiveTxList and
+//! FreeSlotBitmap (§4.1), the adaptive destaging policy in the destager (§5.2; the model is
+//! in `pcm_destage.rs`), records larger than one unit.
 
 use media::disk::Disk;
 use media::pcm::Pcm;
@@ -206,6 +209,9 @@ pub struct PcmLogConfig {
     /// has been used but not in the ActiveTxList"), which can name a running transaction
     /// that has not flushed yet.
     pub fault_paper_pseudo_xid: bool,
+    /// A planted bug for the checker: a destage frees its records' units when it issues
+    /// the disk write, not when the write has completed.
+    pub fault_early_destage_free: bool,
 }
 
 impl Default for PcmLogConfig {
@@ -221,6 +227,7 @@ impl Default for PcmLogConfig {
             wear_delta: None,
             wear_seed: 1,
             fault_paper_pseudo_xid: false,
+            fault_early_destage_free: false,
         }
     }
 }
@@ -274,7 +281,24 @@ pub struct PcmLogging {
     max_xid: Xid,
     max_finished_xid: Xid,
     rng: sim::Rng,
+    /// The loaded contents of a page never written to disk (default: `cfg.initial` over
+    /// `cfg.slots_per_page` slots; the host engine sets its layout's).
+    initial_page: Option<InitialPage>,
+    /// Destages whose disk write is in flight: (write end, destage id, records to free).
+    /// Their units stay valid until the write completed (`complete_destages`).
+    pending: std::collections::VecDeque<(SimTime, u64, Vec<Rid>)>,
+    /// Per record in a pending destage: the committed unit it destaged and the destage's
+    /// id. A commit that frees that unit first removes the entry, so a completion never
+    /// frees a unit that was reused, nor one a later destage of the same record carries
+    /// (found by the pcm_check crash checker, tiny seed 2: destage 1 of page 2 freed the
+    /// unit destage 2 had merged, before destage 2's write completed).
+    in_destage: BTreeMap<Rid, (u64, u64)>,
+    destage_ids: u64,
+    pending_units: u64,
 }
+
+/// A page's loaded contents by page number.
+pub type InitialPage = std::sync::Arc<dyn Fn(u64) -> Vec<u64> + Send + Sync>;
 
 fn werr(e: String) -> String {
     format!("pcm: {e}")
@@ -341,11 +365,39 @@ impl PcmLogging {
             max_xid: 0,
             max_finished_xid: 0,
             rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
+            initial_page: None,
+            pending: Default::default(),
+            in_destage: BTreeMap::new(),
+            destage_ids: 0,
+            pending_units: 0,
         })
     }
 
     pub fn geometry(&self) -> Geometry {
         self.geo
+    }
+
+    /// Sets the loaded contents of never-written pages (the host engine's layout).
+    pub fn set_initial_page(&mut self, f: InitialPage) {
+        self.initial_page = Some(f);
+    }
+
+    fn initial_page_of(&self, page: u64) -> Vec<u64> {
+        match &self.initial_page {
+            Some(f) => f(page),
+            None => (0..self.cfg.slots_per_page)
+                .map(|s| (self.cfg.initial)((page, s)))
+                .collect(),
+        }
+    }
+
+    /// Records of `page` in PCM (committed or not).
+    pub fn pcm_records_of(&self, page: u64) -> usize {
+        self.map.range((page, 0)..=(page, u16::MAX)).count()
+    }
+
+    pub fn counters(&self) -> &PcmLogCounters {
+        &self.counters
     }
 
     /// Fig. 11's wear figures over the record area only (the PCM units the records use;
@@ -410,8 +462,11 @@ impl PcmLogging {
             }
         }
         match self.disk.image().get(&rid.0) {
-            Some(p) => p[rid.1 as usize],
-            None => (self.cfg.initial)(rid),
+            Some(p) => p.get(rid.1 as usize).copied().unwrap_or(0),
+            None => match &self.initial_page {
+                Some(f) => f(rid.0).get(rid.1 as usize).copied().unwrap_or(0),
+                None => (self.cfg.initial)(rid),
+            },
         }
     }
 
@@ -555,6 +610,11 @@ impl PcmLogging {
         self.unit_value[n as usize] = value;
         t = self.set_bit(n, true, t)?;
         t = self.free_unit(p, t)?;
+        if let Some(x) = self.in_destage.get_mut(&rid) {
+            if committed && x.0 == p {
+                x.0 = n;
+            }
+        }
         let m = self.map.get_mut(&rid).expect("mapped");
         if committed {
             m.committed = m.committed.map(|(_, v)| (n, v));
@@ -611,6 +671,10 @@ impl PcmLogging {
             let (u, _, v) = e.uncommitted.take().expect("uncommitted");
             let old = e.committed.replace((u, v));
             if let Some((ou, _)) = old {
+                if self.in_destage.get(r).map(|x| x.0) == Some(ou) {
+                    self.in_destage.remove(r);
+                    self.pending_units -= 1;
+                }
                 t = self.free_unit(ou, t)?;
             }
             if let Some(s) = self.committed_seq.remove(r) {
@@ -651,66 +715,115 @@ impl PcmLogging {
         Ok(t)
     }
 
-    /// Destages the page of the oldest committed record: read, merge, write, free.
+    /// Destages the page of the oldest committed record not already being destaged: read
+    /// the page, merge every committed PCM record of it, write it. The records' units are
+    /// freed when the write has completed (`complete_destages`), so the disk queue runs
+    /// beside PCM work (§6.1: "asynchronously flushed out"). Returns the write's end.
     fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String> {
         let Some((_, rid)) = self.committed_fifo.iter().next().map(|(s, r)| (*s, *r)) else {
             return Ok(None);
         };
         let page = rid.0;
-        let t = self.at(now);
-        let (img, t) = self.disk.read(page, t);
-        let init = self.cfg.initial;
-        let mut vals = img.unwrap_or_else(|| {
-            (0..self.cfg.slots_per_page)
-                .map(|s| init((page, s)))
-                .collect()
-        });
+        let (img, t) = self.disk.read(page, now);
+        let mut vals = img.unwrap_or_else(|| self.initial_page_of(page));
         let mut units = Vec::new();
+        self.destage_ids += 1;
+        let id = self.destage_ids;
         let rids: Vec<Rid> = self
             .map
             .range((page, 0)..=(page, u16::MAX))
             .map(|(r, _)| *r)
             .collect();
         for r in rids {
-            let e = self.map.get_mut(&r).expect("mapped");
-            if let Some((u, _)) = e.committed.take() {
-                vals[r.1 as usize] = self.unit_value[u as usize];
-                units.push(u);
-                if e.uncommitted.is_none() {
-                    self.map.remove(&r);
+            let e = self.map.get(&r).copied().expect("mapped");
+            if let Some((u, _)) = e.committed {
+                if self.in_destage.contains_key(&r) {
+                    // An earlier write of this page carries it already (FIFO disk).
+                    if let Some(v) = vals.get_mut(r.1 as usize) {
+                        *v = self.unit_value[u as usize];
+                    }
+                    continue;
                 }
                 if let Some(s) = self.committed_seq.remove(&r) {
                     self.committed_fifo.remove(&s);
                 }
+                let Some(slot) = vals.get_mut(r.1 as usize) else {
+                    return Err(format!(
+                        "record {r:?} beyond its page's {} slots",
+                        vals.len()
+                    ));
+                };
+                *slot = self.unit_value[u as usize];
+                units.push(r);
+                self.in_destage.insert(r, (u, id));
             }
         }
-        let mut t = self.disk.write(page, vals, t);
-        for u in &units {
-            t = self.free_unit(*u, t)?;
-        }
+        let end = self.disk.write(page, vals, t);
+        self.pending_units += units.len() as u64;
         self.counters.destaged_pages += 1;
         self.counters.destaged_records += units.len() as u64;
-        self.clock = t;
-        Ok(Some(t))
+        self.pending.push_back((end, id, units));
+        Ok(Some(end))
     }
 
+    /// Frees the units of destages whose disk write completed by `now` (a unit whose record
+    /// was replaced by a newer commit meanwhile was freed by that commit).
+    fn complete_destages(&mut self, now: SimTime) -> Result<SimTime, String> {
+        let mut t = self.at(now);
+        let early = self.cfg.fault_early_destage_free;
+        // BUG when `early` (planted): units freed before the disk write completed.
+        while self
+            .pending
+            .front()
+            .is_some_and(|(end, _, _)| *end <= now || early)
+        {
+            let (_, id, units) = self.pending.pop_front().expect("front");
+            for r in units {
+                let Some(&(u, rid_id)) = self.in_destage.get(&r) else {
+                    continue;
+                };
+                if rid_id != id {
+                    continue;
+                }
+                self.in_destage.remove(&r);
+                self.pending_units -= 1;
+                let e = self.map.get_mut(&r).expect("mapped");
+                debug_assert_eq!(e.committed.map(|c| c.0), Some(u));
+                e.committed = None;
+                if e.uncommitted.is_none() {
+                    self.map.remove(&r);
+                }
+                t = self.free_unit(u, t)?;
+            }
+        }
+        self.clock = t;
+        Ok(t)
+    }
+
+    /// PCM is full: wait for (or start) destages until a unit is free.
     fn destage_until_free(&mut self, now: SimTime) -> Result<SimTime, String> {
         let mut t = now;
         while self.used >= self.geo.units {
+            if let Some(end) = self.pending.front().map(|p| p.0) {
+                t = t.max(end);
+                t = self.complete_destages(t)?;
+                continue;
+            }
             match self.destage_one(t)? {
-                Some(e) => t = e,
+                Some(_) => {}
                 None => return Err("pcm full of uncommitted records (nothing to destage)".into()),
             }
         }
         Ok(t)
     }
 
-    /// Between events: destage under the high-low watermark policy.
+    /// Between events: finish completed destages, then start new ones under the
+    /// high-low watermark policy (occupancy counts units of pending destages as free).
     pub fn maintain(&mut self, now: SimTime) -> Result<SimTime, String> {
-        let mut t = self.at(now);
+        let mut t = self.complete_destages(now)?;
         loop {
             self.destaging = watermark(
-                self.used,
+                self.used - self.pending_units,
                 self.geo.units,
                 self.destaging,
                 self.cfg.high_watermark,
@@ -720,7 +833,7 @@ impl PcmLogging {
                 return Ok(t);
             }
             match self.destage_one(t)? {
-                Some(e) => t = e,
+                Some(_) => t = self.at(now),
                 None => {
                     self.destaging = false;
                     return Ok(t);
@@ -729,10 +842,34 @@ impl PcmLogging {
         }
     }
 
-    /// Reads a page for a buffer-pool miss: disk read merged with the latest PCM records.
-    pub fn read_page_time(&mut self, page: u64, now: SimTime) -> SimTime {
-        let (_, t) = self.disk.read(page, self.at(now));
-        t
+    /// Finishes every pending destage (end of a run, tests). Returns when the last
+    /// unit is free.
+    pub fn drain_destages(&mut self) -> Result<SimTime, String> {
+        let mut t = self.clock;
+        while let Some(end) = self.pending.front().map(|p| p.0) {
+            t = self.complete_destages(t.max(end))?;
+        }
+        Ok(t)
+    }
+
+    /// Reads a page for a buffer-pool miss: the disk read, then the page's PCM records
+    /// (32 B header and value each) merged in. Returns when both are done.
+    pub fn read_page_time(&mut self, page: u64, now: SimTime) -> Result<SimTime, String> {
+        let (_, mut t) = self.disk.read(page, now);
+        let units: Vec<u64> = self
+            .map
+            .range((page, 0)..=(page, u16::MAX))
+            .filter_map(|(_, e)| e.uncommitted.map(|x| x.0).or(e.committed.map(|x| x.0)))
+            .collect();
+        let start = t;
+        for u in units {
+            let (_, e) = self
+                .pcm
+                .read(self.geo.unit_addr(u), HDR as usize, start)
+                .map_err(werr)?;
+            t = t.max(e);
+        }
+        Ok(t)
     }
 }
 
@@ -871,8 +1008,10 @@ mod tests {
             BTreeMap::from([((0, 1), 33)])
         );
         assert_eq!(c.used_units(), 1);
-        // Destage: the record moves to disk and PCM becomes empty.
+        // Destage: the record moves to disk and PCM becomes empty once the write is done.
         c.destage_one(t).unwrap().unwrap();
+        assert_eq!(c.used_units(), 1);
+        c.drain_destages().unwrap();
         assert_eq!(c.used_units(), 0);
         assert_eq!(
             c.disk.image()[&0],

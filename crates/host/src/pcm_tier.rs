@@ -1,0 +1,463 @@
+//! The PCM tier of the host engine (PCMLogging §2–3, §6.1): its settings (`[host.pcm]`),
+//! how DRAM and PCM sizes follow from them, what a recorded run of a PCM strategy leaves
+//! for the crash checker (`TierLog`), recovery from a PCM image and an external-disk image
+//! alone, and the crash sweep over PCM line writes and disk page writes.
+//!
+//! Sizes (§6.1): the paper runs a 2.4 GB TPC-C database (20 warehouses) with 128 MB of DRAM
+//! and 128 MB of PCM. `dram_bytes = 0` / `pcm_bytes = 0` mean "scale with the database":
+//! each is `db_bytes × 128 MiB / 2.4 GB` (5.3 % of the database), so smaller databases keep
+//! the paper's ratios. The DRAM holds the buffer pool *and* PCMLogging's DRAM tables
+//! (Mapping Table, Dirty Page Table, Transaction Table — §6.1: "the main memory area
+//! included the space needed for holding the data structures of PCM management"); we
+//! reserve their largest size (one `table_entry_bytes` entry per PCM unit, one
+//! `tx_entry_bytes` entry per client), so the pool has
+//! `(dram_bytes − reserve) / page_bytes` frames.
+//!
+//! Crash model (media::pcm, media::disk, as `pcm_check`): at instant `T` every write that
+//! completed persisted; each write in progress persisted, did not, or tore (a PCM line
+//! keeps a subset of its 8-byte words, a disk page a subset of its slots), independently;
+//! later writes never began. Instants tried: every PCM line write and disk write start and
+//! end, and every commit issue and ack. The oracle is the host checker's (`check::judge`).
+//!
+//! Does not: model the emulated SSD as the external store (disks of Table 2 only), crash
+//! during recovery, or continue running after recovery.
+
+use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
+use crate::data::{Layout, PageNo};
+use crate::strategy::RecoveredDb;
+use crate::{HostConfig, HostError, Result};
+use media::disk::{DiskKind, DiskWrite};
+use media::pcm::{Pcm, PcmConfig, PcmWrite};
+use serde::{Deserialize, Serialize};
+use sim::{Rng, SimTime};
+use std::collections::BTreeMap;
+
+/// The paper's database size (§6.1: 2.4 GB, 20 warehouses).
+pub const PAPER_DB_BYTES: u64 = 2_400_000_000;
+/// The paper's DRAM and PCM sizes (§6.1, Table 2).
+pub const PAPER_MEM_BYTES: u64 = 128 << 20;
+
+/// `[host.pcm]`: the PCM tier of the PCM strategies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PcmSettings {
+    /// DRAM bytes: buffer pool plus the PCM strategy's DRAM tables. 0 = scale with the
+    /// database (128 MiB per 2.4 GB, §6.1).
+    pub dram_bytes: u64,
+    /// PCM bytes. 0 = scale with the database (128 MiB per 2.4 GB, §6.1).
+    pub pcm_bytes: u64,
+    /// PCM allocation unit (§6.1: 128 B).
+    pub unit_bytes: u32,
+    /// PCM chips serving line requests in parallel (§6.1: 4).
+    pub chips: u32,
+    /// External store: "hdd", "ssd" (SATA SSD constant) or "sd-card" (Table 2).
+    pub external: String,
+    /// Record payload bytes written after PCMLogging's 32 B record header (the paper's
+    /// 117 B average record less the header).
+    pub record_bytes: u64,
+    /// High-low watermark destaging (§5.1): start at this PCM occupancy…
+    pub high_watermark: f64,
+    /// …and stop below this one.
+    pub low_watermark: f64,
+    /// Wear leveling's swapping threshold δ in XIDs (§4.2, Algorithm 4); 0 = off.
+    pub wear_delta: u64,
+    /// DRAM bytes reserved per PCM unit for the Mapping Table / Dirty Page Table entry
+    /// that maps it.
+    pub table_entry_bytes: u64,
+    /// DRAM bytes reserved per client for its Transaction Table entry.
+    pub tx_entry_bytes: u64,
+    /// A planted bug for testing the crash checker: commit removes the transaction from the
+    /// ActiveTxList before its flushes complete. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_early_atl_removal: bool,
+    /// A planted bug: the paper's pseudo-XID rule (DECISIONS.md). Never set outside tests.
+    #[serde(skip)]
+    pub fault_paper_pseudo_xid: bool,
+    /// A planted bug: destages free their units before the disk write completed. Never set
+    /// this outside tests.
+    #[serde(skip)]
+    pub fault_early_destage_free: bool,
+}
+
+impl Default for PcmSettings {
+    fn default() -> Self {
+        PcmSettings {
+            dram_bytes: 0,
+            pcm_bytes: 0,
+            unit_bytes: 128,
+            chips: 4,
+            external: "hdd".into(),
+            record_bytes: 85,
+            high_watermark: 0.99,
+            low_watermark: 0.975,
+            wear_delta: 0,
+            table_entry_bytes: 16,
+            tx_entry_bytes: 64,
+            fault_early_atl_removal: false,
+            fault_paper_pseudo_xid: false,
+            fault_early_destage_free: false,
+        }
+    }
+}
+
+/// The sizes a PCM strategy runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    pub db_bytes: u64,
+    pub dram_bytes: u64,
+    pub pcm_bytes: u64,
+    /// DRAM bytes reserved for the PCM strategy's tables.
+    pub table_reserve_bytes: u64,
+    pub frames: u32,
+}
+
+fn bad(key: &str, reason: String) -> HostError {
+    HostError::Config {
+        key: format!("host.pcm.{key}"),
+        reason,
+    }
+}
+
+impl PcmSettings {
+    /// Checks the settings alone; errors name the key.
+    pub fn validate(&self) -> Result<()> {
+        DiskKind::parse(&self.external).map_err(|e| bad("external", e))?;
+        if !(0.0..=1.0).contains(&self.low_watermark)
+            || !(0.0..=1.0).contains(&self.high_watermark)
+            || self.low_watermark > self.high_watermark
+        {
+            return Err(bad(
+                "high_watermark",
+                format!(
+                    "need 0 <= low_watermark ({}) <= high_watermark ({}) <= 1",
+                    self.low_watermark, self.high_watermark
+                ),
+            ));
+        }
+        PcmConfig {
+            bytes: u64::from(self.unit_bytes.max(1)) * 64,
+            unit_bytes: self.unit_bytes,
+            chips: self.chips,
+            ..PcmConfig::default()
+        }
+        .validate()
+        .map_err(|e| bad("unit_bytes", e))?;
+        if self.unit_bytes < 64 {
+            return Err(bad(
+                "unit_bytes",
+                format!(
+                    "{} B cannot hold a 32 B record header and a line",
+                    self.unit_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// DRAM and PCM sizes and buffer frames for a database of `layout` (module docs).
+    pub fn sizes(&self, cfg: &HostConfig, layout: &Layout) -> Result<Sizes> {
+        let db_bytes = layout.pages * u64::from(cfg.page_bytes);
+        let scaled = (u128::from(db_bytes) * u128::from(PAPER_MEM_BYTES)
+            / u128::from(PAPER_DB_BYTES)) as u64;
+        let ub = u64::from(self.unit_bytes);
+        let pcm_bytes = if self.pcm_bytes == 0 {
+            // At least 16 units of records besides the metadata.
+            (scaled.max(4096) / ub) * ub
+        } else {
+            self.pcm_bytes
+        };
+        if pcm_bytes == 0 || pcm_bytes % ub != 0 {
+            return Err(bad(
+                "pcm_bytes",
+                format!("{pcm_bytes} is not a positive multiple of unit_bytes ({ub})"),
+            ));
+        }
+        let units = pcm_bytes / ub;
+        let table_reserve_bytes =
+            units * self.table_entry_bytes + u64::from(cfg.clients) * self.tx_entry_bytes;
+        let dram_bytes = if self.dram_bytes == 0 {
+            // Room for at least 8 pages beside the tables.
+            scaled.max(table_reserve_bytes + 8 * u64::from(cfg.page_bytes))
+        } else {
+            self.dram_bytes
+        };
+        let frames = dram_bytes.saturating_sub(table_reserve_bytes) / u64::from(cfg.page_bytes);
+        if frames < 2 {
+            return Err(bad(
+                "dram_bytes",
+                format!(
+                    "{dram_bytes} B leaves {frames} buffer frames after {table_reserve_bytes} B of PCM tables (need at least 2)"
+                ),
+            ));
+        }
+        Ok(Sizes {
+            db_bytes,
+            dram_bytes,
+            pcm_bytes,
+            table_reserve_bytes,
+            frames: u32::try_from(frames).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// What a run of a PCM strategy leaves for the crash checker.
+#[derive(Clone, Debug)]
+pub struct TierLog {
+    pub pcm_cfg: PcmConfig,
+    /// The PCM image after formatting, before the run.
+    pub pcm_base: Vec<u8>,
+    pub pcm_ops: Vec<PcmWrite>,
+    pub disk_ops: Vec<DiskWrite>,
+}
+
+/// PCMLogging's restart (Algorithm 3) from a PCM image and a disk image alone: the disk
+/// overlaid with the records recovery keeps. Pages not listed are as loaded.
+pub fn recover_db(
+    layout: &Layout,
+    pcm: &Pcm,
+    disk: &BTreeMap<u64, Vec<u64>>,
+) -> std::result::Result<RecoveredDb, String> {
+    let r = crate::strategy::pcmlogging::recover(pcm)?;
+    let mut pages: BTreeMap<PageNo, Vec<u64>> = BTreeMap::new();
+    for (p, v) in disk {
+        pages.insert(PageNo(*p), v.clone());
+    }
+    for (&(p, s), &v) in &r.records {
+        if p >= layout.pages {
+            return Err(format!("pcm record ({p}, {s}) is beyond the database"));
+        }
+        let page = pages
+            .entry(PageNo(p))
+            .or_insert_with(|| layout.initial_page(PageNo(p)));
+        let Some(x) = page.get_mut(s as usize) else {
+            return Err(format!("pcm record ({p}, {s}) is beyond its page's slots"));
+        };
+        *x = v;
+    }
+    Ok(RecoveredDb {
+        pages,
+        pages_read: 0,
+        time_ns: r.scan_ns,
+    })
+}
+
+/// The fate of one in-flight write.
+#[derive(Clone, Copy, Debug)]
+enum Fate {
+    Lost,
+    Done,
+    Torn(u64),
+}
+
+fn mask_of(words: u32) -> u64 {
+    if words >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << words) - 1
+    }
+}
+
+fn fates(words: u32) -> Vec<Fate> {
+    let mut v = vec![Fate::Lost, Fate::Done];
+    if words > 1 {
+        let all = mask_of(words);
+        v.push(Fate::Torn(all >> (words.min(64) / 2).max(1)));
+        v.push(Fate::Torn(0x5555_5555_5555_5555 & all));
+    }
+    v
+}
+
+/// The crash sweep over a recorded PCM-strategy run (module docs).
+pub fn check(
+    rec: &HostRecording,
+    tier: &TierLog,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+) -> std::result::Result<CheckReport, String> {
+    let np = tier.pcm_ops.len();
+    let mut b = vec![SimTime::ZERO];
+    for o in &tier.pcm_ops {
+        b.extend([o.start, o.end]);
+    }
+    for o in &tier.disk_ops {
+        b.extend([o.start, o.end]);
+    }
+    for c in &rec.commits {
+        b.extend([c.issue, c.ack]);
+    }
+    b.sort_unstable();
+    b.dedup();
+    let mut rep = CheckReport {
+        ops: np + tier.disk_ops.len(),
+        commits: rec.commits.len(),
+        ..Default::default()
+    };
+    let root = Rng::new(seed).fork("host-pcm-crash");
+    let plan: Vec<(SimTime, Option<u64>)> = match mode {
+        Mode::Exhaustive { .. } => b.iter().map(|&t| (t, None)).collect(),
+        Mode::Random { schedules } => {
+            let mut v: Vec<(SimTime, Option<u64>)> = (0..schedules)
+                .filter(|k| only.is_none_or(|o| o == *k))
+                .map(|k| {
+                    let mut r = root.fork(&k.to_string());
+                    (b[r.below(b.len() as u64) as usize], Some(k))
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        }
+    };
+    // Writes in completion order: PCM writes to one line share a chip and disk writes share
+    // the disk, so completion order is issue order wherever two writes overlap in place.
+    let mut pcm_by_end: Vec<usize> = (0..np).collect();
+    pcm_by_end.sort_by_key(|&i| (tier.pcm_ops[i].end, i));
+    let mut disk_by_end: Vec<usize> = (0..tier.disk_ops.len()).collect();
+    disk_by_end.sort_by_key(|&i| (tier.disk_ops[i].end, i));
+    let (mut pp, mut dp) = (0, 0);
+    let mut pcm_img = tier.pcm_base.clone();
+    let mut disk: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut index = 0u64;
+    for (t, rand) in plan {
+        while pp < np && tier.pcm_ops[pcm_by_end[pp]].end <= t {
+            tier.pcm_ops[pcm_by_end[pp]].apply(&mut pcm_img);
+            pp += 1;
+        }
+        while dp < disk_by_end.len() && tier.disk_ops[disk_by_end[dp]].end <= t {
+            let o = &tier.disk_ops[disk_by_end[dp]];
+            disk.insert(o.page, o.data.clone());
+            dp += 1;
+        }
+        let pin: Vec<usize> = (0..np)
+            .filter(|&i| tier.pcm_ops[i].start <= t && t < tier.pcm_ops[i].end)
+            .collect();
+        let din: Vec<usize> = (0..tier.disk_ops.len())
+            .filter(|&i| tier.disk_ops[i].start <= t && t < tier.disk_ops[i].end)
+            .collect();
+        let words: Vec<u32> = pin
+            .iter()
+            .map(|&i| tier.pcm_ops[i].words())
+            .chain(din.iter().map(|&i| tier.disk_ops[i].data.len() as u32))
+            .collect();
+        rep.max_in_flight_seen = rep.max_in_flight_seen.max(words.len());
+        let combos: Vec<(u64, Vec<Fate>)> = match rand {
+            Some(k) => {
+                let mut r = root.fork(&k.to_string());
+                r.next_u64();
+                let c = words
+                    .iter()
+                    .map(|&w| match r.below(3) {
+                        0 => Fate::Lost,
+                        1 => Fate::Done,
+                        _ => Fate::Torn(r.next_u64() & mask_of(w)),
+                    })
+                    .collect();
+                vec![(k, c)]
+            }
+            None => {
+                let mut all: Vec<Vec<Fate>> = vec![vec![]];
+                for &w in &words {
+                    let mut next = Vec::new();
+                    for c in &all {
+                        for f in fates(w) {
+                            let mut c2 = c.clone();
+                            c2.push(f);
+                            next.push(c2);
+                        }
+                    }
+                    all = next;
+                    if all.len() > 1 << 14 {
+                        return Err(format!(
+                            "{} writes are in progress at {t}: too many to enumerate",
+                            words.len()
+                        ));
+                    }
+                }
+                all.into_iter()
+                    .map(|c| {
+                        index += 1;
+                        (index - 1, c)
+                    })
+                    .collect()
+            }
+        };
+        for (k, combo) in combos {
+            if only.is_some_and(|o| o != k) {
+                continue;
+            }
+            let mut img = pcm_img.clone();
+            let mut dimg = disk.clone();
+            let mut persisted = Vec::new();
+            for (j, &i) in pin.iter().enumerate() {
+                let o = &tier.pcm_ops[i];
+                match combo[j] {
+                    Fate::Lost => {}
+                    Fate::Done => {
+                        o.apply(&mut img);
+                        persisted.push(i);
+                    }
+                    Fate::Torn(m) => o.apply_torn(&mut img, m),
+                }
+            }
+            for (j, &i) in din.iter().enumerate() {
+                let o = &tier.disk_ops[i];
+                let f = combo[pin.len() + j];
+                let mut page = dimg
+                    .get(&o.page)
+                    .cloned()
+                    .unwrap_or_else(|| rec.layout.initial_page(PageNo(o.page)));
+                match f {
+                    Fate::Lost => {}
+                    Fate::Done => {
+                        page = o.data.clone();
+                        persisted.push(np + i);
+                    }
+                    Fate::Torn(m) => {
+                        for (s, v) in o.data.iter().enumerate() {
+                            if s < 64 && m >> s & 1 == 1 {
+                                page[s] = *v;
+                            }
+                        }
+                    }
+                }
+                dimg.insert(o.page, page);
+            }
+            let findings = match Pcm::from_image(tier.pcm_cfg.clone(), img)
+                .and_then(|pcm| recover_db(&rec.layout, &pcm, &dimg))
+            {
+                Ok(db) => crate::check::judge(rec, t, &db.pages),
+                Err(e) => vec![format!("recovery failed on a legitimate crash image: {e}")],
+            };
+            rep.states += 1;
+            if !findings.is_empty() {
+                rep.violations += 1;
+            }
+            if (!findings.is_empty() && rep.first.len() < 5) || only.is_some() {
+                let mut findings = findings;
+                if !findings.is_empty() {
+                    findings.insert(
+                        0,
+                        format!(
+                        "(in flight: pcm line writes {pin:?}, disk writes {din:?}; fates {combo:?})"
+                    ),
+                    );
+                }
+                rep.first.push(Violation {
+                    state: CrashState {
+                        index: k,
+                        t,
+                        persisted,
+                        torn: None,
+                        in_flight: pin
+                            .iter()
+                            .copied()
+                            .chain(din.iter().map(|i| np + i))
+                            .collect(),
+                    },
+                    findings,
+                });
+            }
+        }
+    }
+    Ok(rep)
+}
