@@ -650,6 +650,7 @@ impl Strategy for Wal {
             if let Some(ipa) = self.ipa.as_mut() {
                 ipa.on_undo(core, page, slot);
             }
+            core.net.on_undo(&core.layout, page, slot);
             match f {
                 Some(f) => {
                     let fr = core.pool.frame_mut(f);

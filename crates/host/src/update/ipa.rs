@@ -235,6 +235,7 @@ impl Ipa {
         self.records[p.0 as usize] = slot + 1;
         self.last_end[p.0 as usize] = end;
         self.in_place += 1;
+        core.net.written(p, rec.len() as u64);
         let t0 = core.disk[p.0 as usize].as_ref().map_or(0, |d| d.0);
         core.disk[p.0 as usize] = Some((t0, img.clone()));
         Ok(Some(end))
