@@ -638,7 +638,7 @@ impl Engine {
                 self.strat
                     .on_update(&mut self.core, c, f, slot, before, after, now)?;
                 self.strat.on_op(&self.core, page, op);
-                self.core.net.on_op(&self.core.layout, page, op);
+                self.core.net.on_op(&self.core.layout, page, op, before);
             }
             self.clients[c as usize].op = i + 1;
             if self.core.cfg.op_cpu_ns > 0 {

@@ -3,17 +3,16 @@
 //! of net data is modified … DBMS write-amplification (ratio of written and actually changed
 //! bytes) of about 80x").
 //!
-//! What counts as changed: the byte ranges the workload's record operations name
-//! (`workload::db::Change`), as a *union* per DB page since the page was last written — a
+//! What counts as changed: the bytes the workload's record operations change
+//! (`changed_ranges`: from the operation's byte ranges; an added-to 8-byte field only in
+//! the bytes that differ), as a *union* per DB page since the page was last written — a
 //! byte changed twice counts once. An insert changes its whole record, a delete the first
 //! byte of its slot (the slot's status). A rollback step restores one record's before-image;
 //! the host does not keep the undone operation's ranges, so a rollback step counts the whole
 //! record (an upper bound on the bytes it changes; counted separately in
-//! `undo_record_bytes`, so its weight is visible). The host's data model holds a digest per
-//! record, not bytes, so a range is counted whole even where the new value happens to equal
-//! the old one in some bytes (an 8-byte balance to which a small amount is added changes
-//! fewer than 8 bytes on a real page): the measured net bytes are an upper bound, and the
-//! write amplification a lower bound, of the paper's byte-compared figures.
+//! `undo_record_bytes`, so its weight is visible). `Fill`/`Set` ranges count whole, so the
+//! net bytes are an upper bound, and the write amplification a lower bound, of a fully
+//! byte-compared count.
 //!
 //! When a page is counted: each time its image is written to the device — an out-of-place
 //! page write (`Core::write_image`) or an in-place append (`ipa`): eviction, checkpoint
@@ -27,6 +26,43 @@
 
 use crate::data::{Layout, PageNo};
 use std::collections::BTreeMap;
+
+/// The bytes of a record an operation changes, as (offset in the record, length) ranges.
+///
+/// An update's `AddI64(d)` field changes only the bytes in which `x` and `x + d` differ
+/// (in-place-appends.md §3 logs updates "in byte-granularity"). The host keeps no field
+/// bytes (`data.rs`: a digest per record), so the record's digest before the update stands
+/// in for `x`: a pseudo-random prior value, which gives the byte-difference count its real
+/// distribution (the low bytes `d` reaches, plus a carry into the next byte as often as
+/// one happens) without tuning. `Fill` and `Set` ranges count whole (their prior bytes are
+/// unknown and overwriting with equal bytes is rare); an insert counts its whole record, a
+/// delete one byte (the slot's status).
+pub fn changed_ranges(op: &workload::db::RecOp, before: u64, rb: u32) -> Vec<(u32, u32)> {
+    use workload::db::{FieldOp, RecOp};
+    match op {
+        RecOp::Read(_) => Vec::new(),
+        RecOp::Update { changes, .. } => {
+            let mut v = Vec::new();
+            for c in changes {
+                match c.op {
+                    FieldOp::AddI64(d) if c.len == 8 => {
+                        let x = before.to_le_bytes();
+                        let y = before.wrapping_add(d as u64).to_le_bytes();
+                        for i in 0..8 {
+                            if x[i] != y[i] {
+                                v.push((u32::from(c.offset) + i as u32, 1));
+                            }
+                        }
+                    }
+                    _ => v.push((u32::from(c.offset), u32::from(c.len))),
+                }
+            }
+            v
+        }
+        RecOp::Insert { .. } => vec![(0, rb)],
+        RecOp::Delete(_) => vec![(0, 1)],
+    }
+}
 
 /// The byte offset and size of record `slot` of `page`.
 pub fn slot_bytes(layout: &Layout, page: PageNo, slot: u16) -> (u32, u32) {
@@ -94,19 +130,12 @@ impl NetBytes {
         v.splice(i..j, std::iter::once((s, e)));
     }
 
-    /// A record operation on `page`.
-    pub fn on_op(&mut self, layout: &Layout, page: PageNo, op: &workload::db::RecOp) {
-        use workload::db::RecOp;
+    /// A record operation on `page`; `before` is the record's value before it (its digest,
+    /// standing in for the prior bytes of an added-to field, see `changed_ranges`).
+    pub fn on_op(&mut self, layout: &Layout, page: PageNo, op: &workload::db::RecOp, before: u64) {
         let (base, rb) = slot_bytes(layout, page, op.rid().slot);
-        match op {
-            RecOp::Read(_) => {}
-            RecOp::Update { changes, .. } => {
-                for c in changes {
-                    self.add(page, base + u32::from(c.offset), u32::from(c.len));
-                }
-            }
-            RecOp::Insert { .. } => self.add(page, base, rb),
-            RecOp::Delete(_) => self.add(page, base, 1),
+        for (s, l) in changed_ranges(op, before, rb) {
+            self.add(page, base + s, l);
         }
     }
 
@@ -196,6 +225,42 @@ mod tests {
         assert_eq!(m.bytes_changed, 200);
         assert!((m.dbms_write_amplification - 16384.0 / 200.0).abs() < 1e-9);
         assert!((m.share_lt_100_bytes - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_added_field_changes_only_its_differing_bytes() {
+        use workload::db::{Change, FieldOp, RecOp, Rid, TableId};
+        let rid = Rid {
+            table: TableId(0),
+            page: 0,
+            slot: 0,
+        };
+        let up = |d: i64| RecOp::Update {
+            rid,
+            changes: vec![Change {
+                offset: 16,
+                len: 8,
+                op: FieldOp::AddI64(d),
+            }],
+        };
+        // 0x..10 + 1: one byte; 0x..FF + 1: a carry into the next byte.
+        assert_eq!(changed_ranges(&up(1), 0x1234_5610, 100), vec![(16, 1)]);
+        assert_eq!(
+            changed_ranges(&up(1), 0x1234_56FF, 100),
+            vec![(16, 1), (17, 1)]
+        );
+        // A delta reaching 3 bytes changes 3 bytes (no carry here).
+        assert_eq!(changed_ranges(&up(0x01_0101), 0x10_1010, 100).len(), 3);
+        let fill = RecOp::Update {
+            rid,
+            changes: vec![Change {
+                offset: 4,
+                len: 20,
+                op: FieldOp::Fill(9),
+            }],
+        };
+        assert_eq!(changed_ranges(&fill, 0, 100), vec![(4, 20)]);
+        assert_eq!(changed_ranges(&RecOp::Delete(rid), 0, 100), vec![(0, 1)]);
     }
 
     #[test]
