@@ -192,9 +192,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn pslc_survives_recovery_with_mapping_checkpoints() {
+        for extra in [2, 5, 9] {
+            pslc_recovers_after_ckpt(extra, 16);
+        }
+    }
+
     fn pslc_recovers_after(extra: u32) {
+        pslc_recovers_after_ckpt(extra, 0);
+    }
+
+    fn pslc_recovers_after_ckpt(extra: u32, checkpoint_interval: u64) {
         let mut c = cfg(MlcMode::Pslc);
         c.nand.pages_per_block = 16;
+        c.nand.blocks_per_plane = 24;
+        c.ftl.checkpoint_interval = checkpoint_interval;
         let mut d = Device::in_memory(&c).unwrap();
         let mut t = SimTime::ZERO;
         let n = d.logical_pages();
