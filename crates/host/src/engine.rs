@@ -58,6 +58,8 @@ pub struct Core {
     pub stats: HostStats,
     /// The device commands issued, as a `txn` trace (when capturing one).
     pub trace: Option<Vec<workload::txn::Timed>>,
+    /// Net bytes modified per written page (`update::net`).
+    pub net: crate::update::net::NetBytes,
 }
 
 impl Core {
@@ -201,6 +203,7 @@ impl Core {
             end = end.max(t);
         }
         self.stats.page_writes += 1;
+        self.net.written(img.page, u64::from(self.cfg.page_bytes));
         Ok((t0, end))
     }
 }
@@ -418,6 +421,7 @@ impl Engine {
             disk: vec![None; pages],
             stats: HostStats::default(),
             trace: None,
+            net: Default::default(),
         };
         let strat = (info.create)(cfg, &mut core)?;
         let rng = Rng::new(seed).fork("host");
@@ -659,6 +663,7 @@ impl Engine {
                 self.strat
                     .on_update(&mut self.core, c, f, slot, before, after, now)?;
                 self.strat.on_op(&self.core, page, op);
+                self.core.net.on_op(&self.core.layout, page, op, before);
             }
             self.clients[c as usize].op = i + 1;
             if self.core.cfg.op_cpu_ns > 0 {

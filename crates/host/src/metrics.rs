@@ -67,6 +67,9 @@ pub struct HostMetrics {
     /// GC's share of the flash array's busy time.
     pub gc_share: f64,
     pub strategy_counters: BTreeMap<String, u64>,
+    /// Net bytes modified per written DB page and the DBMS write amplification
+    /// (`update::net`, in-place-appends.md §1).
+    pub net_bytes: crate::update::net::NetBytesMetrics,
     /// With `host.measure_recovery`: the cost of restarting after the run.
     pub recovery: Option<HostRecoveryMetrics>,
     pub wall_time_s: f64,
@@ -149,6 +152,7 @@ impl HostMetrics {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            net_bytes: core.net.metrics(),
             recovery: None,
             wall_time_s: wall_s,
         }

@@ -187,3 +187,45 @@ fn measure_workload_facts_and_ipa_vs_out_of_place() {
         }
     }
 }
+
+fn mlc(d: &mut DeviceConfig, mode: ssd::modes::MlcMode) {
+    d.nand.cell = media::CellType::Mlc;
+    d.nand.nop = 4;
+    d.nand.timing.program_msb_ns = 3 * d.nand.timing.program_ns;
+    d.ftl.mlc_mode = mode;
+}
+
+#[test]
+fn ipa_on_mlc_needs_a_block_mode() {
+    let (h, mut d) = ipa_config(2, 8);
+    mlc(&mut d, ssd::modes::MlcMode::Mlc);
+    match check::record(&h, &d, 1) {
+        Err(HostError::Config { key, .. }) => assert_eq!(key, "ftl.mlc_mode"),
+        Err(e) => panic!("unexpected {e}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+#[test]
+fn ipa_survives_every_crash_on_pslc_and_odd_mlc() {
+    for mode in [ssd::modes::MlcMode::Pslc, ssd::modes::MlcMode::OddMlc] {
+        let (mut h, mut d) = ipa_config(2, 8);
+        mlc(&mut d, mode);
+        if mode == ssd::modes::MlcMode::Pslc {
+            d.nand.blocks_per_plane *= 2;
+        }
+        h.transactions = 120;
+        let rec = check::record(&h, &d, 7).unwrap();
+        let c = &rec.metrics.strategy_counters;
+        eprintln!("{mode:?}: {c:?} erases {}", rec.metrics.nand_erases);
+        assert!(c["ipa_in_place_appends"] > 0, "{c:?}");
+        if mode == ssd::modes::MlcMode::OddMlc {
+            assert!(c["ipa_oop_msb"] > 0, "{c:?}");
+        }
+        let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 4 }, 1, None).unwrap();
+        report(&rep);
+        eprintln!("{mode:?}: {} states", rep.states);
+        assert!(rep.states > 1000, "{} states", rep.states);
+        assert_eq!(rep.violations, 0);
+    }
+}

@@ -49,6 +49,10 @@ pub struct NandTiming {
     /// checker's timing profiles use it to make reorderings across planes reachable.
     pub jitter_ns: u64,
     pub jitter_seed: u64,
+    /// MLC: program time of an MSB page (odd page in its block), ns; 0 = `program_ns`
+    /// for every page. `program_ns` is then the LSB page's time (in-place-appends.md,
+    /// "Flash types": LSB pages program faster; pSLC blocks use LSB pages only).
+    pub program_msb_ns: u64,
 }
 
 impl Default for NandTiming {
@@ -63,6 +67,7 @@ impl Default for NandTiming {
             interleave: Interleave::Plane,
             jitter_ns: 0,
             jitter_seed: 0,
+            program_msb_ns: 0,
         }
     }
 }
@@ -368,7 +373,15 @@ impl Nand {
         let g = self.image.geometry();
         let pu = g.pu_of(ppa);
         let bytes = u64::from(g.page_bytes) + oob.len() as u64;
-        let t = self.transfer_then_array(pu, ready, bytes, self.timing.program_ns);
+        let msb = self.timing.program_msb_ns > 0
+            && self.image.params().cell == CellType::Mlc
+            && !g.page_in_block(ppa).is_multiple_of(2);
+        let array_ns = if msb {
+            self.timing.program_msb_ns
+        } else {
+            self.timing.program_ns
+        };
+        let t = self.transfer_then_array(pu, ready, bytes, array_ns);
         self.image.apply_program(ppa, &content, oob);
         self.counters.programs += 1;
         self.record(

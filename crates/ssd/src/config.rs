@@ -68,6 +68,8 @@ pub struct FtlConfig {
     pub max_active_txs: u32,
     /// Host interface bandwidth in MB/s for moving a page into the device (0: free).
     pub interface_mbps: u64,
+    /// MLC block mode (`modes`): "mlc", "pslc" or "odd-mlc" (in-place-appends.md §3).
+    pub mlc_mode: crate::modes::MlcMode,
 }
 
 impl Default for FtlConfig {
@@ -91,6 +93,7 @@ impl Default for FtlConfig {
             max_tx_pages: 1024,
             max_active_txs: 256,
             interface_mbps: 0,
+            mlc_mode: crate::modes::MlcMode::Mlc,
         }
     }
 }

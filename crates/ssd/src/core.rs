@@ -244,8 +244,14 @@ impl FtlCore {
     pub fn new(nand: Nand, cfg: FtlConfig) -> Result<FtlCore> {
         let geo = nand.geometry().clone();
         cfg.validate(geo.blocks_per_plane)?;
+        crate::modes::validate(
+            cfg.mlc_mode,
+            nand.image().params().cell,
+            geo.pages_per_block,
+        )?;
         let summary = u32::from(cfg.summary_pages);
-        let data_pages_per_block = geo.pages_per_block - summary;
+        // pSLC: only every other (LSB) page is a slot (`modes`).
+        let data_pages_per_block = geo.pages_per_block / cfg.mlc_mode.stride() - summary;
         let oob = nand.image().oob_used() as u32;
         if cfg.summary_pages && data_pages_per_block * oob > geo.page_bytes {
             return Err(SsdError::Config {
@@ -380,6 +386,16 @@ impl FtlCore {
     }
     pub fn data_pages_per_block(&self) -> u32 {
         self.data_pages_per_block
+    }
+    /// Physical pages per slot of a block: data page k is page `k * page_stride()` (2 in
+    /// pSLC mode, `modes`).
+    pub fn page_stride(&self) -> u32 {
+        self.cfg.mlc_mode.stride()
+    }
+    /// Where a block's summary page goes: its last usable page.
+    pub fn summary_ppa(&self, block: BlockId) -> Ppa {
+        let s = self.page_stride();
+        self.geo.ppa(block, (self.geo.pages_per_block / s - 1) * s)
     }
     pub fn gc_threshold_blocks(&self) -> u32 {
         self.gc_threshold_blocks
@@ -822,7 +838,7 @@ impl FtlCore {
         }
         let block = BlockId(self.pus[pu.0 as usize].heads[s]);
         let page = u32::from(self.blocks[block.0 as usize].next_page);
-        let ppa = self.geo.ppa(block, page);
+        let ppa = self.geo.ppa(block, page * self.page_stride());
         self.blocks[block.0 as usize].next_page += 1;
         Ok(Some((ppa, ready)))
     }
@@ -926,7 +942,7 @@ impl FtlCore {
         // has had time to free blocks for a whole batch (refilling at the moment the last
         // window block is taken finds the free pool at its lowest and costs a root per block).
         if self.ckpt.enabled && self.ckpt.track_writes {
-            let page = self.geo.page_in_block(ppa);
+            let page = self.geo.page_in_block(ppa) / self.page_stride();
             let pu = self.geo.pu_of(ppa);
             let stream = self.blocks[self.geo.block_of(ppa).0 as usize].stream;
             if stream != Stream::MAP.0
@@ -941,7 +957,7 @@ impl FtlCore {
         self.program_end_max = self.program_end_max.max(t.end);
         self.program_end_since = self.program_end_since.max(t.end);
         let block = self.geo.block_of(ppa);
-        let page = self.geo.page_in_block(ppa);
+        let page = self.geo.page_in_block(ppa) / self.page_stride();
         self.stamp[block.0 as usize] = self.clock;
         if page + 1 == self.data_pages_per_block {
             let stream = self.blocks[block.0 as usize].stream as usize;
@@ -961,7 +977,7 @@ impl FtlCore {
         let n = self.nand.image().oob_used();
         let mut payload = Vec::with_capacity(n * self.data_pages_per_block as usize);
         for page in 0..self.data_pages_per_block {
-            let ppa = self.geo.ppa(block, page);
+            let ppa = self.geo.ppa(block, page * self.page_stride());
             match self.nand.image().oob(ppa) {
                 Some(o) => payload.extend_from_slice(o),
                 None => payload.extend(std::iter::repeat_n(0xFF, n)),
@@ -969,7 +985,7 @@ impl FtlCore {
         }
         let mut oob = vec![0xFF; n];
         oob[0] = kind::SUMMARY;
-        let ppa = self.geo.ppa(block, self.geo.pages_per_block - 1);
+        let ppa = self.summary_ppa(block);
         let t = self
             .nand
             .program(ppa, Content::Bytes(payload.into()), &oob, ready)?;

@@ -9,8 +9,10 @@
 //! Rules (all enforced by the medium, reported as `SsdError::Nand`): the page must be
 //! programmed and within its NOP (SLC: `nand.nop` programs per page, the first being the
 //! page program itself); only erased bits may be cleared; MLC pages in the normal mode
-//! allow one program, so appends there fail (the FTL does not drive pSLC / odd-MLC block
-//! modes yet). Only the plain FTL (`none`) accepts the command: transactional protocols own
+//! allow one program, so an MLC device takes appends only in a block mode
+//! (`ftl.mlc_mode`, `modes`): pSLC (every data page is an LSB page) or odd-MLC (LSB pages
+//! only; `can_append` tells the host beforehand); plain MLC refuses the command with a
+//! configuration error naming `ftl.mlc_mode`. Only the plain FTL (`none`) accepts the command: transactional protocols own
 //! their pages' OOB and flags.
 //!
 //! Durability: the ack is the partial program's completion; a crash before it may leave the
@@ -55,6 +57,29 @@ impl Device {
         self.core.nand.image().params().append_bytes
     }
 
+    /// Whether the device can take appends at all: SLC, or MLC in a pSLC / odd-MLC block
+    /// mode (`ftl.mlc_mode`, `modes`).
+    pub fn appends_supported(&self) -> bool {
+        self.core.nand.image().params().cell == media::CellType::Slc
+            || self.core.cfg.mlc_mode != crate::modes::MlcMode::Mlc
+    }
+
+    /// Whether an append to `lpn` can be programmed now: the plain FTL, a delta area, the
+    /// page mapped and still within its NOP (odd-MLC: an MSB page allows no second program,
+    /// so the host writes it out of place instead).
+    pub fn can_append(&self, lpn: Lpn) -> bool {
+        if self.info.name != "none" || self.delta_area_bytes() == 0 {
+            return false;
+        }
+        match self.core.lookup(lpn) {
+            Some(ppa) => {
+                let img = self.core.nand.image();
+                img.program_count(ppa) < img.nop_of(ppa)
+            }
+            None => false,
+        }
+    }
+
     /// Appends `bytes` at `offset` of the delta area of the page `lpn` maps to; returns the
     /// ack (the partial program's completion).
     pub fn write_delta(
@@ -69,6 +94,12 @@ impl Device {
             return Err(SsdError::Unsupported {
                 protocol: self.info.name,
                 what: "write_delta (in-place appends run on the plain FTL, protocol none)".into(),
+            });
+        }
+        if !self.appends_supported() {
+            return Err(SsdError::Config {
+                key: "ftl.mlc_mode".into(),
+                reason: "write_delta on MLC needs a block mode that allows appends: set ftl.mlc_mode = \"pslc\" or \"odd-mlc\"".into(),
             });
         }
         let area = self.delta_area_bytes();

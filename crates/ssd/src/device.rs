@@ -127,6 +127,7 @@ impl Device {
     pub fn create(cfg: &DeviceConfig, nand: Nand) -> Result<Device> {
         let info = cfg.protocol_info()?;
         let mut core = FtlCore::new(nand, cfg.effective_ftl()?)?;
+        crate::modes::format(&mut core)?;
         if core.checkpoints_enabled() {
             meta::format(&mut core, SimTime::ZERO)?;
         }

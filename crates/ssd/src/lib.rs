@@ -8,6 +8,7 @@ pub mod device;
 pub mod error;
 pub mod gc;
 pub mod meta;
+pub mod modes;
 pub mod mutant;
 pub mod oob;
 pub mod protocol;

@@ -77,6 +77,7 @@ pub fn scan_blocks(
     let in_order = core.nand.image().params().in_order_program;
     let summaries = core.cfg.summary_pages;
     let data_pages = core.data_pages_per_block();
+    let stride_pages = core.page_stride();
     let mut out = ScanResult {
         stride,
         ..Default::default()
@@ -84,7 +85,7 @@ pub fn scan_blocks(
     let mut end = ready;
     for &(block, from) in blocks {
         if summaries {
-            let sp = g.ppa(block, g.pages_per_block - 1);
+            let sp = core.summary_ppa(block);
             let (t, view) = core.nand.read(sp, ready)?;
             end = end.max(t.end);
             if let PageView::Programmed {
@@ -97,7 +98,7 @@ pub fn scan_blocks(
                     for page in 0..data_pages {
                         let o = r.bytes(stride);
                         if page >= from {
-                            out.push(g.ppa(block, page), Some(&o));
+                            out.push(g.ppa(block, page * stride_pages), Some(&o));
                         }
                     }
                     continue;
@@ -107,8 +108,9 @@ pub fn scan_blocks(
         // Where writing could resume: after the highest page found programmed (or torn).
         // The FTL programs a block's pages in order whether or not the medium enforces it.
         let mut next_free = from;
-        for page in from..g.pages_per_block {
-            let ppa = g.ppa(block, page);
+        // `page` counts slots (pSLC: LSB pages only, `modes`).
+        for page in from..g.pages_per_block / stride_pages {
+            let ppa = g.ppa(block, page * stride_pages);
             let (t, view) = core.nand.read_oob(ppa, ready)?;
             end = end.max(t.end);
             match view {
@@ -276,7 +278,7 @@ impl<'a> RecoveryCtx<'a> {
     /// Whether `ppa` lies in the scanned region (its block scanned from at most its page).
     pub fn was_scanned(&self, ppa: Ppa) -> bool {
         let b = self.core.geo.block_of(ppa);
-        let p = self.core.geo.page_in_block(ppa);
+        let p = self.core.geo.page_in_block(ppa) / self.core.page_stride();
         self.scanned_blocks
             .iter()
             .any(|(sb, from)| *sb == b && p >= *from)

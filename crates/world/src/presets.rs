@@ -104,8 +104,13 @@ gc_threshold = 0.05
         }
         // In-place appends (OpenSSD Jasmine): MLC, dual-die Samsung K9LCG08U1M packages of 4096
         // blocks × 128 pages × 16 KiB; 4 channels × 2 packages (64 GB). Latencies are typical MLC
-        // datasheet figures (the paper gives none): read 60 us, program 1.2 ms, erase 3 ms;
-        // partial programs (LSB pages in pSLC / odd-MLC mode) at LSB speed, 0.5 ms.
+        // datasheet figures (the paper gives none): read 60 us, erase 3 ms; program 1.2 ms on
+        // average over a block, split into LSB pages 0.5 ms and MSB pages 1.9 ms — the
+        // LSB/MSB asymmetry of 2x-nm MLC of that generation (Grupp et al., "Characterizing
+        // Flash Memory", MICRO 2009, measured MSB programs 3-4x slower than LSB ones; the
+        // K9LCG08U1M datasheet itself was not available here, so these are not its figures).
+        // Partial programs (appends to LSB pages in pSLC / odd-MLC mode) at LSB speed, 0.5 ms.
+        // The block mode is `ftl.mlc_mode` (default "mlc": no appends).
         "openssd" => {
             r#"
 [nand]
@@ -121,7 +126,8 @@ cell = "mlc"
 nop = 4
 [nand.timing]
 read_ns = 60000
-program_ns = 1200000
+program_ns = 500000
+program_msb_ns = 1900000
 partial_program_ns = 500000
 erase_ns = 3000000
 "#

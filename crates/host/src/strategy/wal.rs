@@ -230,6 +230,9 @@ pub struct Wal {
     ckpt_every: u64,
     /// The `ipa` update strategy (None: out-of-place).
     ipa: Option<crate::update::ipa::Ipa>,
+    /// The value the last `on_update` replaced (the engine calls `on_op` right after it;
+    /// `update::net::changed_ranges` needs it).
+    last_before: u64,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -290,12 +293,13 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
                 cfg,
                 nc.geometry.page_bytes,
                 nc.append_bytes,
-                nc.cell == media::CellType::Slc,
+                core.device.appends_supported(),
             )?;
             Some(crate::update::ipa::Ipa::new(cfg, core.layout.pages))
         } else {
             None
         },
+        last_before: 0,
     }))
 }
 
@@ -505,6 +509,7 @@ impl Strategy for Wal {
         after: u64,
         now: SimTime,
     ) -> Result<()> {
+        self.last_before = before;
         let page = core.pool.frame(frame).page;
         let (txn, prev) = {
             let t = self.tx(c)?;
@@ -650,6 +655,7 @@ impl Strategy for Wal {
             if let Some(ipa) = self.ipa.as_mut() {
                 ipa.on_undo(core, page, slot);
             }
+            core.net.on_undo(&core.layout, page, slot);
             match f {
                 Some(f) => {
                     let fr = core.pool.frame_mut(f);
@@ -695,7 +701,7 @@ impl Strategy for Wal {
 
     fn on_op(&mut self, core: &Core, page: PageNo, op: &workload::db::RecOp) {
         if let Some(ipa) = self.ipa.as_mut() {
-            ipa.on_op(core, page, op);
+            ipa.on_op(core, page, op, self.last_before);
         }
     }
 

@@ -7,8 +7,9 @@
 //! 4 B CRC-32). Record k lives at offset k × (1 + 3M + META) of the area.
 //!
 //! Normal processing: while a page is buffered the changed bytes since its last write are
-//! tracked from the workload's byte ranges (`workload::db::Change`; an insert changes the
-//! whole record, a delete its first byte, the slot's status). More than M distinct changed
+//! tracked from the workload's byte ranges (`update::net::changed_ranges`: an added-to
+//! field only in the bytes that differ; an insert changes the whole record, a delete its
+//! first byte, the slot's status). More than M distinct changed
 //! bytes sets the page's out-of-place flag and tracking stops. On write-back: flag set, the
 //! page was never written (unmapped), or it already holds N records → the page is written
 //! out of place (a fresh physical page: its delta area starts empty, the deltas are folded);
@@ -30,8 +31,11 @@
 //! leaving the body and earlier records as they were. WAL redo restores the update: the
 //! record is written only after the log is forced past the page LSN (WAL rule, `wal.rs`).
 //!
-//! Not done: `ipa-block`, `ipl`; pSLC / odd-MLC (the FTL does not drive block modes, so IPA
-//! runs on SLC only); DB pages spanning several flash pages (`host.page_bytes` must equal
+//! MLC: the device must run in pSLC or odd-MLC mode (`ftl.mlc_mode`); on odd-MLC a page
+//! that landed on an MSB page is written out of place (`ipa_oop_msb`; counted inside
+//! `ipa_oop_full_or_new` too).
+//!
+//! Not done: `ipa-block`, `ipl`; DB pages spanning several flash pages (`host.page_bytes` must equal
 //! the flash page size).
 
 use crate::data::{PageImage, PageNo, TagContent, TagTable};
@@ -49,7 +53,8 @@ pub fn record_slot_bytes(m: u32) -> u32 {
     1 + 3 * m + META_BYTES
 }
 
-/// Checks the settings against the device; errors name the key (exit 2).
+/// Checks the settings against the device; errors name the key (exit 2). `slc`: the device
+/// takes appends (SLC, or MLC in pSLC / odd-MLC mode, `Device::appends_supported`).
 pub fn check(cfg: &HostConfig, flash_page_bytes: u32, append_bytes: u32, slc: bool) -> Result<()> {
     let bad = |key: &str, reason: String| {
         Err(HostError::Config {
@@ -94,8 +99,8 @@ pub fn check(cfg: &HostConfig, flash_page_bytes: u32, append_bytes: u32, slc: bo
     }
     if !slc {
         return bad(
-            "nand.cell",
-            "ipa appends need SLC pages: MLC pSLC / odd-MLC block modes are not driven by the FTL yet".into(),
+            "ftl.mlc_mode",
+            "ipa on an MLC device needs a block mode that allows appends: set ftl.mlc_mode = \"pslc\" or \"odd-mlc\"".into(),
         );
     }
     Ok(())
@@ -123,6 +128,8 @@ pub struct Ipa {
     pub out_of_place: u64,
     pub oop_flag: u64,
     pub oop_full: u64,
+    /// Written out of place only because the page sits on an MSB page (odd-MLC).
+    pub oop_msb: u64,
     pub net_bytes: u64,
     pub net_hist: Vec<u64>,
 }
@@ -140,33 +147,22 @@ impl Ipa {
             out_of_place: 0,
             oop_flag: 0,
             oop_full: 0,
+            oop_msb: 0,
             net_bytes: 0,
             net_hist: vec![0; NET_BYTES_BUCKETS.len()],
         }
     }
 
     /// A record operation changed `page` (called after the strategy's `on_update`).
-    pub fn on_op(&mut self, core: &Core, page: PageNo, op: &RecOp) {
-        let (t, _) = core.layout.locate(page);
-        let rb = u32::from(core.layout.schema.table(t).record_bytes);
-        let base = u32::from(op.rid().slot) * rb;
+    /// `before`: the record's value before the operation (`update::net::changed_ranges`).
+    pub fn on_op(&mut self, core: &Core, page: PageNo, op: &RecOp, before: u64) {
+        let (base, rb) = super::net::slot_bytes(&core.layout, page, op.rid().slot);
         let tr = self.track.entry(page).or_default();
         if tr.oop {
             return;
         }
-        match op {
-            RecOp::Read(_) => {}
-            RecOp::Update { changes, .. } => {
-                for c in changes {
-                    for b in 0..c.len {
-                        tr.bytes.insert(base + u32::from(c.offset) + u32::from(b));
-                    }
-                }
-            }
-            RecOp::Insert { .. } => tr.bytes.extend(base..base + rb),
-            RecOp::Delete(_) => {
-                tr.bytes.insert(base);
-            }
+        for (s, l) in super::net::changed_ranges(op, before, rb) {
+            tr.bytes.extend(base + s..base + s + l);
         }
         if tr.bytes.len() > self.m as usize {
             tr.oop = true;
@@ -200,8 +196,14 @@ impl Ipa {
         let p = img.page;
         let tr = self.track.remove(&p).unwrap_or_default();
         let k = self.records[p.0 as usize];
+        let lpn = data_lpn(&core.layout, p, 0);
+        // odd-MLC: a page on an MSB page takes no append (`Device::can_append`).
+        let msb = core.disk[p.0 as usize].is_some() && !core.device.can_append(lpn);
+        if msb && !tr.oop && u32::from(k) < self.n {
+            self.oop_msb += 1;
+        }
         let slot = match (&core.disk[p.0 as usize], tr.oop) {
-            (Some(_), false) if u32::from(k) < self.n => k,
+            (Some(_), false) if u32::from(k) < self.n && !msb => k,
             _ => {
                 if tr.oop {
                     self.oop_flag += 1;
@@ -223,7 +225,6 @@ impl Ipa {
             part: 0,
         });
         let rec = encode(tag, pairs);
-        let lpn = data_lpn(&core.layout, p, 0);
         let ready = at.max(self.last_end[p.0 as usize]);
         let end = core
             .device
@@ -235,6 +236,7 @@ impl Ipa {
         self.records[p.0 as usize] = slot + 1;
         self.last_end[p.0 as usize] = end;
         self.in_place += 1;
+        core.net.written(p, rec.len() as u64);
         let t0 = core.disk[p.0 as usize].as_ref().map_or(0, |d| d.0);
         core.disk[p.0 as usize] = Some((t0, img.clone()));
         Ok(Some(end))
@@ -264,6 +266,7 @@ impl Ipa {
             ("ipa_out_of_place_writes", self.out_of_place),
             ("ipa_oop_flag", self.oop_flag),
             ("ipa_oop_full_or_new", self.oop_full),
+            ("ipa_oop_msb", self.oop_msb),
             ("ipa_net_bytes_tracked", self.net_bytes),
             ("ipa_evicted_net_bytes_le_10", self.net_hist[0]),
             ("ipa_evicted_net_bytes_le_50", self.net_hist[1]),

@@ -9,6 +9,7 @@
 //! §3); `device-tx` refuses anything but `out-of-place`. `ipa-block` and `ipl` are not built.
 
 pub mod ipa;
+pub mod net;
 
 use serde::{Deserialize, Serialize};
 
