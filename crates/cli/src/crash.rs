@@ -407,11 +407,12 @@ impl Bar {
         move |rep| {
             if !self.bar.is_hidden() {
                 let seen = rep.states + rep.nested_states;
+                let step = seen.saturating_sub(last);
                 let n = self
                     .states
-                    .fetch_add(seen - last, std::sync::atomic::Ordering::Relaxed)
-                    + (seen - last);
-                last = seen;
+                    .fetch_add(step, std::sync::atomic::Ordering::Relaxed)
+                    + step;
+                last = last.max(seen);
                 if n.is_multiple_of(64) {
                     self.bar.set_message(format!("{n} crash states"));
                 }
