@@ -85,8 +85,10 @@ fn aborted_intentions_are_erased_before_their_pages_move_on() {
     s.write(1, 1, us(0));
     s.write(1, 2, us(0));
     s.write(1, 3, us(0)); // pages 1 and 2 programmed, 3 held
-    let t = s.abort(1, us(10));
+                          // The erase starts at ABORT (protocol.scc_erase_at_abort, the default) or, with it off,
+                          // when page 3 is written next; either way before page 3's new version.
     let before = s.dev.core.stats.forced_erases;
+    let t = s.abort(1, us(10));
     // Page 3 is named by page 2's next-link: page 2's intention must go first.
     let t = s.plain(3, t);
     assert!(s.dev.core.stats.forced_erases > before);
