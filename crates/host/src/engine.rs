@@ -82,6 +82,25 @@ impl Core {
         seq: u64,
         now: SimTime,
     ) -> Result<SimTime> {
+        let t = self.write_traced(lpn, tag, now, || format!("writing log page {seq}"))?;
+        self.stats.log_page_writes += 1;
+        Ok(t)
+    }
+
+    /// Writes a strategy's master record (the root its restart starts from) at `lpn`: a plain
+    /// write, traced like a log page but not counted as one.
+    pub fn write_master(&mut self, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
+        self.write_traced(lpn, tag, now, || "writing the master record".into())
+    }
+
+    /// A traced plain write of one device page; `what` names it in an error.
+    fn write_traced(
+        &mut self,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+        what: impl FnOnce() -> String,
+    ) -> Result<SimTime> {
         self.trace(
             now,
             workload::txn::TxCmd::Write {
@@ -90,16 +109,13 @@ impl Core {
                 pages: 1,
             },
         );
-        let t = self
-            .device
+        self.device
             .write_plain(lpn, tag, now)
             .map_err(|error| HostError::Device {
                 at: now,
-                what: format!("writing log page {seq}"),
+                what: what(),
                 error,
-            })?;
-        self.stats.log_page_writes += 1;
-        Ok(t)
+            })
     }
 
     /// The error of a failed device command. `what` is built even when the command

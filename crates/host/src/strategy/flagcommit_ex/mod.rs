@@ -700,18 +700,7 @@ impl FlagCommitEx {
         let tag = core
             .tags
             .add(|| TagContent::FlagCommit(Arc::new(FcTag::Master { ckpt_seq: b })));
-        core.trace(
-            done,
-            workload::txn::TxCmd::Write {
-                tx: None,
-                lpn: self.master,
-                pages: 1,
-            },
-        );
-        let ack = core
-            .device
-            .write_plain(self.master, tag, done)
-            .map_err(Core::dev_err(done, "writing the master record"))?;
+        let ack = core.write_master(self.master, tag, done)?;
         self.masters.push((ack, b));
         if self.masters.len() > 4 {
             self.masters.remove(0);
