@@ -116,21 +116,15 @@ pub struct Recording {
 }
 
 /// Why a run could not be recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RecordError {
     /// The configuration, workload or trace is unusable (bad input: exit code 2).
+    #[error("{0}")]
     Input(String),
     /// The device refused a command of the workload (out of space, an unsupported
     /// request): the protocol failed on this workload (exit code 1).
+    #[error("{0}")]
     Device(String),
-}
-
-impl std::fmt::Display for RecordError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RecordError::Input(s) | RecordError::Device(s) => write!(f, "{s}"),
-        }
-    }
 }
 
 /// The largest device the checker records: every crash state clones the image, so a larger

@@ -234,36 +234,25 @@ impl HostConfig {
 }
 
 /// Why a host run or a host recovery failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum HostError {
-    Config {
-        key: String,
-        reason: String,
-    },
+    #[error("config: {key}: {reason}")]
+    Config { key: String, reason: String },
+    #[error("host workload: {0}")]
     Workload(String),
+    #[error("at {at}, {what}: {error}")]
     Device {
         at: sim::SimTime,
         what: String,
+        #[source]
         error: ssd::SsdError,
     },
     /// The recovered image is not one this strategy could have left.
+    #[error("host recovery: {0}")]
     Corrupt(String),
     /// The engine cannot make progress (a bug or a configuration that starves itself).
+    #[error("host engine: {0}")]
     Stuck(String),
 }
-
-impl std::fmt::Display for HostError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HostError::Config { key, reason } => write!(f, "config: {key}: {reason}"),
-            HostError::Workload(s) => write!(f, "host workload: {s}"),
-            HostError::Device { at, what, error } => write!(f, "at {at}, {what}: {error}"),
-            HostError::Corrupt(s) => write!(f, "host recovery: {s}"),
-            HostError::Stuck(s) => write!(f, "host engine: {s}"),
-        }
-    }
-}
-
-impl std::error::Error for HostError {}
 
 pub type Result<T> = std::result::Result<T, HostError>;
