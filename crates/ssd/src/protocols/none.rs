@@ -163,6 +163,18 @@ impl CommitProtocol for NoneFtl {
         self.program(core, lpn, Content::Tag(tag), false, now)
     }
 
+    fn write_plain_tail(
+        &mut self,
+        core: &mut FtlCore,
+        _tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        tail: &[u8],
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.program(core, lpn, Content::TagTail(tag, tail.into()), false, now)
+    }
+
     fn read(
         &mut self,
         core: &mut FtlCore,
