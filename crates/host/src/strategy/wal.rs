@@ -287,7 +287,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         masters: Vec::new(),
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
-        ipa: if cfg.update == "ipa" {
+        ipa: if matches!(cfg.update.as_str(), "ipa" | "ipa-block") {
             let nc = core.device.core.nand.image().params();
             crate::update::ipa::check(
                 cfg,

@@ -14,7 +14,7 @@ pub mod net;
 use serde::{Deserialize, Serialize};
 
 /// The update strategies known.
-pub const NAMES: &[&str] = &["out-of-place", "ipa"];
+pub const NAMES: &[&str] = &["out-of-place", "ipa", "ipa-block"];
 
 /// `host.ipa`: the N×M scheme's parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
