@@ -189,9 +189,90 @@ impl Device {
             host: sim::TxId(u64::MAX),
             seq,
         };
-        let t = self
-            .proto
-            .write_plain_tail(&mut self.core, tx, lpn, tag, tail, now)?;
+        let t = self.proto.write_plain_content(
+            &mut self.core,
+            tx,
+            lpn,
+            media::Content::TagTail(tag, tail.into()),
+            now,
+        )?;
+        self.count_write();
+        Ok((self.done(t), false))
+    }
+
+    /// In-Page Logging's log-sector write (Lee & Moon, SIGMOD 2007; the host's `ipl`):
+    /// `bytes` at byte `offset` of the raw (untagged) page `lpn` maps to. Offset 0, or an
+    /// unmapped page, starts a fresh log page: a program out of place. Otherwise a partial
+    /// program of the sector into the same physical page when it is a raw page within its
+    /// NOP and the bytes only clear bits (a sector of a log page written once); if not (NOP
+    /// spent, an odd-MLC MSB page, plain MLC) the page's current bytes plus the sector are
+    /// programmed out of place. Returns the ack and whether it was in place.
+    pub fn write_sector(
+        &mut self,
+        lpn: Lpn,
+        offset: u32,
+        bytes: &[u8],
+        now: SimTime,
+    ) -> Result<(SimTime, bool)> {
+        self.core.check_lpn(lpn)?;
+        let end = offset as usize + bytes.len();
+        if bytes.is_empty() || end > self.core.geo.page_bytes as usize {
+            return Err(SsdError::Unsupported {
+                protocol: self.info.name,
+                what: format!(
+                    "a log sector of {} bytes at offset {offset} of a {} B page",
+                    bytes.len(),
+                    self.core.geo.page_bytes
+                ),
+            });
+        }
+        self.maintain(now)?;
+        let mut image = vec![0xFF; end];
+        if offset > 0 {
+            if let Some(ppa) = self.core.lookup(lpn) {
+                let img = self.core.nand.image();
+                if let media::PageView::Programmed {
+                    data: media::image::DataRef::Bytes(old),
+                    ..
+                } = img.view(ppa)
+                {
+                    let within = img.program_count(ppa) < img.nop_of(ppa);
+                    let o = offset as usize;
+                    let clears = bytes
+                        .iter()
+                        .enumerate()
+                        .all(|(j, n)| n & !old.get(o + j).copied().unwrap_or(0xFF) == 0);
+                    if within && clears {
+                        let ready = self.core.host_transfer_done(now);
+                        let t = self.core.nand.partial_program(
+                            ppa,
+                            None,
+                            Some((offset, bytes)),
+                            ready,
+                        )?;
+                        self.core.clock += 1;
+                        return Ok((self.done(t.end), true));
+                    }
+                    if image.len() < old.len() {
+                        image.resize(old.len(), 0xFF);
+                    }
+                    image[..old.len()].copy_from_slice(old);
+                }
+            }
+        }
+        image[offset as usize..end].copy_from_slice(bytes);
+        let seq = self.next_tx_seq();
+        let tx = crate::protocol::TxRef {
+            host: sim::TxId(u64::MAX),
+            seq,
+        };
+        let t = self.proto.write_plain_content(
+            &mut self.core,
+            tx,
+            lpn,
+            media::Content::Bytes(image.into()),
+            now,
+        )?;
         self.count_write();
         Ok((self.done(t), false))
     }

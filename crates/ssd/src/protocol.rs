@@ -127,22 +127,22 @@ pub trait CommitProtocol: FtlHooks {
         now: SimTime,
     ) -> Result<SimTime>;
 
-    /// A plain write of a whole page image whose append area carries bytes: body `tag`
-    /// plus `tail` from the start of the append area, programmed together
-    /// (`media::Content::TagTail`; `Device::write_page`, in-place-appends.md §4 scenario 2).
-    /// Only the plain FTL (`none`) takes it.
-    fn write_plain_tail(
+    /// A plain write of a page with explicit content: a whole page image whose append area
+    /// carries bytes (`media::Content::TagTail`, `Device::write_page`, in-place-appends.md
+    /// §4 scenario 2) or raw bytes (IPL's log pages, `Device::write_sector`). Only the
+    /// plain FTL (`none`) takes it.
+    fn write_plain_content(
         &mut self,
         _core: &mut FtlCore,
         _tx: TxRef,
         _lpn: Lpn,
-        _tag: u64,
-        _tail: &[u8],
+        _content: media::Content,
         _now: SimTime,
     ) -> Result<SimTime> {
         Err(crate::error::SsdError::Unsupported {
             protocol: self.name(),
-            what: "a page write carrying delta-area bytes (ipa-block runs on protocol none)".into(),
+            what: "a page write with delta-area or raw bytes (ipa-block, ipl: protocol none)"
+                .into(),
         })
     }
 

@@ -254,5 +254,8 @@ pub fn read_data_pages(
             out.insert(PageNo(p), imgs);
         }
     }
+    if ctx.cfg.update == "ipl" {
+        crate::update::ipl::apply_logs(ctx, &mut out)?;
+    }
     Ok(out)
 }

@@ -163,16 +163,15 @@ impl CommitProtocol for NoneFtl {
         self.program(core, lpn, Content::Tag(tag), false, now)
     }
 
-    fn write_plain_tail(
+    fn write_plain_content(
         &mut self,
         core: &mut FtlCore,
         _tx: TxRef,
         lpn: Lpn,
-        tag: u64,
-        tail: &[u8],
+        content: Content,
         now: SimTime,
     ) -> Result<SimTime> {
-        self.program(core, lpn, Content::TagTail(tag, tail.into()), false, now)
+        self.program(core, lpn, content, false, now)
     }
 
     fn read(
