@@ -97,9 +97,22 @@ fn bad_ipa_settings_are_refused_naming_the_key() {
     h.strategy = "device-tx".into();
     assert!(h.validate().is_err());
     let _ = d;
+    for u in ["ipa-block", "ipl"] {
+        let (mut h, _) = ipa_config(2, 4);
+        h.update = u.into();
+        h.strategy = "device-tx".into();
+        assert!(h.validate().is_err(), "{u}");
+    }
     let (mut h, _) = ipa_config(2, 4);
-    h.update = "ipl".into();
+    h.update = "nope".into();
     assert!(h.validate().is_err());
+    // ipl: a sector that does not divide the flash page; an unknown protocol for sectors.
+    let (mut h, d) = ipl_config();
+    h.ipl.sector_bytes = 500;
+    assert_eq!(key_of(&h, &d), "host.ipl.sector_bytes");
+    let (mut h, d) = ipl_config();
+    h.ipl.unit_pages = 0;
+    assert_eq!(key_of(&h, &d), "host.ipl");
 }
 
 #[test]
