@@ -35,8 +35,15 @@
 //! that landed on an MSB page is written out of place (`ipa_oop_msb`; counted inside
 //! `ipa_oop_full_or_new` too).
 //!
-//! Not done: `ipa-block`, `ipl`; DB pages spanning several flash pages (`host.page_bytes` must equal
-//! the flash page size).
+//! `ipa-block` (§4 demo scenario 2, conventional SSD): the same tracking and records, but a
+//! write-back that may append sends the whole page — the body's tag as last written out of
+//! place and the delta area with every record so far — through `Device::write_page`; the
+//! FTL programs it in place when only erased bits of the delta area clear and NOP allows,
+//! otherwise out of place with the records (`ipa_block_device_out_of_place`). The host
+//! cannot ask about MSB pages through a block interface, so it never does.
+//!
+//! Not done: DB pages spanning several flash pages (`host.page_bytes` must equal the flash
+//! page size).
 
 use crate::data::{PageImage, PageNo, TagContent, TagTable};
 use crate::engine::{data_lpn, Core};
