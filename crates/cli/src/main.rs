@@ -37,6 +37,10 @@ struct ConfigArgs {
     /// The random seed (overrides `seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// The DBMS host's update strategy: out-of-place, ipa, ipa-block, ipl (= --set
+    /// host.update="...").
+    #[arg(long)]
+    update: Option<String>,
 }
 
 #[derive(Args, Clone, Default)]
@@ -189,6 +193,9 @@ fn bad(e: impl std::fmt::Display) -> Fail {
 
 fn load(a: &ConfigArgs, base: Option<Config>, extra: &[String]) -> Result<Config, Fail> {
     let mut sets = a.sets.clone();
+    if let Some(u) = &a.update {
+        sets.push(format!("host.update={}", toml::Value::String(u.clone())));
+    }
     sets.extend(extra.iter().cloned());
     let src = ConfigSource {
         preset: a.preset.clone(),
@@ -908,6 +915,9 @@ pub(crate) fn cmd_host_crash(
         }
         for s in &a.sets {
             cmd.push_str(&format!(" --set {}", quote(s)));
+        }
+        if let Some(u) = &a.update {
+            cmd.push_str(&format!(" --update {}", quote(u)));
         }
         cmd.push_str(&format!(" --state {k}"));
         cmd

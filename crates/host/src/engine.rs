@@ -60,6 +60,10 @@ pub struct Core {
     pub trace: Option<Vec<workload::txn::Timed>>,
     /// Net bytes modified per written page (`update::net`).
     pub net: crate::update::net::NetBytes,
+    /// Device pages a read of a DB page reads besides its own parts (`ipl`: the log pages
+    /// of its erase unit holding records for it), and how many such reads were made.
+    pub also_read: std::collections::BTreeMap<u64, Vec<Lpn>>,
+    pub also_read_pages: u64,
 }
 
 impl Core {
@@ -182,6 +186,16 @@ impl Core {
             }
             let _ = o;
             end = end.max(t);
+        }
+        if let Some(extra) = self.also_read.get(&page.0) {
+            for lpn in extra.clone() {
+                let (_, t) = self
+                    .device
+                    .read(lpn, now)
+                    .map_err(Core::dev_err(now, format!("reading log page {lpn}")))?;
+                end = end.max(t);
+                self.also_read_pages += 1;
+            }
         }
         self.stats.page_reads += 1;
         Ok(end)
@@ -438,6 +452,8 @@ impl Engine {
             stats: HostStats::default(),
             trace: None,
             net: Default::default(),
+            also_read: Default::default(),
+            also_read_pages: 0,
         };
         let strat = (info.create)(cfg, &mut core)?;
         let rng = Rng::new(seed).fork("host");

@@ -125,6 +125,8 @@ pub struct HostConfig {
     pub update: String,
     /// `ipa`'s N×M (in-place-appends.md §3).
     pub ipa: update::IpaConfig,
+    /// `ipl`'s erase-unit and log-sector layout (update/ipl.rs).
+    pub ipl: update::ipl::IplConfig,
     /// The PCM tier of the PCM strategies (`pcmlogging`): sizes, external store, destaging.
     pub pcm: pcm_tier::PcmSettings,
     /// A planted bug for testing the crash checker: restart accepts IPA delta records
@@ -175,6 +177,7 @@ impl Default for HostConfig {
             measure_recovery: false,
             update: "out-of-place".into(),
             ipa: update::IpaConfig::default(),
+            ipl: Default::default(),
             pcm: pcm_tier::PcmSettings::default(),
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,

@@ -150,6 +150,10 @@ impl HostMetrics {
             strategy_counters: strat
                 .counters()
                 .into_iter()
+                .chain(
+                    (core.cfg.update == "ipl")
+                        .then_some(("ipl_log_page_reads", core.also_read_pages)),
+                )
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             net_bytes: core.net.metrics(),

@@ -69,6 +69,11 @@ pub enum Content {
     Tag(u64),
     /// Raw bytes (at most one page; the rest of the page stays 0xFF).
     Bytes(Box<[u8]>),
+    /// A content tag for the page body plus the append area's bytes (from its start, at
+    /// most `append_bytes`), programmed together in one program: a whole page image that
+    /// carries in-place-appended bytes (an FTL moving such a page, a block-interface write
+    /// of body + delta area). One program, so it also fits an MLC MSB page (NOP 1).
+    TagTail(u64, Box<[u8]>),
 }
 
 /// A page's data area as read back.
@@ -490,6 +495,15 @@ impl NandImage {
                 expected: self.params.oob_used as usize,
             });
         }
+        if let Content::TagTail(_, tail) = content {
+            if tail.len() > self.params.append_bytes as usize {
+                return Err(NandError::SizeMismatch {
+                    what: "append-area bytes",
+                    got: tail.len(),
+                    expected: self.params.append_bytes as usize,
+                });
+            }
+        }
         if let Content::Bytes(bytes) = content {
             if bytes.len() > g.page_bytes as usize {
                 return Err(NandError::SizeMismatch {
@@ -557,6 +571,26 @@ impl NandImage {
                     let body = self.body_bytes();
                     let r = self.data_range(ppa);
                     fill_tag_pattern(*t, &mut self.data[r.start..r.start + body]);
+                }
+            }
+            Content::TagTail(t, tail) => {
+                self.set_st(i, ST_PROGRAMMED);
+                self.set_tag(i, *t);
+                let body = self.body_bytes();
+                match self.params.data_mode {
+                    DataMode::Full => {
+                        let r = self.data_range(ppa);
+                        fill_tag_pattern(*t, &mut self.data[r.start..r.start + body]);
+                        self.data[r.start + body..r.start + body + tail.len()]
+                            .copy_from_slice(tail);
+                    }
+                    DataMode::Tag => {
+                        let trimmed =
+                            tail.len() - tail.iter().rev().take_while(|x| **x == 0xFF).count();
+                        if trimmed > 0 {
+                            self.payloads.insert(ppa.0, tail[..trimmed].into());
+                        }
+                    }
                 }
             }
             Content::Bytes(b) => {

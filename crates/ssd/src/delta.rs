@@ -18,9 +18,10 @@
 //! Durability: the ack is the partial program's completion; a crash before it may leave the
 //! bytes torn (each bit cleared or not, `TornKind::Partial`) — the page body and earlier
 //! bytes stay readable, and the host must detect the torn record (the `ipa` update strategy
-//! checksums each record). GC migrates a page *with* its delta area (program the tag, then
-//! partial-program the stored tail, `gc/mod.rs`), so appended bytes survive migration; the
-//! host folds deltas only when it writes the page out of place.
+//! checksums each record). GC migrates a page *with* its delta area, body and delta area in
+//! one program (`media::Content::TagTail`, `gc/mod.rs`), so appended bytes survive
+//! migration, also onto an odd-MLC MSB page (which then takes no further appends); the host
+//! folds deltas only when it writes the page out of place.
 //!
 //! Counters: `FtlStats::delta_writes` / `delta_bytes` (host→device bytes of appends);
 //! `host_writes` counts out-of-place page writes, `page_invalidations` the pages they
@@ -32,10 +33,10 @@ use crate::error::{Result, SsdError};
 use sim::{Lpn, SimTime};
 
 /// Recovery tie-break for GC duplicates (`none`): a GC copy carries the original's write
-/// sequence, and its delta area is programmed after the copy (gc/mod.rs), so while both
-/// exist the copy's tail is the original's with some bits possibly not yet cleared (copy
-/// cut short), or with more records cleared (appends after the move). The copy with fewer
-/// 1 bits in its delta area is the one to keep. 0 when the device has no delta area.
+/// sequence and the original's delta area (one program, gc/mod.rs), so while both exist
+/// they are equal or the copy has more records cleared (appends after the move). The copy
+/// with fewer 1 bits in its delta area is the one to keep. 0 when the device has no delta
+/// area.
 pub(crate) fn tail_ones(core: &crate::core::FtlCore, ppa: media::Ppa) -> u32 {
     match core.nand.image().view(ppa) {
         media::PageView::Programmed {
@@ -133,6 +134,188 @@ impl Device {
         Ok(self.done(t.end))
     }
 
+    /// A block-interface write of a whole page image: body `tag` plus `tail`, the delta
+    /// area's bytes from its start (in-place-appends.md §4, demo scenario 2, "IPA for
+    /// conventional SSD"). The FTL programs it *in place* — a partial program of the bytes
+    /// that differ, same physical page, no remap, no invalidation — when the page `lpn`
+    /// maps to holds the same body tag, the new delta area only clears bits still set
+    /// there, and the page is within its NOP (odd-MLC: LSB pages only; plain MLC: never);
+    /// otherwise *out of place*, body and delta area in one program
+    /// (`media::Content::TagTail`), as `write_plain`. Returns the ack and whether it was in
+    /// place. The whole page crosses the interface either way (the host's byte counters
+    /// count `page_bytes`). Only the plain FTL (`none`) takes a non-empty tail.
+    ///
+    /// Crash: in place, the partial program may tear (each bit cleared or not); the body and
+    /// bytes programmed before stay as they were, so the host's record CRC decides, as for
+    /// `write_delta`. Out of place, one program: torn it reads uncorrectable and the old
+    /// copy (lower sequence) stays mapped.
+    pub fn write_page(
+        &mut self,
+        lpn: Lpn,
+        tag: u64,
+        tail: &[u8],
+        now: SimTime,
+    ) -> Result<(SimTime, bool)> {
+        self.core.check_lpn(lpn)?;
+        let area = self.delta_area_bytes() as usize;
+        if tail.iter().all(|b| *b == 0xFF) {
+            return Ok((self.write_plain(lpn, tag, now)?, false));
+        }
+        if tail.len() > area {
+            return Err(SsdError::Unsupported {
+                protocol: self.info.name,
+                what: format!(
+                    "a page write with {} delta-area bytes: the delta area (nand.append_bytes) is {area} bytes",
+                    tail.len()
+                ),
+            });
+        }
+        self.maintain(now)?;
+        if self.info.name == "none" {
+            if let Some((ppa, off, patch)) = self.in_place_patch(lpn, tag, tail) {
+                let ready = self.core.host_transfer_done(now);
+                let abs = self.core.geo.page_bytes - area as u32 + off;
+                let t = self
+                    .core
+                    .nand
+                    .partial_program(ppa, None, Some((abs, &patch)), ready)?;
+                self.core.stats.in_place_writes += 1;
+                self.core.clock += 1;
+                return Ok((self.done(t.end), true));
+            }
+        }
+        let seq = self.next_tx_seq();
+        let tx = crate::protocol::TxRef {
+            host: sim::TxId(u64::MAX),
+            seq,
+        };
+        let t = self.proto.write_plain_content(
+            &mut self.core,
+            tx,
+            lpn,
+            media::Content::TagTail(tag, tail.into()),
+            now,
+        )?;
+        self.count_write();
+        Ok((self.done(t), false))
+    }
+
+    /// In-Page Logging's log-sector write (Lee & Moon, SIGMOD 2007; the host's `ipl`):
+    /// `bytes` at byte `offset` of the raw (untagged) page `lpn` maps to. Offset 0, or an
+    /// unmapped page, starts a fresh log page: a program out of place. Otherwise a partial
+    /// program of the sector into the same physical page when it is a raw page within its
+    /// NOP and the bytes only clear bits (a sector of a log page written once); if not (NOP
+    /// spent, an odd-MLC MSB page, plain MLC) the page's current bytes plus the sector are
+    /// programmed out of place. Returns the ack and whether it was in place.
+    pub fn write_sector(
+        &mut self,
+        lpn: Lpn,
+        offset: u32,
+        bytes: &[u8],
+        now: SimTime,
+    ) -> Result<(SimTime, bool)> {
+        self.core.check_lpn(lpn)?;
+        let end = offset as usize + bytes.len();
+        if bytes.is_empty() || end > self.core.geo.page_bytes as usize {
+            return Err(SsdError::Unsupported {
+                protocol: self.info.name,
+                what: format!(
+                    "a log sector of {} bytes at offset {offset} of a {} B page",
+                    bytes.len(),
+                    self.core.geo.page_bytes
+                ),
+            });
+        }
+        self.maintain(now)?;
+        let mut image = vec![0xFF; end];
+        if offset > 0 {
+            if let Some(ppa) = self.core.lookup(lpn) {
+                let img = self.core.nand.image();
+                if let media::PageView::Programmed {
+                    data: media::image::DataRef::Bytes(old),
+                    ..
+                } = img.view(ppa)
+                {
+                    let within = img.program_count(ppa) < img.nop_of(ppa);
+                    let o = offset as usize;
+                    let clears = bytes
+                        .iter()
+                        .enumerate()
+                        .all(|(j, n)| n & !old.get(o + j).copied().unwrap_or(0xFF) == 0);
+                    if within && clears {
+                        let ready = self.core.host_transfer_done(now);
+                        let t = self.core.nand.partial_program(
+                            ppa,
+                            None,
+                            Some((offset, bytes)),
+                            ready,
+                        )?;
+                        self.core.clock += 1;
+                        return Ok((self.done(t.end), true));
+                    }
+                    if image.len() < old.len() {
+                        image.resize(old.len(), 0xFF);
+                    }
+                    image[..old.len()].copy_from_slice(old);
+                }
+            }
+        }
+        image[offset as usize..end].copy_from_slice(bytes);
+        let seq = self.next_tx_seq();
+        let tx = crate::protocol::TxRef {
+            host: sim::TxId(u64::MAX),
+            seq,
+        };
+        let t = self.proto.write_plain_content(
+            &mut self.core,
+            tx,
+            lpn,
+            media::Content::Bytes(image.into()),
+            now,
+        )?;
+        self.count_write();
+        Ok((self.done(t), false))
+    }
+
+    /// The in-place program `write_page` can make: (page, offset in the delta area, bytes),
+    /// or None when the image cannot be programmed over the page `lpn` maps to.
+    fn in_place_patch(
+        &self,
+        lpn: Lpn,
+        tag: u64,
+        tail: &[u8],
+    ) -> Option<(media::Ppa, u32, Vec<u8>)> {
+        let ppa = self.core.lookup(lpn)?;
+        let img = self.core.nand.image();
+        if img.program_count(ppa) >= img.nop_of(ppa) {
+            return None;
+        }
+        let media::PageView::Programmed {
+            data:
+                media::image::DataRef::Tag {
+                    tag: stored,
+                    tail: old,
+                },
+            ..
+        } = img.view(ppa)
+        else {
+            return None;
+        };
+        if stored != tag {
+            return None;
+        }
+        let old_at = |j: usize| old.get(j).copied().unwrap_or(0xFF);
+        // Programming only clears bits: a bit set in the new image must still be set.
+        if tail.iter().enumerate().any(|(j, n)| n & !old_at(j) != 0)
+            || old.iter().skip(tail.len()).any(|b| *b != 0xFF)
+        {
+            return None;
+        }
+        let first = (0..tail.len()).find(|&j| tail[j] != old_at(j))?;
+        let last = (0..tail.len()).rev().find(|&j| tail[j] != old_at(j))?;
+        Some((ppa, first as u32, tail[first..=last].to_vec()))
+    }
+
     /// Reads `lpn` (as `read`) and, for a tagged page, its delta area as stored (bytes never
     /// programmed read as 0xFF; shorter than the area when the tail was never written).
     pub fn read_delta(
@@ -208,6 +391,64 @@ mod tests {
     }
 
     #[test]
+    fn write_page_programs_in_place_when_only_erased_bits_clear() {
+        let mut d = dev(64);
+        let t = d.write_plain(Lpn(2), 9, SimTime::ZERO).unwrap();
+        let ppa = d.core.lookup(Lpn(2)).unwrap();
+        // Same body, a record in the delta area: in place.
+        let mut tail = vec![0xFF; 8];
+        tail[..3].copy_from_slice(&[1, 2, 3]);
+        let (t, inp) = d.write_page(Lpn(2), 9, &tail, t).unwrap();
+        assert!(inp);
+        assert_eq!(d.core.lookup(Lpn(2)), Some(ppa));
+        assert_eq!(d.core.stats.in_place_writes, 1);
+        // A second record after the first: in place again.
+        tail[3..5].copy_from_slice(&[4, 5]);
+        let (t, inp) = d.write_page(Lpn(2), 9, &tail, t).unwrap();
+        assert!(inp);
+        let (_, got, _) = d.read_delta(Lpn(2), t).unwrap();
+        assert_eq!(&got[..5], &[1, 2, 3, 4, 5]);
+        // A byte that would need a set bit: out of place, body and delta area together.
+        tail[0] = 0xF1;
+        let (t, inp) = d.write_page(Lpn(2), 9, &tail, t).unwrap();
+        assert!(!inp);
+        assert_ne!(d.core.lookup(Lpn(2)), Some(ppa));
+        assert_eq!(d.core.stats.page_invalidations, 1);
+        let (o, got, _) = d.read_delta(Lpn(2), t).unwrap();
+        assert_eq!(o, ReadOutcome::Tag(9));
+        assert_eq!(&got[..5], &[0xF1, 2, 3, 4, 5]);
+        // A new body: out of place.
+        let (_, inp) = d.write_page(Lpn(2), 10, &tail, t).unwrap();
+        assert!(!inp);
+    }
+
+    #[test]
+    fn write_page_on_odd_mlc_msb_pages_goes_out_of_place_in_one_program() {
+        let mut c = cfg(64);
+        c.nand.cell = media::CellType::Mlc;
+        c.nand.nop = 4;
+        c.ftl.mlc_mode = crate::modes::MlcMode::OddMlc;
+        let mut d = Device::in_memory(&c).unwrap();
+        let mut t = SimTime::ZERO;
+        let (mut lsb, mut msb) = (0, 0);
+        for i in 0..6u32 {
+            t = d.write_plain(Lpn(i), u64::from(i) + 1, t).unwrap();
+            let ppa = d.core.lookup(Lpn(i)).unwrap();
+            let (t2, inp) = d.write_page(Lpn(i), u64::from(i) + 1, &[7, 7], t).unwrap();
+            t = t2;
+            assert_eq!(inp, d.core.geo.page_in_block(ppa).is_multiple_of(2));
+            if inp {
+                lsb += 1
+            } else {
+                msb += 1
+            }
+            let (_, got, _) = d.read_delta(Lpn(i), t).unwrap();
+            assert_eq!(&got[..2], &[7, 7]);
+        }
+        assert!(lsb > 0 && msb > 0);
+    }
+
+    #[test]
     fn refuses_bad_appends() {
         let mut d = dev(32);
         assert!(d.write_delta(Lpn(1), 0, &[1], SimTime::ZERO).is_err()); // unmapped
@@ -254,12 +495,11 @@ mod tests {
 
     #[test]
     fn a_crash_inside_gc_keeps_the_copy_with_the_delta_area() {
-        // A GC copy carries the original's sequence and gets its delta area by a second
-        // (partial) program. Crash right after the copy's program: two copies with one
-        // sequence, only the original holding the appended bytes; recovery must keep the
-        // original (`tail_ones`'s tie-break). Without the tie-break recovery keeps the first
-        // scanned copy; in this schedule that happens to be the original too, so this test
-        // alone does not tell the two apart — the tie-break itself is checked below.
+        // A GC copy carries the original's sequence and, since the odd-MLC fix, its delta
+        // area in the same program (`Content::TagTail`). Crash right after the copy's
+        // program: two copies with one sequence and equal delta areas; recovery may keep
+        // either, and both read the appended bytes. (Before the fix the copy took a second,
+        // partial program; `tail_ones` kept the original when the crash fell between them.)
         let c = cfg(32);
         let mut d = Device::in_memory(&c).unwrap();
         let mut t = d.write_plain(Lpn(0), 1, SimTime::ZERO).unwrap();
@@ -282,23 +522,39 @@ mod tests {
         let ops = d.core.nand.take_log();
         let i = ops
             .iter()
-            .position(|o| matches!(&o.kind, media::OpKind::Program { ppa, .. } if *ppa == to))
+            .rposition(|o| matches!(&o.kind, media::OpKind::Program { ppa, .. } if *ppa == to))
             .expect("the copy's program");
-        let j = i + ops[i..]
-            .iter()
-            .position(
-                |o| matches!(&o.kind, media::OpKind::PartialProgram { ppa, .. } if *ppa == to),
-            )
-            .expect("the copy's delta-area program");
-        // Everything issued before the delta-area program persisted, nothing after.
+        assert!(
+            matches!(
+                &ops[i].kind,
+                media::OpKind::Program {
+                    content: media::Content::TagTail(1, _),
+                    ..
+                }
+            ),
+            "{:?}",
+            ops[i].kind
+        );
+        assert!(
+            !ops[i..].iter().any(
+                |o| matches!(&o.kind, media::OpKind::PartialProgram { ppa, .. } if *ppa == to)
+            ),
+            "the copy is one program"
+        );
+        // Everything up to the copy's program persisted, nothing after.
         let mut img = base;
-        for o in &ops[..j] {
+        for o in &ops[..=i] {
             img.apply(&o.kind).unwrap();
         }
         {
             let nand = media::Nand::from_image(img.clone(), c.nand.timing.clone());
             let core = crate::core::FtlCore::new(nand, c.effective_ftl().unwrap()).unwrap();
-            assert!(tail_ones(&core, to) > tail_ones(&core, before));
+            assert_eq!(
+                tail_ones(&core, to),
+                tail_ones(&core, before),
+                "{:?}",
+                ops[i].kind
+            );
         }
         let nand = media::Nand::from_image(img, c.nand.timing.clone());
         let (mut r, _) = Device::recover(&c, nand).unwrap();

@@ -171,6 +171,67 @@ mod tests {
         assert!(lsb > 0 && msb > 0);
     }
 
+    /// Regression: on odd-MLC, GC moving a page that carries appended delta bytes onto an
+    /// MSB page failed with `NopExceeded` (the copy was programmed, then its delta area
+    /// partial-programmed — a second program an MSB page refuses). Found by review of the
+    /// risk recorded in DECISIONS.md ("In-Place Appends, second slice"); GC now programs
+    /// the copy whole (`Content::TagTail`). Without the fix this test fails with the error.
+    #[test]
+    fn odd_mlc_gc_moves_appended_pages_onto_msb_pages() {
+        let mut c = cfg(MlcMode::OddMlc);
+        c.nand.blocks_per_plane = 32;
+        c.ftl.over_provisioning = 0.15;
+        let mut d = Device::in_memory(&c).unwrap();
+        let mut t = SimTime::ZERO;
+        let n = d.logical_pages();
+        let mut tails = vec![None; n as usize];
+        let mut onto_msb = 0;
+        // Cold pages (the lower half) carry appends; hot pages churn so GC moves them.
+        // Interleaved, so every block holds cold pages GC must move.
+        for i in 0..n {
+            let l = if i % 2 == 0 { i / 2 } else { n / 2 + i / 2 };
+            t = d.write_plain(Lpn(l), u64::from(i) + 1, t).unwrap();
+        }
+        for i in 0..n / 2 {
+            if d.can_append(Lpn(i)) {
+                t = d.write_delta(Lpn(i), 0, &[i as u8 & 0x7F], t).unwrap();
+                tails[i as usize] = Some(i as u8 & 0x7F);
+            }
+        }
+        let mut x = 7u64;
+        for i in 0..(6 * n) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let l = Lpn(n / 2 + ((x >> 33) % u64::from(n - n / 2)) as u32);
+            t = d.write_plain(l, u64::from(i) + 1000, t).unwrap();
+            // Appends go to LSB pages only, so an appended page on an MSB page was moved
+            // there by GC.
+            for k in 0..n / 2 {
+                if tails[k as usize].is_some() {
+                    let ppa = d.core.lookup(Lpn(k)).unwrap();
+                    if !d.core.geo.page_in_block(ppa).is_multiple_of(2) {
+                        onto_msb += 1;
+                        assert!(!d.can_append(Lpn(k)));
+                    }
+                }
+            }
+        }
+        assert!(
+            onto_msb > 0,
+            "GC never moved an appended page onto an MSB page: {:?} n={n} appended={}",
+            d.core.stats,
+            tails.iter().flatten().count()
+        );
+        for (k, b) in tails.iter().enumerate() {
+            let (_, tail, _) = d.read_delta(Lpn(k as u32), t).unwrap();
+            match b {
+                Some(b) => assert_eq!(tail.first(), Some(b), "lpn {k}"),
+                None => assert!(tail.iter().all(|x| *x == 0xFF), "lpn {k}"),
+            }
+        }
+    }
+
     #[test]
     fn plain_mlc_refuses_appends_and_slc_refuses_modes() {
         let mut d = Device::in_memory(&cfg(MlcMode::Mlc)).unwrap();

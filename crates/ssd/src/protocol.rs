@@ -127,6 +127,25 @@ pub trait CommitProtocol: FtlHooks {
         now: SimTime,
     ) -> Result<SimTime>;
 
+    /// A plain write of a page with explicit content: a whole page image whose append area
+    /// carries bytes (`media::Content::TagTail`, `Device::write_page`, in-place-appends.md
+    /// §4 scenario 2) or raw bytes (IPL's log pages, `Device::write_sector`). Only the
+    /// plain FTL (`none`) takes it.
+    fn write_plain_content(
+        &mut self,
+        _core: &mut FtlCore,
+        _tx: TxRef,
+        _lpn: Lpn,
+        _content: media::Content,
+        _now: SimTime,
+    ) -> Result<SimTime> {
+        Err(crate::error::SsdError::Unsupported {
+            protocol: self.name(),
+            what: "a page write with delta-area or raw bytes (ipa-block, ipl: protocol none)"
+                .into(),
+        })
+    }
+
     /// READ(lpn): the newest committed version.
     fn read(
         &mut self,

@@ -43,6 +43,11 @@ pub struct FtlStats {
     pub delta_writes: u64,
     #[serde(default)]
     pub delta_bytes: u64,
+    /// Whole-page host writes (`Device::write_page`, ipa-block) the FTL programmed in place:
+    /// the new image only cleared erased bits of the page's delta area, within NOP. Not in
+    /// `host_writes`, which counts out-of-place page writes.
+    #[serde(default)]
+    pub in_place_writes: u64,
     /// Host writes that replaced a mapped page (the old copy became invalid).
     #[serde(default)]
     pub page_invalidations: u64,

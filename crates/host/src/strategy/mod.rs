@@ -206,26 +206,30 @@ pub fn read_data_pages(
             ctx.now = ctx.now.max(t);
             match o {
                 ssd::ReadOutcome::Unmapped => imgs.push(None),
-                ssd::ReadOutcome::Tag(tag) if ctx.cfg.update == "ipa" => match ctx.tags.get(tag) {
-                    Some(crate::data::TagContent::Data { image, part: 0 })
-                        if image.page == PageNo(p) =>
-                    {
-                        any = true;
-                        let img = crate::update::ipa::apply_tail(
-                            ctx.cfg,
-                            ctx.tags,
-                            PageNo(p),
-                            image.clone(),
-                            &tail,
-                        )?;
-                        imgs.push(Some(img))
+                ssd::ReadOutcome::Tag(tag)
+                    if matches!(ctx.cfg.update.as_str(), "ipa" | "ipa-block") =>
+                {
+                    match ctx.tags.get(tag) {
+                        Some(crate::data::TagContent::Data { image, part: 0 })
+                            if image.page == PageNo(p) =>
+                        {
+                            any = true;
+                            let img = crate::update::ipa::apply_tail(
+                                ctx.cfg,
+                                ctx.tags,
+                                PageNo(p),
+                                image.clone(),
+                                &tail,
+                            )?;
+                            imgs.push(Some(img))
+                        }
+                        other => {
+                            return Err(HostError::Corrupt(format!(
+                                "{lpn} (page {p}) holds tag {tag}, which is {other:?}"
+                            )))
+                        }
                     }
-                    other => {
-                        return Err(HostError::Corrupt(format!(
-                            "{lpn} (page {p}) holds tag {tag}, which is {other:?}"
-                        )))
-                    }
-                },
+                }
                 ssd::ReadOutcome::Tag(tag) => match ctx.tags.get(tag) {
                     Some(crate::data::TagContent::Data { image, part })
                         if *part == k && image.page == PageNo(p) =>
@@ -249,6 +253,9 @@ pub fn read_data_pages(
         if any {
             out.insert(PageNo(p), imgs);
         }
+    }
+    if ctx.cfg.update == "ipl" {
+        crate::update::ipl::apply_logs(ctx, &mut out)?;
     }
     Ok(out)
 }

@@ -230,6 +230,8 @@ pub struct Wal {
     ckpt_every: u64,
     /// The `ipa` update strategy (None: out-of-place).
     ipa: Option<crate::update::ipa::Ipa>,
+    /// The `ipl` update strategy.
+    ipl: Option<crate::update::ipl::Ipl>,
     /// The value the last `on_update` replaced (the engine calls `on_op` right after it;
     /// `update::net::changed_ranges` needs it).
     last_before: u64,
@@ -287,7 +289,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         masters: Vec::new(),
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
-        ipa: if cfg.update == "ipa" {
+        ipa: if matches!(cfg.update.as_str(), "ipa" | "ipa-block") {
             let nc = core.device.core.nand.image().params();
             crate::update::ipa::check(
                 cfg,
@@ -296,6 +298,11 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
                 core.device.appends_supported(),
             )?;
             Some(crate::update::ipa::Ipa::new(cfg, core.layout.pages))
+        } else {
+            None
+        },
+        ipl: if cfg.update == "ipl" {
+            Some(crate::update::ipl::Ipl::new(cfg, core, need)?)
         } else {
             None
         },
@@ -402,6 +409,12 @@ impl Wal {
         });
         if let Some(ipa) = self.ipa.as_mut() {
             if let Some(end) = ipa.try_append(core, &img, at)? {
+                self.data_ack = self.data_ack.max(end);
+                return Ok(end);
+            }
+        }
+        if let Some(ipl) = self.ipl.as_mut() {
+            if let Some(end) = ipl.write_back(core, &img, at)? {
                 self.data_ack = self.data_ack.max(end);
                 return Ok(end);
             }
@@ -644,6 +657,9 @@ impl Strategy for Wal {
             if let Some(ipa) = self.ipa.as_mut() {
                 ipa.on_undo(core, page, slot);
             }
+            if let Some(ipl) = self.ipl.as_mut() {
+                ipl.on_undo(core, page, slot);
+            }
             core.net.on_undo(&core.layout, page, slot);
             match f {
                 Some(f) => {
@@ -685,12 +701,18 @@ impl Strategy for Wal {
         if let Some(ipa) = &self.ipa {
             v.extend(ipa.counters());
         }
+        if let Some(ipl) = &self.ipl {
+            v.extend(ipl.counters());
+        }
         v
     }
 
     fn on_op(&mut self, core: &Core, page: PageNo, op: &workload::db::RecOp) {
         if let Some(ipa) = self.ipa.as_mut() {
             ipa.on_op(core, page, op, self.last_before);
+        }
+        if let Some(ipl) = self.ipl.as_mut() {
+            ipl.on_op(core, page, op, self.last_before);
         }
     }
 

@@ -197,16 +197,24 @@ pub fn relocate(
         } else {
             core.nand.read(from, now)?
         };
-        let (content, mut oob, tail) = match view {
+        // A page carrying in-place-appended bytes (its delta area) is copied whole, body
+        // and delta area in one program (`Content::TagTail`), as firmware would program the
+        // page register it just read. Neither folded (the FTL cannot interpret delta
+        // records) nor split into program + partial program: the split needed a second
+        // program on the target, which an odd-MLC MSB page (NOP 1) refuses — GC failed with
+        // `NopExceeded` when a page with appends was moved onto an MSB page (the bug named
+        // in DECISIONS.md "In-Place Appends, second slice", found by review; regression
+        // test `odd_mlc_gc_moves_appended_pages_onto_msb_pages` in modes.rs). One program
+        // also closes the crash window between the two (a copy without its tail).
+        let (content, mut oob) = match view {
             PageView::Programmed { data, oob } => match data {
-                media::image::DataRef::Tag { tag, tail } => (
-                    Content::Tag(tag),
-                    OobBuf::copy_of(oob),
-                    (!tail.iter().all(|b| *b == 0xFF)).then(|| tail.to_vec()),
-                ),
-                media::image::DataRef::Bytes(b) => {
-                    (Content::Bytes(b.into()), OobBuf::copy_of(oob), None)
+                media::image::DataRef::Tag { tag, tail } if tail.iter().all(|b| *b == 0xFF) => {
+                    (Content::Tag(tag), OobBuf::copy_of(oob))
                 }
+                media::image::DataRef::Tag { tag, tail } => {
+                    (Content::TagTail(tag, tail.into()), OobBuf::copy_of(oob))
+                }
+                media::image::DataRef::Bytes(b) => (Content::Bytes(b.into()), OobBuf::copy_of(oob)),
             },
             other => {
                 return Err(SsdError::CorruptImage {
@@ -220,16 +228,7 @@ pub fn relocate(
         } else {
             core.program(Stream::GC, Some(pu), content, &oob, rt.end)?
         };
-        let mut end = t.end;
-        if let Some(tail) = tail {
-            // The tail starts at the append area (tag mode stores only its written prefix,
-            // so `page_bytes - tail.len()` would misplace it; found by delta.rs's GC test).
-            let off = g.page_bytes - core.nand.image().params().append_bytes;
-            end = core
-                .nand
-                .partial_program(to, None, Some((off, &tail)), t.end)?
-                .end;
-        }
+        let end = t.end;
         ready_erase = ready_erase.max(end);
         moved += 1;
         core.stats.gc_busy_ns += timing.read_ns + timing.program_ns;

@@ -163,6 +163,17 @@ impl CommitProtocol for NoneFtl {
         self.program(core, lpn, Content::Tag(tag), false, now)
     }
 
+    fn write_plain_content(
+        &mut self,
+        core: &mut FtlCore,
+        _tx: TxRef,
+        lpn: Lpn,
+        content: Content,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.program(core, lpn, content, false, now)
+    }
+
     fn read(
         &mut self,
         core: &mut FtlCore,
