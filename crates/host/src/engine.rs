@@ -159,6 +159,11 @@ impl Core {
             },
         );
         for k in 0..self.layout.parts {
+            self.device
+                .core
+                .prefetch_page(data_lpn(&self.layout, page, k));
+        }
+        for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, page, k);
             let (o, t) = self
                 .device
@@ -207,6 +212,11 @@ impl Core {
             },
         );
         let mut end = now;
+        for k in 0..self.layout.parts {
+            self.device
+                .core
+                .prefetch_page(data_lpn(&self.layout, img.page, k));
+        }
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, img.page, k);
             let t = write(&mut self.device, lpn, t0 + u64::from(k)).map_err(|error| {

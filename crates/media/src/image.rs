@@ -437,6 +437,15 @@ impl NandImage {
             .unwrap_or(&[])
     }
 
+    /// Hints the CPU to fetch `ppa`'s page record (a read or program of it follows soon).
+    /// Changes speed only.
+    #[inline]
+    pub fn prefetch_record(&self, ppa: Ppa) {
+        if let Some(b) = self.rec.get(ppa.0 as usize * self.stride) {
+            sim::mem::prefetch(b);
+        }
+    }
+
     /// Reads a page's current contents (no timing; see `Nand::read`).
     pub fn view(&self, ppa: Ppa) -> PageView<'_> {
         let i = ppa.0 as usize;
