@@ -96,6 +96,14 @@ impl Pool {
         }
     }
 
+    /// Hints the CPU to fetch `page`'s entry of the page map (`find` follows soon).
+    #[inline]
+    pub fn prefetch(&self, page: PageNo) {
+        if let Some(e) = self.map.get(page.0 as usize) {
+            sim::mem::prefetch(e);
+        }
+    }
+
     fn unlink(&mut self, f: u32) {
         let (p, n) = (self.prev[f as usize], self.next[f as usize]);
         if p == NIL {

@@ -129,6 +129,16 @@ impl Core {
         move |error| HostError::Device { at, what, error }
     }
 
+    /// Hints the CPU to fetch `page`'s entries in the pool's page map and in `disk` (a fetch
+    /// of it follows soon). Changes speed only.
+    #[inline]
+    pub fn prefetch_page(&self, page: PageNo) {
+        self.pool.prefetch(page);
+        if let Some(d) = self.disk.get(page.0 as usize) {
+            sim::mem::prefetch(d);
+        }
+    }
+
     /// The values of `page` as the device holds them now.
     pub fn disk_image(&self, page: PageNo) -> (Vec<u64>, u64) {
         match &self.disk[page.0 as usize] {
@@ -162,6 +172,11 @@ impl Core {
                 pages: self.layout.parts,
             },
         );
+        for k in 0..self.layout.parts {
+            self.device
+                .core
+                .prefetch_page(data_lpn(&self.layout, page, k));
+        }
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, page, k);
             let (o, t) = self
@@ -221,6 +236,11 @@ impl Core {
             },
         );
         let mut end = now;
+        for k in 0..self.layout.parts {
+            self.device
+                .core
+                .prefetch_page(data_lpn(&self.layout, img.page, k));
+        }
         for k in 0..self.layout.parts {
             let lpn = data_lpn(&self.layout, img.page, k);
             let t = write(&mut self.device, lpn, t0 + u64::from(k)).map_err(|error| {
@@ -636,6 +656,13 @@ impl Engine {
                 return self.end_txn(c, now, end);
             }
             let op = &spec.ops[i];
+            // Start the page-table loads of this and the next operation's page now, so they
+            // overlap the lock-table lookup (each a likely cache miss; hints only).
+            self.core.prefetch_page(self.core.layout.page_of(op.rid()));
+            if let Some(next) = spec.ops.get(i + 1) {
+                self.core
+                    .prefetch_page(self.core.layout.page_of(next.rid()));
+            }
             let (key, mode) = self.lock_key(op);
             if self.locks.acquire(c, key, mode) == Acquire::Waiting {
                 self.core.stats.lock_waits += 1;

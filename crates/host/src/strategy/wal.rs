@@ -400,12 +400,13 @@ impl Wal {
             .ok_or_else(|| HostError::Stuck(format!("internal: client {c} has no transaction")))
     }
 
-    fn write_page(&mut self, core: &mut Core, fr: &Frame, now: SimTime) -> Result<SimTime> {
+    /// Writes `fr` (a copy, or a frame leaving the pool: its values move into the image).
+    fn write_page(&mut self, core: &mut Core, fr: Frame, now: SimTime) -> Result<SimTime> {
         let at = self.force(core, fr.lsn, now)?;
         let img = Arc::new(PageImage {
             page: fr.page,
             lsn: fr.lsn,
-            values: fr.values.clone(),
+            values: fr.values,
         });
         if let Some(ipa) = self.ipa.as_mut() {
             if let Some(end) = ipa.try_append(core, &img, at)? {
@@ -460,7 +461,7 @@ impl Wal {
                 redo = redo.min(fr.rec_lsn);
                 continue;
             }
-            done = done.max(self.write_page(core, &fr, now)?);
+            done = done.max(self.write_page(core, fr, now)?);
             let fm = core.pool.frame_mut(f);
             fm.dirty = false;
             fm.rec_lsn = 0;
@@ -549,7 +550,7 @@ impl Strategy for Wal {
     }
 
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {
-        self.write_page(core, &frame, now)
+        self.write_page(core, frame, now)
     }
 
     fn commit(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {
@@ -577,7 +578,7 @@ impl Strategy for Wal {
                 if let Some(f) = core.pool.find(p) {
                     if core.pool.frame(f).dirty {
                         let fr = core.pool.frame(f).clone();
-                        ack = ack.max(self.write_page(core, &fr, at)?);
+                        ack = ack.max(self.write_page(core, fr, at)?);
                         let fm = core.pool.frame_mut(f);
                         fm.dirty = false;
                         fm.rec_lsn = 0;
@@ -677,7 +678,7 @@ impl Strategy for Wal {
                     let t = core.read_page(page, now)?;
                     values[slot as usize] = before;
                     let fr = Frame::new(page, values, clr, t);
-                    done = done.max(self.write_page(core, &fr, t)?);
+                    done = done.max(self.write_page(core, fr, t)?);
                 }
             }
         }
