@@ -238,6 +238,7 @@ struct ActiveTx {
 }
 
 /// The LightTx / MHL-D engine.
+#[derive(Clone)]
 pub(crate) struct ZoneTx {
     name: &'static str,
     placement: Placement,
