@@ -9,8 +9,11 @@
 //! from its own copy of that device (`world::run_prefilled`), which gives the same result,
 //! byte for byte, as prefilling separately (tests in `world/tests/shared_prefill.rs` and
 //! below). Memory: a prefilled device stays alive only while a job of its group has not
-//! started, and at most `jobs` of them are alive or being built at once, so peak memory is
-//! about 2 × `jobs` devices. Groups share only within one `run_all` call (one figure): the
+//! started, and only `MAX_PREFILLED` of them is alive or being built at once, so peak
+//! memory is about `jobs` + 1 devices (a second one would mostly wait for the first group to
+//! finish: with two jobs at TxFlash Fig. 8's scale it took peak RSS from about 3.5 to 4.6 GiB).
+//! The price is that the first prefill of a figure runs alone. Groups share only within one
+//! `run_all` call (one figure): the
 //! runner cannot know which later figures will need a device again, and keeping them all
 //! would not fit in memory at full scale. If a group's prefill fails, every other job of the
 //! group runs on its own, so its error is its own.
@@ -102,6 +105,9 @@ impl<'a> Progress<'a> {
 pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, String>> {
     run_all_sharing(jobs, progress, true)
 }
+
+/// Prefilled devices alive or being built at once (module docs: memory).
+const MAX_PREFILLED: usize = 1;
 
 /// A shared prefill's state.
 enum Slot {
@@ -210,10 +216,9 @@ pub fn run_all_sharing(
                 .values()
                 .filter(|x| !matches!(x, Slot::Failed))
                 .count();
-            let startable = s
-                .pending
-                .iter()
-                .position(|&i| !shared(i) || (!s.slots.contains_key(&group[i]) && alive < threads));
+            let startable = s.pending.iter().position(|&i| {
+                !shared(i) || (!s.slots.contains_key(&group[i]) && alive < MAX_PREFILLED)
+            });
             if let Some(p) = startable {
                 let i = s.pending.remove(p);
                 if !shared(i) {
