@@ -189,7 +189,30 @@ pub struct Nand {
     jitter_n: u64,
 }
 
+/// A copy of the medium, its resources' timing state, counters and log, in memory. A
+/// file-backed NAND's copy does not write through to the file (two devices must not write
+/// one image file); callers that need the file refuse to copy one (`is_file_backed`).
+impl Clone for Nand {
+    fn clone(&self) -> Nand {
+        Nand {
+            image: self.image.clone(),
+            timing: self.timing.clone(),
+            arrays: self.arrays.clone(),
+            channels: self.channels.clone(),
+            counters: self.counters,
+            log: self.log.clone(),
+            file: None,
+            jitter_n: self.jitter_n,
+        }
+    }
+}
+
 impl Nand {
+    /// Whether the medium is written through to an image file.
+    pub fn is_file_backed(&self) -> bool {
+        self.file.is_some()
+    }
+
     /// A fresh, fully erased device in memory.
     pub fn new(params: ImageParams, timing: NandTiming) -> Result<Nand, NandError> {
         Ok(Nand::from_image(NandImage::new(params)?, timing))

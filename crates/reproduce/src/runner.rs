@@ -1,11 +1,28 @@
 //! Runs many configurations on a pool of worker threads, returning results in input order
 //! (each run is deterministic on its own, so the order of execution does not matter and the
 //! report is byte-identical whatever `--jobs` is).
+//!
+//! Shared prefills: at 32 GiB the prefill and ageing are most of a point's cost, and most
+//! points of a figure start from the same device (a sweep of abort ratios or isolation
+//! levels changes only the workload). Jobs with the same `world::prefill_key` form a group:
+//! the first job to start prefills once (`world::prefill`), every job of the group runs
+//! from its own copy of that device (`world::run_prefilled`), which gives the same result,
+//! byte for byte, as prefilling separately (tests in `world/tests/shared_prefill.rs` and
+//! below). Memory: a prefilled device stays alive only while a job of its group has not
+//! started, and only `MAX_PREFILLED` of them is alive or being built at once, so peak
+//! memory is about `jobs` + 1 devices (a second one would mostly wait for the first group to
+//! finish: with two jobs at TxFlash Fig. 8's scale it took peak RSS from about 3.5 to 4.6 GiB).
+//! The price is that the first prefill of a figure runs alone. Groups share only within one
+//! `run_all` call (one figure): the
+//! runner cannot know which later figures will need a device again, and keeping them all
+//! would not fit in memory at full scale. If a group's prefill fails, every other job of the
+//! group runs on its own, so its error is its own.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
-use world::{Config, RunMetrics, RunOptions};
+use world::{Config, Prefilled, RunMetrics, RunOptions};
 
 /// One run to make: a label for progress and errors, and its configuration.
 pub struct Job {
@@ -84,8 +101,47 @@ impl<'a> Progress<'a> {
 }
 
 /// Runs every job, `progress.jobs` at a time; a run that fails yields `Err(message)` in
-/// its slot.
+/// its slot. Jobs that start from the same prefilled device share one prefill (module docs).
 pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, String>> {
+    run_all_sharing(jobs, progress, true)
+}
+
+/// Prefilled devices alive or being built at once (module docs: memory).
+const MAX_PREFILLED: usize = 1;
+
+/// A shared prefill's state.
+enum Slot {
+    /// A thread is prefilling it.
+    Building,
+    /// Ready, with the number of the group's jobs that have not yet taken a copy.
+    Ready(Arc<Prefilled>, usize),
+    /// The prefill failed: the group's remaining jobs run on their own.
+    Failed,
+}
+
+/// What a worker does with the job it took.
+enum Task {
+    /// Build and prefill its own device (a job alone in its group, or sharing off).
+    Alone,
+    /// Prefill the group's device, publish it, then run from a copy.
+    Lead,
+    /// Run from a copy of the group's device.
+    Follow(Arc<Prefilled>),
+}
+
+struct Sched {
+    /// Jobs not yet taken, in the order they should start (grouped by prefill key).
+    pending: Vec<usize>,
+    slots: BTreeMap<usize, Slot>,
+}
+
+/// `run_all`, with prefill sharing switchable (off: every job prefills its own device; for
+/// the test that both give the same results).
+pub fn run_all_sharing(
+    jobs: Vec<Job>,
+    progress: &Progress,
+    share: bool,
+) -> Vec<Result<RunMetrics, String>> {
     let n = jobs.len();
     progress
         .configs
@@ -93,23 +149,126 @@ pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, St
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     let threads = progress.jobs.clamp(1, n.max(1));
-    let next = AtomicUsize::new(0);
+    // Group by prefill key, groups in order of first appearance. A group of one, or a job
+    // without a prefill, runs alone.
+    let mut keys: Vec<(String, usize)> = Vec::new();
+    let group: Vec<usize> = jobs
+        .iter()
+        .map(|j| {
+            let k = world::prefill_key(&j.cfg);
+            match keys.iter().position(|(x, _)| *x == k) {
+                Some(g) => {
+                    keys[g].1 += 1;
+                    g
+                }
+                None => {
+                    keys.push((k, 1));
+                    keys.len() - 1
+                }
+            }
+        })
+        .collect();
+    let shared = |i: usize| share && keys[group[i]].1 > 1 && jobs[i].cfg.workload.prefill > 0.0;
+    let mut pending: Vec<usize> = (0..n).collect();
+    pending.sort_by_key(|&i| group[i]);
+    let sched = Mutex::new(Sched {
+        pending,
+        slots: BTreeMap::new(),
+    });
+    let changed = Condvar::new();
     let results: Mutex<Vec<Option<Result<RunMetrics, String>>>> =
         Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= n {
-                    break;
+    // Takes the next job: a job whose group's device is ready first (so devices are freed
+    // soon), else a job that runs alone or leads a new group while fewer than `threads`
+    // devices are alive or being built; else waits for a build to finish.
+    let take = || -> Option<(usize, Task)> {
+        let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if s.pending.is_empty() {
+                return None;
+            }
+            let ready = s.pending.iter().position(|&i| {
+                shared(i)
+                    && matches!(
+                        s.slots.get(&group[i]),
+                        Some(Slot::Ready(..)) | Some(Slot::Failed)
+                    )
+            });
+            if let Some(p) = ready {
+                let i = s.pending.remove(p);
+                let g = group[i];
+                let task = match s.slots.get_mut(&g) {
+                    Some(Slot::Ready(dev, left)) => {
+                        let dev = Arc::clone(dev);
+                        *left -= 1;
+                        if *left == 0 {
+                            s.slots.remove(&g);
+                            changed.notify_all();
+                        }
+                        Task::Follow(dev)
+                    }
+                    _ => Task::Alone,
+                };
+                return Some((i, task));
+            }
+            let alive = s
+                .slots
+                .values()
+                .filter(|x| !matches!(x, Slot::Failed))
+                .count();
+            let startable = s.pending.iter().position(|&i| {
+                !shared(i) || (!s.slots.contains_key(&group[i]) && alive < MAX_PREFILLED)
+            });
+            if let Some(p) = startable {
+                let i = s.pending.remove(p);
+                if !shared(i) {
+                    return Some((i, Task::Alone));
                 }
-                let job = &jobs[i];
-                let r = world::run(&job.cfg, &RunOptions::default())
-                    .map(|o| o.metrics)
-                    .map_err(|e| format!("{}: {e}", job.label));
-                progress.finished(&job.label, r.is_err());
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
+                s.slots.insert(group[i], Slot::Building);
+                return Some((i, Task::Lead));
+            }
+            s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    };
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| {
+                while let Some((i, task)) = take() {
+                    let job = &jobs[i];
+                    let err = |e: world::WorldError| format!("{}: {e}", job.label);
+                    let r = match task {
+                        Task::Alone => world::run(&job.cfg, &RunOptions::default())
+                            .map(|o| o.metrics)
+                            .map_err(err),
+                        Task::Follow(dev) => run_copy(&job.cfg, dev).map_err(err),
+                        Task::Lead => {
+                            let built = world::prefill(&job.cfg);
+                            let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
+                            let r = match built {
+                                Ok(dev) => {
+                                    let dev = Arc::new(dev);
+                                    // The group's other jobs; this one copies it too.
+                                    let others = keys[group[i]].1 - 1;
+                                    s.slots
+                                        .insert(group[i], Slot::Ready(Arc::clone(&dev), others));
+                                    drop(s);
+                                    changed.notify_all();
+                                    run_copy(&job.cfg, dev).map_err(err)
+                                }
+                                Err(e) => {
+                                    s.slots.insert(group[i], Slot::Failed);
+                                    drop(s);
+                                    changed.notify_all();
+                                    Err(err(e))
+                                }
+                            };
+                            r
+                        }
+                    };
+                    progress.finished(&job.label, r.is_err());
+                    if let Ok(mut v) = results.lock() {
+                        v[i] = Some(r);
+                    }
                 }
             });
         }
@@ -120,6 +279,18 @@ pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, St
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err("run did not complete".into())))
         .collect()
+}
+
+/// Runs `cfg` from its own copy of a shared prefilled device; the last holder of the
+/// device takes it instead of copying.
+fn run_copy(cfg: &Config, dev: Arc<Prefilled>) -> Result<RunMetrics, world::WorldError> {
+    let own = match Arc::try_unwrap(dev) {
+        Ok(d) => d,
+        Err(shared) => shared.try_clone().ok_or_else(|| {
+            world::WorldError::Config("a prefilled device could not be copied".into())
+        })?,
+    };
+    world::run_prefilled(cfg, own).map(|o| o.metrics)
 }
 
 #[cfg(test)]
@@ -160,5 +331,60 @@ mod tests {
         assert!(lines
             .iter()
             .any(|l| l.starts_with("[4/4] ") && l.contains("ETA")));
+    }
+
+    /// Points that share a prefilled device (same device, seed and prefill; different
+    /// workloads) give the same JSON, byte for byte, as points that prefill their own, and
+    /// the groups may interleave on the worker threads in any order.
+    #[test]
+    fn shared_prefills_give_the_results_of_separate_ones() {
+        let mk = |protocol: &str, aborts: f64, seed: u64| {
+            let mut cfg = Config {
+                seed,
+                ..Config::default()
+            };
+            cfg.protocol.name = protocol.into();
+            cfg.nand.blocks_per_plane = 24;
+            cfg.workload.prefill = 0.8;
+            cfg.workload.age = 0.5;
+            cfg.workload.kind = world::WorkloadKind::Txn;
+            cfg.workload.txn.transactions = 200;
+            cfg.workload.txn.size_max = 12;
+            cfg.workload.txn.abort_ratio = aborts;
+            cfg.run.measure_recovery = false;
+            Job {
+                label: format!("{protocol} {aborts} {seed}"),
+                cfg,
+            }
+        };
+        let jobs = || {
+            vec![
+                mk("lighttx", 0.0, 1),
+                mk("scc", 0.0, 1),
+                mk("lighttx", 0.2, 1),
+                mk("none", 0.0, 1),
+                mk("scc", 0.3, 1),
+                mk("lighttx", 0.4, 1),
+                mk("lighttx", 0.4, 2),
+                // Differs from the lighttx group only in its ageing: must not share.
+                {
+                    let mut j = mk("lighttx", 0.2, 1);
+                    j.cfg.workload.age = 0.25;
+                    j
+                },
+            ]
+        };
+        let say = |_: &str| {};
+        let json = |jobs_n: usize, share: bool| {
+            let p = Progress::new(jobs_n, &say);
+            run_all_sharing(jobs(), &p, share)
+                .into_iter()
+                .map(|r| world::deterministic_json(&r.unwrap()))
+                .collect::<Vec<_>>()
+        };
+        let separate = json(1, false);
+        assert_eq!(separate, json(2, true));
+        assert_eq!(separate, json(3, true));
+        assert_eq!(separate, json(1, true));
     }
 }

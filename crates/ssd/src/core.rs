@@ -187,6 +187,7 @@ pub enum ReadOutcome {
     Uncorrectable,
 }
 
+#[derive(Clone)]
 pub struct FtlCore {
     pub nand: Nand,
     pub cfg: FtlConfig,

@@ -135,6 +135,27 @@ impl Device {
         Ok(Device::assemble(core, proto, info, 1))
     }
 
+    /// An independent copy of the device in its current state: medium, FTL, protocol and
+    /// command bookkeeping, so that the copy given the same commands behaves exactly as the
+    /// original would. `None` for a device written through to an image file (the copy
+    /// would not be). Used to share one prefilled device between runs (`world::prefill`).
+    pub fn try_clone(&self) -> Option<Device> {
+        if self.core.nand.is_file_backed() {
+            return None;
+        }
+        Some(Device {
+            core: self.core.clone(),
+            proto: self.proto.clone_protocol(),
+            info: self.info,
+            active: self.active.clone(),
+            finished: self.finished.clone(),
+            finished_order: self.finished_order.clone(),
+            next_seq: self.next_seq,
+            issued_until: self.issued_until,
+            atomic_ids: self.atomic_ids,
+        })
+    }
+
     /// A device in memory.
     pub fn in_memory(cfg: &DeviceConfig) -> Result<Device> {
         let nand = Nand::new(cfg.image_params()?, cfg.nand.timing.clone())?;

@@ -67,6 +67,7 @@ const JRNL_MAGIC: u32 = 0x4C4E_524A;
 const JOURNAL_MARK: u32 = 0xFFFF_FFF0;
 const PAGE_HDR: usize = 16;
 
+#[derive(Clone)]
 pub(crate) struct Ckpt {
     pub(crate) enabled: bool,
     meta: Vec<BlockId>,

@@ -92,8 +92,21 @@ impl Default for ProtocolConfig {
     }
 }
 
-/// A commit protocol. See the module docs for the durability contract.
-pub trait CommitProtocol: FtlHooks {
+/// Copies a protocol's state behind its trait object (`Device::try_clone`). Implemented for
+/// every `Clone` protocol: protocols are plain data (tables, counters, no handles).
+pub trait CloneProtocol {
+    fn clone_protocol(&self) -> Box<dyn CommitProtocol>;
+}
+
+impl<T: CommitProtocol + Clone + 'static> CloneProtocol for T {
+    fn clone_protocol(&self) -> Box<dyn CommitProtocol> {
+        Box::new(self.clone())
+    }
+}
+
+/// A commit protocol. See the module docs for the durability contract. `Send + Sync` so that a
+/// prefilled device can be copied on several threads at once (`reproduce`'s shared prefill).
+pub trait CommitProtocol: FtlHooks + CloneProtocol + Send + Sync {
     fn name(&self) -> &'static str;
 
     /// BEGIN(tx). Returns when the device has accepted it.

@@ -14,6 +14,6 @@ pub use config::{Config, ConfigError, ConfigSource, WorkloadKind};
 pub use hostlog::HostEvent;
 pub use metrics::RunMetrics;
 pub use run::{
-    build_device, build_driver, config_of_image, deterministic_json, run, RunOptions, RunOutput,
-    World, WorldError,
+    build_device, build_driver, config_of_image, deterministic_json, prefill, prefill_key, run,
+    run_prefilled, Prefilled, RunOptions, RunOutput, World, WorldError,
 };

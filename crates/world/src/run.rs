@@ -284,7 +284,47 @@ pub struct World {
 
 impl World {
     pub fn new(cfg: &Config, opts: &RunOptions) -> Result<World, WorldError> {
-        let mut device = build_device(cfg, opts.image.as_deref())?;
+        let device = build_device(cfg, opts.image.as_deref())?;
+        World::with_device(cfg, opts, device)
+    }
+
+    /// A world that continues from a prefilled device instead of building and prefilling
+    /// its own (see `Prefilled`): `run_measured` then runs exactly what `run` would have
+    /// run after its prefill. `prefilled` must come from a configuration with the same
+    /// `prefill_key`; the options must not record anything (the prefill's writes are not
+    /// in this world's logs).
+    pub fn from_prefilled(
+        cfg: &Config,
+        opts: &RunOptions,
+        prefilled: Prefilled,
+    ) -> Result<World, WorldError> {
+        cfg.validate()?;
+        if opts.record
+            || opts.image.is_some()
+            || opts.ack_log.is_some()
+            || opts.record_trace.is_some()
+        {
+            return Err(WorldError::Config(
+                "a run from a shared prefilled device cannot record, write an image, an ack log or a trace".into(),
+            ));
+        }
+        if prefill_key(cfg) != prefilled.key {
+            return Err(WorldError::Config(
+                "the prefilled device was made for a different device, seed or prefill".into(),
+            ));
+        }
+        let mut w = World::with_device(cfg, opts, prefilled.device)?;
+        w.next_tag = prefilled.next_tag;
+        w.prefill_total = prefilled.writes;
+        w.begin_measuring(prefilled.now);
+        Ok(w)
+    }
+
+    fn with_device(
+        cfg: &Config,
+        opts: &RunOptions,
+        mut device: Device,
+    ) -> Result<World, WorldError> {
         let mut base_image = None;
         if opts.record {
             base_image = Some(device.core.nand.image().clone());
@@ -392,7 +432,7 @@ impl World {
     /// parallel unit: enough to keep every unit busy, and simulated time advances, so
     /// protocol state keyed by time (SCC's and BPCC's pending commit acks) is forgotten as
     /// it passes instead of piling up for millions of pages issued at one instant.
-    fn prefill(&mut self) -> Result<(), WorldError> {
+    pub fn prefill(&mut self) -> Result<(), WorldError> {
         let pages = (f64::from(self.device.logical_pages()) * self.cfg.workload.prefill) as u32;
         let mut loop_ = ClosedLoop::new(2 * self.device.core.geo.pus() as usize);
         self.prefill_total = u64::from(pages);
@@ -409,13 +449,32 @@ impl World {
                 self.closed_loop_write(&mut loop_, lpn)?;
             }
         }
-        self.now = self.device.barrier(SimTime::ZERO);
+        let now = self.device.barrier(SimTime::ZERO);
+        self.begin_measuring(now);
+        Ok(())
+    }
+
+    /// What follows the prefill, from the instant `now` the device is idle again.
+    fn begin_measuring(&mut self, now: SimTime) {
+        self.now = now;
         self.requests = 0;
         self.start_measuring(self.now);
         // Arrival times count from here, not from t = 0 (issue 9): otherwise every request
         // of a timed workload is already late and an open loop degenerates into a burst.
         self.driver.set_origin(self.now);
-        Ok(())
+    }
+
+    /// A copy of the device as the prefill left it, for other runs to start from
+    /// (`from_prefilled`). Call right after `prefill` (before anything is measured); `None`
+    /// for a file-backed device.
+    pub fn prefilled(&self) -> Option<Prefilled> {
+        Some(Prefilled {
+            key: prefill_key(&self.cfg),
+            device: self.device.try_clone()?,
+            now: self.now,
+            next_tag: self.next_tag,
+            writes: self.prefill_total,
+        })
     }
 
     fn closed_loop_write(&mut self, l: &mut ClosedLoop, lpn: u32) -> Result<(), WorldError> {
@@ -759,9 +818,15 @@ impl World {
         }
     }
 
-    /// Runs the workload to completion.
+    /// Prefills (and ages) the device, then runs the workload to completion.
     pub fn run(&mut self) -> Result<(), WorldError> {
         self.prefill()?;
+        self.run_measured()
+    }
+
+    /// Runs the workload to completion on a device already prefilled (by `prefill`, or
+    /// given to `from_prefilled`).
+    pub fn run_measured(&mut self) -> Result<(), WorldError> {
         for c in 0..self.clients.len() as u32 {
             self.queue.push(self.now, Ev::Wake(c));
         }
@@ -1018,6 +1083,63 @@ fn diff_stats(a: &FtlStats, b: &FtlStats) -> FtlStats {
     serde_json::from_value(serde_json::Value::Object(out)).unwrap_or(*a)
 }
 
+/// A device as its prefill and ageing left it (`World::prefill`), with the little world
+/// state the measured part continues from: the simulated instant the device was idle again,
+/// the next write tag and the prefill's size (progress only). Cloning it copies the whole
+/// device (hundreds of MiB at 32 GiB): `reproduce` prefills once per distinct
+/// `prefill_key` and gives each point its own copy (`run_prefilled`).
+pub struct Prefilled {
+    key: String,
+    device: Device,
+    now: SimTime,
+    next_tag: u64,
+    writes: u64,
+}
+
+impl Prefilled {
+    /// An independent copy (`None` cannot happen for a device `prefill` made: it is in
+    /// memory).
+    pub fn try_clone(&self) -> Option<Prefilled> {
+        Some(Prefilled {
+            key: self.key.clone(),
+            device: self.device.try_clone()?,
+            now: self.now,
+            next_tag: self.next_tag,
+            writes: self.writes,
+        })
+    }
+
+    /// The `prefill_key` of the configuration it was made from.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+/// Everything the state after the prefill depends on: the device (NAND, FTL, protocol
+/// configuration), the seed (ageing draws its addresses from it), the prefill and ageing
+/// fractions, and the invariant checking interval (a broken invariant fails the prefill).
+/// Not the workload that runs afterwards, nor recovery measurement: two configurations with
+/// the same key reach the same device state, so they may share one prefill. As JSON text,
+/// so it is a total order for maps and equal exactly when the configurations are.
+pub fn prefill_key(cfg: &Config) -> String {
+    #[derive(Serialize)]
+    struct Key {
+        device: ssd::DeviceConfig,
+        seed: u64,
+        prefill: f64,
+        age: f64,
+        check_invariants_every: u64,
+    }
+    serde_json::to_string(&Key {
+        device: cfg.device(),
+        seed: cfg.seed,
+        prefill: cfg.workload.prefill,
+        age: cfg.workload.age,
+        check_invariants_every: cfg.run.check_invariants_every,
+    })
+    .unwrap_or_default()
+}
+
 /// Runs a configuration to completion and reports its metrics (and, if configured, the cost
 /// of recovering from a power cut at the end).
 pub fn run(cfg: &Config, opts: &RunOptions) -> Result<RunOutput, WorldError> {
@@ -1036,6 +1158,36 @@ pub fn run_with_progress(
         w.set_progress(f);
     }
     w.run()?;
+    finish(w, cfg, opts, wall)
+}
+
+/// Runs `cfg` from a copy of a prefilled device (`prefill`) instead of prefilling its own:
+/// the same output as `run(cfg, &RunOptions::default())`, byte for byte, for any
+/// configuration with the same `prefill_key` as the one `prefilled` was made from.
+pub fn run_prefilled(cfg: &Config, prefilled: Prefilled) -> Result<RunOutput, WorldError> {
+    let wall = std::time::Instant::now();
+    let opts = RunOptions::default();
+    let mut w = World::from_prefilled(cfg, &opts, prefilled)?;
+    w.run_measured()?;
+    finish(w, cfg, &opts, wall)
+}
+
+/// Builds `cfg`'s device and prefills (and ages) it as `run` would, for runs that share it
+/// (`run_prefilled`). Fails as `run` would fail during its setup or prefill.
+pub fn prefill(cfg: &Config) -> Result<Prefilled, WorldError> {
+    let mut w = World::new(cfg, &RunOptions::default())?;
+    w.prefill()?;
+    w.prefilled()
+        .ok_or_else(|| WorldError::Config("an in-memory device could not be copied".into()))
+}
+
+/// The end of a run: invariants, metrics, and the recovery measurement.
+fn finish(
+    mut w: World,
+    cfg: &Config,
+    opts: &RunOptions,
+    wall: std::time::Instant,
+) -> Result<RunOutput, WorldError> {
     w.report_progress();
     #[cfg(debug_assertions)]
     w.device

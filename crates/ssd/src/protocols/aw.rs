@@ -220,6 +220,7 @@ struct Chain {
 type RootHead = (u32, u32, Vec<(u32, u32)>);
 
 /// The AW / MHL-M engine.
+#[derive(Clone)]
 pub(crate) struct MapLog {
     name: &'static str,
     /// AW: one transaction at a time.

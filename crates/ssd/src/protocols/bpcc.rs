@@ -134,6 +134,7 @@ struct Straddler {
     release_at: SimTime,
 }
 
+#[derive(Clone)]
 pub struct BpccFtl {
     /// Per logical page, the highest version used or named so far.
     ver_max: Vec<u32>,

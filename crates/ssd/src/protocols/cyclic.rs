@@ -142,7 +142,7 @@ impl Place {
 /// O(log n) per forgotten entry, and the table holds exactly the pages with a commit ack (or
 /// an erase) still pending, not every page ever written (issue 9: 16,384 stale entries were
 /// 1.26 MB of SCC's reported DRAM).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Floors {
     at: BTreeMap<u32, SimTime>,
     /// The same entries ordered by instant, for pruning.
@@ -231,7 +231,7 @@ pub(crate) enum WriteCase {
 }
 
 /// Active transactions, who owns which page, and which pinned page is whose intention.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Txs {
     pub active: BTreeMap<u32, Tx>,
     /// Logical page → the active transaction (device sequence) that wrote it.
@@ -436,7 +436,7 @@ pub(crate) struct UEntry {
 }
 
 /// The uncommitted intentions still (possibly) on flash. See the module docs.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Uncommitted {
     entries: BTreeMap<Link, UEntry>,
     /// (next-link, intention): which uncommitted intentions name a version of a page.

@@ -584,6 +584,7 @@ struct Counters {
 }
 
 /// CFC or AFC.
+#[derive(Clone)]
 pub struct FlagCommit {
     v: Variant,
     block_flags: bool,

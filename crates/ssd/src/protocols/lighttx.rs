@@ -238,6 +238,7 @@ struct ActiveTx {
 }
 
 /// The LightTx / MHL-D engine.
+#[derive(Clone)]
 pub(crate) struct ZoneTx {
     name: &'static str,
     placement: Placement,
@@ -265,6 +266,9 @@ pub(crate) struct ZoneTx {
     /// Every page of the transactions recovery redid, pinned until the checkpoint that ends
     /// recovery is durable (see "Crash during recovery" in the module docs).
     recovery_pins: Vec<Ppa>,
+    /// Per unit, the block where `has_collectable` last found a collectable block (a search
+    /// start only: never changes an answer).
+    collectable_hint: Vec<u32>,
 }
 
 fn corrupt(detail: String) -> SsdError {
@@ -294,6 +298,7 @@ impl ZoneTx {
             spills: 0,
             head_cursor: 0,
             recovery_pins: Vec::new(),
+            collectable_hint: Vec::new(),
         }
     }
 
@@ -382,14 +387,35 @@ impl ZoneTx {
 
     /// Whether GC in `pu` has nothing to collect while protected blocks there could be
     /// released by a checkpoint.
-    fn gc_starved(&self, core: &FtlCore, pu: PuId, unavailable: &BTreeSet<BlockId>) -> bool {
+    /// Whether unit `pu` has a block GC may collect that frees space (collectable and not
+    /// wholly live). Asked before every command of a device at its GC threshold, so the
+    /// search starts where it last found one (`collectable_hint`): such a block usually
+    /// stays collectable until GC picks it. The hint only orders the search; the answer is
+    /// that of a scan from the unit's first block.
+    fn has_collectable(&mut self, core: &FtlCore, pu: PuId) -> bool {
+        let bpp = core.geo.blocks_per_plane as usize;
+        let first = pu.0 * bpp as u32;
+        let (live, gcable, _) = core.gc_slices(first, bpp as u32);
+        let pages = core.data_pages_per_block();
+        if self.collectable_hint.len() != core.geo.pus() as usize {
+            self.collectable_hint = vec![0; core.geo.pus() as usize];
+        }
+        let start = self.collectable_hint[pu.0 as usize] as usize % bpp.max(1);
+        let found = (start..bpp)
+            .chain(0..start)
+            .find(|&i| gcable[i] && u32::from(live[i]) < pages);
+        if let Some(i) = found {
+            self.collectable_hint[pu.0 as usize] = i as u32;
+        }
+        found.is_some()
+    }
+
+    /// GC is (about to be) needed on `pu` and has nothing to collect there
+    /// (`has_collectable` is false), while a checkpoint could release a protected full block
+    /// without pages of active transactions.
+    fn releasable(&self, core: &FtlCore, pu: PuId, unavailable: &BTreeSet<BlockId>) -> bool {
         let bpp = core.geo.blocks_per_plane;
         let first = pu.0 * bpp;
-        let (live, gcable, _) = core.gc_slices(first, bpp);
-        let pages = core.data_pages_per_block();
-        if (0..bpp as usize).any(|i| gcable[i] && u32::from(live[i]) < pages) {
-            return false;
-        }
         self.protected
             .range(BlockId(first)..BlockId(first + bpp))
             .any(|b| core.block(*b).state == BlockState::Full && !unavailable.contains(b))
@@ -705,9 +731,13 @@ impl FtlHooks for ZoneTx {
             }
             // GC is (about to be) needed here and has nothing to collect: release what a
             // checkpoint can, while a free block for its translation pages is left.
-            if core.free_blocks(PuId(pu)) <= core.gc_threshold_blocks() {
+            // (The set of blocks holding active transactions' pages is built only when a
+            // unit has nothing to collect: most commands find a collectable block at once.)
+            if core.free_blocks(PuId(pu)) <= core.gc_threshold_blocks()
+                && !self.has_collectable(core, PuId(pu))
+            {
                 let u = unavailable.get_or_insert_with(|| self.unavailable(core));
-                if self.gc_starved(core, PuId(pu), u) {
+                if self.releasable(core, PuId(pu), u) {
                     return true;
                 }
             }

@@ -62,6 +62,7 @@ const OFF_LPN: usize = 1;
 const OFF_SEQ: usize = 5;
 const OFF_TOMB: usize = 13;
 
+#[derive(Clone)]
 pub struct NoneFtl {
     next_seq: u64,
     /// Latest completion of each open transaction's writes.

@@ -123,6 +123,7 @@ pub static INFO: ProtocolInfo = ProtocolInfo {
     recover,
 };
 
+#[derive(Clone)]
 pub struct SccFtl {
     /// Per logical page, the highest version used or named so far.
     ver_max: Vec<u32>,

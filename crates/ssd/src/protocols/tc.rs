@@ -149,6 +149,7 @@ struct Record {
     obsolete_at: SimTime,
 }
 
+#[derive(Clone)]
 pub struct TcFtl {
     /// The next transaction id / commit sequence number.
     next_id: u32,
