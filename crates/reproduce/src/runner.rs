@@ -86,6 +86,20 @@ impl<'a> Progress<'a> {
 /// Runs every job, `progress.jobs` at a time; a run that fails yields `Err(message)` in
 /// its slot.
 pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, String>> {
+    run_each(jobs, progress, |cfg| {
+        world::run(cfg, &RunOptions::default())
+            .map(|o| o.metrics)
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// As `run_all`, with `f` making one point of a job's configuration (e.g. a host run on
+/// an aged device); results in input order, failures as `Err("label: message")`.
+pub fn run_each<T: Send>(
+    jobs: Vec<Job>,
+    progress: &Progress,
+    f: impl Fn(&Config) -> Result<T, String> + Sync,
+) -> Vec<Result<T, String>> {
     let n = jobs.len();
     progress
         .configs
@@ -94,8 +108,7 @@ pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, St
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     let threads = progress.jobs.clamp(1, n.max(1));
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<RunMetrics, String>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -104,9 +117,7 @@ pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, St
                     break;
                 }
                 let job = &jobs[i];
-                let r = world::run(&job.cfg, &RunOptions::default())
-                    .map(|o| o.metrics)
-                    .map_err(|e| format!("{}: {e}", job.label));
+                let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
                 progress.finished(&job.label, r.is_err());
                 if let Ok(mut v) = results.lock() {
                     v[i] = Some(r);
