@@ -1279,6 +1279,11 @@ mod tests {
         let say = |_: &str| {};
         let p = Progress::new(2, &say);
         let out = run_plan(&plan, &p).unwrap();
+        // Deterministic whatever the number of jobs: the same claims and data.
+        let one = run_plan(&plan, &Progress::new(1, &say)).unwrap();
+        let json = |o: &Output| serde_json::to_string(&o.claims).unwrap();
+        assert_eq!(json(&out), json(&one));
+        assert_eq!(out.csvs, one.csvs);
         let ids: Vec<&str> = out.claims.iter().map(|c| c.id.as_str()).collect();
         for want in [
             "flagcommit-fig12-afc-vs-bpcc",
