@@ -491,11 +491,12 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         aged.aged_ns as f64 / 1e9,
     ));
     out.notes.push(format!(
-        "Workload: the host engine's TPC-C (45/43/4/4/4 mix, NURand, 1 % New-Order rollbacks) with {} warehouses{}, {} clients, δ = 5 % extra rollbacks unless swept, 8 KiB DB pages over 2 KiB flash pages, 50-byte log records, {FRAMES}-frame LRU buffer unless swept, wait-for-graph deadlock detection with the youngest as victim, {} transactions per point (the paper: a 30-minute warm-up and a 4-hour trace; here the buffer pool starts cold and the first transactions are measured). §5.2's runs are `device-tx` (force at commit through the device protocol, page-level locks, SCC/BPCC's last shadow page pinned in the buffer); §5.3's are `cfc-ex` / `afc-ex` (no-force, redo-only log, record-level locks, max_c = 3 unless swept) and `wal` (ARIES-style, steal / no-force, its default lock level) over the plain FTL. The paper ran a trace of PostgreSQL's data accesses; the host engine generates the transactions itself, so locking and buffering happen in this engine, not PostgreSQL's.",
+        "Workload: the host engine's TPC-C (45/43/4/4/4 mix, NURand, 1 % New-Order rollbacks) with {} warehouses{}, {} clients, δ = 5 % extra rollbacks unless swept, 8 KiB DB pages over 2 KiB flash pages, 50-byte log records, {FRAMES}-frame LRU buffer unless swept, wait-for-graph deadlock detection with the youngest as victim, {} transactions per point (the paper: a 30-minute warm-up and a 4-hour trace; here the buffer pool starts cold and the first transactions are measured). §5.2's runs are `device-tx` (force at commit through the device protocol, page-level locks, SCC/BPCC's last shadow page pinned in the buffer); §5.3's are `cfc-ex` / `afc-ex` (no-force, redo-only log, record-level locks, max_c = 3 unless swept) and `wal` (ARIES-style, steal / no-force, record-level locks) over the plain FTL; the log area is sized so no run needs truncating it ({} pages; DECISIONS.md). The paper ran a trace of PostgreSQL's data accesses; the host engine generates the transactions itself, so locking and buffering happen in this engine, not PostgreSQL's.",
         plan.warehouses,
         if plan.warehouses < 20 { " (the paper: 20)" } else { "" },
         plan.clients,
         plan.transactions,
+        plan.log_pages,
     ));
     Ok(out)
 }
