@@ -150,7 +150,7 @@ enum Cmd {
     },
     /// Reproduce the papers' headline experiments and write a claims report.
     Reproduce {
-        /// txflash, lighttx, or all (repeatable).
+        /// txflash, lighttx, flagcommit, or all (repeatable).
         #[arg(long = "paper", required = true)]
         papers: Vec<String>,
         /// Small devices and workloads (minutes instead of hours).
@@ -633,11 +633,15 @@ fn cmd_reproduce(
     let mut list: Vec<String> = Vec::new();
     for p in papers {
         match p.as_str() {
-            "all" => list.extend(["txflash".to_string(), "lighttx".to_string()]),
-            "txflash" | "lighttx" => list.push(p.clone()),
+            "all" => list.extend([
+                "txflash".to_string(),
+                "lighttx".to_string(),
+                "flagcommit".to_string(),
+            ]),
+            "txflash" | "lighttx" | "flagcommit" => list.push(p.clone()),
             other => {
                 return Err(bad(format!(
-                    "unknown paper '{other}' (known: txflash, lighttx, all)"
+                    "unknown paper '{other}' (known: txflash, lighttx, flagcommit, all)"
                 )))
             }
         }

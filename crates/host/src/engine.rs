@@ -402,6 +402,9 @@ pub struct Engine {
     base_nand: media::NandCounters,
     base_ftl: ssd::FtlStats,
     base_busy_ns: u64,
+    /// When the device is first idle: the run starts here (zero on a fresh device; later on
+    /// one aged before the run, whose ageing is not part of the run's time).
+    start: SimTime,
 }
 
 /// Device pages a DB page spans on a device with `flash_page_bytes` pages.
@@ -456,6 +459,7 @@ impl Engine {
             });
         }
         let mut device = device;
+        let start = device.barrier(SimTime::ZERO);
         let mut base_image = None;
         if record {
             base_image = Some(device.core.nand.image().clone());
@@ -508,7 +512,7 @@ impl Engine {
             rng_think: rng.fork("think"),
             next_txn: 1,
             handed_out: 0,
-            now: SimTime::ZERO,
+            now: start,
             commits: Vec::new(),
             record,
             hist_txn: Histogram::new(),
@@ -517,6 +521,7 @@ impl Engine {
             base_nand,
             base_ftl,
             base_busy_ns,
+            start,
         })
     }
 
@@ -540,7 +545,7 @@ impl Engine {
     /// Runs every transaction to completion.
     pub fn run(&mut self) -> Result<()> {
         for c in 0..self.clients.len() as u32 {
-            self.wake(c, SimTime::ZERO);
+            self.wake(c, self.start);
         }
         while let Some((t, ev)) = self.queue.pop() {
             self.now = t;
@@ -867,7 +872,7 @@ impl Engine {
             self.strat.as_ref(),
             protocol,
             self.source.describe(),
-            self.now,
+            SimTime::from_ns(self.now.as_ns() - self.start.as_ns()),
             &self.hist_txn,
             &self.hist_commit,
             &self.base_nand,

@@ -10,6 +10,7 @@
 //! Scales: `quick` shrinks devices and workloads so both papers finish in minutes on two
 //! cores; `full` uses the papers' device sizes and workload lengths (hours).
 
+pub mod flagcommit;
 pub mod html;
 pub mod lighttx;
 pub mod runner;
@@ -210,7 +211,10 @@ pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Outpu
     let r = match paper {
         "txflash" => txflash::run(scale, progress),
         "lighttx" => lighttx::run(scale, progress),
-        other => Err(format!("unknown paper '{other}' (known: txflash, lighttx)")),
+        "flagcommit" => flagcommit::run(scale, progress),
+        other => Err(format!(
+            "unknown paper '{other}' (known: txflash, lighttx, flagcommit)"
+        )),
     };
     r.map(|mut o| {
         o.configs = progress.take_configs();

@@ -388,3 +388,44 @@ mod tests {
         assert_eq!(separate, json(1, true));
     }
 }
+
+/// Runs every job with `f` making one point of a job's configuration (e.g. a host run on an
+/// aged device), `progress.jobs` at a time, without prefill sharing (the caller owns the
+/// device); results in input order, failures as `Err("label: message")`.
+pub fn run_each<T: Send>(
+    jobs: Vec<Job>,
+    progress: &Progress,
+    f: impl Fn(&Config) -> Result<T, String> + Sync,
+) -> Vec<Result<T, String>> {
+    let n = jobs.len();
+    progress
+        .configs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
+    let threads = progress.jobs.clamp(1, n.max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= n {
+                    break;
+                }
+                let job = &jobs[i];
+                let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
+                progress.finished(&job.label, r.is_err());
+                if let Ok(mut v) = results.lock() {
+                    v[i] = Some(r);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("run did not complete".into())))
+        .collect()
+}

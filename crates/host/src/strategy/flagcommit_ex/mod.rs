@@ -343,6 +343,10 @@ struct Txn {
     pages: BTreeSet<PageNo>,
     /// Completion of the latest overwrite of a reclaimed node of this transaction.
     gone_ack: SimTime,
+    /// Committed, acked and its pages folded once by `forget` (folding them again changes
+    /// nothing: no pending record of it is left). Keeps `forget` from refolding every old
+    /// transaction that still has live nodes on each call (that was quadratic in the run).
+    folded: bool,
 }
 
 pub struct FlagCommitEx {
@@ -653,12 +657,17 @@ impl FlagCommitEx {
         let done: Vec<(TxnId, Vec<PageNo>)> = self
             .txns
             .iter()
-            .filter(|(_, t)| matches!(t.status, Status::Committed(a) if a <= now))
+            .filter(|(_, t)| !t.folded && matches!(t.status, Status::Committed(a) if a <= now))
             .map(|(x, t)| (*x, t.pages.iter().copied().collect()))
             .collect();
         for (_, pages) in &done {
             for p in pages {
                 self.fold(*p, now);
+            }
+        }
+        for (x, _) in &done {
+            if let Some(t) = self.txns.get_mut(x) {
+                t.folded = true;
             }
         }
         self.txns.retain(|_, t| match t.status {
@@ -728,6 +737,7 @@ impl Strategy for FlagCommitEx {
                 nodes: Vec::new(),
                 pages: BTreeSet::new(),
                 gone_ack: SimTime::ZERO,
+                folded: false,
             },
         );
         Ok(())
