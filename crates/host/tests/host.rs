@@ -220,3 +220,33 @@ fn a_rollback_with_every_frame_busy_undoes_through_a_private_frame() {
     assert!(m.strategy_counters["private_undos"] > 0, "{m:?}");
     assert_eq!(rep.violations, 0);
 }
+
+/// Regression: device-tx over scc/bpcc on TPC-C livelocked when the active transactions'
+/// pinned pages (SCC/BPCC keep each in-progress transaction's shadow pages in the pool)
+/// together exceeded the pool: every requester restarted for room, forever (found by hand in
+/// the Flag Commit reproduction, issue 8 item 7: 60,000+ buffer-full restarts after 34
+/// commits with this exact configuration and seed 1). Now the oldest active transaction
+/// rolls back the youngest holder of pinned frames instead (`engine::Engine::no_room`).
+#[test]
+fn device_tx_on_scc_and_bpcc_tpcc_does_not_livelock_for_buffer_room() {
+    for p in ["bpcc", "scc"] {
+        let (mut h, mut d) = check::tiny_config("device-tx", p);
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 200;
+        h.tpcc.delta_abort = 0.1;
+        h.transactions = 40;
+        h.buffer_frames = 10;
+        d.nand.blocks_per_plane = 64;
+        let rec = check::record(&h, &d, 1).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let m = &rec.metrics;
+        eprintln!("{p}: {:?}", m.stats);
+        assert_eq!(m.txns_committed + m.txns_aborted, 40, "{p}: {m:?}");
+        assert!(m.stats.buffer_full_waits > 0, "{p}: {:?}", m.stats);
+        assert!(m.txns_restarted < 1000, "{p}: {:?}", m.stats);
+        let rep = check::check(&rec, Mode::Random { schedules: 200 }, 3, None).unwrap();
+        assert_eq!(rep.violations, 0, "{p}");
+    }
+}
