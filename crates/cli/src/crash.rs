@@ -86,10 +86,10 @@ pub struct CrashArgs {
     /// trim-in-flight, near-full, checkpoints, no-summaries).
     #[arg(long)]
     pub shape: Option<String>,
-    /// Crash-check a DBMS host run with this recovery strategy (wal, device-tx, flagcommit-ex,
-    /// pcmlogging) over
-    /// `--protocol` instead of a device-level workload.
-    #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"])]
+    #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"], help = crate::host_help(
+        "Crash-check a DBMS host run with this recovery strategy",
+        "over `--protocol` instead of a device-level workload"
+    ))]
     pub host: Option<String>,
 }
 

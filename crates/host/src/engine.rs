@@ -351,8 +351,14 @@ struct Client {
     txn: TxnId,
     started: SimTime,
     first_start: SimTime,
-    /// Wait-die age (kept across restarts).
+    /// Wait-die age (kept across restarts); also the buffer's priority (`no_room`).
     age: (SimTime, TxnId),
+    /// Wait-die: the older transaction (client, attempt) this one died for. Its restart
+    /// waits until that attempt has ended (`on_finished`), instead of retrying into the
+    /// same conflict after a random backoff.
+    restart_after: Option<(u32, TxnId)>,
+    /// In `Backoff` with no wake-up scheduled: waiting for `restart_after` to end.
+    parked: bool,
     op: usize,
     epoch: u64,
     /// The next fetch repeats one that waited (not counted again).
@@ -490,6 +496,8 @@ impl Engine {
                 started: SimTime::ZERO,
                 first_start: SimTime::ZERO,
                 age: (SimTime::ZERO, TxnId(0)),
+                restart_after: None,
+                parked: false,
                 op: 0,
                 epoch: 0,
                 retry: false,
@@ -695,8 +703,7 @@ impl Engine {
                             ),
                         });
                     }
-                    self.core.stats.buffer_full_restarts += 1;
-                    return self.end_txn(c, now, End::Restart);
+                    return self.no_room(c, now);
                 }
                 Fetch::Ready(f, t) => (f, t),
             };
@@ -743,13 +750,20 @@ impl Engine {
         match self.core.cfg.deadlock {
             DeadlockPolicy::WaitDie => {
                 let me = self.clients[c as usize].age;
-                let older_ahead = self
+                let older = self
                     .locks
                     .waits_for(c)
-                    .iter()
-                    .any(|&o| self.clients[o as usize].age < me);
-                if older_ahead {
+                    .into_iter()
+                    .filter(|&o| self.clients[o as usize].age < me)
+                    .min_by_key(|&o| self.clients[o as usize].age);
+                if let Some(o) = older {
+                    // Rosenkrantz et al. (1978): the younger requester dies and is restarted
+                    // with its original timestamp, so it ages and eventually wins; it is
+                    // restarted once the older transaction it died for has ended (a restart
+                    // before that would only die again on the same lock).
                     self.core.stats.wait_die_deaths += 1;
+                    self.clients[c as usize].restart_after =
+                        Some((o, self.clients[o as usize].txn));
                     self.kill(c, now)?;
                 }
             }
@@ -781,7 +795,116 @@ impl Engine {
     fn kill(&mut self, c: u32, now: SimTime) -> Result<()> {
         let granted = self.locks.cancel_wait(c);
         self.grant(&granted, now);
+        // A victim waiting for I/O or CPU (`no_room`) has a wake-up queued: void it.
+        self.clients[c as usize].epoch += 1;
         self.clients[c as usize].phase = Phase::Running;
+        self.end_txn(c, now, End::Restart)
+    }
+
+    /// Client `c` found no frame it may evict (no-steal, SCC/BPCC's pinned pages, version
+    /// slots, reads in flight). Restarting every such requester livelocked device-tx over
+    /// scc/bpcc on TPC-C (DECISIONS.md, "the restart storm"): two transactions whose pinned
+    /// pages together exceed the pool restarted each other forever. Now the oldest active
+    /// transaction (by its first start, kept across restarts) never restarts for room: it
+    /// rolls back the youngest other active transaction that owns a frame it may not evict
+    /// and retries once that rollback is done, or else waits for the earliest read in
+    /// flight. Every other requester restarts as before. The oldest thus always progresses
+    /// (a rollback frees the victim's pinned frames) and commits, and the next oldest takes
+    /// its place: no livelock; and no deadlock, since the oldest waits only for a rollback
+    /// or a read, never for a lock holder's progress.
+    fn no_room(&mut self, c: u32, now: SimTime) -> Result<()> {
+        let active = |p: Phase| {
+            matches!(
+                p,
+                Phase::Running | Phase::WaitLock | Phase::WaitIo | Phase::Cpu
+            )
+        };
+        let me = self.clients[c as usize].age;
+        let oldest = self
+            .clients
+            .iter()
+            .enumerate()
+            .all(|(i, x)| i as u32 == c || !active(x.phase) || x.age > me);
+        if oldest && self.strat.steal_if_final() {
+            // One of its own pinned pages that no remaining operation writes (the current
+            // one included): write it back inside its transaction and retry then.
+            let cl = &self.clients[c as usize];
+            let later: Vec<PageNo> = cl
+                .spec
+                .as_ref()
+                .map(|sp| {
+                    sp.ops[cl.op.min(sp.ops.len())..]
+                        .iter()
+                        .filter(|o| o.writes())
+                        .map(|o| self.core.layout.page_of(o.rid()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let own = self
+                .core
+                .pool
+                .occupied()
+                .find(|(_, f)| {
+                    f.owner == Some(c) && f.dirty && f.ready_at <= now && !later.contains(&f.page)
+                })
+                .map(|(i, _)| i);
+            if let Some(f) = own {
+                let fr = self.core.pool.remove(f);
+                let t = self.strat.write_back(&mut self.core, fr, now)?;
+                self.core.stats.buffer_full_waits += 1;
+                self.clients[c as usize].phase = Phase::WaitIo;
+                self.wake(c, t.max(now));
+                return Ok(());
+            }
+        }
+        if oldest {
+            let s: &dyn Strategy = self.strat.as_ref();
+            let mut victim: Option<u32> = None;
+            let mut read_done: Option<SimTime> = None;
+            for (_, f) in self.core.pool.occupied() {
+                if f.ready_at > now {
+                    read_done = Some(read_done.map_or(f.ready_at, |t| t.min(f.ready_at)));
+                    continue;
+                }
+                let Some(o) = f.owner else { continue };
+                if o == c || !f.dirty || s.evictable(f) || !active(self.clients[o as usize].phase) {
+                    continue;
+                }
+                if victim
+                    .is_none_or(|v| self.clients[o as usize].age > self.clients[v as usize].age)
+                {
+                    victim = Some(o);
+                }
+            }
+            let retry_at = match (victim, read_done) {
+                (Some(v), _) => {
+                    self.core.stats.buffer_full_restarts += 1;
+                    self.kill(v, now)?;
+                    // The victim's frames left the pool with its rollback (issued now).
+                    Some(now)
+                }
+                (None, Some(t)) => Some(t),
+                (None, None) => {
+                    // Every frame it may not evict is its own: restarting would pin the same
+                    // pages again, forever.
+                    return Err(HostError::Config {
+                        key: "host.buffer_frames".into(),
+                        reason: format!(
+                            "{} frames cannot hold one transaction's protected pages",
+                            self.core.cfg.buffer_frames
+                        ),
+                    });
+                }
+            };
+            if let Some(t) = retry_at {
+                self.core.stats.buffer_full_waits += 1;
+                let cl = &mut self.clients[c as usize];
+                cl.phase = Phase::WaitIo;
+                self.wake(c, t);
+                return Ok(());
+            }
+        }
+        self.core.stats.buffer_full_restarts += 1;
         self.end_txn(c, now, End::Restart)
     }
 
@@ -830,6 +953,13 @@ impl Engine {
     fn on_finished(&mut self, c: u32, now: SimTime) -> Result<()> {
         let granted = self.locks.release_all(c);
         self.grant(&granted, now);
+        // Wait-die victims parked until this attempt ended restart now (after a backoff).
+        let ended = (c, self.clients[c as usize].txn);
+        for i in 0..self.clients.len() {
+            if self.clients[i].parked && self.clients[i].restart_after == Some(ended) {
+                self.unpark(i as u32, now);
+            }
+        }
         let cl = &mut self.clients[c as usize];
         match cl.ending {
             End::Commit => {
@@ -854,15 +984,39 @@ impl Engine {
             End::Restart => {
                 self.core.stats.restarted += 1;
                 cl.phase = Phase::Backoff;
-                let b = if self.core.cfg.backoff_ns_max > 0 {
-                    self.rng_backoff.below(self.core.cfg.backoff_ns_max + 1)
+                let waits = cl.restart_after.is_some_and(|(o, t)| {
+                    let b = &self.clients[o as usize];
+                    b.txn == t
+                        && matches!(
+                            b.phase,
+                            Phase::Running
+                                | Phase::WaitLock
+                                | Phase::WaitIo
+                                | Phase::Cpu
+                                | Phase::Finishing
+                        )
+                });
+                if waits {
+                    self.clients[c as usize].parked = true;
                 } else {
-                    0
-                };
-                self.wake(c, now + b);
+                    self.unpark(c, now);
+                }
             }
         }
         Ok(())
+    }
+
+    /// Schedules the restart of `c` (in `Backoff`) after a random backoff.
+    fn unpark(&mut self, c: u32, now: SimTime) {
+        let cl = &mut self.clients[c as usize];
+        cl.parked = false;
+        cl.restart_after = None;
+        let b = if self.core.cfg.backoff_ns_max > 0 {
+            self.rng_backoff.below(self.core.cfg.backoff_ns_max + 1)
+        } else {
+            0
+        };
+        self.wake(c, now + b);
     }
 
     /// The metrics of the run so far.

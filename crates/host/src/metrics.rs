@@ -20,6 +20,9 @@ pub struct HostStats {
     pub deadlocks: u64,
     pub wait_die_deaths: u64,
     pub buffer_full_restarts: u64,
+    /// The oldest active transaction found no frame and waited (for a younger holder's
+    /// rollback or a read in flight) instead of restarting (`engine::Engine::no_room`).
+    pub buffer_full_waits: u64,
     pub buffer_hits: u64,
     pub buffer_misses: u64,
     /// DB pages read from / written to the device (each spans `parts` device pages).

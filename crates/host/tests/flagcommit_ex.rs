@@ -83,13 +83,9 @@ fn the_checker_catches_a_commit_acked_before_it_is_durable() {
     }
 }
 
-// Ignored after the merge of the engine speed-up, pcmlogging and IPA branches with cfc-ex /
-// afc-ex: on main, `check::record` of afc-ex on this tiny config (log_pages = 8) with seed 9
-// never ends — also without the planted fault — while the fcex branch alone passed this test
-// in 0.3 s; seeds 1–8 do not catch the plant. An open livelock in afc-ex after the merge
-// (issue 8 note); replay: this test with `9..10` and no plant.
+// Seeds 1–8 do not catch the plant; seed 9's run never ended on main after the merge of
+// the engine speed-up with cfc-ex / afc-ex (fixed: see the regression test below).
 #[test]
-#[ignore = "afc-ex seed 9 run never ends on main after the merge (open, issue 8)"]
 fn the_checker_catches_an_afc_reclaim_that_drops_the_false_flag() {
     assert!(caught(
         "afc-ex",
@@ -117,11 +113,13 @@ fn the_checker_catches_a_cfc_reclaim_that_does_not_move_the_flag() {
     ));
 }
 
+// Since write-backs restore invalid records (versions.rs `restore_invalid`), every new
+// version carries every committed value, so the cover rule only matters while newer versions
+// of the page are still being written; afc-ex's seed 37 still reaches that, cfc-ex's tiny
+// runs with seeds 1–400 no longer do (see the cfc-ex variant below).
 #[test]
 fn the_checker_catches_a_reclaim_of_a_version_newer_ones_do_not_cover() {
-    for s in VARIANTS {
-        assert!(caught(s, |h| h.fault_fc = "no-cover".into(), 1..40), "{s}");
-    }
+    assert!(caught("afc-ex", |h| h.fault_fc = "no-cover".into(), 30..40));
 }
 
 #[test]
@@ -246,4 +244,25 @@ fn tiny_tpcb_and_tpcc_survive_crashes() {
         }
         assert_eq!(rep.violations, 0, "{s} tpcc");
     }
+}
+
+/// Regression: found as the never-ending seed-9 run of the afc-ex planted-reclaim test above
+/// (tiny config, log_pages = 8, no plant needed). An aborted update left its slot invalid
+/// forever, pinning the only version holding the committed value; once all three version
+/// slots of a page were pinned the page could never be written back, every frame became
+/// unevictable and the engine restarted transactions for room forever (600,000+ restarts
+/// after 43 commits). Invalid records are now restored into the next version.
+#[test]
+fn afc_ex_seed_9_runs_to_completion_and_survives_every_crash() {
+    let (mut h, d) = tiny("afc-ex");
+    h.log_pages = 8;
+    let rec = check::record(&h, &d, 9).unwrap();
+    let m = &rec.metrics;
+    let c = &m.strategy_counters;
+    assert_eq!(m.txns_committed + m.txns_aborted, h.transactions, "{m:?}");
+    // The restore happened, and restarts stayed in proportion.
+    assert!(c["fc_restored_records"] > 0, "{c:?}");
+    assert!(m.txns_restarted < 20 * h.transactions, "{m:?}");
+    let rep = exhaustive(&rec);
+    assert_eq!(rep.violations, 0);
 }

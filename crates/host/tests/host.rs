@@ -220,3 +220,73 @@ fn a_rollback_with_every_frame_busy_undoes_through_a_private_frame() {
     assert!(m.strategy_counters["private_undos"] > 0, "{m:?}");
     assert_eq!(rep.violations, 0);
 }
+
+/// Regression: device-tx over scc/bpcc on TPC-C livelocked when the active transactions'
+/// pinned pages (SCC/BPCC keep each in-progress transaction's shadow pages in the pool)
+/// together exceeded the pool: every requester restarted for room, forever (found by hand in
+/// the Flag Commit reproduction, issue 8 item 7: 60,000+ buffer-full restarts after 34
+/// commits with this exact configuration and seed 1). Now the oldest active transaction
+/// rolls back the youngest holder of pinned frames instead (`engine::Engine::no_room`).
+#[test]
+fn device_tx_on_scc_and_bpcc_tpcc_does_not_livelock_for_buffer_room() {
+    for p in ["bpcc", "scc"] {
+        let (mut h, mut d) = check::tiny_config("device-tx", p);
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 200;
+        h.tpcc.delta_abort = 0.1;
+        h.transactions = 40;
+        h.buffer_frames = 10;
+        d.nand.blocks_per_plane = 64;
+        let rec = check::record(&h, &d, 1).unwrap_or_else(|e| panic!("{p}: {e}"));
+        let m = &rec.metrics;
+        eprintln!("{p}: {:?}", m.stats);
+        assert_eq!(m.txns_committed + m.txns_aborted, 40, "{p}: {m:?}");
+        assert!(m.stats.buffer_full_waits > 0, "{p}: {:?}", m.stats);
+        assert!(m.txns_restarted < 1000, "{p}: {:?}", m.stats);
+        let rep = check::check(&rec, Mode::Random { schedules: 200 }, 3, None).unwrap();
+        assert_eq!(rep.violations, 0, "{p}");
+    }
+}
+
+/// Regression: a wait-die victim was restarted after a random backoff and died again on the
+/// same lock while the older holder still ran, so 50 clients on one TPC-C warehouse spun
+/// (found in the PCMLogging runs of issue 11: 7.2 M restarts for 150 commits; main's
+/// `commitlab run --preset flagcommit --host pcmlogging` at 1 warehouse, 50 clients, 300
+/// transactions: 2.2 M restarts). Rosenkrantz et al. (1978): the victim keeps its original
+/// timestamp; here it also waits for the transaction it died for to end before it restarts.
+#[test]
+fn wait_die_victims_do_not_spin() {
+    // Without the wait for the older transaction (seen failing): pcmlogging 12,347 restarts
+    // for 200 commits, wal filled its 256-page log.
+    for s in ["wal", "pcmlogging"] {
+        let (mut h, mut d) = check::tiny_config(s, "none");
+        h.deadlock = host::DeadlockPolicy::WaitDie;
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 400;
+        h.clients = 50;
+        h.transactions = 200;
+        h.buffer_frames = 64;
+        h.log_pages = 256;
+        h.pcm.pcm_bytes = 65536;
+        h.pcm.dram_bytes = 64 * 8192 + 8192;
+        d.nand.blocks_per_plane = 128;
+        let run = host::engine::run(&h, &d, ssd::Device::in_memory(&d).unwrap(), 3, false)
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        let m = &run.metrics;
+        eprintln!("{s}: {:?}", m.stats);
+        assert_eq!(m.txns_committed + m.txns_aborted, 200, "{s}");
+        assert!(m.stats.wait_die_deaths > 0, "{s}: {:?}", m.stats);
+        assert!(
+            m.txns_restarted <= 10 * m.txns_committed,
+            "{s}: {} restarts for {} commits",
+            m.txns_restarted,
+            m.txns_committed
+        );
+    }
+}

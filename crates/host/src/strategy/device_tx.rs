@@ -32,7 +32,10 @@
 //!   stay in the buffer pool. We honour both with one stronger rule: under `scc` and `bpcc`
 //!   a page dirtied by an active transaction is never evicted (no-steal), so every write
 //!   happens at commit, once per page. A transaction that finds no evictable frame restarts
-//!   (`buffer_full_restarts`).
+//!   (`buffer_full_restarts`) — except the oldest active one (`engine::Engine::no_room`),
+//!   which first steals one of its own pages that it will not write again (written once,
+//!   inside its device transaction, as any steal: allowed by the device, `steal_if_final`),
+//!   else rolls back the youngest other holder of pinned pages, else waits for a read.
 //!
 //! # Crash argument
 //!
@@ -199,6 +202,10 @@ impl Strategy for DeviceTx {
 
     fn evictable(&self, frame: &Frame) -> bool {
         !(self.pin_active && frame.owner.is_some())
+    }
+
+    fn steal_if_final(&self) -> bool {
+        self.pin_active
     }
 
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {

@@ -67,6 +67,14 @@ pub trait Strategy {
     /// May this dirty frame be written back now?
     fn evictable(&self, frame: &Frame) -> bool;
 
+    /// May the engine write back a dirty frame that `evictable` refuses, of the oldest
+    /// active transaction, when that transaction will not write the page again
+    /// (`engine::Engine::no_room`)? device-tx over SCC/BPCC: its no-steal rule exists only
+    /// because those protocols cannot write one page twice in a transaction.
+    fn steal_if_final(&self) -> bool {
+        false
+    }
+
     /// Writes a dirty frame leaving the pool; returns when the frame may be reused.
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime>;
 

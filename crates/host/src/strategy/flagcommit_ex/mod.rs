@@ -79,7 +79,10 @@
 //! - *Abort* (Algorithm 2): T's pending records leave the page metadata and its log
 //!   records the log buffer. A slot whose committed value is in a written version is marked
 //!   *invalid* (the next version omits it: "restored later by reading from disk", found via
-//!   Back); one whose committed value is only in memory gets it back in memory. A buffered
+//!   Back); one whose committed value is only in memory gets it back in memory. The next
+//!   write-back of the page restores it ("restored later by reading from disk"): it reads
+//!   the version holding the value and puts the value into the new version, so no older
+//!   version stays pinned as the only holder of an invalid record (`versions.rs`). A buffered
 //!   page whose only unwritten changes were T's is discarded from the pool (line 6).
 //! - *Reclaim* (§4.3 GC, `versions.rs`): a version is reclaimed only to make room for a new
 //!   one of the same page, when it is settled (its write and flag programs complete), every
@@ -392,6 +395,8 @@ struct Counters {
     reclaims: u64,
     versions_written: u64,
     invalidated: u64,
+    /// Invalid records read back from an older version into a new one (`versions.rs`).
+    restored: u64,
     discards: u64,
     log_free_commits: u64,
 }
@@ -1019,6 +1024,7 @@ impl Strategy for FlagCommitEx {
             ("fc_reclaims", self.n.reclaims),
             ("fc_versions_written", self.n.versions_written),
             ("fc_invalidated_records", self.n.invalidated),
+            ("fc_restored_records", self.n.restored),
             ("fc_discarded_pages", self.n.discards),
             ("fc_log_free_commits", self.n.log_free_commits),
         ]

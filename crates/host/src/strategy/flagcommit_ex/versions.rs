@@ -271,6 +271,72 @@ impl FlagCommitEx {
         Ok(ready)
     }
 
+    /// Algorithm 2 line 4's invalid records, "restored later by reading from disk": before a
+    /// new version of `page` is written, each invalid slot's committed value is read back from
+    /// the newest version that holds it and the slot is valid again, so the new version
+    /// carries it. Returns when those reads are complete.
+    ///
+    /// Without this an invalid slot stayed invalid until a later commit overwrote it, and the
+    /// version holding its committed value could never be reclaimed (§4.3: no newer version
+    /// covers it). With `VERSIONS` slots per page, a page whose every version was pinned that
+    /// way (or was the newest) could never be written again: its frame unevictable, and once
+    /// every frame was, the engine restarted transactions for room forever. Found as the
+    /// never-ending seed-9 run of `tests/flagcommit_ex.rs`'s afc-ex planted-reclaim test
+    /// (tiny config, log_pages = 8; it hangs without the plant too).
+    fn restore_invalid(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        let m = &self.meta[&page];
+        let mut reads: Vec<u8> = Vec::new();
+        let mut fixed = Vec::new();
+        for (i, s) in m.slots.iter().enumerate() {
+            if !s.absent {
+                continue;
+            }
+            fixed.push(i);
+            let (_, u) = s.committed;
+            if u == 0 {
+                continue; // the loaded value: nothing to read
+            }
+            let holder = m.versions.iter().rev().find(|v| {
+                let r = v.tag.records[i];
+                r.committed.is_some_and(|c| c.1 == u)
+                    || r.pending.is_some_and(|(ni, _, pu)| {
+                        pu == u && self.committed_by(v.tag.nodes[ni as usize].xid, now)
+                    })
+            });
+            if let Some(v) = holder {
+                if !reads.contains(&v.slot) {
+                    reads.push(v.slot);
+                }
+            }
+        }
+        let mut done = now;
+        for vslot in reads {
+            let first = version_lpn(&core.layout, self.slots_base, page, vslot, 0);
+            core.trace(
+                now,
+                workload::txn::TxCmd::Read {
+                    lpn: first,
+                    pages: core.layout.parts,
+                },
+            );
+            for k in 0..core.layout.parts {
+                let lpn = version_lpn(&core.layout, self.slots_base, page, vslot, k);
+                let (_, t) = core.device.read(lpn, now).map_err(Core::dev_err(
+                    now,
+                    format!("reading {lpn} (restoring a record)"),
+                ))?;
+                done = done.max(t);
+            }
+            core.stats.page_reads += 1;
+        }
+        let m = self.meta.get_mut(&page).expect("meta exists");
+        for i in fixed {
+            m.slots[i].absent = false;
+            self.n.restored += 1;
+        }
+        Ok(done)
+    }
+
     /// Writes a new version of `page` from the buffered state (Algorithm 1 line 7).
     pub(super) fn write_version(
         &mut self,
@@ -280,13 +346,14 @@ impl FlagCommitEx {
     ) -> Result<SimTime> {
         self.fold(page, now);
         Self::meta_of(&mut self.meta, core, page);
+        let restored = self.restore_invalid(core, page, now)?;
         let Some((vslot, reclaim)) = self.pick_slot(page, now) else {
             return Err(HostError::Stuck(format!(
                 "internal: page {} has no version slot to write to",
                 page.0
             )));
         };
-        let mut start = now;
+        let mut start = restored;
         let mut reclaimed_xids: Vec<TxnId> = Vec::new();
         if let Some(idx) = reclaim {
             reclaimed_xids = self.meta[&page].versions[idx]
