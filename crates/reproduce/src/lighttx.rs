@@ -4,7 +4,16 @@
 //! - Fig. 7: transaction throughput under strict, no-page-conflict and serializable isolation.
 //! - Figs. 9 and 11: throughput and GC overhead under 0–50 % aborts (strict isolation).
 //! - Fig. 17: protocol memory. Fig. 19: mapping-persistence writes (from the abort sweep).
-//! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity).
+//! - Fig. 8: LightTx's throughput at each isolation level against the number of channels.
+//! - Figs. 10 and 12: Figs. 9 and 11 under no-page-conflict isolation.
+//! - Figs. 13–16: throughput and GC time of LightTx, SCC and BPCC against the GC threshold,
+//!   at 0 % and 10 % aborts.
+//! - Fig. 18: recovery time, on a larger device (whole-device scans grow with capacity), and
+//!   LightTx's and MHL-D's recovery for every zone size; Fig. 19's mapping-persistence ratio
+//!   for every zone size.
+//!
+//! Every sweep's axis values the paper does not print (GC thresholds, zone sizes) are chosen
+//! here and named in the report's notes; docs/DECISIONS.md says why.
 
 use crate::runner::{run_all, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict, SAME_WITHIN};
@@ -84,19 +93,25 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         fig7_points += ISOLATIONS.iter().filter(|(i, _)| info.supports(*i)).count();
     }
     let npc_protocols = npc_protocols()?.len();
-    // Fig. 7, its two checkpoint-cost runs, Fig. 8, the abort sweeps, Fig. 18.
+    // Fig. 7, its two checkpoint-cost runs, Fig. 8, the abort sweeps, the GC-threshold
+    // sweeps, Fig. 18 with its zone sweep, Fig. 19's zone sweep.
     progress.plan(
         fig7_points
             + 2
             + CHANNELS.len() * ISOLATIONS.len()
             + (PROTOCOLS.len() + npc_protocols) * ABORTS.len()
-            + PROTOCOLS.len(),
+            + GC_ABORTS.len() * GC_PROTOCOLS.len() * GC_THRESHOLDS.len()
+            + PROTOCOLS.len()
+            + 2 * ZONES.iter().filter(|z| **z != b.ftl.checkpoint_window_blocks).count()
+            + ZONES.len(),
     );
     fig7(&b, &mut out, progress)?;
     fig8(&b, &mut out, progress)?;
     fig9_to_19(&b, &mut out, progress)?;
     fig10_12(&b, &mut out, progress)?;
-    fig18(scale, &mut out, progress)?;
+    fig13_16(&b, &GC_THRESHOLDS, &mut out, progress)?;
+    fig18(scale, &ZONES, &mut out, progress)?;
+    fig19_zones(&b, &ZONES, &mut out, progress)?;
     let g = b.nand.geometry();
     out.notes.push(format!(
         "Device: the LightTx preset's shape (Table 2: 8 packages × 8 planes, 4 KiB pages, 64 pages per block, 25/200/1500 µs, GC threshold 5 %), {blocks} blocks per plane: {:.2} GiB{}. Tag data mode; 85 % of the logical space prefilled, then aged by random single-page overwrites of {AGE}× the prefilled pages so that GC is in steady state before measuring (the paper's device is a used one; without ageing a full-scale run never filled the 32 GB device and did no GC at all); summary pages on; LightTx, MHL-D, AW and MHL-M run with the FTL's mapping checkpoints (window of 2 blocks per plane; a journal of changed mapping entries between full rewrites of the translation pages).",
@@ -802,15 +817,295 @@ fn fig10_12(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), Str
     Ok(())
 }
 
+/// GC thresholds of Figs. 13–16 (free-page fraction below which GC runs, footnote 6). The
+/// paper's axis values are not in the text; the sweep starts at Table 2's default (5 %).
+pub const GC_THRESHOLDS: [f64; 4] = [0.05, 0.10, 0.15, 0.20];
+/// The protocols of Figs. 13–16.
+const GC_PROTOCOLS: [&str; 3] = ["lighttx", "scc", "bpcc"];
+/// The abort ratios of Figs. 13–14 and 15–16.
+const GC_ABORTS: [f64; 2] = [0.0, 0.1];
+
+/// Figs. 13–16: throughput and GC time of LightTx, SCC and BPCC as the GC threshold varies,
+/// at 0 % (Figs. 13, 14) and 10 % aborts (Figs. 15, 16), strict isolation as Figs. 9 and 11.
+fn fig13_16(
+    b: &Config,
+    thresholds: &[f64],
+    out: &mut Output,
+    progress: &Progress,
+) -> Result<(), String> {
+    let mut jobs = Vec::new();
+    for a in GC_ABORTS {
+        for p in GC_PROTOCOLS {
+            for th in thresholds {
+                let mut c = b.clone();
+                c.protocol.name = p.into();
+                c.workload.txn.isolation = WIso::Strict;
+                c.workload.txn.abort_ratio = a;
+                c.ftl.gc_threshold = *th;
+                c.run.measure_recovery = false;
+                jobs.push(Job {
+                    label: format!(
+                        "lighttx fig13-16 {p} gc {:.0}% aborts {:.0}%",
+                        th * 100.0,
+                        a * 100.0
+                    ),
+                    cfg: c,
+                });
+            }
+        }
+    }
+    let r = run_all(jobs, progress);
+    let (np, nt) = (GC_PROTOCOLS.len(), thresholds.len());
+    let m = |ai: usize, pi: usize, ti: usize| get(&r, (ai * np + pi) * nt + ti);
+    let mut csv = String::from(
+        "abort_pct,gc_threshold_pct,protocol,tx_per_s,completed_tx_per_s,gc_time_ms,gc_erases,gc_migrations,forced_erases\n",
+    );
+    let ch = |title: String, y: &str| Chart {
+        title,
+        x_label: "GC threshold (% free pages)".into(),
+        y_label: y.into(),
+        log_x: false,
+        y_from_zero: true,
+    };
+    for (ai, a) in GC_ABORTS.iter().enumerate() {
+        let mut tput = Vec::new();
+        let mut gct = Vec::new();
+        for (pi, p) in GC_PROTOCOLS.iter().enumerate() {
+            let mut tp = Vec::new();
+            let mut gp = Vec::new();
+            for (ti, th) in thresholds.iter().enumerate() {
+                let x = m(ai, pi, ti)?;
+                csv.push_str(&format!(
+                    "{:.0},{:.1},{p},{:.2},{:.2},{:.3},{},{},{}\n",
+                    a * 100.0,
+                    th * 100.0,
+                    x.tx_throughput_per_s,
+                    x.tx_completed_per_s,
+                    x.gc_time_ns as f64 / 1e6,
+                    x.gc_erases,
+                    x.gc_page_migrations,
+                    x.ftl.forced_erases
+                ));
+                tp.push((th * 100.0, x.tx_completed_per_s));
+                gp.push((th * 100.0, x.gc_time_ns as f64 / 1e6));
+            }
+            tput.push(Series {
+                name: p.to_string(),
+                points: tp,
+            });
+            gct.push(Series {
+                name: p.to_string(),
+                points: gp,
+            });
+        }
+        let (ft, fg) = if ai == 0 { (13, 14) } else { (15, 16) };
+        out.svgs.push((
+            format!("lighttx_fig{ft}_gc_threshold_throughput.svg"),
+            line_chart(
+                &ch(
+                    format!(
+                        "LightTx Fig. {ft}: throughput vs GC threshold ({:.0} % aborts)",
+                        a * 100.0
+                    ),
+                    "completed transactions / s",
+                ),
+                &tput,
+            ),
+        ));
+        out.svgs.push((
+            format!("lighttx_fig{fg}_gc_threshold_gc_time.svg"),
+            line_chart(
+                &ch(
+                    format!(
+                        "LightTx Fig. {fg}: GC time vs GC threshold ({:.0} % aborts)",
+                        a * 100.0
+                    ),
+                    "GC time (ms)",
+                ),
+                &gct,
+            ),
+        ));
+    }
+    out.csvs
+        .push(("lighttx_fig13_16_gc_threshold.csv".into(), csv));
+
+    let t = |ai: usize, pi: usize, ti: usize| m(ai, pi, ti).map(|x| x.tx_completed_per_s);
+    let g = |ai: usize, pi: usize, ti: usize| m(ai, pi, ti).map(|x| x.gc_time_ns as f64);
+    let th_pct = |ti: usize| format!("{:.0} %", thresholds[ti] * 100.0);
+    // Per threshold, LightTx against SCC (1) and BPCC (2) under `f`.
+    let per_th = |ai: usize,
+                  f: &dyn Fn(usize, usize, usize) -> Result<f64, String>|
+     -> Result<Vec<(f64, f64)>, String> {
+        (0..nt)
+            .map(|ti| Ok((ratio(f(ai, 0, ti)?, f(ai, 1, ti)?), ratio(f(ai, 0, ti)?, f(ai, 2, ti)?))))
+            .collect()
+    };
+    let show = |v: &[(f64, f64)]| {
+        v.iter()
+            .enumerate()
+            .map(|(ti, (s, b2))| format!("{}: {:.2}× SCC, {:.2}× BPCC", th_pct(ti), s, b2))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let close = |v: &[(f64, f64)]| {
+        v.iter()
+            .all(|(s, b2)| (s - 1.0).abs() <= SAME_WITHIN && (b2 - 1.0).abs() <= SAME_WITHIN)
+    };
+    let gc_note = "GC time is array time spent on GC reads, copies and erases (SCC's forced erases of aborted intentions included). Thresholds above the paper's 5 % default keep more blocks free, so GC runs earlier and moves more valid pages per erase.";
+    let t0 = per_th(0, &t)?;
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig13-close".into(),
+        claim: "Without aborts LightTx's transaction throughput is close to SCC's and BPCC's at every GC threshold".into(),
+        paper_value: "close (no number)".into(),
+        measured: format!("LightTx's completed tx/s, {}", show(&t0)),
+        verdict: Verdict::qualitative(close(&t0)),
+        note: format!("Tested as stated, reading \"close\" as within the ±{:.0} % sameness band of both at every threshold. The same gap as `lighttx-fig7-best` (strict isolation) is expected here: it is LightTx's mapping checkpoints' time cost, which SCC and BPCC do not pay.", SAME_WITHIN * 100.0),
+    });
+    let g0 = per_th(0, &g)?;
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig14-gc-same".into(),
+        claim: "Without aborts LightTx's GC time is almost the same as SCC's and BPCC's at every GC threshold".into(),
+        paper_value: "almost the same (no number)".into(),
+        measured: format!("LightTx's GC time, {}", show(&g0)),
+        verdict: Verdict::qualitative(close(&g0)),
+        note: format!("Tested as stated, reading \"almost the same\" as within the ±{:.0} % sameness band of both at every threshold. {gc_note}", SAME_WITHIN * 100.0),
+    });
+    let t1 = per_th(1, &t)?;
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig15-better".into(),
+        claim: "At 10 % aborts LightTx has better transaction throughput than SCC and BPCC at every GC threshold".into(),
+        paper_value: "LightTx > SCC, BPCC (no number)".into(),
+        measured: format!("LightTx's completed tx/s, {}", show(&t1)),
+        verdict: Verdict::qualitative(t1.iter().all(|(s, b2)| s.min(*b2) > 1.0 + SAME_WITHIN)),
+        note: format!("Tested as stated: LightTx above both by more than the ±{:.0} % sameness band at every threshold.", SAME_WITHIN * 100.0),
+    });
+    let g1 = per_th(1, &g)?;
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig16-lower-gc".into(),
+        claim: "At 10 % aborts LightTx has lower GC time than SCC and BPCC at every GC threshold".into(),
+        paper_value: "LightTx < SCC, BPCC (no number)".into(),
+        measured: format!("LightTx's GC time, {}", show(&g1)),
+        verdict: Verdict::qualitative(g1.iter().all(|(s, b2)| s.max(*b2) < 1.0 - SAME_WITHIN)),
+        note: format!("Tested as stated: LightTx's GC time below both by more than the ±{:.0} % sameness band at every threshold. {gc_note}", SAME_WITHIN * 100.0),
+    });
+    let rise = |pi: usize| -> Result<f64, String> { Ok(ratio(g(1, pi, nt - 1)?, g(1, pi, 0)?) - 1.0) };
+    let (r_l, r_s, r_b) = (rise(0)?, rise(1)?, rise(2)?);
+    let span = format!("{} → {}", th_pct(0), th_pct(nt - 1));
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig16-scc-bpcc-worse".into(),
+        claim: "At 10 % aborts SCC's and BPCC's GC time grows as the GC threshold increases".into(),
+        paper_value: "rising (no number)".into(),
+        measured: format!("GC time {span}: SCC {}, BPCC {}", pct(r_s), pct(r_b)),
+        verdict: Verdict::qualitative(r_s > SAME_WITHIN && r_b > SAME_WITHIN),
+        note: format!("Tested as stated: from the lowest to the highest threshold both rise by more than the ±{:.0} % sameness band. {gc_note}", SAME_WITHIN * 100.0),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig16-lighttx-slow".into(),
+        claim: "At 10 % aborts LightTx's GC time increases very slowly with the GC threshold (more slowly than SCC's and BPCC's)".into(),
+        paper_value: "LightTx's rise < SCC's, BPCC's (no number)".into(),
+        measured: format!("GC time {span}: LightTx {}, SCC {}, BPCC {}", pct(r_l), pct(r_s), pct(r_b)),
+        verdict: Verdict::qualitative(r_l < r_s.min(r_b)),
+        note: format!("Tested as the comparison the paper draws: LightTx's relative rise over the sweep is smaller than both SCC's and BPCC's. {gc_note}"),
+    });
+    out.notes.push(format!(
+        "Figs. 13–16: LightTx, SCC and BPCC at GC thresholds {} (the paper's axis values are not in its text; Table 2's default is 5 %), at 0 % and 10 % aborts, on the same aged device and stand-in as Figs. 9 and 11 (strict isolation; the paper does not state the level).",
+        thresholds.iter().map(|t| format!("{:.0} %", t * 100.0)).collect::<Vec<_>>().join(", ")
+    ));
+    Ok(())
+}
+
+/// Zone sizes of Figs. 18–19: the Available Zone's preallocated blocks per parallel unit
+/// (`ftl.checkpoint_window_blocks`; 2 is the default every other figure uses). The paper's
+/// settings are not in its text.
+pub const ZONES: [u32; 4] = [1, 2, 4, 8];
+
+/// Fig. 19 "for all zone size settings": LightTx's mapping-persistence write ratio on the
+/// aged device at 0 % aborts (as `lighttx-fig19-mapping-lighttx`) for every zone size.
+fn fig19_zones(b: &Config, zones: &[u32], out: &mut Output, progress: &Progress) -> Result<(), String> {
+    let jobs = zones
+        .iter()
+        .map(|z| {
+            let mut c = b.clone();
+            c.protocol.name = "lighttx".into();
+            c.workload.txn.isolation = WIso::Strict;
+            c.ftl.checkpoint_window_blocks = *z;
+            c.run.measure_recovery = false;
+            Job {
+                label: format!("lighttx fig19 zone {z} blocks"),
+                cfg: c,
+            }
+        })
+        .collect();
+    let r = run_all(jobs, progress);
+    let mut csv = String::from("zone_blocks_per_unit,map_persist_per_host_write,checkpoints,tx_per_s\n");
+    let mut pts = Vec::new();
+    let mut all = Vec::new();
+    let mut worst: f64 = 0.0;
+    for (zi, z) in zones.iter().enumerate() {
+        let x = get(&r, zi)?;
+        csv.push_str(&format!(
+            "{z},{:.5},{},{:.2}\n",
+            x.map_persist_per_host_write, x.ftl.checkpoints, x.tx_throughput_per_s
+        ));
+        pts.push((f64::from(*z), x.map_persist_per_host_write * 100.0));
+        all.push(format!("{z}: {:.3} %", x.map_persist_per_host_write * 100.0));
+        worst = worst.max(x.map_persist_per_host_write);
+    }
+    out.csvs.push(("lighttx_fig19_zones.csv".into(), csv));
+    out.svgs.push((
+        "lighttx_fig19_zones.svg".into(),
+        line_chart(
+            &Chart {
+                title: "LightTx Fig. 19: mapping-persistence writes vs zone size".into(),
+                x_label: "zone size (blocks per parallel unit)".into(),
+                y_label: "mapping-persistence writes per host write (%)".into(),
+                log_x: true,
+                y_from_zero: true,
+            },
+            &[Series {
+                name: "lighttx".into(),
+                points: pts,
+            }],
+        ),
+    ));
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig19-zones".into(),
+        claim: "LightTx's mapping-persistence writes stay under 0.75 % of the trace's writes for all zone size settings".into(),
+        paper_value: "< 0.75 % at every zone size".into(),
+        measured: format!("by zone size (blocks per unit): {}", all.join(", ")),
+        verdict: Verdict::qualitative(worst < 0.0075),
+        note: "Tested as stated, at every zone size. A larger zone slides less often (fewer checkpoints), but on an aged device GC copies change mapping entries that every checkpoint's journal must persist, whatever the zone size (see `lighttx-fig19-mapping-lighttx`).".into(),
+    });
+    Ok(())
+}
+
 /// Fig. 18 on a device large enough that a whole-device scan costs what it costs: recovery
 /// after a short run on an 85 % full device.
-fn fig18(scale: Scale, out: &mut Output, progress: &Progress) -> Result<(), String> {
+fn fig18(scale: Scale, zones: &[u32], out: &mut Output, progress: &Progress) -> Result<(), String> {
     let blocks = if scale == Scale::Quick { 256 } else { 2048 };
-    let mut b = base(blocks, 300)?;
+    fig18_on(base(blocks, 300)?, blocks, zones, out, progress)
+}
+
+/// Fig. 18 on `b` (`blocks` blocks per plane), with the zone-size sweep of LightTx and MHL-D
+/// over `zones` (the default zone size's runs are the main bars').
+fn fig18_on(
+    mut b: Config,
+    blocks: u32,
+    zones: &[u32],
+    out: &mut Output,
+    progress: &Progress,
+) -> Result<(), String> {
     // Recovery after a short run on the prefilled device, as the paper's Fig. 18 measures
     // it after replaying its trace (which does not fill its 32 GB device either); not aged.
     b.workload.age = 0.0;
-    let jobs = PROTOCOLS
+    let mut jobs: Vec<Job> = PROTOCOLS
         .iter()
         .map(|p| {
             let mut c = b.clone();
@@ -822,6 +1117,26 @@ fn fig18(scale: Scale, out: &mut Output, progress: &Progress) -> Result<(), Stri
             }
         })
         .collect();
+    // The zone sweep: (zone size, protocol index, job index); the default zone size reuses
+    // the main runs.
+    let default_zone = b.ftl.checkpoint_window_blocks;
+    let mut zone_slots = Vec::new();
+    for z in zones {
+        for pi in [0usize, 2] {
+            let j = if *z == default_zone {
+                pi
+            } else {
+                let mut c = jobs[pi].cfg.clone();
+                c.ftl.checkpoint_window_blocks = *z;
+                jobs.push(Job {
+                    label: format!("lighttx fig18 {} zone {z} blocks", PROTOCOLS[pi]),
+                    cfg: c,
+                });
+                jobs.len() - 1
+            };
+            zone_slots.push((*z, pi, j));
+        }
+    }
     let r = run_all(jobs, progress);
     let mut csv = String::from("protocol,recovery_ms,pages_read,scanned_pages,had_checkpoint\n");
     let mut bars = Vec::new();
@@ -892,6 +1207,64 @@ fn fig18(scale: Scale, out: &mut Output, progress: &Progress) -> Result<(), Stri
         verdict: Verdict::value(6.957, r_scc / 1e3),
         note: format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so its simulator likely did not overlap recovery reads across planes; this model does (DECISIONS.md, \"Reproduction fidelity\"). {rec_note}"),
     });
+    // The zone-size sweep ("less than 0.194 seconds for all zone size settings").
+    let mut zcsv = String::from("zone_blocks_per_unit,protocol,recovery_ms,pages_read,had_checkpoint\n");
+    let mut zseries = vec![Vec::new(), Vec::new()];
+    let mut zall = Vec::new();
+    let (mut zworst, mut z_below_scan) = (0.0f64, true);
+    for (z, pi, j) in &zone_slots {
+        let rr = get(&r, *j)?.recovery.clone().unwrap_or_default();
+        let ms = rr.time_ns as f64 / 1e6;
+        zcsv.push_str(&format!(
+            "{z},{},{ms:.3},{},{}\n",
+            PROTOCOLS[*pi], rr.pages_read, rr.had_checkpoint
+        ));
+        zseries[usize::from(*pi == 2)].push((f64::from(*z), ms));
+        zall.push(format!("{} {z}: {ms:.2} ms", PROTOCOLS[*pi]));
+        zworst = zworst.max(ms);
+        z_below_scan &= ms < r_scc.min(r_bpcc);
+    }
+    out.csvs.push(("lighttx_fig18_zones.csv".into(), zcsv));
+    out.svgs.push((
+        "lighttx_fig18_zones.svg".into(),
+        line_chart(
+            &Chart {
+                title: "LightTx Fig. 18: recovery time vs zone size".into(),
+                x_label: "zone size (blocks per parallel unit)".into(),
+                y_label: "simulated recovery time (ms)".into(),
+                log_x: true,
+                y_from_zero: true,
+            },
+            &[
+                Series {
+                    name: "lighttx".into(),
+                    points: std::mem::take(&mut zseries[0]),
+                },
+                Series {
+                    name: "mhl-d".into(),
+                    points: std::mem::take(&mut zseries[1]),
+                },
+            ],
+        ),
+    ));
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-zones-bound".into(),
+        claim: "LightTx's and MHL-D's recovery takes less than 0.194 s for all zone size settings".into(),
+        paper_value: "< 0.194 s at every zone size".into(),
+        measured: format!("{gib:.0} GiB device: {}", zall.join(", ")),
+        verdict: Verdict::qualitative(zworst < 194.0),
+        note: format!("Tested as stated. The bound is the paper's at 32 GB; a smaller device (quick scale) meets it more easily, so only the full-scale result tests it at the paper's capacity. {rec_note}"),
+    });
+    out.claims.push(Claim {
+        paper: PAPER.into(),
+        id: "lighttx-fig18-zones-vs-scan".into(),
+        claim: "For every zone size LightTx and MHL-D recover much faster than SCC/BPCC's whole-device scan".into(),
+        paper_value: "below 6.957 s at every zone size (no factor per zone)".into(),
+        measured: format!("slowest zone-sweep recovery {zworst:.2} ms against SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms"),
+        verdict: Verdict::qualitative(z_below_scan),
+        note: format!("Tested as stated: every zone-sweep recovery is shorter than both whole-device scans. {rec_note}"),
+    });
     out.notes.push(format!(
         "Fig. 18 runs on a {gib:.0} GiB device of the same shape ({blocks} blocks per plane), 85 % prefilled (not aged), after 300 transactions under strict isolation; recovery is measured by cutting power at the end of the run."
     ));
@@ -911,5 +1284,151 @@ mod tests {
             assert!(c.workload.age >= 0.5, "{blocks} blocks per plane");
             assert_eq!(c.workload.prefill, 0.85);
         }
+    }
+
+    /// The LightTx device cut to 4 planes of 16 blocks (16 MiB) and a handful of
+    /// transactions, in the same state (prefilled, aged), so every figure's experiment runs
+    /// in seconds under `cargo test`.
+    fn tiny() -> Config {
+        let mut b = base(16, 12).unwrap();
+        b.nand.channels = 2;
+        b.nand.planes_per_die = 2;
+        b
+    }
+
+    fn quiet() -> Progress<'static> {
+        static SAY: fn(&str) = |_| {};
+        Progress::new(2, &SAY)
+    }
+
+    fn names(v: &[(String, String)]) -> Vec<&str> {
+        v.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    fn has_claims(out: &Output, ids: &[&str]) {
+        for id in ids {
+            assert!(out.claims.iter().any(|c| c.id == *id), "missing claim {id}");
+        }
+    }
+
+    /// Issue 9 item 7: Figs. 13–16 exist (they were missing): a GC-threshold sweep of
+    /// LightTx, SCC and BPCC at 0 % and 10 % aborts, with the threshold actually reaching
+    /// the FTL (a higher threshold makes GC erase at least as much).
+    #[test]
+    fn gc_threshold_sweep_is_produced() {
+        let mut out = Output::default();
+        // Enough transactions after ageing for the tiny device's GC to erase.
+        let mut b = tiny();
+        b.workload.txn.transactions = 200;
+        fig13_16(&b, &[0.05, 0.2], &mut out, &quiet()).unwrap();
+        assert_eq!(
+            names(&out.svgs),
+            [
+                "lighttx_fig13_gc_threshold_throughput.svg",
+                "lighttx_fig14_gc_threshold_gc_time.svg",
+                "lighttx_fig15_gc_threshold_throughput.svg",
+                "lighttx_fig16_gc_threshold_gc_time.svg"
+            ]
+        );
+        let csv = &out.csvs[0].1;
+        assert_eq!(csv.lines().count(), 1 + 2 * 3 * 2, "{csv}");
+        assert!(csv.contains("\n10,20.0,scc,"), "{csv}");
+        let erases = |a: &str, th: &str| -> u64 {
+            csv.lines()
+                .find(|l| l.starts_with(&format!("{a},{th},lighttx,")))
+                .unwrap()
+                .split(',')
+                .nth(6)
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(erases("0", "5.0") > 0, "{csv}");
+        // The threshold reaches the FTL: the two thresholds give different GC work. (Not
+        // "more erases at 20 %": on this model fewer erases come out at the higher
+        // threshold, at quick scale too — an open question in docs/DECISIONS.md.)
+        assert_ne!(erases("0", "20.0"), erases("0", "5.0"), "{csv}");
+        has_claims(
+            &out,
+            &[
+                "lighttx-fig13-close",
+                "lighttx-fig14-gc-same",
+                "lighttx-fig15-better",
+                "lighttx-fig16-lower-gc",
+                "lighttx-fig16-scc-bpcc-worse",
+                "lighttx-fig16-lighttx-slow",
+            ],
+        );
+    }
+
+    /// Issue 9 item 7: the zone-size sweeps of Figs. 18 and 19 exist (they were missing),
+    /// and the zone size reaches the FTL: a larger zone means fewer checkpoints.
+    #[test]
+    fn zone_sweeps_are_produced() {
+        let mut out = Output::default();
+        let mut b = tiny();
+        b.workload.age = 0.0;
+        fig18_on(b, 16, &[1, 2, 4], &mut out, &quiet()).unwrap();
+        fig19_zones(&tiny(), &[1, 4], &mut out, &quiet()).unwrap();
+        assert!(names(&out.csvs).contains(&"lighttx_fig18_zones.csv"));
+        assert!(names(&out.svgs).contains(&"lighttx_fig18_zones.svg"));
+        assert!(names(&out.svgs).contains(&"lighttx_fig19_zones.svg"));
+        let z18 = &out.csvs.iter().find(|(n, _)| n == "lighttx_fig18_zones.csv").unwrap().1;
+        assert_eq!(z18.lines().count(), 1 + 3 * 2, "{z18}");
+        assert!(z18.contains("\n4,mhl-d,"), "{z18}");
+        let z19 = &out.csvs.iter().find(|(n, _)| n == "lighttx_fig19_zones.csv").unwrap().1;
+        let ckpts: Vec<u64> = z19
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+            .collect();
+        assert!(ckpts[0] > ckpts[1], "{z19}");
+        has_claims(
+            &out,
+            &[
+                "lighttx-fig18-zones-bound",
+                "lighttx-fig18-zones-vs-scan",
+                "lighttx-fig19-zones",
+            ],
+        );
+    }
+
+    /// Issue 9 item 7: the channel sweep (Fig. 8) and the no-page-conflict abort sweep
+    /// (Figs. 10 and 12) produce their figures and claims.
+    #[test]
+    fn channel_and_npc_sweeps_are_produced() {
+        let mut b = tiny();
+        b.workload.txn.transactions = 6;
+        // The tiny device is too small for no-page-conflict isolation at the paper's
+        // transaction sizes (concurrency × size_max must fit half the addressed pages).
+        b.workload.txn.size_max = 16;
+        let mut out = Output::default();
+        fig8(&b, &mut out, &quiet()).unwrap();
+        fig10_12(&b, &mut out, &quiet()).unwrap();
+        assert_eq!(
+            names(&out.svgs),
+            [
+                "lighttx_fig8_channels.svg",
+                "lighttx_fig10_throughput_npc.svg",
+                "lighttx_fig12_gc_npc.svg"
+            ]
+        );
+        let ch = &out.csvs[0].1;
+        assert_eq!(ch.lines().count(), 1 + CHANNELS.len() * ISOLATIONS.len());
+        let npc = &out.csvs[1].1;
+        assert_eq!(
+            npc.lines().count(),
+            1 + npc_protocols().unwrap().len() * ABORTS.len()
+        );
+        has_claims(
+            &out,
+            &[
+                "lighttx-fig8-channels",
+                "lighttx-fig8-relaxed-few-channels",
+                "lighttx-fig10-stable",
+                "lighttx-fig10-unstable",
+                "lighttx-fig12-gc-order",
+            ],
+        );
     }
 }
