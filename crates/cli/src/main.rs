@@ -990,8 +990,23 @@ fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
     let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
     let hb = world::host_run::host_bank_bench(quick)
         .map_err(|e| Fail(1, format!("host bank bench: {e}")))?;
+    let (oop, ipa) = world::host_run::host_ipa_bench(quick)
+        .map_err(|e| Fail(1, format!("host IPA bench: {e}")))?;
     let mut v = serde_json::to_value(&b).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
+        // Issue 12, "Performance": IPA's bookkeeping against out-of-place on one workload.
+        o.insert(
+            "host_oop_txns_per_cpu_s".into(),
+            oop.host_txns_per_cpu_s.into(),
+        );
+        o.insert(
+            "host_ipa_txns_per_cpu_s".into(),
+            ipa.host_txns_per_cpu_s.into(),
+        );
+        o.insert(
+            "host_ipa_over_oop".into(),
+            (ipa.host_txns_per_cpu_s / oop.host_txns_per_cpu_s.max(1e-9)).into(),
+        );
         o.insert("host_txns_per_cpu_s".into(), h.host_txns_per_cpu_s.into());
         o.insert("host".into(), serde_json::to_value(&h).unwrap_or_default());
         o.insert(

@@ -102,7 +102,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             + (PROTOCOLS.len() + npc_protocols) * ABORTS.len()
             + GC_ABORTS.len() * GC_PROTOCOLS.len() * GC_THRESHOLDS.len()
             + PROTOCOLS.len()
-            + 2 * ZONES.iter().filter(|z| **z != b.ftl.checkpoint_window_blocks).count()
+            + 2 * ZONES
+                .iter()
+                .filter(|z| **z != b.ftl.checkpoint_window_blocks)
+                .count()
             + ZONES.len(),
     );
     fig7(&b, &mut out, progress)?;
@@ -937,7 +940,12 @@ fn fig13_16(
                   f: &dyn Fn(usize, usize, usize) -> Result<f64, String>|
      -> Result<Vec<(f64, f64)>, String> {
         (0..nt)
-            .map(|ti| Ok((ratio(f(ai, 0, ti)?, f(ai, 1, ti)?), ratio(f(ai, 0, ti)?, f(ai, 2, ti)?))))
+            .map(|ti| {
+                Ok((
+                    ratio(f(ai, 0, ti)?, f(ai, 1, ti)?),
+                    ratio(f(ai, 0, ti)?, f(ai, 2, ti)?),
+                ))
+            })
             .collect()
     };
     let show = |v: &[(f64, f64)]| {
@@ -992,7 +1000,8 @@ fn fig13_16(
         verdict: Verdict::qualitative(g1.iter().all(|(s, b2)| s.max(*b2) < 1.0 - SAME_WITHIN)),
         note: format!("Tested as stated: LightTx's GC time below both by more than the ±{:.0} % sameness band at every threshold. {gc_note}", SAME_WITHIN * 100.0),
     });
-    let rise = |pi: usize| -> Result<f64, String> { Ok(ratio(g(1, pi, nt - 1)?, g(1, pi, 0)?) - 1.0) };
+    let rise =
+        |pi: usize| -> Result<f64, String> { Ok(ratio(g(1, pi, nt - 1)?, g(1, pi, 0)?) - 1.0) };
     let (r_l, r_s, r_b) = (rise(0)?, rise(1)?, rise(2)?);
     let span = format!("{} → {}", th_pct(0), th_pct(nt - 1));
     out.claims.push(Claim {
@@ -1027,7 +1036,12 @@ pub const ZONES: [u32; 4] = [1, 2, 4, 8];
 
 /// Fig. 19 "for all zone size settings": LightTx's mapping-persistence write ratio on the
 /// aged device at 0 % aborts (as `lighttx-fig19-mapping-lighttx`) for every zone size.
-fn fig19_zones(b: &Config, zones: &[u32], out: &mut Output, progress: &Progress) -> Result<(), String> {
+fn fig19_zones(
+    b: &Config,
+    zones: &[u32],
+    out: &mut Output,
+    progress: &Progress,
+) -> Result<(), String> {
     let jobs = zones
         .iter()
         .map(|z| {
@@ -1043,7 +1057,8 @@ fn fig19_zones(b: &Config, zones: &[u32], out: &mut Output, progress: &Progress)
         })
         .collect();
     let r = run_all(jobs, progress);
-    let mut csv = String::from("zone_blocks_per_unit,map_persist_per_host_write,checkpoints,tx_per_s\n");
+    let mut csv =
+        String::from("zone_blocks_per_unit,map_persist_per_host_write,checkpoints,tx_per_s\n");
     let mut pts = Vec::new();
     let mut all = Vec::new();
     let mut worst: f64 = 0.0;
@@ -1054,7 +1069,10 @@ fn fig19_zones(b: &Config, zones: &[u32], out: &mut Output, progress: &Progress)
             x.map_persist_per_host_write, x.ftl.checkpoints, x.tx_throughput_per_s
         ));
         pts.push((f64::from(*z), x.map_persist_per_host_write * 100.0));
-        all.push(format!("{z}: {:.3} %", x.map_persist_per_host_write * 100.0));
+        all.push(format!(
+            "{z}: {:.3} %",
+            x.map_persist_per_host_write * 100.0
+        ));
         worst = worst.max(x.map_persist_per_host_write);
     }
     out.csvs.push(("lighttx_fig19_zones.csv".into(), csv));
@@ -1208,7 +1226,8 @@ fn fig18_on(
         note: format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take, so its simulator likely did not overlap recovery reads across planes; this model does (DECISIONS.md, \"Reproduction fidelity\"). {rec_note}"),
     });
     // The zone-size sweep ("less than 0.194 seconds for all zone size settings").
-    let mut zcsv = String::from("zone_blocks_per_unit,protocol,recovery_ms,pages_read,had_checkpoint\n");
+    let mut zcsv =
+        String::from("zone_blocks_per_unit,protocol,recovery_ms,pages_read,had_checkpoint\n");
     let mut zseries = vec![Vec::new(), Vec::new()];
     let mut zall = Vec::new();
     let (mut zworst, mut z_below_scan) = (0.0f64, true);
@@ -1373,10 +1392,20 @@ mod tests {
         assert!(names(&out.csvs).contains(&"lighttx_fig18_zones.csv"));
         assert!(names(&out.svgs).contains(&"lighttx_fig18_zones.svg"));
         assert!(names(&out.svgs).contains(&"lighttx_fig19_zones.svg"));
-        let z18 = &out.csvs.iter().find(|(n, _)| n == "lighttx_fig18_zones.csv").unwrap().1;
+        let z18 = &out
+            .csvs
+            .iter()
+            .find(|(n, _)| n == "lighttx_fig18_zones.csv")
+            .unwrap()
+            .1;
         assert_eq!(z18.lines().count(), 1 + 3 * 2, "{z18}");
         assert!(z18.contains("\n4,mhl-d,"), "{z18}");
-        let z19 = &out.csvs.iter().find(|(n, _)| n == "lighttx_fig19_zones.csv").unwrap().1;
+        let z19 = &out
+            .csvs
+            .iter()
+            .find(|(n, _)| n == "lighttx_fig19_zones.csv")
+            .unwrap()
+            .1;
         let ckpts: Vec<u64> = z19
             .lines()
             .skip(1)

@@ -576,7 +576,8 @@ fn fig7_9(b: &Config, n: FsSizes, out: &mut Output, progress: &Progress) -> Resu
             &series(&mut f9, "bpcc", "tc"),
         ),
     ));
-    let gain = |wi: usize| -> Result<f64, String> { Ok(ratio(tput(wi, bpcc)?, tput(wi, tc)?) - 1.0) };
+    let gain =
+        |wi: usize| -> Result<f64, String> { Ok(ratio(tput(wi, bpcc)?, tput(wi, tc)?) - 1.0) };
     let (g_large, g_mail, g_tpcb) = (gain(0)?, gain(1)?, gain(2)?);
     let standin = "Stand-in, not the paper's trace: DESIGN.md's synthetic generators replace TxExt3's traces (see the setup notes), one transaction at a time as TxExt3 issues them.";
     out.claims.push(Claim {
@@ -622,7 +623,9 @@ fn fig7_9(b: &Config, n: FsSizes, out: &mut Output, progress: &Progress) -> Resu
         verdict: Verdict::qualitative(scc_off.is_empty()),
         note: format!("Tested as stated: SCC's throughput is within ±{:.0} % of BPCC's on every stand-in (no aborts, so the protocols differ only in GC and metadata). {standin}", SAME_WITHIN * 100.0),
     });
-    let over = |wi: usize, pi: usize| -> Result<f64, String> { Ok(ratio(io(wi, pi)?, io(wi, none)?) - 1.0) };
+    let over = |wi: usize, pi: usize| -> Result<f64, String> {
+        Ok(ratio(io(wi, pi)?, io(wi, none)?) - 1.0)
+    };
     let mut bp = Vec::new();
     let mut bp_ok = true;
     for (wi, w) in FS_WORKLOADS.iter().enumerate() {
@@ -634,7 +637,8 @@ fn fig7_9(b: &Config, n: FsSizes, out: &mut Output, progress: &Progress) -> Resu
     out.claims.push(Claim {
         paper: PAPER.into(),
         id: "txflash-fig9-bpcc".into(),
-        claim: "TxFlash with BPCC adds less than 1 % to the I/O response time of a regular SSD".into(),
+        claim: "TxFlash with BPCC adds less than 1 % to the I/O response time of a regular SSD"
+            .into(),
         paper_value: "< +1 % on every workload".into(),
         measured: format!("BPCC vs SSD: {}", bp.join(", ")),
         verdict: Verdict::qualitative(bp_ok),
@@ -693,7 +697,9 @@ mod tests {
         {
             let mut c = j.cfg;
             c.run.measure_recovery = false;
-            let m = world::run(&c, &world::RunOptions::default()).unwrap().metrics;
+            let m = world::run(&c, &world::RunOptions::default())
+                .unwrap()
+                .metrics;
             assert!(m.gc_erases > 0, "{}: no GC erase", j.label);
             assert!(m.txs_aborted > 0, "{}: no abort", j.label);
         }

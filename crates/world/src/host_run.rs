@@ -242,6 +242,42 @@ pub fn host_bank_bench(quick: bool) -> Result<HostBench, WorldError> {
     host_bench_case(sets, quick)
 }
 
+/// IPA's overhead case (issue 12, "Performance": `--update ipa` within 20 % of
+/// `out-of-place` in transactions per CPU-second): `host_bench`'s TPC-C run with 8 KiB flash
+/// pages carrying a 512 B append area (IPA keeps one DB page per flash page; 2,048 blocks per
+/// plane keep the device at 32 GiB, quick 128 → 2 GiB), once per update strategy. Returns
+/// (out-of-place, ipa).
+pub fn host_ipa_bench(quick: bool) -> Result<(HostBench, HostBench), WorldError> {
+    let case = |update: &str| host_bench_case(ipa_bench_sets(update, quick), quick);
+    Ok((case("out-of-place")?, case("ipa")?))
+}
+
+fn ipa_bench_sets(update: &str, quick: bool) -> Vec<String> {
+    {
+        let mut sets = host_bench_sets(quick);
+        sets.extend([
+            "nand.page_bytes=8192".to_string(),
+            "nand.append_bytes=512".into(),
+            "nand.blocks_per_plane=2048".into(),
+            "host.page_bytes=8192".into(),
+            format!("host.update=\"{update}\""),
+            "host.workload=\"tpcc\"".into(),
+            "host.tpcc.warehouses=20".into(),
+            "host.tpcc.delta_abort=0.05".into(),
+            "host.transactions=100000".into(),
+        ]);
+        if quick {
+            sets.extend([
+                "nand.blocks_per_plane=128".to_string(),
+                "host.tpcc.warehouses=2".into(),
+                "host.tpcc.max_txns=100000".into(),
+                "host.transactions=10000".into(),
+            ]);
+        }
+        sets
+    }
+}
+
 fn host_bench_case(sets: Vec<String>, quick: bool) -> Result<HostBench, WorldError> {
     let cfg = Config::load(&crate::ConfigSource {
         preset: Some("flagcommit".into()),
@@ -286,6 +322,47 @@ mod bench_tests {
     /// The host bench alone (the device bench takes minutes):
     /// `cargo test --release -p commitlab-world host_bench_alone -- --ignored --nocapture`
     /// (`HOST_BENCH_QUICK=1` for the 2 GiB cut).
+    #[test]
+    #[ignore]
+    fn host_ipa_bench_alone() {
+        let quick = std::env::var_os("HOST_BENCH_QUICK").is_some();
+        let (oop, ipa) = super::host_ipa_bench(quick).unwrap();
+        println!("{}", serde_json::to_string_pretty(&oop).unwrap());
+        println!("{}", serde_json::to_string_pretty(&ipa).unwrap());
+        println!(
+            "ipa / out-of-place = {:.3}",
+            ipa.host_txns_per_cpu_s / oop.host_txns_per_cpu_s
+        );
+    }
+
+    /// The IPA bench's two configurations are ones the host accepts (IPA needs one DB page
+    /// per flash page and room for its delta area), so `commitlab bench` cannot fail on them.
+    #[test]
+    fn the_ipa_bench_configurations_validate() {
+        for quick in [true, false] {
+            for u in ["out-of-place", "ipa"] {
+                let cfg = crate::Config::load(&crate::ConfigSource {
+                    preset: Some("flagcommit".into()),
+                    file: None,
+                    sets: super::ipa_bench_sets(u, quick),
+                })
+                .unwrap();
+                cfg.validate().unwrap();
+                assert_eq!(cfg.host.update, u);
+                cfg.host.validate().unwrap();
+                if u == "ipa" {
+                    host::update::ipa::check(
+                        &cfg.host,
+                        cfg.nand.page_bytes,
+                        cfg.nand.append_bytes,
+                        true,
+                    )
+                    .unwrap();
+                }
+            }
+        }
+    }
+
     #[test]
     #[ignore]
     fn host_bench_alone() {
