@@ -372,6 +372,51 @@ fn sweep_writes_one_row_per_point_with_a_column_per_key() {
     );
 }
 
+/// Issue 8, item 6: `compare`/`sweep` across host strategies and protocols. Each point runs
+/// the host engine (before: every host point was "unsupported: runs through
+/// world::host_run"); a pair the strategy refuses is a row with its reason.
+#[test]
+fn sweep_runs_host_strategies_side_by_side() {
+    let d = tmpdir("sweep-host");
+    let csv = d.join("h.csv");
+    let o = run(&[
+        "sweep",
+        "--set",
+        "workload.kind=\"host\"",
+        "--set",
+        "host.workload=\"tpcb\"",
+        "--set",
+        "host.transactions=200",
+        "--set",
+        "host.strategy=wal,device-tx",
+        "--protocols",
+        "none,cfc",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let mut r = csv::Reader::from_path(&csv).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let (st, committed) = (col("status"), col("txs_committed"));
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    let cell = |strategy: &str, protocol: &str| {
+        rows.iter()
+            .find(|x| &x[0] == strategy && &x[1] == protocol)
+            .unwrap_or_else(|| panic!("no row {strategy}/{protocol}"))
+            .clone()
+    };
+    for (s, p) in [("wal", "none"), ("device-tx", "cfc")] {
+        let row = cell(s, p);
+        assert_eq!(&row[st], "ok", "{s}/{p}: {row:?}");
+        assert_eq!(&row[committed], "200", "{s}/{p}: {row:?}");
+    }
+    for (s, p) in [("wal", "cfc"), ("device-tx", "none")] {
+        assert_eq!(&cell(s, p)[st], "unsupported", "{s}/{p}");
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
+
 /// Item 4 of "what to build": `config --explain KEY`.
 #[test]
 fn config_explains_keys() {

@@ -159,6 +159,47 @@ impl Record {
         }
     }
 
+    /// A DBMS host point that ran (`workload.kind = "host"`, issue 8: compare and sweep
+    /// across host strategies and protocols). The row holds what the host measures in the
+    /// shared columns (transactions, throughput, commit latency, NAND work, GC time,
+    /// recovery); device-level columns the host run does not report (write amplification,
+    /// host requests, DRAM) stay empty rather than 0. `metrics` is `None`: the host's own
+    /// metrics are in `commitlab run --host … --json`.
+    pub fn ran_host(
+        config: Config,
+        status: Status,
+        reason: String,
+        m: &world::host_run::HostMetrics,
+    ) -> Record {
+        let row = Row {
+            protocol: m.protocol.clone(),
+            status: status.name().into(),
+            reason,
+            seed: config.seed,
+            workload: format!("{} ({})", m.workload, m.strategy),
+            isolation: m.lock_level.clone(),
+            txs_committed: Some(m.txns_committed),
+            txs_aborted: Some(m.txns_aborted),
+            tx_throughput_per_s: Some(m.throughput_per_s),
+            commit_latency_ns_mean: Some(m.commit_latency_ns.mean),
+            commit_latency_ns_p99: Some(m.commit_latency_ns.p99),
+            nand_programs: Some(m.nand_programs),
+            nand_partial_programs: Some(m.nand_partial_programs),
+            nand_erases: Some(m.nand_erases),
+            gc_time_ns: Some(m.gc_time_ns),
+            recovery_time_ns: m.recovery.as_ref().map(|r| r.time_ns),
+            sim_time_ns: Some(m.sim_time_ns),
+            wall_time_s: Some(m.wall_time_s),
+            ..Row::default()
+        };
+        Record {
+            swept: Vec::new(),
+            row,
+            config,
+            metrics: None,
+        }
+    }
+
     /// A point that did not run.
     pub fn failed(config: Config, status: Status, reason: String) -> Record {
         let row = Row {

@@ -282,6 +282,27 @@ pub fn run_prepared(p: Prepared) -> Record {
             status,
             reason,
         } => {
+            // A DBMS host point runs the host engine over the device (issue 8: compare
+            // and sweep across host strategies and protocols).
+            if point.config.workload.kind == world::WorkloadKind::Host {
+                let mut r = match world::host_run::run_host(&point.config) {
+                    Ok(m) => Record::ran_host(point.config, status, reason, &m),
+                    Err(e) => {
+                        let st = match &e {
+                            world::WorldError::Device { error, .. } if unsupported(error) => {
+                                Status::Unsupported
+                            }
+                            world::WorldError::Config(m) if !m.contains("invariant") => {
+                                Status::Unsupported
+                            }
+                            _ => Status::Error,
+                        };
+                        Record::failed(point.config, st, e.to_string())
+                    }
+                };
+                r.swept = point.swept;
+                return r;
+            }
             let mut r = match world::run(&point.config, &RunOptions::default()) {
                 Ok(out) => Record::ran(point.config, status, reason, out.metrics),
                 Err(e) => {

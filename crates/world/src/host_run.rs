@@ -5,7 +5,8 @@
 use crate::config::{Config, WorkloadKind};
 use crate::run::{build_device, WorldError};
 use host::check::{CheckReport, HostRecording, Mode};
-use host::{HostError, HostMetrics};
+use host::HostError;
+pub use host::HostMetrics;
 
 fn herr(e: HostError) -> WorldError {
     match e {
