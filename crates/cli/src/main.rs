@@ -992,8 +992,16 @@ fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
         .map_err(|e| Fail(1, format!("host bank bench: {e}")))?;
     let (oop, ipa) = world::host_run::host_ipa_bench(quick)
         .map_err(|e| Fail(1, format!("host IPA bench: {e}")))?;
+    let pcm = world::host_run::host_pcm_bench(quick)
+        .map_err(|e| Fail(1, format!("host PCMLogging bench: {e}")))?;
     let mut v = serde_json::to_value(&b).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
+        // Issue 11, "Performance": a PCMLogging point's CPU time.
+        o.insert(
+            "host_pcm_txns_per_cpu_s".into(),
+            pcm.host_txns_per_cpu_s.into(),
+        );
+        o.insert("host_pcm_cpu_s".into(), pcm.cpu_s.into());
         // Issue 12, "Performance": IPA's bookkeeping against out-of-place on one workload.
         o.insert(
             "host_oop_txns_per_cpu_s".into(),
