@@ -198,6 +198,23 @@ pub struct TxnSpec {
 }
 
 impl TxnSpec {
+    /// λ of Flag Commit §5.2: the distinct pages this transaction writes (updates, inserts
+    /// and deletes; a page written by several operations counts once).
+    pub fn pages_written(&self) -> u32 {
+        let mut pages: Vec<(u16, u32)> = self
+            .ops
+            .iter()
+            .filter(|o| o.writes())
+            .map(|o| {
+                let r = o.rid();
+                (r.table.0, r.page)
+            })
+            .collect();
+        pages.sort_unstable();
+        pages.dedup();
+        pages.len() as u32
+    }
+
     pub fn validate(&self, schema: &Schema) -> Result<(), WorkloadError> {
         for op in &self.ops {
             let rid = op.rid();

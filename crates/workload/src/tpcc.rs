@@ -61,6 +61,10 @@ pub const LINES_MIN: u32 = 5;
 pub const LINES_MAX: u32 = 15;
 /// Stock-Level looks at this many most recent orders (§2.8.2.2).
 pub const STOCK_LEVEL_ORDERS: u32 = 20;
+/// An upper bound on the pages one TPC-C transaction writes: Delivery has the most write
+/// operations, at most 4 + LINES_MAX per district (new-order row and its key, order, its
+/// lines, customer) over 10 districts; each writes at most one page.
+pub const MAX_PAGES_WRITTEN: u32 = DISTRICTS_PER_WAREHOUSE * (4 + LINES_MAX);
 /// Delivery leaves an order alone until this many transactions have been generated after
 /// the New-Order that created it (see `delivery`).
 pub const DELIVERY_MIN_AGE_TXNS: u64 = 1024;
@@ -234,6 +238,12 @@ pub struct TpccConfig {
     /// Items (and stock rows per warehouse): 100,000 in the spec; smaller only for tiny
     /// crash-check databases.
     pub items: u32,
+    /// Only transactions writing at least this many distinct pages (0: no bound). With
+    /// `max_pages_written` it splits the mix by transaction size λ as Flag Commit §5.2
+    /// (Fig. 18) split its trace: λ ≤ 10 "short", λ > 10 "long".
+    pub min_pages_written: u32,
+    /// Only transactions writing at most this many distinct pages (0: no bound).
+    pub max_pages_written: u32,
 }
 
 impl Default for TpccConfig {
@@ -244,6 +254,8 @@ impl Default for TpccConfig {
             max_txns: 1_000_000,
             customers_per_district: CUSTOMERS_PER_DISTRICT,
             items: ITEMS,
+            min_pages_written: 0,
+            max_pages_written: 0,
         }
     }
 }
@@ -278,6 +290,21 @@ impl TpccConfig {
             return Err(werr(format!(
                 "workload.tpcc.max_txns must be in [1, 2^32], got {}",
                 self.max_txns
+            )));
+        }
+        if self.max_pages_written > 0 && self.min_pages_written > self.max_pages_written {
+            return Err(werr(format!(
+                "workload.tpcc.min_pages_written ({}) exceeds workload.tpcc.max_pages_written ({}): no transaction qualifies",
+                self.min_pages_written, self.max_pages_written
+            )));
+        }
+        // New-Order writes at most 15 stock rows, 15 order lines and their index entries,
+        // Delivery 10 districts' orders: no TPC-C transaction writes more than this many
+        // pages, so a larger lower bound would never be met.
+        if self.min_pages_written > MAX_PAGES_WRITTEN {
+            return Err(werr(format!(
+                "workload.tpcc.min_pages_written must be at most {MAX_PAGES_WRITTEN} (no TPC-C transaction writes more pages), got {}",
+                self.min_pages_written
             )));
         }
         Ok(())
@@ -438,6 +465,8 @@ pub struct Tpcc {
     lines_loaded: u64,
     generated: u64,
     scratch: Vec<u32>,
+    /// Consecutive draws the size filter (`min/max_pages_written`) dropped.
+    size_rejected: u64,
     pub counts: TpccCounts,
 }
 
@@ -747,6 +776,7 @@ impl Tpcc {
             load_seed,
             lines_loaded: loaded_lines,
             generated: 0,
+            size_rejected: 0,
             scratch: Vec::with_capacity(STOCK_LEVEL_ORDERS as usize * LINES_MAX as usize),
             counts: TpccCounts::default(),
         })
@@ -1248,8 +1278,26 @@ impl TxnSource for Tpcc {
     }
 
     fn next_txn(&mut self, client: u32, rng: &mut Rng) -> TxnSpec {
-        let kind = TpccTxn::from_draw(rng.below(100));
-        self.generate(kind, client, rng)
+        let (lo, hi) = (self.cfg.min_pages_written, self.cfg.max_pages_written);
+        loop {
+            let kind = TpccTxn::from_draw(rng.below(100));
+            let spec = self.generate(kind, client, rng);
+            if lo == 0 && hi == 0 {
+                return spec;
+            }
+            // Flag Commit §5.2 (Fig. 18) split its recorded trace by λ, the pages a
+            // transaction writes; drawing from the mix and keeping one class is that split
+            // (the generator's serial view still counts the dropped ones, as the trace's
+            // other half did). Both classes are frequent in TPC-C's mix (Payment is short,
+            // New-Order and Delivery are mostly long), so this ends after a few draws; the
+            // guard only keeps an impossible bound from spinning (validate refuses them).
+            let n = spec.pages_written();
+            self.size_rejected += 1;
+            if (n >= lo && (hi == 0 || n <= hi)) || self.size_rejected > 1 << 20 {
+                self.size_rejected = 0;
+                return spec;
+            }
+        }
     }
 
     fn describe(&self) -> String {
@@ -1566,6 +1614,7 @@ mod tests {
             items: 50,
             max_txns: 5_000,
             delta_abort: 0.1,
+            ..TpccConfig::default()
         };
         let mut t = Tpcc::new(&cfg, 3).unwrap();
         let pages: u32 = t.schema().tables.iter().map(|d| d.pages_initial).sum();
@@ -1712,5 +1761,63 @@ mod tests {
             s * 1e6 / f64::from(n),
             ops as f64 / f64::from(n)
         );
+    }
+
+    /// Flag Commit §5.2 / Fig. 18: the size filter keeps exactly one class of λ, both classes
+    /// occur in the mix, and impossible bounds are refused.
+    #[test]
+    fn the_size_filter_splits_the_mix_by_pages_written() {
+        let cfg = TpccConfig {
+            warehouses: 2,
+            max_txns: 50_000,
+            ..TpccConfig::default()
+        };
+        let mut all = Tpcc::new(&cfg, 7).unwrap();
+        let mut rng = Rng::new(11);
+        let sizes: Vec<u32> = (0..3_000)
+            .map(|i| all.next_txn(i % 20, &mut rng).pages_written())
+            .collect();
+        let short = sizes.iter().filter(|&&n| n <= 10).count();
+        assert!(short > 300 && short < 2_700, "short {short} of 3000");
+        assert!(sizes.iter().all(|&n| n <= MAX_PAGES_WRITTEN));
+        for (lo, hi) in [(0, 10), (11, 0)] {
+            let mut t = Tpcc::new(
+                &TpccConfig {
+                    min_pages_written: lo,
+                    max_pages_written: hi,
+                    ..cfg.clone()
+                },
+                7,
+            )
+            .unwrap();
+            let mut rng = Rng::new(11);
+            let mut kinds = BTreeSet::new();
+            for i in 0..500 {
+                let s = t.next_txn(i % 20, &mut rng);
+                let n = s.pages_written();
+                assert!(n >= lo && (hi == 0 || n <= hi), "{} wrote {n} pages", s.kind);
+                kinds.insert(s.kind);
+            }
+            if hi == 10 {
+                assert!(kinds.contains("payment"), "{kinds:?}");
+            } else {
+                assert!(kinds.contains("new-order"), "{kinds:?}");
+            }
+        }
+        let e = TpccConfig {
+            min_pages_written: 11,
+            max_pages_written: 10,
+            ..cfg.clone()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.what.contains("min_pages_written"), "{e}");
+        let e = TpccConfig {
+            min_pages_written: MAX_PAGES_WRITTEN + 1,
+            ..cfg
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.what.contains("at most"), "{e}");
     }
 }

@@ -172,6 +172,8 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.tpcc.max_txns", "transactions", &[], "tpcc: transactions the insert regions are sized for (worst case); past it inserts overwrite old rows."),
     k("host.tpcc.customers_per_district", "customers", &[], "tpcc: 3,000 in the spec; smaller only for tiny crash-check databases."),
     k("host.tpcc.items", "items", &[], "tpcc: items and stock rows per warehouse; 100,000 in the spec."),
+    k("host.tpcc.min_pages_written", "pages", &[], "tpcc: run only transactions writing at least this many distinct pages (0: no bound); with max_pages_written, Flag Commit Fig. 18's split by transaction size λ (short λ ≤ 10, long λ > 10)."),
+    k("host.tpcc.max_pages_written", "pages", &[], "tpcc: run only transactions writing at most this many distinct pages (0: no bound)."),
     k("host.tpcb.branches", "branches", &[], "tpcb: scale (each with 10 tellers)."),
     k("host.tpcb.accounts_per_branch", "accounts", &[], "tpcb: 100,000 in the spec."),
     k("host.tpcb.delta_abort", "fraction", &[], "tpcb: δ, fraction of transactions that roll back after their operations, in [0, 0.5]."),
