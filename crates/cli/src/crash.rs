@@ -48,7 +48,7 @@ pub struct CrashArgs {
     pub cfg: ConfigArgs,
     /// The protocol to check: one of none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d,
     /// mhl-m.
-    #[arg(long, required_unless_present = "all", conflicts_with = "all")]
+    #[arg(long, required_unless_present_any = ["all", "host"], conflicts_with = "all")]
     pub protocol: Option<String>,
     /// Check every registered protocol (in parallel): exhaustively over the timing profiles,
     /// plus `--schedules N` random schedules each when given.
@@ -88,7 +88,7 @@ pub struct CrashArgs {
     pub shape: Option<String>,
     #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"], help = crate::host_help(
         "Crash-check a DBMS host run with this recovery strategy",
-        "over `--protocol` instead of a device-level workload"
+        "over `--protocol` (default none) instead of a device-level workload; `all` checks every strategy × protocol pair (and wal × update strategy) in parallel: exhaustively on the tiny run and --schedules N (default 1000) random states on a larger one"
     ))]
     pub host: Option<String>,
 }
@@ -472,6 +472,9 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 }
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
+    if a.host.as_deref() == Some("all") {
+        return cmd_host_matrix(a);
+    }
     if let Some(h) = &a.host {
         let protocol = a.protocol.as_deref().unwrap_or("none");
         let state = match &a.state {
@@ -794,4 +797,291 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         ));
     }
     Ok(())
+}
+
+/// One strategy × protocol × update cell of `crash --host all`.
+struct HostCell {
+    strategy: &'static str,
+    protocol: &'static str,
+    update: &'static str,
+    /// Refused at validation (unsupported pair), with the reason.
+    refused: Option<String>,
+    exhaustive: u64,
+    random: u64,
+    violations: u64,
+    /// The replay command of the first violation.
+    replay: Option<String>,
+    /// The run itself failed (not a crash violation).
+    failed: Option<String>,
+    wall_s: f64,
+}
+
+enum CellError {
+    Refused(String),
+    Failed(String),
+}
+
+/// Records the host run `cfg` describes and crash-checks it.
+fn check_cell(cfg: &Config, mode: host::check::Mode) -> Result<host::check::CheckReport, CellError> {
+    let rec = match world::host_run::record_host(cfg) {
+        Ok(r) => r,
+        Err(world::WorldError::Config(e)) => return Err(CellError::Refused(e)),
+        Err(e) => {
+            return Err(CellError::Failed(format!(
+                "recording the host run failed: {e}"
+            )))
+        }
+    };
+    world::host_run::check_host(&rec, mode, cfg.seed, None)
+        .map_err(|e| CellError::Failed(e.to_string()))
+}
+
+/// The cells of `crash --host all`: every recovery strategy (its aliases once) over every
+/// device protocol with out-of-place writes, and `wal` with each other update strategy.
+fn host_cells() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut cells = Vec::new();
+    for s in host::strategy::names() {
+        if s == "flagcommit-ex" {
+            continue; // another name for cfc-ex
+        }
+        for p in ssd::protocol::names() {
+            cells.push((s, p, "out-of-place"));
+            if s == "wal" {
+                for &u in host::update::NAMES.iter().filter(|&&u| u != "out-of-place") {
+                    cells.push((s, p, u));
+                }
+            }
+        }
+    }
+    cells
+}
+
+fn host_cell(a: &CrashArgs, cell: (&'static str, &'static str, &'static str), random: u64) -> HostCell {
+    let (strategy, protocol, update) = cell;
+    let t0 = std::time::Instant::now();
+    let mut out = HostCell {
+        strategy,
+        protocol,
+        update,
+        refused: None,
+        exhaustive: 0,
+        random: 0,
+        violations: 0,
+        replay: None,
+        failed: None,
+        wall_s: 0.0,
+    };
+    let base = world::host_run::host_crash_config_for(strategy, protocol, Some(update));
+    let mut args = a.cfg.clone();
+    args.update = Some(update.to_string());
+    let mut phases: Vec<(Vec<String>, host::check::Mode)> = vec![(
+        Vec::new(),
+        host::check::Mode::Exhaustive {
+            max_in_flight: a.max_in_flight,
+        },
+    )];
+    if random > 0 {
+        phases.push((
+            world::host_run::HOST_CRASH_LARGER
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            host::check::Mode::Random { schedules: random },
+        ));
+    }
+    for (sets, mode) in phases {
+        let mut args = args.clone();
+        args.sets.extend(sets);
+        let cfg = match load(
+            &args,
+            Some(base.clone()),
+            &[
+                format!("protocol.name=\"{protocol}\""),
+                format!("host.strategy=\"{strategy}\""),
+            ],
+        ) {
+            Ok(c) => c,
+            Err(Fail(_, e)) => {
+                out.refused = Some(e);
+                break;
+            }
+        };
+        let rep = match check_cell(&cfg, mode) {
+            Ok(r) => r,
+            Err(CellError::Refused(e)) => {
+                out.refused = Some(e);
+                break;
+            }
+            Err(CellError::Failed(e)) => {
+                out.failed = Some(e);
+                break;
+            }
+        };
+        match mode {
+            host::check::Mode::Exhaustive { .. } => out.exhaustive += rep.states,
+            host::check::Mode::Random { .. } => out.random += rep.states,
+        }
+        out.violations += rep.violations;
+        if let (None, Some(v)) = (&out.replay, rep.first.first()) {
+            let mut cmd = format!(
+                "commitlab crash --host {strategy} --protocol {protocol} --update {update} --seed {}",
+                cfg.seed
+            );
+            match mode {
+                host::check::Mode::Exhaustive { .. } => cmd.push_str(" --exhaustive"),
+                host::check::Mode::Random { schedules } => {
+                    cmd.push_str(&format!(" --schedules {schedules}"))
+                }
+            }
+            for s in &args.sets {
+                cmd.push_str(&format!(" --set {}", quote(s)));
+            }
+            if let Some(c) = &args.config {
+                cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
+            }
+            if let Some(p) = &args.preset {
+                cmd.push_str(&format!(" --preset {}", quote(p)));
+            }
+            cmd.push_str(&format!(" --state {}", v.state.index));
+            out.replay = Some(cmd);
+        }
+    }
+    out.wall_s = t0.elapsed().as_secs_f64();
+    out
+}
+
+/// `crash --host all`: every supported strategy × protocol (× update strategy for `wal`)
+/// crash-checked in parallel, exhaustively on the tiny host run and with `--schedules N`
+/// random states (default 1,000) on a larger one (`HOST_CRASH_LARGER`); unsupported pairs are
+/// listed as refused with the reason. Exit 1 on any violation or failed run.
+pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
+    if a.state.is_some() {
+        return Err(Fail(
+            2,
+            "--state replays one cell: give --host STRATEGY --protocol P instead of --host all".into(),
+        ));
+    }
+    let random = a.schedules.unwrap_or(1000);
+    let cells = host_cells();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let n = cells.len();
+    let results: Vec<HostCell> = cells
+        .par_iter()
+        .map(|&c| {
+            let r = host_cell(a, c, random);
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!(
+                "[{k}/{n}] {} / {} / {}: {}",
+                c.0,
+                c.1,
+                c.2,
+                match (&r.refused, &r.failed) {
+                    (Some(_), _) => "refused".to_string(),
+                    (_, Some(_)) => "FAILED".to_string(),
+                    _ => format!(
+                        "{} + {} states, {} violations ({:.1} s)",
+                        r.exhaustive, r.random, r.violations, r.wall_s
+                    ),
+                }
+            );
+            r
+        })
+        .collect();
+    let mut t = report::Table::new(vec![
+        "strategy", "protocol", "update", "exhaustive", "random", "violations", "wall s",
+    ]);
+    let (mut checked, mut refused, mut states, mut bad) = (0, 0, 0u64, 0u64);
+    // Refused cells, grouped by strategy and update: the protocols and the first reason.
+    let mut refusals: Vec<(&str, &str, Vec<&str>, String)> = Vec::new();
+    for r in &results {
+        if let Some(why) = &r.refused {
+            refused += 1;
+            match refusals
+                .iter_mut()
+                .find(|(s, u, _, _)| *s == r.strategy && *u == r.update)
+            {
+                Some(g) => g.2.push(r.protocol),
+                None => refusals.push((r.strategy, r.update, vec![r.protocol], why.clone())),
+            }
+            continue;
+        }
+        checked += 1;
+        states += r.exhaustive + r.random;
+        if r.failed.is_some() || r.violations > 0 {
+            bad += 1;
+        }
+        t.row(vec![
+            r.strategy.to_string(),
+            r.protocol.to_string(),
+            r.update.to_string(),
+            r.exhaustive.to_string(),
+            r.random.to_string(),
+            match &r.failed {
+                Some(e) => format!("FAILED: {e}"),
+                None => r.violations.to_string(),
+            },
+            format!("{:.1}", r.wall_s),
+        ]);
+    }
+    say(t.render().trim_end())?;
+    for (s, u, ps, why) in &refusals {
+        say(&format!(
+            "refused: {s} / {u} over {} (e.g. {})",
+            ps.join(", "),
+            why.trim_start_matches("config: ")
+        ))?;
+    }
+    for r in &results {
+        if let Some(c) = &r.replay {
+            say(&format!(
+                "first violation of {} / {} / {}: replay: {c}",
+                r.strategy, r.protocol, r.update
+            ))?;
+        }
+    }
+    say(&format!(
+        "host pairs checked: {checked}, refused: {refused}, crash states: {states}, pairs failing: {bad}"
+    ))?;
+    if bad > 0 {
+        return Err(Fail(
+            1,
+            format!("{bad} host strategy × protocol pairs failed the crash check"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod host_matrix_tests {
+    use super::*;
+
+    /// The matrix's cells cover every registered strategy (aliases once) and every protocol,
+    /// and wal with every update strategy.
+    #[test]
+    fn the_host_matrix_covers_every_strategy_protocol_and_update() {
+        let cells = host_cells();
+        for s in host::strategy::names() {
+            if s != "flagcommit-ex" {
+                for p in ssd::protocol::names() {
+                    assert!(cells.contains(&(s, p, "out-of-place")), "{s} {p}");
+                }
+            }
+        }
+        for &u in host::update::NAMES {
+            assert!(cells.contains(&("wal", "none", u)), "{u}");
+        }
+    }
+
+    /// Planted bug: a wal run that acks commits before the log force is durable. A matrix
+    /// cell runs through `check_cell`, which must report its violations.
+    #[test]
+    fn a_matrix_cell_reports_a_planted_early_commit_ack() {
+        let mut cfg = world::host_run::host_crash_config_for("wal", "none", None);
+        let mode = host::check::Mode::Exhaustive { max_in_flight: 10 };
+        let clean = check_cell(&cfg, mode).ok().unwrap();
+        assert!(clean.states > 1000 && clean.violations == 0);
+        cfg.host.fault_early_commit_ack = true;
+        let planted = check_cell(&cfg, mode).ok().unwrap();
+        assert!(planted.violations > 0, "{} states", planted.states);
+    }
 }

@@ -887,7 +887,7 @@ pub(crate) fn cmd_host_crash(
     if schedules == Some(0) {
         return Err(Fail(2, "--schedules must be at least 1".into()));
     }
-    let base = world::host_run::host_crash_config(strategy, protocol);
+    let base = world::host_run::host_crash_config_for(strategy, protocol, a.update.as_deref());
     let cfg = load(
         a,
         Some(base),

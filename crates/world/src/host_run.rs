@@ -72,6 +72,35 @@ pub fn host_crash_config(strategy: &str, protocol: &str) -> Config {
     c
 }
 
+/// `host_crash_config` with what an update strategy needs on the tiny device (the settings
+/// `crates/host/tests/ipa.rs` crash-checks them with): IPA keeps one DB page per flash page
+/// with 256 B for delta records and N×M = 2×8 (bank updates change 8-byte balances); IPL
+/// gets two erase units of 4 pages so merges and cross-unit reads occur.
+pub fn host_crash_config_for(strategy: &str, protocol: &str, update: Option<&str>) -> Config {
+    let mut c = host_crash_config(strategy, protocol);
+    match update {
+        Some("ipa") | Some("ipa-block") => {
+            c.host.page_bytes = c.nand.page_bytes;
+            c.nand.append_bytes = 256;
+            c.host.ipa.n = 2;
+            c.host.ipa.m = 8;
+        }
+        Some("ipl") => c.host.ipl.unit_pages = 4,
+        _ => {}
+    }
+    c
+}
+
+/// The `--set`s of the crash checker's larger host run (random schedules): five times the
+/// tiny run's transactions over three times its accounts, four clients, twice the blocks
+/// (CFC_ex's three version slots of the larger database need them).
+pub const HOST_CRASH_LARGER: &[&str] = &[
+    "host.transactions=300",
+    "host.clients=4",
+    "host.bank.accounts=120",
+    "nand.blocks_per_plane=32",
+];
+
 /// Records a host run for the crash checker.
 pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
     let mut cfg = cfg.clone();
