@@ -62,9 +62,10 @@
 //!   per slot the committed candidate with the highest usn, so redo and version merging are
 //!   idempotent and order-free.
 //! - *Update* (Algorithm 1): admission — at most max_c distinct XIDs with a pending record
-//!   on, or an admitted update of, the page; beyond it the update **blocks** (retried every
-//!   `BLOCK_POLL_NS`; after `BLOCK_TIMEOUT_NS` the transaction restarts, since a max_c wait
-//!   is invisible to the lock manager's deadlock detection). Then a pending record
+//!   on, or an admitted update of, the page; beyond it the update **blocks** until one of
+//!   the page's current updaters ends (`Admit::Block`: the engine puts the wait in the
+//!   wait-for graph, so a deadlock through it is found and its youngest member restarts,
+//!   as for lock waits, and wakes the waiter when an updater finishes). Then a pending record
 //!   ⟨slot, XID, usn, after⟩ in the page's metadata and a redo UPDATE in the log buffer.
 //! - *Write-back* (eviction, checkpoint): a new version in a free or reclaimable slot
 //!   (`versions.rs`): committed values of every slot whose committed value the buffer knows,
@@ -152,10 +153,6 @@ pub use versions::{NodeTag, RecTag, VersionTag};
 
 /// Version slots per DB page (DECISIONS.md "Flag Commit extended, flags and versions").
 pub const VERSIONS: u8 = 3;
-/// A blocked update (max_c) retries this often.
-pub const BLOCK_POLL_NS: u64 = 20_000;
-/// ... and restarts after waiting this long (deadlock guard).
-pub const BLOCK_TIMEOUT_NS: u64 = 20_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -341,6 +338,9 @@ type NodeRef = (PageNo, u8, u64, usize);
 
 struct Txn {
     status: Status,
+    /// The client running it (a blocked updater waits for the clients of the page's
+    /// occupants).
+    client: u32,
     /// Live nodes, in write order (the last is the CFC LastPage).
     nodes: Vec<NodeRef>,
     pages: BTreeSet<PageNo>,
@@ -651,7 +651,11 @@ impl FlagCommitEx {
                 }
             }
         }
-        self.blocked_since[c as usize] = None;
+        if let Some(t) = self.blocked_since[c as usize].take() {
+            // Rolled back while blocked beyond max_c (a deadlock victim through the wait).
+            self.n.max_c_block_ns += self.now_hint.since(t);
+            self.n.max_c_restarts += 1;
+        }
         self.clients[c as usize] = None;
     }
 
@@ -739,6 +743,7 @@ impl Strategy for FlagCommitEx {
             txn,
             Txn {
                 status: Status::Active,
+                client: c,
                 nodes: Vec::new(),
                 pages: BTreeSet::new(),
                 gone_ack: SimTime::ZERO,
@@ -769,20 +774,27 @@ impl Strategy for FlagCommitEx {
             }
             return Admit::Yes;
         }
-        match self.blocked_since[c as usize] {
-            None => {
-                self.n.max_c_blocks += 1;
-                self.blocked_since[c as usize] = Some(now);
-                Admit::WaitUntil(now + BLOCK_POLL_NS)
-            }
-            Some(t) if now.since(t) < BLOCK_TIMEOUT_NS => Admit::WaitUntil(now + BLOCK_POLL_NS),
-            Some(t) => {
-                self.n.max_c_block_ns += now.since(t);
-                self.blocked_since[c as usize] = None;
-                self.n.max_c_restarts += 1;
-                Admit::Restart
-            }
+        if self.blocked_since[c as usize].is_none() {
+            self.n.max_c_blocks += 1;
+            self.blocked_since[c as usize] = Some(now);
         }
+        // Algorithm 1 line 16: wait for the page's current updaters. Every occupant is an
+        // active transaction or a commit in flight (acked commits were folded above, an
+        // abort drops its pending records), so each has a client that will end it.
+        let mut by: Vec<u32> = occ
+            .iter()
+            .filter_map(|x| self.txns.get(x).map(|t| t.client))
+            .filter(|&o| o != c)
+            .collect();
+        by.sort_unstable();
+        by.dedup();
+        if by.is_empty() {
+            // Not reachable by the argument above; restart rather than wait for nobody.
+            debug_assert!(false, "max_c wait for page {page:?} with no live occupant");
+            self.n.max_c_restarts += 1;
+            return Admit::Restart;
+        }
+        Admit::Block(by)
     }
 
     fn on_update(
