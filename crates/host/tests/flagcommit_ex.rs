@@ -117,6 +117,25 @@ fn the_checker_catches_a_cfc_reclaim_that_does_not_move_the_flag() {
 // version carries every committed value, so the cover rule only matters while newer versions
 // of the page are still being written; afc-ex's seed 37 still reaches that, cfc-ex's tiny
 // runs with seeds 1–400 no longer do (see the cfc-ex variant below).
+/// Algorithm 1 lines 8–9 (an evicted page's records leave the log buffer) needs the log
+/// floor: a COMMIT written before the version that holds a dropped record completes would
+/// make a crash see the transaction committed without that record.
+#[test]
+fn the_checker_catches_a_commit_logged_before_the_version_of_its_dropped_records() {
+    let mut dropped = 0;
+    for s in VARIANTS {
+        let (mut h, d) = tiny(s);
+        h.log_pages = 8;
+        let rec = check::record(&h, &d, 7).unwrap();
+        dropped += rec.metrics.strategy_counters["fc_log_records_dropped"];
+    }
+    assert!(dropped > 0, "no log record was dropped at eviction");
+    assert!(
+        caught("cfc-ex", |h| h.fault_fc = "no-log-floor".into(), 0..40)
+            || caught("afc-ex", |h| h.fault_fc = "no-log-floor".into(), 0..40)
+    );
+}
+
 #[test]
 fn the_checker_catches_a_reclaim_of_a_version_newer_ones_do_not_cover() {
     assert!(caught("afc-ex", |h| h.fault_fc = "no-cover".into(), 30..40));

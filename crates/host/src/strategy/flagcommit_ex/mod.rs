@@ -173,6 +173,9 @@ pub enum Fault {
     AfcNoFalseMove,
     /// Reclaim a version without checking that newer versions cover it.
     NoCover,
+    /// Algorithm 1 lines 8–9 without the log floor: a COMMIT may reach the log before the
+    /// evicted version that took the place of the transaction's dropped records.
+    NoLogFloor,
 }
 
 impl Fault {
@@ -183,6 +186,7 @@ impl Fault {
             "flag-before-log" => Fault::FlagBeforeLog,
             "afc-no-false-move" => Fault::AfcNoFalseMove,
             "no-cover" => Fault::NoCover,
+            "no-log-floor" => Fault::NoLogFloor,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -346,6 +350,9 @@ struct Txn {
     pages: BTreeSet<PageNo>,
     /// Completion of the latest overwrite of a reclaimed node of this transaction.
     gone_ack: SimTime,
+    /// Completion of the latest version write whose log records of this transaction were
+    /// dropped from the log buffer (Algorithm 1 lines 8–9).
+    dropped_ack: SimTime,
     /// Committed, acked and its pages folded once by `forget` (folding them again changes
     /// nothing: no pending record of it is left). Keeps `forget` from refolding every old
     /// transaction that still has live nodes on each call (that was quadratic in the run).
@@ -363,6 +370,12 @@ pub struct FlagCommitEx {
     slots_base: u32,
     seq: u64,
     tail: Vec<Redo>,
+    /// `tail[..forced]` has been written to the log (the tail page is rewritten in place);
+    /// the rest is only in the log buffer ("still cached", Algorithm 1 line 8).
+    forced: usize,
+    /// No log page write starts before this: the completion of every version write that
+    /// replaced dropped log records of a transaction whose COMMIT is in the log buffer.
+    log_floor: SimTime,
     issued_ack: SimTime,
     data_ack: SimTime,
     flag_ack: SimTime,
@@ -398,6 +411,8 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
+    /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
+    log_records_dropped: u64,
     log_free_commits: u64,
 }
 
@@ -473,6 +488,8 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
         slots_base: slots_base(&core.layout, cfg.log_pages),
         seq: 0,
         tail: Vec::new(),
+        forced: 0,
+        log_floor: SimTime::ZERO,
         issued_ack: SimTime::ZERO,
         data_ack: SimTime::ZERO,
         flag_ack: SimTime::ZERO,
@@ -548,8 +565,14 @@ impl FlagCommitEx {
             }))
         });
         let lpn = log_lpn(self.log_base, self.log_pages, self.seq);
-        let t = core.write_log_page(lpn, tag, self.seq, now)?;
+        let at = if self.fault == Fault::NoLogFloor {
+            now
+        } else {
+            now.max(self.log_floor)
+        };
+        let t = core.write_log_page(lpn, tag, self.seq, at)?;
         self.issued_ack = self.issued_ack.max(t);
+        self.forced = self.tail.len();
         Ok(t)
     }
 
@@ -559,6 +582,7 @@ impl FlagCommitEx {
             self.write_log_page(core, true, now)?;
             self.seq += 1;
             self.tail.clear();
+            self.forced = 0;
         }
         self.tail.push(rec);
         self.bytes_since_ckpt += self.rec_bytes;
@@ -686,6 +710,36 @@ impl FlagCommitEx {
         });
     }
 
+    /// Algorithm 1 lines 8–9: page `page` was just written as a version (complete at `ack`);
+    /// its UPDATE records still only in the log buffer are removed, since the version holds
+    /// them (each is an active transaction's, whose pending record for the slot is in the
+    /// version with its latest value; committed transactions' records were forced by their
+    /// COMMIT). Such a transaction's COMMIT, if it needs one, is then written no earlier
+    /// than `ack` (`log_floor`), so a durable COMMIT never names an update that is neither
+    /// in the log nor in a complete version.
+    fn drop_cached(&mut self, page: PageNo, ack: SimTime) {
+        let forced = self.forced;
+        let mut dropped: Vec<TxnId> = Vec::new();
+        let txns = &self.txns;
+        let mut i = 0usize;
+        self.tail.retain(|r| {
+            let keep = i < forced
+                || !matches!(r, Redo::Update { page: p, xid, .. }
+                    if *p == page && matches!(txns.get(xid), Some(Txn { status: Status::Active, .. })));
+            if !keep {
+                dropped.push(r.xid());
+            }
+            i += 1;
+            keep
+        });
+        self.n.log_records_dropped += dropped.len() as u64;
+        for x in dropped {
+            if let Some(t) = self.txns.get_mut(&x) {
+                t.dropped_ack = t.dropped_ack.max(ack);
+            }
+        }
+    }
+
     fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
         self.bytes_since_ckpt = 0;
         self.n.checkpoints += 1;
@@ -694,6 +748,7 @@ impl FlagCommitEx {
             self.write_log_page(core, true, now)?;
             self.seq += 1;
             self.tail.clear();
+            self.forced = 0;
         }
         let b = self.seq;
         let dirty: Vec<u32> = core
@@ -747,6 +802,7 @@ impl Strategy for FlagCommitEx {
                 nodes: Vec::new(),
                 pages: BTreeSet::new(),
                 gone_ack: SimTime::ZERO,
+                dropped_ack: SimTime::ZERO,
                 folded: false,
             },
         );
@@ -847,7 +903,9 @@ impl Strategy for FlagCommitEx {
 
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {
         self.now_hint = now;
-        self.write_version(core, frame.page, now)
+        let ack = self.write_version(core, frame.page, now)?;
+        self.drop_cached(frame.page, ack);
+        Ok(ack)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<crate::data::PageImage>> {
@@ -898,8 +956,12 @@ impl Strategy for FlagCommitEx {
             self.forget();
             return Ok(now);
         }
-        // Algorithm 2 lines 1–3.
+        // Algorithm 2 lines 1–3. The COMMIT must not be durable before the versions that
+        // replaced this transaction's dropped log records (Algorithm 1 lines 8–9).
         let log_ack = if unflushed {
+            if let Some(t) = self.txns.get(&xid) {
+                self.log_floor = self.log_floor.max(t.dropped_ack);
+            }
             self.append(core, Redo::Commit { xid }, now)?;
             self.force(core, now)?
         } else {
@@ -999,7 +1061,12 @@ impl Strategy for FlagCommitEx {
                 }
             }
         }
+        let kept_forced = self.tail[..self.forced]
+            .iter()
+            .filter(|r| r.xid() != xid)
+            .count();
         self.tail.retain(|r| r.xid() != xid);
+        self.forced = kept_forced;
         if let Some(t) = self.txns.get_mut(&xid) {
             t.status = Status::Aborted;
         }
@@ -1039,6 +1106,7 @@ impl Strategy for FlagCommitEx {
             ("fc_restored_records", self.n.restored),
             ("fc_discarded_pages", self.n.discards),
             ("fc_log_free_commits", self.n.log_free_commits),
+            ("fc_log_records_dropped", self.n.log_records_dropped),
         ]
     }
 }
