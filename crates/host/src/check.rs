@@ -209,6 +209,17 @@ impl<'a> Sweep<'a> {
 
 /// Recovers the device and the database from `img` and judges them against the commits.
 pub fn evaluate(rec: &HostRecording, img: NandImage, t: SimTime) -> Vec<String> {
+    evaluate_with(rec, img, t, None)
+}
+
+/// As `evaluate`; with `full` (`host.data = "full"`), the workload's consistency conditions
+/// are checked on the recovered contents too (`consistency.rs`).
+pub fn evaluate_with(
+    rec: &HostRecording,
+    img: NandImage,
+    t: SimTime,
+    full: Option<&crate::consistency::Contents>,
+) -> Vec<String> {
     let nand = Nand::from_image(img, rec.dcfg.nand.timing.clone());
     let out = catch_unwind(AssertUnwindSafe(
         || -> Result<crate::strategy::RecoveredDb, String> {
@@ -237,7 +248,15 @@ pub fn evaluate(rec: &HostRecording, img: NandImage, t: SimTime) -> Vec<String> 
         Ok(Err(e)) => return vec![e],
         Ok(Ok(db)) => db,
     };
-    judge(rec, t, &db.pages)
+    let mut pages = db.pages;
+    if rec.cfg.fault_drop_page {
+        crate::consistency::plant_drop_page(&rec.layout, &mut pages);
+    }
+    let mut findings = judge(rec, t, &pages);
+    if let Some(c) = full {
+        findings.extend(c.findings(&rec.layout, &pages));
+    }
+    findings
 }
 
 /// The oracle (module docs). Returns the findings; empty means the database is right.
@@ -378,10 +397,15 @@ pub fn check(
         ..Default::default()
     };
     let bounds = boundaries(rec);
+    let full = if rec.cfg.data == "full" {
+        crate::consistency::Contents::new(rec)?
+    } else {
+        None
+    };
     let run_state =
         |sweep: &Sweep<'_>, state: CrashState, rep: &mut CheckReport| -> Result<(), String> {
             let img = sweep.image(&state.persisted, state.torn)?;
-            let findings = evaluate(rec, img, state.t);
+            let findings = evaluate_with(rec, img, state.t, full.as_ref());
             rep.states += 1;
             if !findings.is_empty() {
                 rep.violations += 1;

@@ -14,6 +14,9 @@
 //! for a cycle through it; the youngest member (`deadlock.rs`) is rolled back and restarts
 //! after a random backoff, and the search repeats until no cycle remains. With `wait-die`
 //! a requester younger than anyone it would wait for dies instead (restarts with its age).
+//! The graph's edges are the lock manager's and the strategy's admission waits
+//! (`Admit::Block`, Flag Commit Algorithm 1 line 16: an updater beyond max_c waits for the
+//! page's current updaters); such a waiter is woken when one of those ends.
 //! A transaction that finds no frame it may evict (no-steal, SCC/BPCC pinning, every frame
 //! waiting for its read)
 //! restarts as well.
@@ -328,6 +331,9 @@ enum Phase {
     Running,
     WaitLock,
     WaitIo,
+    /// Blocked by the strategy's admission (`Admit::Block`) until a client of
+    /// `Client::blocked_by` ends its transaction.
+    WaitAdmit,
     /// Spending `op_cpu_ns` on an operation.
     Cpu,
     Finishing,
@@ -359,6 +365,8 @@ struct Client {
     restart_after: Option<(u32, TxnId)>,
     /// In `Backoff` with no wake-up scheduled: waiting for `restart_after` to end.
     parked: bool,
+    /// In `WaitAdmit`: the clients it waits for (wait-for edges beside the lock manager's).
+    blocked_by: Vec<u32>,
     op: usize,
     epoch: u64,
     /// The next fetch repeats one that waited (not counted again).
@@ -498,6 +506,7 @@ impl Engine {
                 age: (SimTime::ZERO, TxnId(0)),
                 restart_after: None,
                 parked: false,
+                blocked_by: Vec::new(),
                 op: 0,
                 epoch: 0,
                 retry: false,
@@ -611,7 +620,7 @@ impl Engine {
             }
             Phase::Cpu => cl.phase = Phase::Running,
             Phase::Running => {}
-            Phase::WaitLock | Phase::Finishing | Phase::Done => return Ok(()),
+            Phase::WaitLock | Phase::WaitAdmit | Phase::Finishing | Phase::Done => return Ok(()),
         }
         self.advance(c, now)
     }
@@ -716,12 +725,15 @@ impl Engine {
                 match self.strat.admit(c, page, now) {
                     strategy::Admit::Yes => {}
                     strategy::Admit::Restart => return self.end_txn(c, now, End::Restart),
-                    // Blocked (Flag Commit Algorithm 1 line 16): try the operation again
-                    // then (lock and page are still held; the refetch is not counted).
-                    strategy::Admit::WaitUntil(t) => {
-                        self.clients[c as usize].phase = Phase::WaitIo;
-                        self.wake(c, t.max(now));
-                        return Ok(());
+                    // Blocked (Flag Commit Algorithm 1 line 16): wait until one of `by` ends
+                    // (`on_finished` wakes it), then try the operation again (the lock is
+                    // still held; the refetch is not counted). The wait is in the wait-for
+                    // graph, so a deadlock through it is resolved like a lock deadlock.
+                    strategy::Admit::Block(by) => {
+                        let cl = &mut self.clients[c as usize];
+                        cl.phase = Phase::WaitAdmit;
+                        cl.blocked_by = by;
+                        return self.on_block(c, now);
                     }
                 }
                 let slot = op.rid().slot;
@@ -751,7 +763,6 @@ impl Engine {
             DeadlockPolicy::WaitDie => {
                 let me = self.clients[c as usize].age;
                 let older = self
-                    .locks
                     .waits_for(c)
                     .into_iter()
                     .filter(|&o| self.clients[o as usize].age < me)
@@ -768,8 +779,10 @@ impl Engine {
                 }
             }
             DeadlockPolicy::Detect => {
-                while self.locks.is_waiting(c) {
-                    let Some(cycle) = self.locks.cycle_through(c) else {
+                while self.is_blocked(c) {
+                    let Some(cycle) = crate::deadlock::cycle_through(c, self.clients.len(), |x| {
+                        self.waits_for(x)
+                    }) else {
                         break;
                     };
                     let members: Vec<crate::deadlock::Member> = cycle
@@ -791,10 +804,27 @@ impl Engine {
         Ok(())
     }
 
+    /// Is `c` waiting for a lock or for the strategy's admission?
+    fn is_blocked(&self, c: u32) -> bool {
+        self.locks.is_waiting(c) || self.clients[c as usize].phase == Phase::WaitAdmit
+    }
+
+    /// Whom `c` waits for: lock holders and requests queued ahead of it, or the clients its
+    /// admission wait names (a finishing client waits for nobody, so no cycle passes
+    /// through an edge to it).
+    fn waits_for(&self, c: u32) -> Vec<u32> {
+        let cl = &self.clients[c as usize];
+        if cl.phase == Phase::WaitAdmit {
+            return cl.blocked_by.clone();
+        }
+        self.locks.waits_for(c)
+    }
+
     /// Rolls back `c`'s transaction (waiting or running) and restarts it later.
     fn kill(&mut self, c: u32, now: SimTime) -> Result<()> {
         let granted = self.locks.cancel_wait(c);
         self.grant(&granted, now);
+        self.clients[c as usize].blocked_by.clear();
         // A victim waiting for I/O or CPU (`no_room`) has a wake-up queued: void it.
         self.clients[c as usize].epoch += 1;
         self.clients[c as usize].phase = Phase::Running;
@@ -953,6 +983,16 @@ impl Engine {
     fn on_finished(&mut self, c: u32, now: SimTime) -> Result<()> {
         let granted = self.locks.release_all(c);
         self.grant(&granted, now);
+        // Admission waiters for this transaction retry now (in client order; one that
+        // finds the page still full blocks again on its current updaters).
+        for i in 0..self.clients.len() {
+            let w = &mut self.clients[i];
+            if w.phase == Phase::WaitAdmit && w.blocked_by.contains(&c) {
+                w.blocked_by.clear();
+                w.phase = Phase::WaitIo;
+                self.wake(i as u32, now);
+            }
+        }
         // Wait-die victims parked until this attempt ended restart now (after a backoff).
         let ended = (c, self.clients[c as usize].txn);
         for i in 0..self.clients.len() {

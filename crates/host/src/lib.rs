@@ -35,6 +35,7 @@
 pub mod bank;
 pub mod buffer;
 pub mod check;
+pub mod consistency;
 pub mod data;
 pub mod deadlock;
 pub mod engine;
@@ -121,6 +122,11 @@ pub struct HostConfig {
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
+    /// Record contents the crash checker judges: "tag" (each record a digest of its
+    /// history, compared with the serial replay) or "full" (also decode every record's
+    /// contents — arithmetic fields and inserted rows' keys — and check the workload's
+    /// consistency conditions: TPC-C §3.3.2.1–4, TPC-B's balance sums; `consistency.rs`).
+    pub data: String,
     /// Update strategy (`update::NAMES`): "out-of-place" or "ipa" (wal only).
     pub update: String,
     /// `ipa`'s N×M (in-place-appends.md §3).
@@ -147,6 +153,12 @@ pub struct HostConfig {
     /// `strategy::flagcommit_ex::Fault`); empty = none. Never set this outside tests.
     #[serde(skip)]
     pub fault_fc: String,
+    /// A planted bug for testing the full-mode consistency check: the checker's recovered
+    /// database loses its changes to the first changed page of the workload's second table
+    /// (TPC-C district, TPC-B teller), as a recovery that drops one page would. Never set
+    /// this outside tests.
+    #[serde(skip)]
+    pub fault_drop_page: bool,
 }
 
 impl Default for HostConfig {
@@ -175,6 +187,7 @@ impl Default for HostConfig {
             tatp: Default::default(),
             records: Default::default(),
             measure_recovery: false,
+            data: "tag".into(),
             update: "out-of-place".into(),
             ipa: update::IpaConfig::default(),
             ipl: Default::default(),
@@ -183,6 +196,7 @@ impl Default for HostConfig {
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
             fault_fc: String::new(),
+            fault_drop_page: false,
         }
     }
 }
@@ -215,6 +229,12 @@ impl HostConfig {
         }
         if self.max_c == 0 {
             return bad("max_c", "must be at least 1".into());
+        }
+        if self.data != "tag" && self.data != "full" {
+            return bad(
+                "data",
+                format!("unknown data mode '{}' (known: tag, full)", self.data),
+            );
         }
         if !update::NAMES.contains(&self.update.as_str()) {
             return bad(

@@ -431,26 +431,7 @@ impl LockManager {
     /// A cycle of the wait-for graph through `start`, if there is one (depth-first search,
     /// neighbours in a deterministic order).
     pub fn cycle_through(&self, start: u32) -> Option<Vec<u32>> {
-        let mut path = vec![start];
-        let mut iters = vec![self.waits_for(start)];
-        let mut seen = vec![false; self.held.len()];
-        seen[start as usize] = true;
-        while let Some(next) = iters.last_mut() {
-            let Some(n) = next.pop() else {
-                iters.pop();
-                path.pop();
-                continue;
-            };
-            if n == start {
-                return Some(path);
-            }
-            if !seen[n as usize] {
-                seen[n as usize] = true;
-                path.push(n);
-                iters.push(self.waits_for(n));
-            }
-        }
-        None
+        crate::deadlock::cycle_through(start, self.held.len(), |c| self.waits_for(c))
     }
 
     /// Withdraws `c`'s waiting request (it is being aborted). Returns the clients this grants.

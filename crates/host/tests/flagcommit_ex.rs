@@ -117,6 +117,25 @@ fn the_checker_catches_a_cfc_reclaim_that_does_not_move_the_flag() {
 // version carries every committed value, so the cover rule only matters while newer versions
 // of the page are still being written; afc-ex's seed 37 still reaches that, cfc-ex's tiny
 // runs with seeds 1–400 no longer do (see the cfc-ex variant below).
+/// Algorithm 1 lines 8–9 (an evicted page's records leave the log buffer) needs the log
+/// floor: a COMMIT written before the version that holds a dropped record completes would
+/// make a crash see the transaction committed without that record.
+#[test]
+fn the_checker_catches_a_commit_logged_before_the_version_of_its_dropped_records() {
+    let mut dropped = 0;
+    for s in VARIANTS {
+        let (mut h, d) = tiny(s);
+        h.log_pages = 8;
+        let rec = check::record(&h, &d, 7).unwrap();
+        dropped += rec.metrics.strategy_counters["fc_log_records_dropped"];
+    }
+    assert!(dropped > 0, "no log record was dropped at eviction");
+    assert!(
+        caught("cfc-ex", |h| h.fault_fc = "no-log-floor".into(), 0..40)
+            || caught("afc-ex", |h| h.fault_fc = "no-log-floor".into(), 0..40)
+    );
+}
+
 #[test]
 fn the_checker_catches_a_reclaim_of_a_version_newer_ones_do_not_cover() {
     assert!(caught("afc-ex", |h| h.fault_fc = "no-cover".into(), 30..40));
@@ -265,4 +284,113 @@ fn afc_ex_seed_9_runs_to_completion_and_survives_every_crash() {
     assert!(m.txns_restarted < 20 * h.transactions, "{m:?}");
     let rep = exhaustive(&rec);
     assert_eq!(rep.violations, 0);
+}
+
+/// A fixed script of transactions per client (one table of 4 pages × 20 records).
+struct Script {
+    schema: workload::db::Schema,
+    txns: Vec<Vec<workload::db::TxnSpec>>,
+}
+
+impl workload::db::TxnSource for Script {
+    fn schema(&self) -> &workload::db::Schema {
+        &self.schema
+    }
+    fn next_txn(&mut self, client: u32, _rng: &mut sim::Rng) -> workload::db::TxnSpec {
+        self.txns[client as usize].remove(0)
+    }
+    fn describe(&self) -> String {
+        "script".into()
+    }
+}
+
+fn upd(page: u32, slot: u16) -> workload::db::RecOp {
+    use workload::db::{Change, FieldOp, RecOp, Rid, TableId};
+    RecOp::Update {
+        rid: Rid {
+            table: TableId(0),
+            page,
+            slot,
+        },
+        changes: vec![Change {
+            offset: 8,
+            len: 8,
+            op: FieldOp::AddI64(1),
+        }],
+    }
+}
+
+/// Runs two clients, one scripted transaction each, under `s` with max_c = 1, record locks
+/// and 1 µs of CPU per operation (so their operations interleave).
+fn two_scripted(s: &str, a: Vec<workload::db::RecOp>, b: Vec<workload::db::RecOp>) -> host::HostMetrics {
+    use workload::db::{Field, Schema, TableDef, TableKind, TxnSpec};
+    let (mut h, d) = tiny(s);
+    h.max_c = 1;
+    h.clients = 2;
+    h.transactions = 2;
+    h.op_cpu_ns = 1_000;
+    h.lock_level = host::LockLevel::Record;
+    h.deadlock = host::DeadlockPolicy::Detect;
+    let schema = Schema {
+        name: "script",
+        page_bytes: workload::db::DB_PAGE_BYTES,
+        tables: vec![TableDef {
+            name: "t",
+            kind: TableKind::Heap,
+            record_bytes: 100,
+            records_per_page: 20,
+            pages_initial: 4,
+            pages_max: 4,
+            fields: vec![Field {
+                name: "v",
+                offset: 8,
+                len: 8,
+            }],
+        }],
+    };
+    let spec = |ops| TxnSpec {
+        kind: "script",
+        ops,
+        rollback: false,
+    };
+    let src = Script {
+        schema,
+        txns: vec![vec![spec(a)], vec![spec(b)]],
+    };
+    let dev = ssd::Device::in_memory(&d).unwrap();
+    let mut e = host::Engine::new(&h, dev, Box::new(src), 1, false).unwrap();
+    e.run().unwrap();
+    e.metrics("none", 0.0)
+}
+
+/// Flag Commit Algorithm 1 line 16 blocks an updater beyond max_c; the deadlock rule
+/// (wait-for graph, youngest restarts after a random backoff) must cover those waits. Two
+/// deadlocks: both through max_c waits (T0 on page 0 waits to update page 1, T1 on page 1
+/// waits to update page 0), and one max_c wait plus one record-lock wait. Before the waits
+/// were in the graph, both transactions polled until a 20 ms timeout restarted them
+/// (`max_c_restarts` 2, no deadlock counted, ≥ 20 ms of simulated time).
+#[test]
+fn a_deadlock_through_a_max_c_wait_is_detected_and_resolved() {
+    for s in VARIANTS {
+        let runs = [
+            // max_c wait ↔ max_c wait.
+            (vec![upd(0, 0), upd(1, 0)], vec![upd(1, 1), upd(0, 1)]),
+            // max_c wait (T0 on page 1) ↔ record lock wait (T1 on T0's record).
+            (vec![upd(0, 0), upd(1, 0)], vec![upd(1, 1), upd(0, 0)]),
+        ];
+        for (a, b) in runs {
+            let m = two_scripted(s, a, b);
+            let c = &m.strategy_counters;
+            eprintln!("{s}: {:?} {c:?} {} ns", m.stats, m.sim_time_ns);
+            assert_eq!(m.txns_committed, 2, "{s}");
+            assert_eq!(m.deadlocks, 1, "{s}: the cycle was not found");
+            assert_eq!(m.txns_restarted, 1, "{s}: only the victim restarts");
+            assert!(c["max_c_blocks"] >= 1, "{s}: {c:?}");
+            assert!(
+                m.sim_time_ns < 5_000_000,
+                "{s}: resolved by a timeout, not detection ({} ns)",
+                m.sim_time_ns
+            );
+        }
+    }
 }

@@ -266,4 +266,40 @@ pub trait TxnSource {
     fn remaining_txns(&self) -> Option<u64> {
         None
     }
+    /// The benchmark's consistency conditions over a database's record contents (`full`
+    /// data mode), as findings; empty when they hold or the generator defines none.
+    /// `rows(t)` lists every record of table `t` that is not `Absent`, in slot order.
+    fn consistency(&self, _rows: &dyn Fn(TableId) -> Vec<(Rid, RowContent)>) -> Vec<String> {
+        Vec::new()
+    }
+    /// Does `consistency` check anything?
+    fn has_consistency(&self) -> bool {
+        false
+    }
+}
+
+/// What a record holds, as far as the modelled workloads keep record contents: whether it
+/// is there, the insert's fill seed (generators put a row's key fields there where a
+/// consistency condition needs them), and the sum of the `AddI64` deltas applied to each
+/// arithmetic field since the row was loaded or inserted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowContent {
+    Absent,
+    /// `fill`: `None` for a row as loaded.
+    Present {
+        fill: Option<u64>,
+        adds: std::collections::BTreeMap<u16, i64>,
+    },
+    /// The record's value is none a committed history produces (the oracle reports it).
+    Unknown,
+}
+
+impl RowContent {
+    /// The summed deltas of the field at `offset` (0 if none or not present).
+    pub fn add(&self, offset: u16) -> i64 {
+        match self {
+            RowContent::Present { adds, .. } => adds.get(&offset).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
 }

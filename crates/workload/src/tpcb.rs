@@ -18,7 +18,9 @@
 //! will use (they are serialized on the branch row).
 
 use crate::btree::{fields, Heap};
-use crate::db::{Change, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES};
+use crate::db::{
+    Change, FieldOp, RecOp, Rid, RowContent, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+};
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
 use sim::Rng;
@@ -278,6 +280,78 @@ impl TxnSource for Tpcb {
 
     fn remaining_txns(&self) -> Option<u64> {
         Some(self.cfg.max_txns.saturating_sub(self.generated))
+    }
+
+    fn has_consistency(&self) -> bool {
+        true
+    }
+
+    /// TPC-B's balance sums (§1.2 consistency; balances load at 0, so the deltas are the
+    /// balances): each branch's balance = Σ of its ten tellers' balances (a transaction's
+    /// teller is always of its branch), and Σ account balances = Σ branch balances. Per
+    /// branch, Σ of its accounts equals its balance only without remote accounts (15 % of
+    /// transactions move a remote branch's account), so that one is checked in total.
+    fn consistency(&self, rows: &dyn Fn(TableId) -> Vec<(Rid, RowContent)>) -> Vec<String> {
+        let nb = self.cfg.branches as usize;
+        let mut out = Vec::new();
+        let mut unknown = 0usize;
+        let ord = |rid: Rid| -> u64 {
+            u64::from(rid.page) * u64::from(self.schema.table(rid.table).records_per_page)
+                + u64::from(rid.slot)
+        };
+        let mut branch = vec![None; nb];
+        let mut tellers = vec![0i64; nb];
+        let mut accounts = 0i64;
+        for (rid, r) in rows(table::BRANCH) {
+            match r {
+                RowContent::Present { .. } => {
+                    if let Some(b) = branch.get_mut(ord(rid) as usize) {
+                        *b = Some(r.add(BALANCE));
+                    }
+                }
+                _ => unknown += 1,
+            }
+        }
+        for (rid, r) in rows(table::TELLER) {
+            match r {
+                RowContent::Present { .. } => {
+                    let b = (ord(rid) / u64::from(TELLERS_PER_BRANCH)) as usize;
+                    if let Some(t) = tellers.get_mut(b) {
+                        *t += r.add(BALANCE);
+                    }
+                }
+                _ => unknown += 1,
+            }
+        }
+        for (_, r) in rows(table::ACCOUNT) {
+            match r {
+                RowContent::Present { .. } => accounts += r.add(BALANCE),
+                _ => unknown += 1,
+            }
+        }
+        let mut total = 0i64;
+        for (b, bal) in branch.iter().enumerate() {
+            let Some(bal) = *bal else {
+                out.push(format!("branch {b} is missing"));
+                continue;
+            };
+            total += bal;
+            if bal != tellers[b] {
+                out.push(format!(
+                    "TPC-B balances: branch {b} holds {bal} but its tellers sum to {}",
+                    tellers[b]
+                ));
+            }
+        }
+        if accounts != total {
+            out.push(format!(
+                "TPC-B balances: the accounts sum to {accounts} but the branches to {total}"
+            ));
+        }
+        if unknown > 0 {
+            out.push(format!("{unknown} rows of the checked tables have unknown contents"));
+        }
+        out
     }
 }
 

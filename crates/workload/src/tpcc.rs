@@ -44,7 +44,9 @@
 //! index leaf splits do not update parent pages.
 
 use crate::btree::{fields, mix, nurand, Heap, Index};
-use crate::db::{Change, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES};
+use crate::db::{
+    Change, FieldOp, RecOp, Rid, RowContent, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+};
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
 use sim::Rng;
@@ -419,6 +421,23 @@ pub struct TpccCounts {
     pub remote_payments: u64,
     pub order_lines: u64,
     pub remote_order_lines: u64,
+}
+
+/// The fill seed of an inserted NEW_ORDER, ORDER or ORDER_LINE row: its district index
+/// (`w·10 + d − 1`, bits 32..48), its order id (bits 0..32) and `extra` (bits 48..56:
+/// O_OL_CNT for an order, the line number for a line, 0 for a new-order row) — the key
+/// fields consistency conditions 2–4 read in `full` data mode.
+pub fn row_fill(di: usize, o_id: u32, extra: u32) -> u64 {
+    (u64::from(extra & 0xFF) << 48) | ((di as u64 & 0xFFFF) << 32) | u64::from(o_id)
+}
+
+/// `row_fill`'s fields: (district index, order id, extra).
+pub fn row_fill_fields(fill: u64) -> (usize, u32, u32) {
+    (
+        ((fill >> 32) & 0xFFFF) as usize,
+        fill as u32,
+        ((fill >> 48) & 0xFF) as u32,
+    )
 }
 
 pub struct Tpcc {
@@ -931,16 +950,19 @@ impl Tpcc {
         ops.push(RecOp::Read(self.customer.loaded_rid(cord)));
         let o_id = self.dists[di].next_o_id;
         let rid = self.order.append_rid(di, commit, 0);
+        // The row keeps its key and O_OL_CNT in the fill (consistency conditions 2 and 4);
+        // the random draw is kept so the transaction stream is as before.
+        rng.next_u64();
         ops.push(RecOp::Insert {
             rid,
-            fill: rng.next_u64(),
+            fill: row_fill(di, o_id, ol_cnt),
         });
         let pos = self.order_pk.append_pos(di, commit, 0);
         self.order_pk.insert(ops, pos, u64::from(o_id));
         let rid = self.new_order.append_rid(di, commit, 0);
         ops.push(RecOp::Insert {
             rid,
-            fill: u64::from(o_id),
+            fill: row_fill(di, o_id, 0),
         });
         let pos = self.new_order_pk.append_pos(di, commit, 0);
         self.new_order_pk.insert(ops, pos, u64::from(o_id));
@@ -1006,9 +1028,10 @@ impl Tpcc {
             });
             amount += qty * self.item_price_cents(i_id);
             let rid = self.order_line.append_rid(di, commit, u64::from(n));
+            rng.next_u64();
             ops.push(RecOp::Insert {
                 rid,
-                fill: rng.next_u64(),
+                fill: row_fill(di, o_id, n + 1),
             });
             let pos = self.order_line_pk.append_pos(di, commit, u64::from(n));
             self.order_line_pk.insert(ops, pos, u64::from(o_id));
@@ -1338,6 +1361,186 @@ impl TxnSource for Tpcc {
     fn remaining_txns(&self) -> Option<u64> {
         Some(self.cfg.max_txns.saturating_sub(self.generated))
     }
+
+    fn has_consistency(&self) -> bool {
+        true
+    }
+
+    /// TPC-C §3.3.2.1–§3.3.2.4 on the modelled rows. Arithmetic fields are loaded at values
+    /// that satisfy condition 1 (W_YTD 300,000.00 = 10 × D_YTD 30,000.00, §4.3.3.1), so it
+    /// is checked on the deltas. Loaded rows' keys follow from their slots (orders
+    /// 1..=cpd, new orders first_undelivered..=cpd, lines in load order); inserted rows
+    /// carry theirs in the fill (`row_fill`). Rows `Unknown` to the caller are reported
+    /// once and skipped. Call on a generator as loaded (nothing generated): it reads the
+    /// load's orders.
+    fn consistency(&self, rows: &dyn Fn(TableId) -> Vec<(Rid, RowContent)>) -> Vec<String> {
+        use table::*;
+        let nd = (self.w * DISTRICTS_PER_WAREHOUSE) as usize;
+        let mut out = Vec::new();
+        let mut unknown = 0usize;
+        let ord_of = |heap: &Heap, rid: Rid| -> u64 {
+            let _ = heap;
+            u64::from(rid.page) * u64::from(self.schema.table(rid.table).records_per_page)
+                + u64::from(rid.slot)
+        };
+        let mut wy = vec![0i64; self.w as usize];
+        let mut dy = vec![0i64; nd];
+        let mut next = vec![None; nd];
+        for (rid, r) in rows(WAREHOUSE) {
+            match r {
+                RowContent::Present { .. } => {
+                    let w = ord_of(&self.warehouse, rid) as usize;
+                    if w < wy.len() {
+                        wy[w] = r.add(W_YTD);
+                    }
+                }
+                _ => unknown += 1,
+            }
+        }
+        for (rid, r) in rows(DISTRICT) {
+            match r {
+                RowContent::Present { .. } => {
+                    let di = ord_of(&self.district, rid) as usize;
+                    if di < nd {
+                        dy[di] = r.add(D_YTD);
+                        next[di] = Some(i64::from(self.cpd) + 1 + r.add(D_NEXT_O_ID));
+                    }
+                }
+                _ => unknown += 1,
+            }
+        }
+        // Condition 1: W_YTD = Σ D_YTD of the warehouse's districts.
+        for w in 0..self.w as usize {
+            let s: i64 = dy[w * 10..w * 10 + 10].iter().sum();
+            if wy[w] != s {
+                out.push(format!(
+                    "TPC-C condition 1: warehouse {w}: W_YTD moved by {} but its districts' D_YTD by {s}",
+                    wy[w]
+                ));
+            }
+        }
+        // New-order rows: per district max, min and count of NO_O_ID.
+        let per = u64::from(self.cpd - self.first_undelivered + 1);
+        let mut no: Vec<(u32, u32, u64)> = vec![(0, u32::MAX, 0); nd];
+        for (rid, r) in rows(NEW_ORDER) {
+            let (di, o) = match &r {
+                RowContent::Present { fill: None, .. } => {
+                    let ord = ord_of(&self.new_order, rid);
+                    ((ord / per) as usize, self.first_undelivered + (ord % per) as u32)
+                }
+                RowContent::Present { fill: Some(f), .. } => {
+                    let (di, o, _) = row_fill_fields(*f);
+                    (di, o)
+                }
+                _ => {
+                    unknown += 1;
+                    continue;
+                }
+            };
+            if di >= nd {
+                out.push(format!("new_order row {rid:?} names district {di}"));
+                continue;
+            }
+            let e = &mut no[di];
+            e.0 = e.0.max(o);
+            e.1 = e.1.min(o);
+            e.2 += 1;
+        }
+        // Orders: per district max O_ID and Σ O_OL_CNT.
+        let mut ords: Vec<(u32, u64)> = vec![(0, 0); nd];
+        for (rid, r) in rows(ORDER) {
+            let (di, o, cnt) = match &r {
+                RowContent::Present { fill: None, .. } => {
+                    let ord = ord_of(&self.order, rid);
+                    let di = (ord / u64::from(self.cpd)) as usize;
+                    let k = (ord % u64::from(self.cpd)) as usize;
+                    let cnt = self
+                        .dists
+                        .get(di)
+                        .and_then(|d| d.orders.get(k))
+                        .map_or(0, |o| u32::from(o.ol_cnt));
+                    (di, k as u32 + 1, cnt)
+                }
+                RowContent::Present { fill: Some(f), .. } => row_fill_fields(*f),
+                _ => {
+                    unknown += 1;
+                    continue;
+                }
+            };
+            if di >= nd {
+                out.push(format!("order row {rid:?} names district {di}"));
+                continue;
+            }
+            ords[di].0 = ords[di].0.max(o);
+            ords[di].1 += u64::from(cnt);
+        }
+        // Order lines: per district count.
+        let mut lines = vec![0u64; nd];
+        for (rid, r) in rows(ORDER_LINE) {
+            let di = match &r {
+                RowContent::Present { fill: None, .. } => {
+                    let ord = ord_of(&self.order_line, rid);
+                    match self.dists.iter().position(|d| {
+                        ord >= d.lines_base && ord < d.lines_base + u64::from(d.lines_loaded)
+                    }) {
+                        Some(di) => di,
+                        None => {
+                            out.push(format!("loaded order_line row {rid:?} belongs to no district"));
+                            continue;
+                        }
+                    }
+                }
+                RowContent::Present { fill: Some(f), .. } => row_fill_fields(*f).0,
+                _ => {
+                    unknown += 1;
+                    continue;
+                }
+            };
+            if di >= nd {
+                out.push(format!("order_line row {rid:?} names district {di}"));
+                continue;
+            }
+            lines[di] += 1;
+        }
+        for di in 0..nd {
+            let Some(next) = next[di] else {
+                out.push(format!("district {di} is missing"));
+                continue;
+            };
+            // Condition 2: D_NEXT_O_ID − 1 = max(O_ID) = max(NO_O_ID).
+            if next - 1 != i64::from(ords[di].0) {
+                out.push(format!(
+                    "TPC-C condition 2: district {di}: D_NEXT_O_ID − 1 = {} but max(O_ID) = {}",
+                    next - 1,
+                    ords[di].0
+                ));
+            }
+            let (max, min, count) = no[di];
+            if count > 0 && next - 1 != i64::from(max) {
+                out.push(format!(
+                    "TPC-C condition 2: district {di}: D_NEXT_O_ID − 1 = {} but max(NO_O_ID) = {max}",
+                    next - 1
+                ));
+            }
+            // Condition 3: max(NO_O_ID) − min(NO_O_ID) + 1 = rows in NEW-ORDER.
+            if count > 0 && u64::from(max - min) + 1 != count {
+                out.push(format!(
+                    "TPC-C condition 3: district {di}: NO_O_ID spans {min}..={max} but {count} new-order rows"
+                ));
+            }
+            // Condition 4: Σ O_OL_CNT = rows in ORDER-LINE.
+            if ords[di].1 != lines[di] {
+                out.push(format!(
+                    "TPC-C condition 4: district {di}: Σ O_OL_CNT = {} but {} order-line rows",
+                    ords[di].1, lines[di]
+                ));
+            }
+        }
+        if unknown > 0 {
+            out.push(format!("{unknown} rows of the checked tables have unknown contents"));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -1604,6 +1807,155 @@ mod tests {
         assert!(t.stock_qty.iter().all(|&q| (10..=100).contains(&q)));
         let rolled = txns.iter().filter(|s| s.rollback).count();
         assert!(rolled > 0);
+    }
+
+    /// The contents of every row a serial run of the committed `txns` leaves, applied to
+    /// the loaded database (`plant` may drop or alter an operation first).
+    fn replay(
+        txns: &[TxnSpec],
+        mut plant: impl FnMut(usize, &RecOp) -> Option<RecOp>,
+    ) -> BTreeMap<Rid, RowContent> {
+        let mut m: BTreeMap<Rid, RowContent> = BTreeMap::new();
+        let mut n = 0usize;
+        for spec in txns.iter().filter(|s| !s.rollback) {
+            for op in &spec.ops {
+                n += 1;
+                let Some(op) = plant(n, op) else { continue };
+                let rid = op.rid();
+                match &op {
+                    RecOp::Read(_) => {}
+                    RecOp::Insert { fill, .. } => {
+                        m.insert(
+                            rid,
+                            RowContent::Present {
+                                fill: Some(*fill),
+                                adds: BTreeMap::new(),
+                            },
+                        );
+                    }
+                    RecOp::Delete(_) => {
+                        m.insert(rid, RowContent::Absent);
+                    }
+                    RecOp::Update { changes, .. } => {
+                        let e = m.entry(rid).or_insert(RowContent::Present {
+                            fill: None,
+                            adds: BTreeMap::new(),
+                        });
+                        if let RowContent::Present { adds, .. } = e {
+                            for c in changes {
+                                if let FieldOp::AddI64(v) = c.op {
+                                    *adds.entry(c.offset).or_insert(0) += v;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        m
+    }
+
+    fn conditions(fresh: &Tpcc, m: &BTreeMap<Rid, RowContent>) -> Vec<String> {
+        let rows = |t: TableId| -> Vec<(Rid, RowContent)> {
+            let def = fresh.schema().table(t);
+            let mut out = Vec::new();
+            for page in 0..def.pages_max {
+                for slot in 0..def.records_per_page {
+                    let rid = Rid { table: t, page, slot };
+                    let c = m.get(&rid).cloned().unwrap_or_else(|| {
+                        if fresh.loaded(rid) {
+                            RowContent::Present {
+                                fill: None,
+                                adds: BTreeMap::new(),
+                            }
+                        } else {
+                            RowContent::Absent
+                        }
+                    });
+                    if c != RowContent::Absent {
+                        out.push((rid, c));
+                    }
+                }
+            }
+            out
+        };
+        fresh.consistency(&rows)
+    }
+
+    /// TPC-C consistency conditions 1–4 (§3.3.2.1–4) hold on the serial result of the
+    /// committed transactions, and each is caught when the workload skips one field update
+    /// or one insert (planted).
+    #[test]
+    fn consistency_conditions_hold_and_catch_planted_bugs() {
+        let cfg = TpccConfig {
+            warehouses: 2,
+            customers_per_district: 20,
+            items: 50,
+            max_txns: 2_000,
+            delta_abort: 0.05,
+        };
+        let mut t = Tpcc::new(&cfg, 3).unwrap();
+        let fresh = Tpcc::new(&cfg, 3).unwrap();
+        let (txns, _) = run(&mut t, 1_500, 4);
+        let ok = conditions(&fresh, &replay(&txns, |_, o| Some(o.clone())));
+        assert!(ok.is_empty(), "{ok:?}");
+        // Planted: the first Payment's D_YTD update is skipped.
+        let mut done = false;
+        let skip_d_ytd = |_: usize, o: &RecOp| -> Option<RecOp> {
+            if let RecOp::Update { rid, changes } = o {
+                if !done && rid.table == table::DISTRICT && changes.iter().any(|c| c.offset == D_YTD) {
+                    done = true;
+                    return None;
+                }
+            }
+            Some(o.clone())
+        };
+        let f = conditions(&fresh, &replay(&txns, skip_d_ytd));
+        assert!(f.iter().any(|x| x.contains("condition 1")), "{f:?}");
+        // Planted: the last new-order insert lost (earlier ones may be delivered since).
+        let mut last = 0;
+        replay(&txns, |n, o| {
+            if matches!(o, RecOp::Insert { rid, .. } if rid.table == table::NEW_ORDER) {
+                last = n;
+            }
+            None
+        });
+        let f = conditions(
+            &fresh,
+            &replay(&txns, |n, o| (n != last).then(|| o.clone())),
+        );
+        assert!(f.iter().any(|x| x.contains("condition 2") || x.contains("condition 3")), "{f:?}");
+        // Planted: one order-line insert lost.
+        let mut done = false;
+        let f = conditions(
+            &fresh,
+            &replay(&txns, |_, o| {
+                if !done && matches!(o, RecOp::Insert { rid, .. } if rid.table == table::ORDER_LINE) {
+                    done = true;
+                    return None;
+                }
+                Some(o.clone())
+            }),
+        );
+        assert!(f.iter().any(|x| x.contains("condition 4")), "{f:?}");
+        // Planted: D_NEXT_O_ID advanced twice once.
+        let mut done = false;
+        let f = conditions(
+            &fresh,
+            &replay(&txns, |_, o| {
+                if let RecOp::Update { rid, changes } = o {
+                    if !done && rid.table == table::DISTRICT && changes.iter().any(|c| c.offset == D_NEXT_O_ID) {
+                        done = true;
+                        return Some(RecOp::Update {
+                            rid: *rid,
+                            changes: vec![Change { offset: D_NEXT_O_ID, len: 8, op: FieldOp::AddI64(2) }],
+                        });
+                    }
+                }
+                Some(o.clone())
+            }),
+        );
+        assert!(f.iter().any(|x| x.contains("condition 2")), "{f:?}");
     }
 
     #[test]

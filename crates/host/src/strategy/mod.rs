@@ -54,8 +54,9 @@ pub trait Strategy {
         true
     }
 
-    /// As `admit_update`, with the option to block: `WaitUntil(t)` makes the client retry
-    /// the operation at `t` (Flag Commit Algorithm 1 line 16, `flagcommit-ex`).
+    /// As `admit_update`, with the option to block: `Block(cs)` makes the client wait until
+    /// one of clients `cs` ends its transaction, then retry the operation (Flag Commit
+    /// Algorithm 1 line 16, `flagcommit-ex`); the wait is an edge of the wait-for graph.
     fn admit(&mut self, c: u32, page: PageNo, _now: SimTime) -> Admit {
         if self.admit_update(c, page) {
             Admit::Yes
@@ -127,13 +128,15 @@ pub trait Strategy {
 }
 
 /// A strategy's answer to an update of a page (`Strategy::admit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Admit {
     Yes,
     /// Roll back and restart the transaction.
     Restart,
-    /// Block: retry the operation at this instant.
-    WaitUntil(SimTime),
+    /// Block until one of these clients (the page's current updaters, never the requester)
+    /// ends its transaction; then retry the operation. The engine adds the edges to the
+    /// wait-for graph and resolves a cycle through them like a lock deadlock.
+    Block(Vec<u32>),
 }
 
 /// What a restart has to work with: the recovered device and the tag table (the

@@ -62,9 +62,10 @@
 //!   per slot the committed candidate with the highest usn, so redo and version merging are
 //!   idempotent and order-free.
 //! - *Update* (Algorithm 1): admission — at most max_c distinct XIDs with a pending record
-//!   on, or an admitted update of, the page; beyond it the update **blocks** (retried every
-//!   `BLOCK_POLL_NS`; after `BLOCK_TIMEOUT_NS` the transaction restarts, since a max_c wait
-//!   is invisible to the lock manager's deadlock detection). Then a pending record
+//!   on, or an admitted update of, the page; beyond it the update **blocks** until one of
+//!   the page's current updaters ends (`Admit::Block`: the engine puts the wait in the
+//!   wait-for graph, so a deadlock through it is found and its youngest member restarts,
+//!   as for lock waits, and wakes the waiter when an updater finishes). Then a pending record
 //!   ⟨slot, XID, usn, after⟩ in the page's metadata and a redo UPDATE in the log buffer.
 //! - *Write-back* (eviction, checkpoint): a new version in a free or reclaimable slot
 //!   (`versions.rs`): committed values of every slot whose committed value the buffer knows,
@@ -152,10 +153,6 @@ pub use versions::{NodeTag, RecTag, VersionTag};
 
 /// Version slots per DB page (DECISIONS.md "Flag Commit extended, flags and versions").
 pub const VERSIONS: u8 = 3;
-/// A blocked update (max_c) retries this often.
-pub const BLOCK_POLL_NS: u64 = 20_000;
-/// ... and restarts after waiting this long (deadlock guard).
-pub const BLOCK_TIMEOUT_NS: u64 = 20_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -176,6 +173,9 @@ pub enum Fault {
     AfcNoFalseMove,
     /// Reclaim a version without checking that newer versions cover it.
     NoCover,
+    /// Algorithm 1 lines 8–9 without the log floor: a COMMIT may reach the log before the
+    /// evicted version that took the place of the transaction's dropped records.
+    NoLogFloor,
 }
 
 impl Fault {
@@ -186,6 +186,7 @@ impl Fault {
             "flag-before-log" => Fault::FlagBeforeLog,
             "afc-no-false-move" => Fault::AfcNoFalseMove,
             "no-cover" => Fault::NoCover,
+            "no-log-floor" => Fault::NoLogFloor,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -341,11 +342,17 @@ type NodeRef = (PageNo, u8, u64, usize);
 
 struct Txn {
     status: Status,
+    /// The client running it (a blocked updater waits for the clients of the page's
+    /// occupants).
+    client: u32,
     /// Live nodes, in write order (the last is the CFC LastPage).
     nodes: Vec<NodeRef>,
     pages: BTreeSet<PageNo>,
     /// Completion of the latest overwrite of a reclaimed node of this transaction.
     gone_ack: SimTime,
+    /// Completion of the latest version write whose log records of this transaction were
+    /// dropped from the log buffer (Algorithm 1 lines 8–9).
+    dropped_ack: SimTime,
     /// Committed, acked and its pages folded once by `forget` (folding them again changes
     /// nothing: no pending record of it is left). Keeps `forget` from refolding every old
     /// transaction that still has live nodes on each call (that was quadratic in the run).
@@ -363,6 +370,12 @@ pub struct FlagCommitEx {
     slots_base: u32,
     seq: u64,
     tail: Vec<Redo>,
+    /// `tail[..forced]` has been written to the log (the tail page is rewritten in place);
+    /// the rest is only in the log buffer ("still cached", Algorithm 1 line 8).
+    forced: usize,
+    /// No log page write starts before this: the completion of every version write that
+    /// replaced dropped log records of a transaction whose COMMIT is in the log buffer.
+    log_floor: SimTime,
     issued_ack: SimTime,
     data_ack: SimTime,
     flag_ack: SimTime,
@@ -398,6 +411,8 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
+    /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
+    log_records_dropped: u64,
     log_free_commits: u64,
 }
 
@@ -473,6 +488,8 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
         slots_base: slots_base(&core.layout, cfg.log_pages),
         seq: 0,
         tail: Vec::new(),
+        forced: 0,
+        log_floor: SimTime::ZERO,
         issued_ack: SimTime::ZERO,
         data_ack: SimTime::ZERO,
         flag_ack: SimTime::ZERO,
@@ -548,8 +565,14 @@ impl FlagCommitEx {
             }))
         });
         let lpn = log_lpn(self.log_base, self.log_pages, self.seq);
-        let t = core.write_log_page(lpn, tag, self.seq, now)?;
+        let at = if self.fault == Fault::NoLogFloor {
+            now
+        } else {
+            now.max(self.log_floor)
+        };
+        let t = core.write_log_page(lpn, tag, self.seq, at)?;
         self.issued_ack = self.issued_ack.max(t);
+        self.forced = self.tail.len();
         Ok(t)
     }
 
@@ -559,6 +582,7 @@ impl FlagCommitEx {
             self.write_log_page(core, true, now)?;
             self.seq += 1;
             self.tail.clear();
+            self.forced = 0;
         }
         self.tail.push(rec);
         self.bytes_since_ckpt += self.rec_bytes;
@@ -651,7 +675,11 @@ impl FlagCommitEx {
                 }
             }
         }
-        self.blocked_since[c as usize] = None;
+        if let Some(t) = self.blocked_since[c as usize].take() {
+            // Rolled back while blocked beyond max_c (a deadlock victim through the wait).
+            self.n.max_c_block_ns += self.now_hint.since(t);
+            self.n.max_c_restarts += 1;
+        }
         self.clients[c as usize] = None;
     }
 
@@ -682,6 +710,36 @@ impl FlagCommitEx {
         });
     }
 
+    /// Algorithm 1 lines 8–9: page `page` was just written as a version (complete at `ack`);
+    /// its UPDATE records still only in the log buffer are removed, since the version holds
+    /// them (each is an active transaction's, whose pending record for the slot is in the
+    /// version with its latest value; committed transactions' records were forced by their
+    /// COMMIT). Such a transaction's COMMIT, if it needs one, is then written no earlier
+    /// than `ack` (`log_floor`), so a durable COMMIT never names an update that is neither
+    /// in the log nor in a complete version.
+    fn drop_cached(&mut self, page: PageNo, ack: SimTime) {
+        let forced = self.forced;
+        let mut dropped: Vec<TxnId> = Vec::new();
+        let txns = &self.txns;
+        let mut i = 0usize;
+        self.tail.retain(|r| {
+            let keep = i < forced
+                || !matches!(r, Redo::Update { page: p, xid, .. }
+                    if *p == page && matches!(txns.get(xid), Some(Txn { status: Status::Active, .. })));
+            if !keep {
+                dropped.push(r.xid());
+            }
+            i += 1;
+            keep
+        });
+        self.n.log_records_dropped += dropped.len() as u64;
+        for x in dropped {
+            if let Some(t) = self.txns.get_mut(&x) {
+                t.dropped_ack = t.dropped_ack.max(ack);
+            }
+        }
+    }
+
     fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
         self.bytes_since_ckpt = 0;
         self.n.checkpoints += 1;
@@ -690,6 +748,7 @@ impl FlagCommitEx {
             self.write_log_page(core, true, now)?;
             self.seq += 1;
             self.tail.clear();
+            self.forced = 0;
         }
         let b = self.seq;
         let dirty: Vec<u32> = core
@@ -739,9 +798,11 @@ impl Strategy for FlagCommitEx {
             txn,
             Txn {
                 status: Status::Active,
+                client: c,
                 nodes: Vec::new(),
                 pages: BTreeSet::new(),
                 gone_ack: SimTime::ZERO,
+                dropped_ack: SimTime::ZERO,
                 folded: false,
             },
         );
@@ -769,20 +830,27 @@ impl Strategy for FlagCommitEx {
             }
             return Admit::Yes;
         }
-        match self.blocked_since[c as usize] {
-            None => {
-                self.n.max_c_blocks += 1;
-                self.blocked_since[c as usize] = Some(now);
-                Admit::WaitUntil(now + BLOCK_POLL_NS)
-            }
-            Some(t) if now.since(t) < BLOCK_TIMEOUT_NS => Admit::WaitUntil(now + BLOCK_POLL_NS),
-            Some(t) => {
-                self.n.max_c_block_ns += now.since(t);
-                self.blocked_since[c as usize] = None;
-                self.n.max_c_restarts += 1;
-                Admit::Restart
-            }
+        if self.blocked_since[c as usize].is_none() {
+            self.n.max_c_blocks += 1;
+            self.blocked_since[c as usize] = Some(now);
         }
+        // Algorithm 1 line 16: wait for the page's current updaters. Every occupant is an
+        // active transaction or a commit in flight (acked commits were folded above, an
+        // abort drops its pending records), so each has a client that will end it.
+        let mut by: Vec<u32> = occ
+            .iter()
+            .filter_map(|x| self.txns.get(x).map(|t| t.client))
+            .filter(|&o| o != c)
+            .collect();
+        by.sort_unstable();
+        by.dedup();
+        if by.is_empty() {
+            // Not reachable by the argument above; restart rather than wait for nobody.
+            debug_assert!(false, "max_c wait for page {page:?} with no live occupant");
+            self.n.max_c_restarts += 1;
+            return Admit::Restart;
+        }
+        Admit::Block(by)
     }
 
     fn on_update(
@@ -835,7 +903,9 @@ impl Strategy for FlagCommitEx {
 
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {
         self.now_hint = now;
-        self.write_version(core, frame.page, now)
+        let ack = self.write_version(core, frame.page, now)?;
+        self.drop_cached(frame.page, ack);
+        Ok(ack)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<crate::data::PageImage>> {
@@ -886,8 +956,12 @@ impl Strategy for FlagCommitEx {
             self.forget();
             return Ok(now);
         }
-        // Algorithm 2 lines 1–3.
+        // Algorithm 2 lines 1–3. The COMMIT must not be durable before the versions that
+        // replaced this transaction's dropped log records (Algorithm 1 lines 8–9).
         let log_ack = if unflushed {
+            if let Some(t) = self.txns.get(&xid) {
+                self.log_floor = self.log_floor.max(t.dropped_ack);
+            }
             self.append(core, Redo::Commit { xid }, now)?;
             self.force(core, now)?
         } else {
@@ -987,7 +1061,12 @@ impl Strategy for FlagCommitEx {
                 }
             }
         }
+        let kept_forced = self.tail[..self.forced]
+            .iter()
+            .filter(|r| r.xid() != xid)
+            .count();
         self.tail.retain(|r| r.xid() != xid);
+        self.forced = kept_forced;
         if let Some(t) = self.txns.get_mut(&xid) {
             t.status = Status::Aborted;
         }
@@ -1027,6 +1106,7 @@ impl Strategy for FlagCommitEx {
             ("fc_restored_records", self.n.restored),
             ("fc_discarded_pages", self.n.discards),
             ("fc_log_free_commits", self.n.log_free_commits),
+            ("fc_log_records_dropped", self.n.log_records_dropped),
         ]
     }
 }
