@@ -530,6 +530,7 @@ pub struct PcmWal {
     low: u64,
     fault_skip_wal_rule: bool,
     fault_early_ack: bool,
+    fault_early_destage_free: bool,
     k: Counters,
 }
 
@@ -693,6 +694,7 @@ impl PcmWal {
             high: ((frames as f64) * s.high_watermark).floor() as u64,
             low: ((frames as f64) * s.low_watermark).floor() as u64,
             fault_skip_wal_rule: s.fault_skip_wal_rule,
+            fault_early_destage_free: s.fault_early_destage_free,
             fault_early_ack: cfg.fault_early_commit_ack,
             k: Counters::default(),
         })
@@ -860,8 +862,14 @@ impl PcmWal {
         values.push(lsn);
         let end = self.disk.write(page, values, t);
         self.dirty_lru.remove(&(m.stamp, f));
-        self.frames[f as usize].state = FState::Destaging { end, stale: false };
-        self.destaging.push_back(f);
+        if self.fault_early_destage_free {
+            // The planted bug: clean (reusable) before the disk holds the page.
+            self.frames[f as usize].state = FState::Clean;
+            self.clean_lru.insert((m.stamp, f));
+        } else {
+            self.frames[f as usize].state = FState::Destaging { end, stale: false };
+            self.destaging.push_back(f);
+        }
         self.k.destages += 1;
         self.data_ack = self.data_ack.max(end);
         Ok(end)
