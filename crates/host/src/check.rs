@@ -550,6 +550,20 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         h.pcm.low_watermark = 0.4;
         h.pcm.external = "ssd".into();
     }
+    if matches!(strategy, "wal-pcm" | "scmlogging") {
+        // 2 KiB pages (a history page's 160 slots fit a frame; 32 log records a page), 4
+        // DRAM frames, wal-pcm: 6 PCM frames destaged above 50 %; scmlogging: 8 PCM log
+        // pages, so the log wraps; checkpoints every 2 ms of simulated time; the fast disk
+        // so its writes overlap PCM work.
+        h.page_bytes = 2048;
+        h.log_pages = 8;
+        h.pcm.pcm_bytes = if strategy == "wal-pcm" { 6 * 2048 } else { 8 * 2048 };
+        h.pcm.dram_bytes = 4 * 2048 + 6 * 32 + 3 * 64;
+        h.pcm.high_watermark = 0.5;
+        h.pcm.low_watermark = 0.3;
+        h.pcm.checkpoint_interval_ms = 2;
+        h.pcm.external = "ssd".into();
+    }
     h.bank = crate::bank::BankConfig {
         accounts: 40,
         records_per_page: 8,

@@ -77,6 +77,13 @@ pub struct PcmSettings {
     /// this outside tests.
     #[serde(skip)]
     pub fault_early_destage_free: bool,
+    /// wal-pcm, scmlogging: a fuzzy checkpoint every this many ms of simulated time
+    /// (§6.2.4: PostgreSQL's default, 5 minutes).
+    pub checkpoint_interval_ms: u64,
+    /// A planted bug (wal-pcm, scmlogging): a page goes to stable storage without waiting
+    /// for its log records (no WAL rule). Never set this outside tests.
+    #[serde(skip)]
+    pub fault_skip_wal_rule: bool,
 }
 
 impl Default for PcmSettings {
@@ -96,6 +103,8 @@ impl Default for PcmSettings {
             fault_early_atl_removal: false,
             fault_paper_pseudo_xid: false,
             fault_early_destage_free: false,
+            checkpoint_interval_ms: 300_000,
+            fault_skip_wal_rule: false,
         }
     }
 }
@@ -239,6 +248,23 @@ pub fn recover_db(
         pages_read: 0,
         time_ns: r.scan_ns,
     })
+}
+
+/// The restart of the recorded run's strategy from a PCM image and a disk image alone.
+fn recover_for(
+    rec: &HostRecording,
+    pcm: &Pcm,
+    disk: &BTreeMap<u64, Vec<u64>>,
+) -> std::result::Result<RecoveredDb, String> {
+    match rec.cfg.strategy.as_str() {
+        "wal-pcm" | "scmlogging" => crate::strategy::wal_pcm::recover(
+            &rec.layout,
+            pcm,
+            disk,
+            DiskKind::parse(&rec.cfg.pcm.external)?,
+        ),
+        _ => recover_db(&rec.layout, pcm, disk),
+    }
 }
 
 /// The fate of one in-flight write.
@@ -402,10 +428,17 @@ pub fn check(
             for (j, &i) in din.iter().enumerate() {
                 let o = &tier.disk_ops[i];
                 let f = combo[pin.len() + j];
-                let mut page = dimg
-                    .get(&o.page)
-                    .cloned()
-                    .unwrap_or_else(|| rec.layout.initial_page(PageNo(o.page)));
+                let mut page = dimg.get(&o.page).cloned().unwrap_or_else(|| {
+                    if o.page < rec.layout.pages {
+                        rec.layout.initial_page(PageNo(o.page))
+                    } else {
+                        Vec::new() // a log page beyond the database (wal-pcm)
+                    }
+                });
+                // A write longer than what it tears onto (a page LSN word after the slots).
+                if page.len() < o.data.len() {
+                    page.resize(o.data.len(), 0);
+                }
                 match f {
                     Fate::Lost => {}
                     Fate::Done => {
@@ -423,7 +456,7 @@ pub fn check(
                 dimg.insert(o.page, page);
             }
             let findings = match Pcm::from_image(tier.pcm_cfg.clone(), img)
-                .and_then(|pcm| recover_db(&rec.layout, &pcm, &dimg))
+                .and_then(|pcm| recover_for(rec, &pcm, &dimg))
             {
                 Ok(db) => crate::check::judge(rec, t, &db.pages),
                 Err(e) => vec![format!("recovery failed on a legitimate crash image: {e}")],

@@ -16,7 +16,9 @@ pub mod flagcommit_ex;
 pub mod pcm_destage;
 pub mod pcmlogging;
 pub mod pcmlogging_engine;
+pub mod scmlogging;
 pub mod wal;
+pub mod wal_pcm;
 
 use crate::buffer::Frame;
 use crate::data::{Layout, PageImage, PageNo, TagTable};
@@ -177,6 +179,8 @@ pub static REGISTRY: &[&StrategyInfo] = &[
     &flagcommit_ex::CFC_INFO,
     &flagcommit_ex::AFC_INFO,
     &pcmlogging_engine::INFO,
+    &wal_pcm::INFO,
+    &scmlogging::INFO,
 ];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
