@@ -77,6 +77,10 @@ pub struct PcmSettings {
     /// this outside tests.
     #[serde(skip)]
     pub fault_early_destage_free: bool,
+    /// A planted bug (pcmlogging-page): commit frees the versions it replaced before its
+    /// commit point. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_page_free_before_commit_point: bool,
 }
 
 impl Default for PcmSettings {
@@ -96,6 +100,7 @@ impl Default for PcmSettings {
             fault_early_atl_removal: false,
             fault_paper_pseudo_xid: false,
             fault_early_destage_free: false,
+            fault_page_free_before_commit_point: false,
         }
     }
 }
@@ -217,6 +222,9 @@ pub fn recover_db(
     pcm: &Pcm,
     disk: &BTreeMap<u64, Vec<u64>>,
 ) -> std::result::Result<RecoveredDb, String> {
+    if crate::strategy::pcmlogging_page::formatted(pcm) {
+        return crate::strategy::pcmlogging_page::recover_db(layout, pcm, disk);
+    }
     let r = crate::strategy::pcmlogging::recover(pcm)?;
     let mut pages: BTreeMap<PageNo, Vec<u64>> = BTreeMap::new();
     for (p, v) in disk {

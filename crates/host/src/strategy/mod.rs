@@ -16,6 +16,7 @@ pub mod flagcommit_ex;
 pub mod pcm_destage;
 pub mod pcmlogging;
 pub mod pcmlogging_engine;
+pub mod pcmlogging_page;
 pub mod wal;
 
 use crate::buffer::Frame;
@@ -174,6 +175,7 @@ pub static REGISTRY: &[&StrategyInfo] = &[
     &flagcommit_ex::CFC_INFO,
     &flagcommit_ex::AFC_INFO,
     &pcmlogging_engine::INFO,
+    &pcmlogging_page::INFO,
 ];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
