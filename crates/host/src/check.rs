@@ -524,6 +524,7 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         h.pcm.dram_bytes = 4 * 8192 + 2048;
         h.pcm.high_watermark = 0.6;
         h.pcm.low_watermark = 0.4;
+        h.pcm.destage = "watermark".into();
         h.pcm.external = "ssd".into();
     }
     if strategy == "pcmlogging-page" {
@@ -535,6 +536,7 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         h.pcm.dram_bytes = 4 * 1280 + 8 * 16 + 3 * 64;
         h.pcm.high_watermark = 0.6;
         h.pcm.low_watermark = 0.3;
+        h.pcm.destage = "watermark".into();
         h.pcm.external = "ssd".into();
     }
     h.bank = crate::bank::BankConfig {

@@ -55,6 +55,13 @@ pub struct PcmSettings {
     /// Record payload bytes written after PCMLogging's 32 B record header (the paper's
     /// 117 B average record less the header).
     pub record_bytes: u64,
+    /// Destaging policy: "adaptive" (§5.2's cost model, the paper's setting for every
+    /// PCMLogging result but Fig. 12's baseline) or "watermark" (§5.1's high-low watermark).
+    pub destage: String,
+    /// Adaptive destaging: the segment of the birth-death model (§6.4: 640 KB).
+    pub segment_bytes: u64,
+    /// Interval of the destage I/O series (Fig. 12b) reported in the counters, ns.
+    pub destage_interval_ns: u64,
     /// High-low watermark destaging (§5.1): start at this PCM occupancy…
     pub high_watermark: f64,
     /// …and stop below this one.
@@ -92,6 +99,9 @@ impl Default for PcmSettings {
             chips: 4,
             external: "hdd".into(),
             record_bytes: 85,
+            destage: "adaptive".into(),
+            segment_bytes: 640 << 10,
+            destage_interval_ns: 100_000_000,
             high_watermark: 0.99,
             low_watermark: 0.975,
             wear_delta: 0,
@@ -124,9 +134,29 @@ fn bad(key: &str, reason: String) -> HostError {
 }
 
 impl PcmSettings {
+    /// The adaptive destager's segment size, or None for the watermark policy.
+    pub fn adaptive_segment_bytes(&self) -> Option<u64> {
+        (self.destage == "adaptive").then_some(self.segment_bytes)
+    }
+
     /// Checks the settings alone; errors name the key.
     pub fn validate(&self) -> Result<()> {
         DiskKind::parse(&self.external).map_err(|e| bad("external", e))?;
+        if !matches!(self.destage.as_str(), "adaptive" | "watermark") {
+            return Err(bad(
+                "destage",
+                format!(
+                    "unknown destaging policy '{}' (known: adaptive, watermark)",
+                    self.destage
+                ),
+            ));
+        }
+        if self.segment_bytes == 0 {
+            return Err(bad("segment_bytes", "must be positive".into()));
+        }
+        if self.destage_interval_ns == 0 {
+            return Err(bad("destage_interval_ns", "must be positive".into()));
+        }
         if !(0.0..=1.0).contains(&self.low_watermark)
             || !(0.0..=1.0).contains(&self.high_watermark)
             || self.low_watermark > self.high_watermark

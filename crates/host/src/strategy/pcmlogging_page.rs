@@ -78,8 +78,10 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model;
 //!   two writes to one word share a line and chip, so they complete in issue order.
 //!
-//! Not here: wear leveling (§4 is stated for records), the adaptive destaging policy, the
-//! emulated SSD as external store.
+//! Destaging: the high-low watermark or the adaptive rate of §5.2 (`host.pcm.destage`), in
+//! page slots as the space unit.
+//!
+//! Not here: wear leveling (§4 is stated for records), the emulated SSD as external store.
 
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::buffer::{Frame, Pool};
@@ -200,6 +202,10 @@ pub struct PageLogConfig {
     /// A planted bug for the checker: commit frees the previous committed versions (the
     /// Dirty Page Table's entries) before it clears the ATL entry, not after.
     pub fault_free_before_commit_point: bool,
+    /// Adaptive destaging (§5.2) with this segment size in bytes; None: the watermark.
+    pub adaptive_segment_bytes: Option<u64>,
+    /// Interval of the destage I/O series (Fig. 12b), ns.
+    pub destage_interval_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -255,6 +261,10 @@ pub struct PageLogging {
     destage_ids: u64,
     pending_slots: u64,
     initial_page: super::pcmlogging::InitialPage,
+    /// The adaptive destager (§5.2), in slots as its space units.
+    pub adaptive: Option<super::pcm_destage::Adaptive>,
+    destage_freed: u64,
+    pub destage_series: super::pcm_destage::DestageSeries,
 }
 
 fn werr(e: String) -> String {
@@ -296,7 +306,14 @@ impl PageLogging {
         }
         pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
         pcm.counters = Default::default();
+        let adaptive = cfg.adaptive_segment_bytes.map(|seg| {
+            super::pcm_destage::Adaptive::new(geo.slots, geo.slot_bytes, seg, disk.kind.latency_ns().1)
+        });
+        let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
         Ok(PageLogging {
+            adaptive,
+            destage_freed: 0,
+            destage_series,
             bitmap: vec![0; geo.slots.div_ceil(64) as usize],
             atl: vec![0; geo.atl_entries as usize],
             slot_vals: vec![None; geo.slots as usize],
@@ -590,6 +607,7 @@ impl PageLogging {
         self.destage_ids += 1;
         let id = self.destage_ids;
         let end = self.disk.write(page, vals, now);
+        self.destage_series.add(now, 1);
         self.in_destage.insert(page, (s, id));
         self.pending_slots += 1;
         self.pending.push_back((end, id, page));
@@ -617,6 +635,7 @@ impl PageLogging {
                 self.map.remove(&page);
             }
             t = self.free_slot(s, t)?;
+            self.destage_freed += 1;
         }
         self.clock = t;
         Ok(t)
@@ -639,9 +658,25 @@ impl PageLogging {
     }
 
     /// Between events: finish completed destages, then start new ones under the high-low
-    /// watermark (slots of pending destages count as free).
+    /// watermark or the adaptive policy (slots of pending destages count as free).
     pub fn maintain(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
         let t = self.complete_destages(now)?;
+        if let Some(mut a) = self.adaptive.take() {
+            a.observe(now, self.used, self.destage_freed);
+            let r = loop {
+                let free = self.geo.slots - (self.used - self.pending_slots);
+                if a.decide(now, free) != super::pcm_destage::Decision::Destage {
+                    break Ok(t);
+                }
+                match self.destage_one(self.at(now)) {
+                    Ok(Some(_)) => a.issued(now, 1),
+                    Ok(None) => break Ok(t),
+                    Err(e) => break Err(e),
+                }
+            };
+            self.adaptive = Some(a);
+            return r;
+        }
         loop {
             self.destaging = watermark(
                 self.used - self.pending_slots,
@@ -906,6 +941,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             high_watermark: s.high_watermark,
             low_watermark: s.low_watermark,
             fault_free_before_commit_point: s.fault_page_free_before_commit_point,
+            adaptive_segment_bytes: s.adaptive_segment_bytes(),
+            destage_interval_ns: s.destage_interval_ns,
         },
         pcm,
         Disk::new(kind),
@@ -1064,7 +1101,7 @@ impl Strategy for PcmPageStrategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let k = &self.core.counters;
         let w = self.core.pcm.wear();
-        vec![
+        [
             ("pcm_pages_flushed", k.pages_flushed),
             ("pcm_commits", k.commits),
             ("pcm_aborts", k.aborts),
@@ -1085,6 +1122,12 @@ impl Strategy for PcmPageStrategy {
                 (w.worst_1pct_mean * 100.0) as u64,
             ),
         ]
+        .into_iter()
+        .chain(super::pcm_destage::counters(
+            &self.core.destage_series,
+            self.core.adaptive.as_ref(),
+        ))
+        .collect()
     }
 
     fn measure_recovery(
@@ -1135,6 +1178,8 @@ mod tests {
                 high_watermark: 0.99,
                 low_watermark: 0.975,
                 fault_free_before_commit_point: false,
+                adaptive_segment_bytes: None,
+                destage_interval_ns: 100_000_000,
             },
             pcm,
             Disk::new(DiskKind::Ssd),
