@@ -548,6 +548,19 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         h.pcm.dram_bytes = 4 * 8192 + 2048;
         h.pcm.high_watermark = 0.6;
         h.pcm.low_watermark = 0.4;
+        h.pcm.destage = "watermark".into();
+        h.pcm.external = "ssd".into();
+    }
+    if strategy == "pcmlogging-page" {
+        // 1280 B DB pages (the bank's 160-record history page; one 1408 B PCM slot each,
+        // 22 line writes), 8 slots of PCM and 4 frames, low watermarks so the run
+        // destages, the fast disk so destages overlap PCM work.
+        h.page_bytes = 1280;
+        h.pcm.pcm_bytes = 256 + 8 * 1408;
+        h.pcm.dram_bytes = 4 * 1280 + 8 * 16 + 3 * 64;
+        h.pcm.high_watermark = 0.6;
+        h.pcm.low_watermark = 0.3;
+        h.pcm.destage = "watermark".into();
         h.pcm.external = "ssd".into();
     }
     if matches!(strategy, "wal-pcm" | "scmlogging") {

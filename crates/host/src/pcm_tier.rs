@@ -55,6 +55,13 @@ pub struct PcmSettings {
     /// Record payload bytes written after PCMLogging's 32 B record header (the paper's
     /// 117 B average record less the header).
     pub record_bytes: u64,
+    /// Destaging policy: "adaptive" (§5.2's cost model, the paper's setting for every
+    /// PCMLogging result but Fig. 12's baseline) or "watermark" (§5.1's high-low watermark).
+    pub destage: String,
+    /// Adaptive destaging: the segment of the birth-death model (§6.4: 640 KB).
+    pub segment_bytes: u64,
+    /// Interval of the destage I/O series (Fig. 12b) reported in the counters, ns.
+    pub destage_interval_ns: u64,
     /// High-low watermark destaging (§5.1): start at this PCM occupancy…
     pub high_watermark: f64,
     /// …and stop below this one.
@@ -84,6 +91,10 @@ pub struct PcmSettings {
     /// for its log records (no WAL rule). Never set this outside tests.
     #[serde(skip)]
     pub fault_skip_wal_rule: bool,
+    /// A planted bug (pcmlogging-page): commit frees the versions it replaced before its
+    /// commit point. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_page_free_before_commit_point: bool,
 }
 
 impl Default for PcmSettings {
@@ -95,6 +106,9 @@ impl Default for PcmSettings {
             chips: 4,
             external: "hdd".into(),
             record_bytes: 85,
+            destage: "adaptive".into(),
+            segment_bytes: 640 << 10,
+            destage_interval_ns: 100_000_000,
             high_watermark: 0.99,
             low_watermark: 0.975,
             wear_delta: 0,
@@ -105,6 +119,7 @@ impl Default for PcmSettings {
             fault_early_destage_free: false,
             checkpoint_interval_ms: 300_000,
             fault_skip_wal_rule: false,
+            fault_page_free_before_commit_point: false,
         }
     }
 }
@@ -128,9 +143,29 @@ fn bad(key: &str, reason: String) -> HostError {
 }
 
 impl PcmSettings {
+    /// The adaptive destager's segment size, or None for the watermark policy.
+    pub fn adaptive_segment_bytes(&self) -> Option<u64> {
+        (self.destage == "adaptive").then_some(self.segment_bytes)
+    }
+
     /// Checks the settings alone; errors name the key.
     pub fn validate(&self) -> Result<()> {
         DiskKind::parse(&self.external).map_err(|e| bad("external", e))?;
+        if !matches!(self.destage.as_str(), "adaptive" | "watermark") {
+            return Err(bad(
+                "destage",
+                format!(
+                    "unknown destaging policy '{}' (known: adaptive, watermark)",
+                    self.destage
+                ),
+            ));
+        }
+        if self.segment_bytes == 0 {
+            return Err(bad("segment_bytes", "must be positive".into()));
+        }
+        if self.destage_interval_ns == 0 {
+            return Err(bad("destage_interval_ns", "must be positive".into()));
+        }
         if !(0.0..=1.0).contains(&self.low_watermark)
             || !(0.0..=1.0).contains(&self.high_watermark)
             || self.low_watermark > self.high_watermark
@@ -226,6 +261,9 @@ pub fn recover_db(
     pcm: &Pcm,
     disk: &BTreeMap<u64, Vec<u64>>,
 ) -> std::result::Result<RecoveredDb, String> {
+    if crate::strategy::pcmlogging_page::formatted(pcm) {
+        return crate::strategy::pcmlogging_page::recover_db(layout, pcm, disk);
+    }
     let r = crate::strategy::pcmlogging::recover(pcm)?;
     let mut pages: BTreeMap<PageNo, Vec<u64>> = BTreeMap::new();
     for (p, v) in disk {

@@ -217,3 +217,35 @@ fn recovery_is_a_pcm_scan_and_tatp_runs() {
     show(&rep);
     assert_eq!(rep.violations, 0);
 }
+
+/// §5.2 wired: on the same seed the adaptive destager (rate μ0 from the measured λ0 and
+/// f(k), g = 1, from 2.5 % free) destages on another schedule than the high-low watermark
+/// (99 % / 97.5 %), both report the Fig. 12b series, and adaptive runs survive crashes.
+#[test]
+fn adaptive_destaging_changes_the_schedule_and_survives_random_crashes() {
+    let run = |policy: &str| {
+        let (mut h, d) = hdd_tpcc(120);
+        h.pcm.destage = policy.into();
+        h.pcm.high_watermark = 0.99;
+        h.pcm.low_watermark = 0.975;
+        h.pcm.destage_interval_ns = 10_000_000;
+        check::record(&h, &d, 3).unwrap()
+    };
+    let w = run("watermark");
+    let a = run("adaptive");
+    let (kw, ka) = (&w.metrics.strategy_counters, &a.metrics.strategy_counters);
+    eprintln!("watermark {kw:?}\nadaptive {ka:?}");
+    eprintln!(
+        "p99 txn time: watermark {} adaptive {}",
+        w.metrics.txn_time_ns.p99, a.metrics.txn_time_ns.p99
+    );
+    assert!(kw["pcm_destaged_pages"] > 0 && ka["pcm_destaged_pages"] > 0);
+    assert!(ka["destage_adaptive_recomputations"] > 0, "{ka:?}");
+    assert!(!kw.contains_key("destage_adaptive_m"));
+    let (tw, ta) = (w.tier.as_ref().unwrap(), a.tier.as_ref().unwrap());
+    let starts = |t: &host::pcm_tier::TierLog| t.disk_ops.iter().map(|o| o.start).collect::<Vec<_>>();
+    assert_ne!(starts(tw), starts(ta), "same destage schedule under both policies");
+    let rep = check::check(&a, Mode::Random { schedules: 200 }, 5, None).unwrap();
+    show(&rep);
+    assert_eq!(rep.violations, 0);
+}

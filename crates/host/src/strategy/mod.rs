@@ -17,6 +17,7 @@ pub mod pcm_destage;
 pub mod pcmlogging;
 pub mod pcmlogging_engine;
 pub mod scmlogging;
+pub mod pcmlogging_page;
 pub mod wal;
 pub mod wal_pcm;
 
@@ -181,6 +182,7 @@ pub static REGISTRY: &[&StrategyInfo] = &[
     &pcmlogging_engine::INFO,
     &wal_pcm::INFO,
     &scmlogging::INFO,
+    &pcmlogging_page::INFO,
 ];
 
 pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {

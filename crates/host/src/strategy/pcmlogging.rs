@@ -84,9 +84,12 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
-//! Not here yet: page-level PCMLogging (§3.1–3.2), relocation of the ActiveTxList and
-//! FreeSlotBitmap (§4.1), the adaptive destaging policy in the destager (§5.2; the model is
-//! in `pcm_destage.rs`), records larger than one unit.
+//! Destaging policy: the high-low watermark (§5.1) or the cost-based adaptive rate (§5.2,
+//! `pcm_destage::Adaptive`, `adaptive_segment_bytes`); either way a flush into a full PCM
+//! waits for destages at full rate. Page-level PCMLogging is `pcmlogging_page.rs`.
+//!
+//! Not here yet: relocation of the ActiveTxList and FreeSlotBitmap (§4.1), records larger
+//! than one unit.
 
 use media::disk::Disk;
 use media::pcm::Pcm;
@@ -212,6 +215,11 @@ pub struct PcmLogConfig {
     /// A planted bug for the checker: a destage frees its records' units when it issues
     /// the disk write, not when the write has completed.
     pub fault_early_destage_free: bool,
+    /// Adaptive destaging (§5.2, `pcm_destage::Adaptive`) with this segment size in bytes;
+    /// None: the high-low watermark (§5.1).
+    pub adaptive_segment_bytes: Option<u64>,
+    /// Interval of the destage I/O series (Fig. 12b), ns.
+    pub destage_interval_ns: u64,
 }
 
 impl Default for PcmLogConfig {
@@ -228,6 +236,8 @@ impl Default for PcmLogConfig {
             wear_seed: 1,
             fault_paper_pseudo_xid: false,
             fault_early_destage_free: false,
+            adaptive_segment_bytes: None,
+            destage_interval_ns: 100_000_000,
         }
     }
 }
@@ -295,6 +305,12 @@ pub struct PcmLogging {
     in_destage: BTreeMap<Rid, (u64, u64)>,
     destage_ids: u64,
     pending_units: u64,
+    /// The adaptive destager (§5.2), when configured.
+    pub adaptive: Option<super::pcm_destage::Adaptive>,
+    /// Units freed by completed destages so far (the adaptive policy's birth measurement).
+    destage_freed: u64,
+    /// Destage disk I/Os per interval (Fig. 12b).
+    pub destage_series: super::pcm_destage::DestageSeries,
 }
 
 /// A page's loaded contents by page number.
@@ -342,7 +358,15 @@ impl PcmLogging {
         }
         pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
         pcm.counters = Default::default();
+        let adaptive = cfg.adaptive_segment_bytes.map(|seg| {
+            let (r, w) = disk.kind.latency_ns();
+            super::pcm_destage::Adaptive::new(geo.units, ub, seg, r + w)
+        });
+        let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
         Ok(PcmLogging {
+            adaptive,
+            destage_freed: 0,
+            destage_series,
             bitmap: vec![0; geo.units.div_ceil(64) as usize],
             atl: vec![0; geo.atl_entries as usize],
             unit_value: vec![0; geo.units as usize],
@@ -759,6 +783,7 @@ impl PcmLogging {
             }
         }
         let end = self.disk.write(page, vals, t);
+        self.destage_series.add(now, 2);
         self.pending_units += units.len() as u64;
         self.counters.destaged_pages += 1;
         self.counters.destaged_records += units.len() as u64;
@@ -794,6 +819,7 @@ impl PcmLogging {
                     self.map.remove(&r);
                 }
                 t = self.free_unit(u, t)?;
+                self.destage_freed += 1;
             }
         }
         self.clock = t;
@@ -818,9 +844,15 @@ impl PcmLogging {
     }
 
     /// Between events: finish completed destages, then start new ones under the
-    /// high-low watermark policy (occupancy counts units of pending destages as free).
+    /// high-low watermark or the adaptive policy (occupancy counts units of pending
+    /// destages as free).
     pub fn maintain(&mut self, now: SimTime) -> Result<SimTime, String> {
         let mut t = self.complete_destages(now)?;
+        if let Some(mut a) = self.adaptive.take() {
+            let r = self.maintain_adaptive(&mut a, now);
+            self.adaptive = Some(a);
+            return r.map(|()| t);
+        }
         loop {
             self.destaging = watermark(
                 self.used - self.pending_units,
@@ -839,6 +871,26 @@ impl PcmLogging {
                     return Ok(t);
                 }
             }
+        }
+    }
+
+    /// §5.2: destage at the rate μ0 while fewer than M segments are free.
+    fn maintain_adaptive(
+        &mut self,
+        a: &mut super::pcm_destage::Adaptive,
+        now: SimTime,
+    ) -> Result<(), String> {
+        a.observe(now, self.used, self.destage_freed);
+        loop {
+            let free = self.geo.units - (self.used - self.pending_units);
+            if a.decide(now, free) != super::pcm_destage::Decision::Destage {
+                return Ok(());
+            }
+            let before = self.pending_units;
+            if self.destage_one(self.at(now))?.is_none() {
+                return Ok(());
+            }
+            a.issued(now, self.pending_units - before);
         }
     }
 

@@ -21,8 +21,10 @@
 //! PCMLogging's tables (§6.1). The lock level is record and deadlocks are handled by
 //! wait-die (§6.1) whatever `host.deadlock` says.
 //!
-//! Not here: the emulated SSD as external store, the adaptive destaging policy, PCM hits
-//! that avoid the disk read (a page read always goes to disk; records only merge).
+//! Destaging follows `host.pcm.destage` (adaptive §5.2, or the high-low watermark §5.1).
+//!
+//! Not here: the emulated SSD as external store, PCM hits that avoid the disk read (a page
+//! read always goes to disk; records only merge).
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
@@ -117,6 +119,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         wear_seed: 1,
         fault_paper_pseudo_xid: s.fault_paper_pseudo_xid,
         fault_early_destage_free: s.fault_early_destage_free,
+        adaptive_segment_bytes: s.adaptive_segment_bytes(),
+        destage_interval_ns: s.destage_interval_ns,
         ..PcmLogConfig::default()
     };
     let mut pl = PcmLogging::format(lcfg, pcm, Disk::new(kind)).map_err(|e| HostError::Config {
@@ -234,7 +238,7 @@ impl Strategy for PcmLoggingStrategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let k = self.core.counters();
         let w = self.core.pcm.wear();
-        vec![
+        [
             ("pcm_records_flushed", k.records_flushed),
             ("pcm_commits", k.commits),
             ("pcm_aborts", k.aborts),
@@ -256,6 +260,12 @@ impl Strategy for PcmLoggingStrategy {
                 (w.worst_1pct_mean * 100.0) as u64,
             ),
         ]
+        .into_iter()
+        .chain(super::pcm_destage::counters(
+            &self.core.destage_series,
+            self.core.adaptive.as_ref(),
+        ))
+        .collect()
     }
 
     /// Algorithm 3 on the PCM as it stands (every issued write persisted): the time is the
