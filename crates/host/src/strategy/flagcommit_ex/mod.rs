@@ -176,6 +176,10 @@ pub enum Fault {
     /// Algorithm 1 lines 8–9 without the log floor: a COMMIT may reach the log before the
     /// evicted version that took the place of the transaction's dropped records.
     NoLogFloor,
+    /// Not a bug but the paper's literal merge, for comparison: recovery merges only the
+    /// versions reached by Back from each page's newest complete version (§4.3), not every
+    /// complete version (`recovery.rs`).
+    BackChainOnly,
 }
 
 impl Fault {
@@ -187,6 +191,7 @@ impl Fault {
             "afc-no-false-move" => Fault::AfcNoFalseMove,
             "no-cover" => Fault::NoCover,
             "no-log-floor" => Fault::NoLogFloor,
+            "back-chain-only" => Fault::BackChainOnly,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
