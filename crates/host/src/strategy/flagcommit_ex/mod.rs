@@ -427,6 +427,8 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
+    /// Checkpoints that found a dirty page without a free version slot and wrote no master.
+    checkpoints_abandoned: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     log_records_dropped: u64,
     log_free_commits: u64,
@@ -777,6 +779,7 @@ impl FlagCommitEx {
             let page = core.pool.frame(f).page;
             if !self.has_room(page, now) {
                 // No slot now: a later checkpoint takes it (the master must wait anyway).
+                self.n.checkpoints_abandoned += 1;
                 return Ok(());
             }
             self.write_version(core, page, now)?;
@@ -1114,6 +1117,7 @@ impl Strategy for FlagCommitEx {
             ("max_c_block_ns", self.n.max_c_block_ns),
             ("max_c_restarts", self.n.max_c_restarts),
             ("fc_checkpoints", self.n.checkpoints),
+            ("fc_checkpoints_abandoned", self.n.checkpoints_abandoned),
             ("fc_flag_programs", self.n.flag_programs),
             ("fc_flag_moves", self.n.flag_moves),
             ("fc_reclaims", self.n.reclaims),
