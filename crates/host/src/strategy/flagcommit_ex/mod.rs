@@ -72,6 +72,10 @@
 //!   pending records with one node per XID (Link = the XID's previous node, the CFC
 //!   *LastPage*), Back = the previous version. Pending records of commits acked by then are
 //!   folded into committed values first (§4.3 "the metadata of r_6 can be safely removed").
+//!   At eviction (Algorithm 1 lines 8–9) the page's UPDATE records still only in the log
+//!   buffer (`tail[forced..]`, all of active transactions: a commit forces its own) are
+//!   removed; a later COMMIT of such a transaction raises the *log floor* to the version's
+//!   completion, and no log page write starts before the floor.
 //! - *Commit* (Algorithm 2): if some pending record of T is only in memory, COMMIT is
 //!   appended and the log forced. Then, once that force **and every version holding a node
 //!   of T** is complete, the flags: CFC sets T's last node TRUE; AFC sets each node written
@@ -105,8 +109,12 @@
 //! complete versions (every part present with one version number). Committed XIDs C = COMMITs
 //! scanned ∪ flag-committed XIDs (CFC: some node TRUE, Def. 3.1; AFC: every node TRUE,
 //! Def. 3.3). Per slot: the highest-usn candidate among the complete versions' committed
-//! values and pending records of XIDs in C (the merge of the Back chain), and the scanned
-//! UPDATEs of XIDs in C.
+//! values and pending records of XIDs in C, and the scanned UPDATEs of XIDs in C. Pending
+//! records are judged by XID (C includes the log's COMMITs), which is what makes a pending
+//! record of a transaction committed only by its COMMIT record count (Algorithm 3 line 1).
+//! Merging every complete version is a superset of following Back from the newest one
+//! (§4.3); the `back-chain-only` test hook merges only the chain and the crash checker
+//! finds the same results (tests/flagcommit_ex.rs).
 //!
 //! # Why it is right, case by case
 //! - Acked T: its COMMIT (if written) and every log write before it are complete, and its
@@ -130,12 +138,15 @@
 //!   stay true statements, AFC stale nodes are covered by the overwrite rule above.
 //! - Crash in a checkpoint: the previous master still names its B, whose log is kept until
 //!   the new master is acked.
+//! - An UPDATE dropped at eviction (lines 8–9): it is in the evicted version, complete at
+//!   its ack. If its transaction needs a COMMIT, the log write holding it starts after that
+//!   ack (log floor), so a durable COMMIT implies the version is complete; with a log-free
+//!   commit the flags wait for every version holding a node anyway. Uncommitted: nothing
+//!   changes (the record was never durable in the log). Planted `no-log-floor` is caught.
 //!
 //! Not modelled: merge reads at fetch time (the host knows the merged contents; a fetch
-//! reads the page's `parts` flash pages of slot 0, same count, not the slot's own LPNs), and
-//! Algorithm 1 lines 8–9 (dropping an evicted page's log records from the log buffer: a
-//! COMMIT shares the log tail with other transactions' forces, keeping them is simpler and
-//! still correct).
+//! reads the page's `parts` flash pages of slot 0, same count, not the slot's own LPNs).
+//! Checkpoint write-backs do not drop log records (the paper's lines 8–9 are for eviction).
 
 mod recovery;
 mod versions;
@@ -176,6 +187,10 @@ pub enum Fault {
     /// Algorithm 1 lines 8–9 without the log floor: a COMMIT may reach the log before the
     /// evicted version that took the place of the transaction's dropped records.
     NoLogFloor,
+    /// Not a bug but the paper's literal merge, for comparison: recovery merges only the
+    /// versions reached by Back from each page's newest complete version (§4.3), not every
+    /// complete version (`recovery.rs`).
+    BackChainOnly,
 }
 
 impl Fault {
@@ -187,6 +202,7 @@ impl Fault {
             "afc-no-false-move" => Fault::AfcNoFalseMove,
             "no-cover" => Fault::NoCover,
             "no-log-floor" => Fault::NoLogFloor,
+            "back-chain-only" => Fault::BackChainOnly,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -411,6 +427,8 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
+    /// Checkpoints that found a dirty page without a free version slot and wrote no master.
+    checkpoints_abandoned: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     log_records_dropped: u64,
     log_free_commits: u64,
@@ -761,6 +779,7 @@ impl FlagCommitEx {
             let page = core.pool.frame(f).page;
             if !self.has_room(page, now) {
                 // No slot now: a later checkpoint takes it (the master must wait anyway).
+                self.n.checkpoints_abandoned += 1;
                 return Ok(());
             }
             self.write_version(core, page, now)?;
@@ -1098,6 +1117,7 @@ impl Strategy for FlagCommitEx {
             ("max_c_block_ns", self.n.max_c_block_ns),
             ("max_c_restarts", self.n.max_c_restarts),
             ("fc_checkpoints", self.n.checkpoints),
+            ("fc_checkpoints_abandoned", self.n.checkpoints_abandoned),
             ("fc_flag_programs", self.n.flag_programs),
             ("fc_flag_moves", self.n.flag_moves),
             ("fc_reclaims", self.n.reclaims),

@@ -168,7 +168,36 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
         }
         Ok(())
     };
-    for (v, _) in &versions {
+    // §4.3 merges a page's versions by following Back from the newest one. Merging every
+    // complete version by usn is a superset of that (all version slots of a page hold that
+    // page's versions) and is what this recovery does; `back-chain-only` (a test hook)
+    // merges only the Back chain, to compare the two under the crash checker.
+    let mut on_chain = vec![true; versions.len()];
+    if ctx.cfg.fault_fc == "back-chain-only" {
+        on_chain = vec![false; versions.len()];
+        let mut by_page: BTreeMap<PageNo, Vec<usize>> = BTreeMap::new();
+        for (i, (v, _)) in versions.iter().enumerate() {
+            by_page.entry(v.page).or_default().push(i);
+        }
+        for idx in by_page.values() {
+            let Some(mut cur) = idx.iter().copied().max_by_key(|&i| versions[i].0.vno) else {
+                continue;
+            };
+            loop {
+                on_chain[cur] = true;
+                let Some((slot, vno)) = versions[cur].0.back else { break };
+                match idx
+                    .iter()
+                    .copied()
+                    .find(|&i| versions[i].0.slot == slot && versions[i].0.vno == vno)
+                {
+                    Some(i) if !on_chain[i] => cur = i,
+                    _ => break,
+                }
+            }
+        }
+    }
+    for (v, _) in versions.iter().zip(&on_chain).filter(|x| *x.1).map(|x| x.0) {
         for (s, r) in v.records.iter().enumerate() {
             if let Some((val, u)) = r.committed {
                 take(v.page, s, val, u)?;
