@@ -156,6 +156,8 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.pcm.high_watermark", "fraction", &[], "pcmlogging: destaging starts at this PCM occupancy (§5.1: 0.99)."),
     k("host.pcm.low_watermark", "fraction", &[], "pcmlogging: destaging stops below this occupancy (§5.1: 0.975)."),
     k("host.pcm.wear_delta", "XIDs", &[], "pcmlogging: wear leveling's swapping threshold δ (§4.2, Algorithm 4); 0: off."),
+    k("host.pcm.relocate_every", "writes", &[], "pcmlogging: relocate the ActiveTxList and FreeSlotBitmap to the next metadata region (§4.1) after this many metadata word writes; 0: never."),
+    k("host.pcm.meta_regions", "regions", &[], "pcmlogging: metadata regions the §4.1 relocation rotates through (2 to 64)."),
     k("host.pcm.table_entry_bytes", "bytes", &[], "pcmlogging: DRAM reserved per PCM unit for its Mapping Table / Dirty Page Table entry."),
     k("host.pcm.tx_entry_bytes", "bytes", &[], "pcmlogging: DRAM reserved per client for its Transaction Table entry."),
     k("host.ipa.n", "records", &[], "ipa: N, delta records a page may hold before it is written out of place."),
