@@ -243,8 +243,13 @@ fn adaptive_destaging_changes_the_schedule_and_survives_random_crashes() {
     assert!(ka["destage_adaptive_recomputations"] > 0, "{ka:?}");
     assert!(!kw.contains_key("destage_adaptive_m"));
     let (tw, ta) = (w.tier.as_ref().unwrap(), a.tier.as_ref().unwrap());
-    let starts = |t: &host::pcm_tier::TierLog| t.disk_ops.iter().map(|o| o.start).collect::<Vec<_>>();
-    assert_ne!(starts(tw), starts(ta), "same destage schedule under both policies");
+    let starts =
+        |t: &host::pcm_tier::TierLog| t.disk_ops.iter().map(|o| o.start).collect::<Vec<_>>();
+    assert_ne!(
+        starts(tw),
+        starts(ta),
+        "same destage schedule under both policies"
+    );
     let rep = check::check(&a, Mode::Random { schedules: 200 }, 5, None).unwrap();
     show(&rep);
     assert_eq!(rep.violations, 0);

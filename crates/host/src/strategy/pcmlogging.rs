@@ -404,7 +404,11 @@ impl PcmLogging {
             pcm.config().bytes,
             ub,
             cfg.atl_entries,
-            if cfg.relocate_every > 0 { cfg.meta_regions } else { 1 },
+            if cfg.relocate_every > 0 {
+                cfg.meta_regions
+            } else {
+                1
+            },
         )?;
         let cfg_seed = cfg.wear_seed;
         if cfg.wear_delta == Some(0) {

@@ -265,7 +265,15 @@ impl Strategy for PcmLoggingStrategy {
             ),
             (
                 "pcm_wear_max_unit_writes",
-                u64::from(self.core.pcm.unit_writes().iter().copied().max().unwrap_or(0)),
+                u64::from(
+                    self.core
+                        .pcm
+                        .unit_writes()
+                        .iter()
+                        .copied()
+                        .max()
+                        .unwrap_or(0),
+                ),
             ),
         ]
         .into_iter()
