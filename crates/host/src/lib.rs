@@ -27,7 +27,9 @@
 //! synthetic-record generators of `workload`, or the built-in `bank` test source.
 //!
 //! - `pcmlogging`: record-level PCMLogging over a PCM tier and a Table 2 disk
-//!   (`pcm_tier`: `[host.pcm]` sizes, recovery from PCM + disk, PCM crash points).
+//!   (`pcm_tier`: `[host.pcm]` sizes, recovery from PCM + disk, PCM crash points);
+//!   `pcmlogging-page`: the page-level scheme (§3.1–3.2) with page locks. Both destage
+//!   under §5.2's adaptive rate or the high-low watermark (`strategy::pcm_destage`).
 //!
 //! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM baselines (wal-pcm,
 //! scmlogging), update strategies other than out-of-place page writes.

@@ -68,6 +68,11 @@ pub struct PcmSettings {
     pub low_watermark: f64,
     /// Wear leveling's swapping threshold δ in XIDs (§4.2, Algorithm 4); 0 = off.
     pub wear_delta: u64,
+    /// pcmlogging: relocate the ActiveTxList and FreeSlotBitmap (§4.1) after this many
+    /// metadata word writes; 0 = never.
+    pub relocate_every: u64,
+    /// pcmlogging: metadata regions the relocation rotates through.
+    pub meta_regions: u64,
     /// DRAM bytes reserved per PCM unit for the Mapping Table / Dirty Page Table entry
     /// that maps it.
     pub table_entry_bytes: u64,
@@ -95,6 +100,10 @@ pub struct PcmSettings {
     /// commit point. Never set this outside tests.
     #[serde(skip)]
     pub fault_page_free_before_commit_point: bool,
+    /// A planted bug (pcmlogging): relocation switches the active metadata region before
+    /// the copy completed. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_early_relocation_switch: bool,
 }
 
 impl Default for PcmSettings {
@@ -112,6 +121,8 @@ impl Default for PcmSettings {
             high_watermark: 0.99,
             low_watermark: 0.975,
             wear_delta: 0,
+            relocate_every: 0,
+            meta_regions: 4,
             table_entry_bytes: 16,
             tx_entry_bytes: 64,
             fault_early_atl_removal: false,
@@ -120,6 +131,7 @@ impl Default for PcmSettings {
             checkpoint_interval_ms: 300_000,
             fault_skip_wal_rule: false,
             fault_page_free_before_commit_point: false,
+            fault_early_relocation_switch: false,
         }
     }
 }
@@ -158,6 +170,12 @@ impl PcmSettings {
                     "unknown destaging policy '{}' (known: adaptive, watermark)",
                     self.destage
                 ),
+            ));
+        }
+        if self.relocate_every > 0 && !(2..=64).contains(&self.meta_regions) {
+            return Err(bad(
+                "meta_regions",
+                format!("{}: relocation needs 2 to 64 regions", self.meta_regions),
             ));
         }
         if self.segment_bytes == 0 {

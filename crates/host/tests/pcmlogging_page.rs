@@ -44,7 +44,10 @@ fn pcmlogging_page_survives_every_crash_of_a_tiny_run() {
     let rec = check::record(&h, &d, 7).unwrap();
     let m = &rec.metrics;
     let k = &m.strategy_counters;
-    eprintln!("{k:?} committed {} aborted {} restarted {}", m.txns_committed, m.txns_aborted, m.txns_restarted);
+    eprintln!(
+        "{k:?} committed {} aborted {} restarted {}",
+        m.txns_committed, m.txns_aborted, m.txns_restarted
+    );
     // The run stole pages into PCM, served misses from PCM, destaged, aborted.
     assert!(k["pcm_destaged_pages"] > 0, "{k:?}");
     assert!(k["pcm_pages_flushed"] > 0, "{k:?}");

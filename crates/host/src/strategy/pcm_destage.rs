@@ -225,7 +225,11 @@ impl DestageSeries {
     /// (intervals, max, mean×100, standard deviation×100) over the intervals from the first
     /// destage to the last.
     pub fn summary(&self) -> (u64, u64, u64, u64) {
-        let first = self.ios.iter().position(|&x| x > 0).unwrap_or(self.ios.len());
+        let first = self
+            .ios
+            .iter()
+            .position(|&x| x > 0)
+            .unwrap_or(self.ios.len());
         let v = &self.ios[first..];
         if v.is_empty() {
             return (0, 0, 0, 0);
@@ -256,7 +260,10 @@ pub fn counters(series: &DestageSeries, a: Option<&Adaptive>) -> Vec<(&'static s
         v.extend([
             ("destage_adaptive_m", a.m as u64),
             ("destage_adaptive_seg_units", a.seg_units),
-            ("destage_adaptive_rho_x1000", (a.rho * 1000.0).round() as u64),
+            (
+                "destage_adaptive_rho_x1000",
+                (a.rho * 1000.0).round() as u64,
+            ),
             (
                 "destage_adaptive_mu0_units_per_s",
                 a.mu0_units_per_s.unwrap_or(0.0).round() as u64,

@@ -17,9 +17,12 @@
 //! [16, 24)               record units U
 //! [24, 32)               bitmap offset B (= 64 + 8A rounded up to 64)
 //! [32, 40)               record area offset R (= B + 8*ceil(U/64) rounded up to unit_bytes)
-//! [40, 64)               zero
-//! [64, 64 + 8A)          ActiveTxList: entry i = XID of an in-progress transaction, 0 = free
-//! [B, B + 8*ceil(U/64))  FreeSlotBitmap: bit u of word u/64 = 1 ⇔ unit u holds a valid record
+//! [40, 48)               metadata regions K (0 read as 1)
+//! [48, 56)               region stride D (= (B + 8*ceil(U/64) - 64) rounded up to 64)
+//! [56, 64)               active region r (< K; §4.1 relocation switches it)
+//! [64 + rD, …+ 8A)       ActiveTxList: entry i = XID of an in-progress transaction, 0 = free
+//! [B + rD, … + 8*ceil(U/64))  FreeSlotBitmap: bit u of word u/64 = 1 ⇔ unit u holds a
+//!                        valid record (R = 64 + K·D rounded up to unit_bytes)
 //! [R + u*unit_bytes, …)  record unit u (Fig. 4):
 //!     +0   XID   transaction that wrote this version
 //!     +8   PID   DB page number
@@ -88,8 +91,13 @@
 //! `pcm_destage::Adaptive`, `adaptive_segment_bytes`); either way a flush into a full PCM
 //! waits for destages at full rate. Page-level PCMLogging is `pcmlogging_page.rs`.
 //!
-//! Not here yet: relocation of the ActiveTxList and FreeSlotBitmap (§4.1), records larger
-//! than one unit.
+//! Relocation (§4.1, `relocate_every`): the ActiveTxList and FreeSlotBitmap live in one of
+//! `regions` metadata regions (region r starts `r × stride` after region 0; superblock words
+//! [40) regions, [48) stride, [56) the active region). Every `relocate_every` metadata word
+//! writes, `maintain` copies both to the next region and then switches word [56)
+//! (`relocate`, with its crash argument).
+//!
+//! Not here yet: records larger than one unit.
 
 use media::disk::Disk;
 use media::pcm::Pcm;
@@ -97,6 +105,8 @@ use sim::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PCMLOG01");
+/// Superblock word holding the active metadata region (§4.1 relocation).
+const ACTIVE_REGION: u64 = 56;
 const HDR: u64 = 32;
 
 /// A record identifier: (PID, SNO).
@@ -110,21 +120,39 @@ pub struct Geometry {
     pub atl_entries: u64,
     pub units: u64,
     pub unit_bytes: u64,
+    /// The bitmap's offset in metadata region 0.
     pub bitmap_off: u64,
     pub records_off: u64,
+    /// Metadata regions (ActiveTxList + FreeSlotBitmap copies the §4.1 relocation rotates
+    /// through; 1 = no relocation) and the distance between two.
+    pub regions: u64,
+    pub stride: u64,
 }
 
 impl Geometry {
     pub fn new(pcm_bytes: u64, unit_bytes: u64, atl_entries: u64) -> Result<Geometry, String> {
+        Geometry::with_regions(pcm_bytes, unit_bytes, atl_entries, 1)
+    }
+
+    /// As `new` with `regions` metadata regions (§4.1 relocation).
+    pub fn with_regions(
+        pcm_bytes: u64,
+        unit_bytes: u64,
+        atl_entries: u64,
+        regions: u64,
+    ) -> Result<Geometry, String> {
         if atl_entries == 0 {
             return Err("pcmlogging.atl_entries must be at least 1".into());
         }
+        if regions == 0 || regions > 64 {
+            return Err(format!("{regions} metadata regions: need 1 to 64"));
+        }
         let bitmap_off = (64 + 8 * atl_entries).div_ceil(64) * 64;
-        // Largest U such that the bitmap and U units fit.
+        // Largest U such that the metadata regions and U units fit.
         let mut units = pcm_bytes.saturating_sub(bitmap_off) / unit_bytes;
         loop {
-            let records_off =
-                (bitmap_off + 8 * units.div_ceil(64)).div_ceil(unit_bytes) * unit_bytes;
+            let stride = (bitmap_off + 8 * units.div_ceil(64) - 64).div_ceil(64) * 64;
+            let records_off = (64 + regions * stride).div_ceil(unit_bytes) * unit_bytes;
             if records_off + units * unit_bytes <= pcm_bytes {
                 if units == 0 {
                     return Err(format!("pcm of {pcm_bytes} bytes has no room for records"));
@@ -135,6 +163,8 @@ impl Geometry {
                     unit_bytes,
                     bitmap_off,
                     records_off,
+                    regions,
+                    stride,
                 });
             }
             if units == 0 {
@@ -146,8 +176,11 @@ impl Geometry {
 
     /// Reads the geometry back from a PCM image's superblock.
     pub fn read(img: &[u8], unit_bytes: u64) -> Result<Geometry, String> {
+        if img.len() < 64 {
+            return Err("pcm holds no PCMLogging superblock".into());
+        }
         let w = |i: usize| u64::from_le_bytes(img[i * 8..i * 8 + 8].try_into().expect("8"));
-        if img.len() < 64 || w(0) != MAGIC {
+        if w(0) != MAGIC {
             return Err("pcm holds no PCMLogging superblock".into());
         }
         let g = Geometry {
@@ -156,18 +189,32 @@ impl Geometry {
             unit_bytes,
             bitmap_off: w(3),
             records_off: w(4),
+            regions: w(5).max(1),
+            stride: w(6),
         };
-        if g.records_off + g.units * unit_bytes > img.len() as u64 {
-            return Err("pcm superblock describes more units than the pcm holds".into());
+        let meta_end = g
+            .regions
+            .checked_sub(1)
+            .and_then(|r| r.checked_mul(g.stride))
+            .and_then(|x| x.checked_add(g.bitmap_off + 8 * g.units.div_ceil(64)));
+        let end = g
+            .units
+            .checked_mul(unit_bytes)
+            .and_then(|x| x.checked_add(g.records_off));
+        if end.is_none_or(|e| e > img.len() as u64)
+            || meta_end.is_none_or(|m| m > g.records_off)
+            || 64 + 8 * g.atl_entries > g.bitmap_off
+        {
+            return Err(format!("pcm superblock is inconsistent: {g:?}"));
         }
         Ok(g)
     }
 
-    fn atl_addr(&self, i: u64) -> u64 {
-        64 + 8 * i
+    fn atl_addr(&self, region: u64, i: u64) -> u64 {
+        region * self.stride + 64 + 8 * i
     }
-    fn bitmap_word_addr(&self, u: u64) -> u64 {
-        self.bitmap_off + 8 * (u / 64)
+    fn bitmap_word_addr(&self, region: u64, u: u64) -> u64 {
+        region * self.stride + self.bitmap_off + 8 * (u / 64)
     }
     fn unit_addr(&self, u: u64) -> u64 {
         self.records_off + u * self.unit_bytes
@@ -220,6 +267,14 @@ pub struct PcmLogConfig {
     pub adaptive_segment_bytes: Option<u64>,
     /// Interval of the destage I/O series (Fig. 12b), ns.
     pub destage_interval_ns: u64,
+    /// §4.1: relocate the ActiveTxList and FreeSlotBitmap to the next metadata region after
+    /// this many metadata word writes; 0 = never (one region).
+    pub relocate_every: u64,
+    /// Metadata regions the relocation rotates through (when `relocate_every > 0`).
+    pub meta_regions: u64,
+    /// A planted bug for the checker: the relocation switches the active region at the
+    /// instant it starts copying, not after the copy completed.
+    pub fault_early_relocation_switch: bool,
 }
 
 impl Default for PcmLogConfig {
@@ -238,6 +293,9 @@ impl Default for PcmLogConfig {
             fault_early_destage_free: false,
             adaptive_segment_bytes: None,
             destage_interval_ns: 100_000_000,
+            relocate_every: 0,
+            meta_regions: 4,
+            fault_early_relocation_switch: false,
         }
     }
 }
@@ -264,6 +322,7 @@ pub struct PcmLogCounters {
     pub destaged_pages: u64,
     pub destaged_records: u64,
     pub swaps: u64,
+    pub relocations: u64,
 }
 
 pub struct PcmLogging {
@@ -311,6 +370,9 @@ pub struct PcmLogging {
     destage_freed: u64,
     /// Destage disk I/Os per interval (Fig. 12b).
     pub destage_series: super::pcm_destage::DestageSeries,
+    /// The active metadata region (§4.1) and the metadata word writes since it became so.
+    region: u64,
+    meta_writes: u64,
 }
 
 /// A page's loaded contents by page number.
@@ -338,7 +400,16 @@ impl PcmLogging {
                 "pcm.unit_bytes = {ub}: a record needs at least {HDR}"
             ));
         }
-        let geo = Geometry::new(pcm.config().bytes, ub, cfg.atl_entries)?;
+        let geo = Geometry::with_regions(
+            pcm.config().bytes,
+            ub,
+            cfg.atl_entries,
+            if cfg.relocate_every > 0 {
+                cfg.meta_regions
+            } else {
+                1
+            },
+        )?;
         let cfg_seed = cfg.wear_seed;
         if cfg.wear_delta == Some(0) {
             return Err("pcmlogging.wear_delta must be at least 1".into());
@@ -350,9 +421,9 @@ impl PcmLogging {
             geo.units,
             geo.bitmap_off,
             geo.records_off,
-            0,
-            0,
-            0,
+            geo.regions,
+            geo.stride,
+            0, // the active metadata region (§4.1 relocation switches it)
         ] {
             sb.extend_from_slice(&w.to_le_bytes());
         }
@@ -367,6 +438,8 @@ impl PcmLogging {
             adaptive,
             destage_freed: 0,
             destage_series,
+            region: 0,
+            meta_writes: 0,
             bitmap: vec![0; geo.units.div_ceil(64) as usize],
             atl: vec![0; geo.atl_entries as usize],
             unit_value: vec![0; geo.units as usize],
@@ -440,8 +513,48 @@ impl PcmLogging {
         now.max(self.clock)
     }
 
+    /// A metadata word write (ActiveTxList entry or bitmap word).
     fn w64(&mut self, addr: u64, v: u64, t: SimTime) -> Result<SimTime, String> {
+        self.meta_writes += 1;
         self.pcm.write_u64(addr, v, t).map_err(werr)
+    }
+
+    /// §4.1: moves the ActiveTxList and FreeSlotBitmap to the next metadata region so their
+    /// words do not become hot spots. Copy both from their DRAM mirrors (which equal the
+    /// PCM: every earlier step completed, the core keeps one clock), then — once the copy
+    /// completed — switch the superblock's active-region word (one atomic 8-byte write).
+    /// A crash before the switch persisted recovers from the old region, which no write
+    /// touched during the copy; after it, from the complete copy.
+    fn relocate(&mut self, now: SimTime) -> Result<SimTime, String> {
+        let start = self.at(now);
+        let next = (self.region + 1) % self.geo.regions;
+        let atl: Vec<u8> = self.atl.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let bm: Vec<u8> = self.bitmap.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let a = self
+            .pcm
+            .write(self.geo.atl_addr(next, 0), &atl, start)
+            .map_err(werr)?;
+        let b = self
+            .pcm
+            .write(self.geo.bitmap_word_addr(next, 0), &bm, start)
+            .map_err(werr)?;
+        // BUG when planted: the switch does not wait for the copy.
+        let at = if self.cfg.fault_early_relocation_switch {
+            start
+        } else {
+            a.max(b)
+        };
+        let t = self
+            .pcm
+            .write_u64(ACTIVE_REGION, next, at)
+            .map_err(werr)?
+            .max(a)
+            .max(b);
+        self.region = next;
+        self.meta_writes = 0;
+        self.counters.relocations += 1;
+        self.clock = t;
+        Ok(t)
     }
 
     fn set_bit(&mut self, u: u64, on: bool, t: SimTime) -> Result<SimTime, String> {
@@ -452,7 +565,7 @@ impl PcmLogging {
             self.bitmap[i] &= !(1 << (u % 64));
         }
         let w = self.bitmap[i];
-        self.w64(self.geo.bitmap_word_addr(u), w, t)
+        self.w64(self.geo.bitmap_word_addr(self.region, u), w, t)
     }
 
     fn alloc(&mut self) -> Option<u64> {
@@ -531,7 +644,7 @@ impl PcmLogging {
             };
             self.atl[i] = xid;
             self.txs.get_mut(&xid).expect("tx").atl = Some(i as u64);
-            t = self.w64(self.geo.atl_addr(i as u64), xid, t)?;
+            t = self.w64(self.geo.atl_addr(self.region, i as u64), xid, t)?;
         }
         let (u, t1) = self.place(t)?;
         t = t1;
@@ -675,7 +788,7 @@ impl PcmLogging {
             if let Some(i) = tx.atl {
                 // BUG (planted): the commit point is issued before the flushes complete.
                 early = Some(i);
-                ack = self.w64(self.geo.atl_addr(i), 0, start)?;
+                ack = self.w64(self.geo.atl_addr(self.region, i), 0, start)?;
             }
         }
         for r in &tx.dram {
@@ -684,7 +797,7 @@ impl PcmLogging {
         let tx = self.txs.remove(&xid).unwrap_or_default();
         if let Some(i) = tx.atl {
             if early.is_none() {
-                t = self.w64(self.geo.atl_addr(i), 0, t)?;
+                t = self.w64(self.geo.atl_addr(self.region, i), 0, t)?;
                 ack = t;
             }
             self.atl[i as usize] = 0;
@@ -730,7 +843,7 @@ impl PcmLogging {
             t = self.free_unit(u, t)?;
         }
         if let Some(i) = tx.atl {
-            t = self.w64(self.geo.atl_addr(i), 0, t)?;
+            t = self.w64(self.geo.atl_addr(self.region, i), 0, t)?;
             self.atl[i as usize] = 0;
         }
         self.clock = t;
@@ -848,6 +961,12 @@ impl PcmLogging {
     /// destages as free).
     pub fn maintain(&mut self, now: SimTime) -> Result<SimTime, String> {
         let mut t = self.complete_destages(now)?;
+        if self.cfg.relocate_every > 0
+            && self.geo.regions > 1
+            && self.meta_writes >= self.cfg.relocate_every
+        {
+            t = self.relocate(t)?;
+        }
         if let Some(mut a) = self.adaptive.take() {
             let r = self.maintain_adaptive(&mut a, now);
             self.adaptive = Some(a);
@@ -941,15 +1060,22 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
     let ub = u64::from(pcm.config().unit_bytes);
     let g = Geometry::read(img, ub)?;
     let w = |a: u64| u64::from_le_bytes(img[a as usize..a as usize + 8].try_into().expect("8"));
+    let region = w(ACTIVE_REGION);
+    if region >= g.regions {
+        return Err(format!(
+            "active metadata region {region} of {} regions",
+            g.regions
+        ));
+    }
     let active: BTreeSet<u64> = (0..g.atl_entries)
-        .map(|i| w(g.atl_addr(i)))
+        .map(|i| w(g.atl_addr(region, i)))
         .filter(|&x| x != 0)
         .collect();
     let mut best: BTreeMap<Rid, (u8, u64)> = BTreeMap::new();
     let mut out = Recovered::default();
     let mut valid = 0u64;
     for wi in 0..g.units.div_ceil(64) {
-        let word = w(g.bitmap_off + 8 * wi);
+        let word = w(g.bitmap_word_addr(region, wi * 64));
         for b in 0..64 {
             if word >> b & 1 == 0 {
                 continue;
@@ -990,8 +1116,9 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
         }
     }
     out.records = best.into_iter().map(|(r, (_, v))| (r, v)).collect();
-    // The scan reads the superblock, ATL and bitmap, and the valid units' headers.
-    out.scan_ns = pcm.scan_ns(g.records_off) + pcm.scan_ns(valid * HDR);
+    // The scan reads the superblock, the active region's ATL and bitmap, and the valid
+    // units' headers.
+    out.scan_ns = pcm.scan_ns(64 + g.stride) + pcm.scan_ns(valid * HDR);
     Ok(out)
 }
 
@@ -1109,7 +1236,7 @@ mod tests {
         let r = recover(&c.pcm).unwrap();
         assert_eq!(r.records.len(), 100);
         // metadata lines / 4 chips * 50 ns + 100 headers of 32 B (50 lines) / 4 chips * 50 ns
-        let meta_lines = g.records_off / 64;
+        let meta_lines = (64 + g.stride) / 64;
         assert_eq!(
             r.scan_ns,
             meta_lines.div_ceil(4) * 50 + 50u64.div_ceil(4) * 50

@@ -121,6 +121,9 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         fault_early_destage_free: s.fault_early_destage_free,
         adaptive_segment_bytes: s.adaptive_segment_bytes(),
         destage_interval_ns: s.destage_interval_ns,
+        relocate_every: s.relocate_every,
+        meta_regions: s.meta_regions,
+        fault_early_relocation_switch: s.fault_early_relocation_switch,
         ..PcmLogConfig::default()
     };
     let mut pl = PcmLogging::format(lcfg, pcm, Disk::new(kind)).map_err(|e| HostError::Config {
@@ -245,6 +248,7 @@ impl Strategy for PcmLoggingStrategy {
             ("pcm_destaged_pages", k.destaged_pages),
             ("pcm_destaged_records", k.destaged_records),
             ("pcm_swaps", k.swaps),
+            ("pcm_relocations", k.relocations),
             ("pcm_line_writes", self.core.pcm.counters.line_writes),
             ("pcm_line_reads", self.core.pcm.counters.line_reads),
             ("pcm_units", self.core.geometry().units),
@@ -258,6 +262,18 @@ impl Strategy for PcmLoggingStrategy {
             (
                 "pcm_wear_worst_1pct_x100",
                 (w.worst_1pct_mean * 100.0) as u64,
+            ),
+            (
+                "pcm_wear_max_unit_writes",
+                u64::from(
+                    self.core
+                        .pcm
+                        .unit_writes()
+                        .iter()
+                        .copied()
+                        .max()
+                        .unwrap_or(0),
+                ),
             ),
         ]
         .into_iter()

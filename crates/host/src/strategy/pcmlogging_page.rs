@@ -307,7 +307,12 @@ impl PageLogging {
         pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
         pcm.counters = Default::default();
         let adaptive = cfg.adaptive_segment_bytes.map(|seg| {
-            super::pcm_destage::Adaptive::new(geo.slots, geo.slot_bytes, seg, disk.kind.latency_ns().1)
+            super::pcm_destage::Adaptive::new(
+                geo.slots,
+                geo.slot_bytes,
+                seg,
+                disk.kind.latency_ns().1,
+            )
         });
         let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
         Ok(PageLogging {
@@ -386,10 +391,7 @@ impl PageLogging {
     /// The newest version of `page` in PCM (uncommitted first), if any.
     pub fn cached(&self, page: u64) -> Option<&Arc<Vec<u64>>> {
         let e = self.map.get(&page)?;
-        let s = e
-            .uncommitted
-            .map(|x| x.0)
-            .or(e.committed.map(|x| x.0))?;
+        let s = e.uncommitted.map(|x| x.0).or(e.committed.map(|x| x.0))?;
         self.slot_vals[s as usize].as_ref()
     }
 
@@ -597,7 +599,9 @@ impl PageLogging {
         self.committed_fifo.remove(&sq);
         self.committed_seq.remove(&page);
         let Some((s, _)) = self.map.get(&page).and_then(|e| e.committed) else {
-            return Err(format!("internal: page {page} queued for destaging is not committed in pcm"));
+            return Err(format!(
+                "internal: page {page} queued for destaging is not committed in pcm"
+            ));
         };
         let vals = self.slot_vals[s as usize]
             .as_ref()
@@ -723,7 +727,10 @@ pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
             }
             let s = wi * 64 + b;
             if s >= g.slots {
-                return Err(format!("bitmap marks slot {s} beyond the {} slots", g.slots));
+                return Err(format!(
+                    "bitmap marks slot {s} beyond the {} slots",
+                    g.slots
+                ));
             }
             valid += 1;
             let a = g.slot_addr(s);
@@ -752,7 +759,7 @@ pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
     }
     for (pid, (_, s)) in best {
         let a = g.slot_addr(s);
-        let n = (w(a + 16) >> 16 & 0xffff) as u64;
+        let n = w(a + 16) >> 16 & 0xffff;
         if HDR + 8 * n > g.slot_bytes {
             return Err(format!("slot {s} claims {n} values, more than it holds"));
         }
@@ -771,10 +778,8 @@ pub fn recover_db(
     disk: &BTreeMap<u64, Vec<u64>>,
 ) -> std::result::Result<RecoveredDb, String> {
     let r = recover(pcm)?;
-    let mut pages: BTreeMap<PageNo, Vec<u64>> = disk
-        .iter()
-        .map(|(p, v)| (PageNo(*p), v.clone()))
-        .collect();
+    let mut pages: BTreeMap<PageNo, Vec<u64>> =
+        disk.iter().map(|(p, v)| (PageNo(*p), v.clone())).collect();
     for (p, v) in r.pages {
         if p >= layout.pages {
             return Err(format!("pcm page {p} is beyond the database"));
@@ -822,7 +827,9 @@ fn cerr(e: String) -> HostError {
     if e.starts_with("pcm full of uncommitted") || e.starts_with("ActiveTxList full") {
         return HostError::Config {
             key: "host.pcm.pcm_bytes".into(),
-            reason: format!("{e}: the PCM is too small for the pages of the transactions in flight"),
+            reason: format!(
+                "{e}: the PCM is too small for the pages of the transactions in flight"
+            ),
         };
     }
     HostError::Stuck(format!("pcmlogging-page: {e}"))
@@ -1222,7 +1229,10 @@ mod tests {
         // A buffer miss on page 7 is a PCM hit; on page 5 a disk read.
         c.read_page_time(7, t).unwrap();
         c.read_page_time(5, t).unwrap();
-        assert_eq!((c.counters.pcm_page_hits, c.counters.disk_page_reads), (1, 1));
+        assert_eq!(
+            (c.counters.pcm_page_hits, c.counters.disk_page_reads),
+            (1, 1)
+        );
     }
 
     #[test]
