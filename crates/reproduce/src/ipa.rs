@@ -816,6 +816,48 @@ fn facts(out: &mut Output, x: &Pts) -> Result<(), String> {
         ));
     }
     out.csvs.push(("ipa_workload_facts.csv".into(), csv));
+    // The distribution itself: share of written pages per net-bytes bucket.
+    let buckets = host::update::net::BUCKET_NAMES;
+    let series = WORKLOADS
+        .iter()
+        .map(|&w| {
+            let n = &x.slc(w, Scheme::OutOfPlace)?.m.net_bytes;
+            Ok(Series {
+                name: wl_name(w).into(),
+                points: buckets
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| {
+                        let v = n.hist.get(*k).copied().unwrap_or(0);
+                        (i as f64, v as f64 / n.pages_written.max(1) as f64)
+                    })
+                    .collect(),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    out.svgs.push((
+        "ipa_net_bytes_per_page.svg".into(),
+        bar_chart(
+            &Chart {
+                title: "Net bytes modified per written 8 KiB page ([0×0])".into(),
+                x_label: "net bytes (bucket)".into(),
+                y_label: "share of written pages".into(),
+                log_x: false,
+                y_from_zero: true,
+            },
+            &[
+                "≤ 10",
+                "11–50",
+                "51–99",
+                "100–500",
+                "501–1000",
+                "1001–4096",
+                "> 4096",
+            ]
+            .map(String::from),
+            &series,
+        ),
+    ));
     Ok(())
 }
 
@@ -995,7 +1037,7 @@ mod tests {
         assert_eq!(csv("ipa_points.csv").lines().count(), 1 + 5 + 3 * 5);
         assert_eq!(csv("ipa_nxm_sweep.csv").lines().count(), 1 + 3 * 5);
         assert_eq!(csv("ipa_workload_facts.csv").lines().count(), 1 + 3);
-        assert_eq!(out.svgs.len(), 3);
+        assert_eq!(out.svgs.len(), 4);
         // Aged: GC ran during the ageing and during the measured runs.
         let pts = csv("ipa_points.csv");
         let col = |name: &str| {
