@@ -149,7 +149,7 @@ enum Cmd {
     },
     /// Reproduce the papers' headline experiments and write a claims report.
     Reproduce {
-        /// txflash, lighttx, flagcommit, or all (repeatable).
+        /// txflash, lighttx, flagcommit, ipa, or all (repeatable).
         #[arg(long = "paper", required = true)]
         papers: Vec<String>,
         /// Small devices and workloads (minutes instead of hours).
@@ -636,11 +636,12 @@ fn cmd_reproduce(
                 "txflash".to_string(),
                 "lighttx".to_string(),
                 "flagcommit".to_string(),
+                "ipa".to_string(),
             ]),
-            "txflash" | "lighttx" | "flagcommit" => list.push(p.clone()),
+            "txflash" | "lighttx" | "flagcommit" | "ipa" => list.push(p.clone()),
             other => {
                 return Err(bad(format!(
-                    "unknown paper '{other}' (known: txflash, lighttx, flagcommit, all)"
+                    "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, all)"
                 )))
             }
         }

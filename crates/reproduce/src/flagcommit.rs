@@ -222,7 +222,7 @@ fn host_extent(cfg: &Config, flash_page_bytes: u32) -> Result<u64, String> {
 /// cold data plus a quarter of the cold pages — so the free pool has reached the GC
 /// threshold and victims hold a mix of valid and invalid pages. Writes go as a closed loop
 /// of two per parallel unit (as `world`'s prefill). Deterministic in `seed`.
-fn age(dev: &mut ssd::Device, from: u64, seed: u64) -> Result<(), String> {
+pub(crate) fn age(dev: &mut ssd::Device, from: u64, seed: u64) -> Result<(), String> {
     let n = u64::from(dev.logical_pages());
     if from >= n {
         return Err(format!(

@@ -12,6 +12,7 @@
 
 pub mod flagcommit;
 pub mod html;
+pub mod ipa;
 pub mod lighttx;
 pub mod runner;
 pub mod txflash;
@@ -126,6 +127,26 @@ impl Verdict {
         }
     }
 
+    /// A bound the paper states with a number ("more than 70 %", "more than 1.5×"): the
+    /// direction is whether the bound holds (`holds`, tested by the caller on the side the
+    /// paper states), the magnitude is measured ÷ the bound by the one band.
+    pub fn bound(paper: f64, measured: f64, holds: bool) -> Verdict {
+        let ratio = measured / paper;
+        let ratio = ratio.is_finite().then_some(ratio);
+        Verdict {
+            direction: if holds {
+                Direction::Agrees
+            } else {
+                Direction::Disagrees
+            },
+            magnitude: match ratio {
+                Some(r) if (MAGNITUDE_LOW..=MAGNITUDE_HIGH).contains(&r) => Magnitude::Agrees,
+                _ => Magnitude::Off,
+            },
+            ratio,
+        }
+    }
+
     /// The simulator lacks the mechanism the paper's figure comes from.
     pub fn not_modelled() -> Verdict {
         Verdict {
@@ -212,8 +233,9 @@ pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Outpu
         "txflash" => txflash::run(scale, progress),
         "lighttx" => lighttx::run(scale, progress),
         "flagcommit" => flagcommit::run(scale, progress),
+        "ipa" => ipa::run(scale, progress),
         other => Err(format!(
-            "unknown paper '{other}' (known: txflash, lighttx, flagcommit)"
+            "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa)"
         )),
     };
     r.map(|mut o| {
@@ -351,6 +373,12 @@ mod tests {
         assert_eq!(v.magnitude, Magnitude::Off);
         assert_eq!(Verdict::factor(4.8, 0.9).direction, Direction::Disagrees);
         assert_eq!(Verdict::factor(4.8, 5.0).magnitude, Magnitude::Agrees);
+        // A bound: the direction is the bound, the magnitude the ratio to it.
+        let v = Verdict::bound(1.5, 1.2, 1.2 > 1.5);
+        assert_eq!(v.direction, Direction::Disagrees);
+        assert_eq!(v.magnitude, Magnitude::Agrees);
+        assert_eq!(Verdict::bound(0.7, 0.99, true).direction, Direction::Agrees);
+        assert_eq!(Verdict::bound(80.0, 400.0, true).magnitude, Magnitude::Off);
         // A statement without a number has no magnitude; a missing mechanism has neither.
         assert_eq!(Verdict::qualitative(true).magnitude, Magnitude::Qualitative);
         assert_eq!(Verdict::qualitative(false).direction, Direction::Disagrees);

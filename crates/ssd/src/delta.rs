@@ -120,9 +120,10 @@ impl Device {
                 what: format!("write_delta to {lpn}, which is not mapped"),
             });
         };
-        self.maintain(now)?;
-        // GC inside maintain may have moved the page (with its delta area).
-        let ppa = self.core.lookup(lpn).unwrap_or(ppa);
+        // The append goes where `can_append` saw the page; pending GC runs after it (an
+        // append takes no free page). Run before, GC could move the page onto an odd-MLC
+        // MSB page between the host's `can_append` and this program (NopExceeded; test
+        // `modes::tests::can_append_holds_for_the_next_write_delta_while_gc_is_pending`).
         let page_bytes = self.core.geo.page_bytes;
         let abs = page_bytes - area + offset;
         let t = self
@@ -131,6 +132,7 @@ impl Device {
             .partial_program(ppa, None, Some((abs, bytes)), now)?;
         self.core.stats.delta_writes += 1;
         self.core.stats.delta_bytes += bytes.len() as u64;
+        self.maintain(now)?;
         Ok(self.done(t.end))
     }
 

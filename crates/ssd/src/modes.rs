@@ -232,6 +232,59 @@ mod tests {
         }
     }
 
+    /// Regression: `can_append(lpn)` true, then `write_delta(lpn)` failed with `NopExceeded
+    /// { nop: 1 }` on odd-MLC: `write_delta` ran pending GC *before* its append, GC moved the
+    /// page onto an MSB page, and the append went there. An append needs no free page, so
+    /// GC now runs after it and the page stays where `can_append` saw it. Found by
+    /// `commitlab reproduce --paper ipa --quick` (TPC-B [2×4] odd-MLC on an aged device).
+    #[test]
+    fn can_append_holds_for_the_next_write_delta_while_gc_is_pending() {
+        let mut c = cfg(MlcMode::OddMlc);
+        c.nand.blocks_per_plane = 32;
+        let mut d = Device::in_memory(&c).unwrap();
+        let mut t = SimTime::ZERO;
+        let n = d.logical_pages();
+        for i in 0..n {
+            let l = if i % 2 == 0 { i / 2 } else { n / 2 + i / 2 };
+            t = d.write_plain(Lpn(l), u64::from(i) + 1, t).unwrap();
+        }
+        let mut used = vec![0u32; n as usize];
+        let (mut x, mut appends) = (7u64, 0);
+        for i in 0..(6 * n) {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let hot = Lpn(n / 2 + ((x >> 33) % u64::from(n - n / 2)) as u32);
+            t = d.write_plain(hot, u64::from(i) + 1000, t).unwrap();
+            // Right after a write that left GC pending: an appendable cold page of the block
+            // with the fewest mapped pages (greedy GC's likely victim).
+            if !d.core.needs_gc(media::PuId(0)) {
+                continue;
+            }
+            let mut valid = std::collections::BTreeMap::new();
+            for l in 0..n {
+                if let Some(p) = d.core.lookup(Lpn(l)) {
+                    *valid.entry(d.core.geo.block_of(p)).or_insert(0u32) += 1;
+                }
+            }
+            let Some(k) = (0..n / 2)
+                .filter(|&k| d.can_append(Lpn(k)) && used[k as usize] < 60)
+                .min_by_key(|&k| valid[&d.core.geo.block_of(d.core.lookup(Lpn(k)).unwrap())])
+            else {
+                continue;
+            };
+            {
+                let off = used[k as usize];
+                t = d
+                    .write_delta(Lpn(k), off, &[0x5A], t)
+                    .unwrap_or_else(|e| panic!("append {appends} to lpn {k}: {e}"));
+                used[k as usize] += 1;
+                appends += 1;
+            }
+        }
+        assert!(appends > 100 && d.core.stats.gc_erases > 0, "{:?}", d.core.stats);
+    }
+
     #[test]
     fn plain_mlc_refuses_appends_and_slc_refuses_modes() {
         let mut d = Device::in_memory(&cfg(MlcMode::Mlc)).unwrap();
