@@ -32,6 +32,23 @@ use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
 
+/// The PCM strategies keep the database on PCM and a Table 2 disk; the flash device the
+/// engine is built over is unused, so a device protocol would change nothing but the label
+/// of the run. Only `none` is accepted (a crash-check matrix or a sweep over protocols would
+/// otherwise repeat identical runs under ten names).
+pub fn check_protocol(strategy: &str, p: &'static ssd::ProtocolInfo) -> Result<()> {
+    if p.name != "none" {
+        return Err(HostError::Config {
+            key: "protocol.name".into(),
+            reason: format!(
+                "{strategy} keeps the database in PCM and on the external store (host.pcm.external); the flash device is unused, so run it with protocol none, not {}",
+                p.name
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The paper's database size (§6.1: 2.4 GB, 20 warehouses).
 pub const PAPER_DB_BYTES: u64 = 2_400_000_000;
 /// The paper's DRAM and PCM sizes (§6.1, Table 2).

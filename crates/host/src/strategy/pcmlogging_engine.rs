@@ -47,7 +47,8 @@ pub static INFO: StrategyInfo = StrategyInfo {
     recover,
 };
 
-fn check(cfg: &HostConfig, _p: &'static ssd::ProtocolInfo) -> Result<()> {
+fn check(cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
+    crate::pcm_tier::check_protocol("pcmlogging", p)?;
     cfg.pcm.validate()?;
     if cfg.lock_level == LockLevel::Page {
         return Err(HostError::Config {

@@ -812,7 +812,8 @@ pub static INFO: StrategyInfo = StrategyInfo {
     recover: recover_device,
 };
 
-fn check(cfg: &HostConfig, _p: &'static ssd::ProtocolInfo) -> Result<()> {
+fn check(cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
+    crate::pcm_tier::check_protocol("pcmlogging-page", p)?;
     cfg.pcm.validate()?;
     if cfg.lock_level == LockLevel::Record {
         return Err(HostError::Config {

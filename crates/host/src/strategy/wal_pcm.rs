@@ -199,7 +199,8 @@ const CKPT_BEGIN: u8 = 7;
 const CKPT_TXN: u8 = 8;
 const CKPT_END: u8 = 9;
 
-pub(crate) fn check(cfg: &HostConfig, _p: &'static ssd::ProtocolInfo) -> Result<()> {
+pub(crate) fn check(cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
+    crate::pcm_tier::check_protocol(cfg.strategy.as_str(), p)?;
     cfg.pcm.validate()?;
     if cfg.lock_level == LockLevel::Page {
         return Err(HostError::Config {
