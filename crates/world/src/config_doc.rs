@@ -86,6 +86,8 @@ pub const KEYS: &[KeyDoc] = &[
     k("protocol.scc_erase_at_abort", "", &[], "SCC: erase an aborted transaction's intentions in the background from ABORT on, not on the next writer's path (TxFlash §3.2 only needs the erase before a newer version is written)."),
     k("protocol.block_flags", "", &[], "CFC / AFC: the block-based flag technique of Flag Commit §3.4 (on by default: §5.1 evaluated with it)."),
     k("protocol.log_heads", "", &[], "MHL-D / MHL-M: number of log heads, and so the most transactions active at once (LightTx §4.1 uses 8)."),
+    k("protocol.aw_log_chains", "", &[], "AW: mapping-log chains its records are spread over, at least 1, capped at the parallel units (default 8, one per package of LightTx's Table 2 device; 1 is a single serial chain)."),
+    k("protocol.aw_gc_move_records", "", &[], "AW and MHL-M: a move record per GC victim that the victim's erase waits for (true), or the moved entries carried by the next commit record with the victim kept un-erased until it (or a checkpoint) is durable (false, the default: LightTx's AW baseline writes mapping pages at commits only, Fig. 19)."),
     k("workload.kind", "", &["synthetic", "txn", "seqwriter", "trace", "host"], "What drives the device: page-level synthetic requests, synthetic transactions, the sequential writer of TxFlash Fig. 6, a trace file, or the DBMS host (`[host]`, `run --host S`)."),
     k("workload.prefill", "fraction", &[], "Fraction of the logical space written sequentially before measuring, in [0, 1] (trace replays too)."),
     k("workload.age", "factor", &[], "After the prefill, random overwrites of the prefilled pages, this many times their number, so GC is active from the first measured request (the papers' steady state)."),
