@@ -276,13 +276,16 @@ impl FtlCore {
         let usable =
             u64::from(geo.blocks().saturating_sub(meta_blocks)) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
-        // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
+        // Keep at least the GC threshold (`capacity_gc_threshold`'s when set: a sweep over
+        // the threshold keeps one capacity) plus a few open blocks free in every parallel unit,
         // and the window each unit holds recorded for writes after a checkpoint. The window
         // is reserved whether or not checkpoints are on, so that every protocol exports the
         // same logical capacity from one configuration and comparisons are like for like.
         let window = cfg.checkpoint_window_blocks;
         let reserve = u64::from(geo.pus())
-            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window)
+            * u64::from(
+                cfg.capacity_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window,
+            )
             * u64::from(data_pages_per_block);
         let logical = logical.min(usable.saturating_sub(reserve));
         if logical == 0 {

@@ -66,6 +66,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("ftl.over_provisioning", "fraction", &[], "Fraction of usable physical pages not exported as logical space, in [0, 0.95)."),
     k("ftl.gc_threshold", "fraction", &[], "GC runs in a parallel unit when its free blocks fall below this fraction of its blocks, in [0, 0.9)."),
     k("ftl.gc_min_free_blocks", "blocks", &[], "Lower bound on the GC threshold per parallel unit (at least 2)."),
+    k("ftl.capacity_gc_threshold", "fraction", &[], "The GC threshold the exported logical capacity is sized with (it keeps that many blocks free in every unit); negative (default -1): ftl.gc_threshold itself. A GC-threshold sweep sets it to its smallest threshold so every point has the same capacity (LightTx Figs. 13-16)."),
     k("ftl.gc_policy", "", &["greedy", "cost-benefit", "wear-aware"], "Which block GC reclaims: fewest valid pages, cost-benefit (age x free space), or greedy weighted by wear."),
     k("ftl.gc_copyback", "", &[], "GC copies a live page inside its plane by copyback (only the OOB crosses the channel); off by default as in MQSim (the data would skip the controller's ECC)."),
     k("ftl.striping", "", &["channel-first", "plane-first", "least-busy"], "How host writes are spread over parallel units: round robin channels first, planes first, or the unit free soonest."),

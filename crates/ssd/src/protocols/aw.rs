@@ -24,11 +24,41 @@
 //! mapping table on aborts"). AW declares strict isolation only: a BEGIN while another
 //! transaction is active is refused with `SsdError::Unsupported` (§2.3, §4.2).
 //!
-//! GC moves mapped pages like any FTL; before it erases a victim it appends one *move
-//! record* with the victim's moved entries (lpn → new page) and the erase waits for it, so a
-//! persisted mapping never points at an erased page. Mapping checkpoints (translation pages
-//! and a root, `meta.rs`) run every `ftl.checkpoint_interval` host writes and when a log grows
-//! long; they bound the log recovery reads.
+//! Mapping checkpoints (translation pages and a root, `meta.rs`) run every
+//! `ftl.checkpoint_interval` host writes and when a log grows long; they bound the log
+//! recovery reads.
+//!
+//! # GC (`protocol.aw_gc_move_records`)
+//!
+//! GC moves mapped pages like any FTL. A persisted mapping must never point at an erased
+//! page, so a victim may be erased only once a durable record (or checkpoint) maps its moved
+//! pages elsewhere. Two ways, by option:
+//!
+//! - **Carried moves (default, `false`).** LightTx's AW baseline writes mapping pages at
+//!   commits only: Fig. 19 gives AW/MHL-M 3.70 % mapping-persistence writes, about one page
+//!   per transaction of 27.2 pages (§4.1, §4.5), with nothing for GC. So GC writes no record:
+//!   the victim's moved entries (lpn → copy) wait in DRAM and the emptied victim is kept
+//!   un-erased (`FtlCore::defer_erase`, owned meanwhile, counted as free by GC's trigger).
+//!   The next commit or plain-write record carries them (record kind 3: carried entries
+//!   first, dropping any that the record's own entries or a later mapping superseded); the
+//!   record waits for the copies and for every record issued before it, and the victims are
+//!   erased after it is durable. A full checkpoint also covers them (its translation pages
+//!   wait for every program issued before them, and hold the moved entries): the victims are
+//!   erased once its root is durable. When the device runs short while victims wait — no
+//!   unit has more than the one free block kept for GC, or a checkpoint's pages would not
+//!   fit, checked before every command and every checkpoint — or GC finds its unit with no
+//!   free block, the pending moves go out as a move record of their own (as below). During
+//!   recovery (until its checkpoint) GC always writes move records.
+//! - **Move records (`true`; the behaviour before issue 9).** Before GC erases a victim it
+//!   appends one *move record* with the victim's moved entries and the erase waits for it.
+//!
+//! # Log chains (`protocol.aw_log_chains`)
+//!
+//! AW's records go round-robin over `min(aw_log_chains, parallel units)` chains (default 8:
+//! one per package of LightTx's Table 2 device, as §4.1 gives MHL its 8 log heads), so
+//! successive records are programmed on different planes; every record carries one
+//! device-wide sequence number, so the chains together are one logical log ("sequentially
+//! appends the mappings", §2.3). 1 is the single serial chain of the code before issue 9.
 //!
 //! # Where the mapping log lives
 //!
@@ -73,7 +103,9 @@
 //! Data area (little-endian): `u32 magic 0x474F_4C4D ("MLOG"), u32 body length, u32 CRC-32
 //! of the body`, then the body: `u32 chain, u32 sequence, u8 type`, then for a record part
 //! `u8 kind (1 commit, 2 GC moves), u32 record id (sequence of its first part), u16 part, u16
-//! parts, u32 TxID, u32 n, n × (u32 lpn, u32 page)`, for a link `u32 next block`. (Lengths
+//! parts, u32 TxID, u32 n, n × (u32 lpn, u32 page)`, for a link `u32 next block`. Kind 3
+//! is a commit or plain-write record carrying GC moves (the carried entries first, then the
+//! record's own; replayed like kind 1). (Lengths
 //! come from the header because the medium may drop a page's trailing erased bytes.)
 //!
 //! Root blob: `u32 magic 0x3157_414D ("MAW1"), u32 next log sequence, u32 next TxID, u32
@@ -123,9 +155,35 @@
 //! - *Newest version*: records replay in sequence = issue order; a page superseded by a
 //!   commit is not erased before that commit's record is durable (`map` with the ack as
 //!   `durable_at`); a page moved by GC is not erased before the move record is durable.
-//! - *GC*: a move record waits for the copies and (with several chains) for every record
-//!   issued before it, so a move never becomes durable ahead of the commit that made the
-//!   moved page current. Pages of the active group are pinned and followed when moved.
+//! - *GC with move records*: a move record waits for the copies and (with several chains)
+//!   for every record issued before it, so a move never becomes durable ahead of the commit
+//!   that made the moved page current; the victim's erase waits for the move record. Pages
+//!   of the active group are pinned and followed when moved.
+//! - *GC with carried moves*, by crash instant (the victim V, a moved page P → copy P',
+//!   the carrier record R):
+//!   - before R is durable: V is not erased (it is owned and its erase is issued only
+//!     after R is, or after a checkpoint root is, durable), so every durable mapping that
+//!     names P still reads P's data; P' is an unmapped page recovery ignores. Nothing
+//!     acked is lost and nothing unacked appears (P holds the same committed data as P').
+//!   - R durable, V's erase in flight, torn or done: R maps P → P', and P' was durable
+//!     before R was programmed (R waits for the copies). R also waited for every record
+//!     issued before it, so a record that superseded P (its entry dropped from R) is
+//!     durable too, and replay in sequence order puts the newer mapping last. A move is
+//!     never durable ahead of the commit that made P current (that commit's record was
+//!     issued before R). So no durable mapping names V after replay.
+//!   - R torn or partly durable (a multi-part R): R counts only complete, so as "before R is
+//!     durable"; V's erase waits for R's last part.
+//!   - R is the commit record of the transaction that owns the carrier: the transaction's
+//!     own entries and the carried ones are in one record, all or nothing; a carried entry
+//!     for a page the transaction rewrites is dropped (its own entry wins).
+//!   - A checkpoint instead of R: its translation or journal pages wait for every program
+//!     issued before them and hold the current mapping (P → P'), its root waits for them,
+//!     V is erased only after the root is durable; a crash before leaves the previous
+//!     root's view, in which V's pages are intact.
+//!   - A second crash during recovery: recovery writes move records (never defers), as the
+//!     "Crash during recovery" section requires.
+//!   The checker catches the planted mutant `aw-carrier-not-awaited` (the victim erased at
+//!   once, not after its carrier): DECISIONS.md, awopt.
 //! - *Log blocks*: a block leaves a chain only after a durable root no longer needs it (its
 //!   erase waits for the root); a link is programmed only after its block's erase completed,
 //!   so a durable link never leads into stale data that could pass for new records, nor into
