@@ -596,7 +596,7 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), S
     // Fig. 19: mapping-persistence write ratio, at 0 % aborts.
     let mp = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 0)?.map_persist_per_host_write) };
     let (mp_l, mp_aw, mp_mhlm, mp_scc) = (mp(0)?, mp(1)?, mp(3)?, mp(4)?);
-    let mp_note = "The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages) plus a record for each GC victim and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.";
+    let mp_note = "The ratio is mapping-persistence page writes per host page written (the paper's definition). AW/MHL-M write one mapping page per transaction (about 1/27.2 of its pages; GC's moved entries ride on it, `protocol.aw_gc_move_records = false`, with a record of their own only when free blocks run short), log links and their checkpoints; LightTx writes translation or journal pages and root records only at zone slides.";
     for (id, name, measured) in [
         ("lighttx-fig19-mapping-aw", "AW", mp_aw),
         ("lighttx-fig19-mapping-mhlm", "MHL-M", mp_mhlm),
@@ -971,7 +971,7 @@ fn fig13_16(
         v.iter()
             .all(|(s, b2)| (s - 1.0).abs() <= SAME_WITHIN && (b2 - 1.0).abs() <= SAME_WITHIN)
     };
-    let gc_note = "GC time is array time spent on GC reads, copies and erases (SCC's forced erases of aborted intentions included). Thresholds above the paper's 5 % default keep more blocks free, so GC runs earlier and moves more valid pages per erase.";
+    let gc_note = "GC time is array time spent on GC reads, copies and erases (SCC's forced erases of aborted intentions included). Thresholds above the paper's 5 % default keep more blocks free, so GC runs earlier and moves more valid pages per erase. Every point exports the logical capacity of the sweep's smallest threshold (`ftl.capacity_gc_threshold`), so only the trigger moves.";
     let t0 = per_th(0, &t)?;
     out.claims.push(Claim {
         paper: PAPER.into(),
