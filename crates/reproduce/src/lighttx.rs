@@ -1375,9 +1375,10 @@ mod tests {
                 .unwrap()
         };
         assert!(erases("0", "5.0") > 0, "{csv}");
-        // The threshold reaches the FTL: the two thresholds give different GC work. (Not
-        // "more erases at 20 %": on this model fewer erases come out at the higher
-        // threshold, at quick scale too — an open question in docs/DECISIONS.md.)
+        // The threshold reaches the FTL: the two thresholds give different GC work. (The
+        // direction is not asserted on this tiny device; at quick scale, with every point
+        // exporting one capacity, a higher threshold gives more erases: DECISIONS.md,
+        // awopt.)
         assert_ne!(erases("0", "20.0"), erases("0", "5.0"), "{csv}");
         has_claims(
             &out,
