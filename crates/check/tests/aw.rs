@@ -33,7 +33,10 @@ fn aw_options_pass_exhaustively() {
         cfg.protocol.aw_log_chains = chains;
         cfg.protocol.aw_gc_move_records = move_records;
         let rep = exhaustive(&cfg);
-        assert!(rep.states > 2_000, "chains {chains} move records {move_records}: {rep:?}");
+        assert!(
+            rep.states > 2_000,
+            "chains {chains} move records {move_records}: {rep:?}"
+        );
     }
 }
 
@@ -52,7 +55,10 @@ fn default_crash_workload_carries_gc_moves() {
         let c = counters(false);
         assert!(c["gc_victims_deferred"] > 0, "{p}: {c:?}");
         assert!(c["gc_moves_carried"] > 0, "{p}: {c:?}");
-        assert!(c["gc_move_records"] < c["gc_victims_deferred"], "{p}: {c:?}");
+        assert!(
+            c["gc_move_records"] < c["gc_victims_deferred"],
+            "{p}: {c:?}"
+        );
         let m = counters(true);
         assert_eq!(m["gc_victims_deferred"], 0, "{p}: {m:?}");
         assert_eq!(m["gc_moves_carried"], 0, "{p}: {m:?}");

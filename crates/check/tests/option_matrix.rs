@@ -57,7 +57,9 @@ fn variants() -> Vec<Variant> {
         ("log_heads=3", |c| c.protocol.log_heads = 3),
         ("aw_log_chains=1", |c| c.protocol.aw_log_chains = 1),
         ("aw_log_chains=3", |c| c.protocol.aw_log_chains = 3),
-        ("aw_gc_move_records", |c| c.protocol.aw_gc_move_records = true),
+        ("aw_gc_move_records", |c| {
+            c.protocol.aw_gc_move_records = true
+        }),
         ("aw_log_chains=1 aw_gc_move_records", |c| {
             c.protocol.aw_log_chains = 1;
             c.protocol.aw_gc_move_records = true;

@@ -69,9 +69,7 @@ fn run(protocol: &str, frames: u32, seed: u64) -> Seen {
         let mut per_page: BTreeMap<_, u64> = BTreeMap::new();
         for op in &c.spec.ops {
             let rid = match op {
-                RecOp::Update { rid, .. } | RecOp::Insert { rid, .. } | RecOp::Delete(rid) => {
-                    *rid
-                }
+                RecOp::Update { rid, .. } | RecOp::Insert { rid, .. } | RecOp::Delete(rid) => *rid,
                 RecOp::Read(_) => continue,
             };
             seen.changes += 1;
@@ -127,6 +125,9 @@ fn device_tx_over_cfc_and_afc_writes_a_shadow_at_eviction_or_commit_not_per_upda
         // That some page is written twice here shows the count above would see a second
         // shadow of a page if one were created (as write-through would, per change).
         let s = run(protocol, 4, 5);
-        assert!(s.most > 1, "{protocol}: no page stolen and rewritten in a 4-frame pool");
+        assert!(
+            s.most > 1,
+            "{protocol}: no page stolen and rewritten in a 4-frame pool"
+        );
     }
 }

@@ -1414,7 +1414,9 @@ mod tests {
             at_smallest.ftl.gc_threshold = GC_THRESHOLDS[0];
             let want = capacity(&at_smallest);
             for j in &jobs {
-                j.cfg.validate().unwrap_or_else(|e| panic!("{}: {e}", j.label));
+                j.cfg
+                    .validate()
+                    .unwrap_or_else(|e| panic!("{}: {e}", j.label));
                 assert_eq!(capacity(&j.cfg), want, "{}", j.label);
             }
             // The sweep still moves the trigger.
