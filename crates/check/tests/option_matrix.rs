@@ -55,6 +55,15 @@ fn variants() -> Vec<Variant> {
         ("interface_mbps=200", |c| c.ftl.interface_mbps = 200),
         ("block_flags", |c| c.protocol.block_flags = true),
         ("log_heads=3", |c| c.protocol.log_heads = 3),
+        ("aw_log_chains=1", |c| c.protocol.aw_log_chains = 1),
+        ("aw_log_chains=3", |c| c.protocol.aw_log_chains = 3),
+        ("aw_gc_move_records", |c| {
+            c.protocol.aw_gc_move_records = true
+        }),
+        ("aw_log_chains=1 aw_gc_move_records", |c| {
+            c.protocol.aw_log_chains = 1;
+            c.protocol.aw_gc_move_records = true;
+        }),
         ("trim_ratio=0.3", |c| c.workload.synthetic.trim_ratio = 0.3),
         ("isolation=strict", |c| {
             c.workload.txn.isolation = workload::txn::Isolation::Strict

@@ -34,6 +34,12 @@ pub struct FtlConfig {
     pub gc_threshold: f64,
     /// Lower bound on the GC threshold, in blocks per parallel unit.
     pub gc_min_free_blocks: u32,
+    /// The GC threshold the exported logical capacity is sized with (the capacity keeps
+    /// the threshold's blocks free in every unit; see `FtlCore::new`). Negative (the
+    /// default): `gc_threshold` itself. A sweep over `gc_threshold` sets it to the sweep's
+    /// smallest threshold so that every point exports the same capacity and only the GC
+    /// trigger moves, as in LightTx Figs. 13–16 (DECISIONS.md, "GC-threshold capacity").
+    pub capacity_gc_threshold: f64,
     pub gc_policy: GcPolicyKind,
     /// GC moves a live page inside its plane by copyback (sense into the page register,
     /// program from it; only the OOB crosses the channel). Off by default: MQSim's default,
@@ -78,6 +84,7 @@ impl Default for FtlConfig {
             over_provisioning: 0.15,
             gc_threshold: 0.05,
             gc_min_free_blocks: 3,
+            capacity_gc_threshold: -1.0,
             gc_policy: GcPolicyKind::Greedy,
             gc_copyback: false,
             striping: Striping::ChannelFirst,
@@ -119,6 +126,15 @@ impl FtlConfig {
                 format!("must be in [0, 0.9), got {}", self.gc_threshold),
             ));
         }
+        if self.capacity_gc_threshold >= 0.9 || self.capacity_gc_threshold.is_nan() {
+            return Err(bad(
+                "ftl.capacity_gc_threshold",
+                format!(
+                    "must be below 0.9 (negative: the same as ftl.gc_threshold), got {}",
+                    self.capacity_gc_threshold
+                ),
+            ));
+        }
         if self.gc_min_free_blocks < 2 {
             return Err(bad(
                 "ftl.gc_min_free_blocks",
@@ -156,6 +172,17 @@ impl FtlConfig {
     /// The free-block count below which GC runs in a parallel unit.
     pub fn gc_threshold_blocks(&self, blocks_per_pu: u32) -> u32 {
         let frac = (self.gc_threshold * f64::from(blocks_per_pu)).ceil() as u32;
+        frac.max(self.gc_min_free_blocks)
+    }
+
+    /// The free blocks per parallel unit the exported capacity keeps out of the logical
+    /// space: `gc_threshold_blocks` at `capacity_gc_threshold` (at `gc_threshold` when that
+    /// is negative).
+    pub fn capacity_threshold_blocks(&self, blocks_per_pu: u32) -> u32 {
+        if self.capacity_gc_threshold < 0.0 {
+            return self.gc_threshold_blocks(blocks_per_pu);
+        }
+        let frac = (self.capacity_gc_threshold * f64::from(blocks_per_pu)).ceil() as u32;
         frac.max(self.gc_min_free_blocks)
     }
 }

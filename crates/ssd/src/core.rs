@@ -238,6 +238,10 @@ pub struct FtlCore {
     /// Blocks a protocol took out of allocation for its own use (`reserve_block`): state
     /// `Meta`, never pooled, allocated or collected.
     pub(crate) owned: Vec<BlockId>,
+    /// Per parallel unit, emptied GC victims a protocol keeps un-erased until a record of
+    /// their moves is durable (`defer_erase`): owned meanwhile, and counted with the free
+    /// blocks when deciding whether the unit needs GC (their erase is already decided).
+    deferred: Vec<u32>,
 }
 
 impl FtlCore {
@@ -272,13 +276,16 @@ impl FtlCore {
         let usable =
             u64::from(geo.blocks().saturating_sub(meta_blocks)) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
-        // Keep at least the GC threshold plus a few open blocks free in every parallel unit,
+        // Keep at least the GC threshold (`capacity_gc_threshold`'s when set: a sweep over
+        // the threshold keeps one capacity) plus a few open blocks free in every parallel unit,
         // and the window each unit holds recorded for writes after a checkpoint. The window
         // is reserved whether or not checkpoints are on, so that every protocol exports the
         // same logical capacity from one configuration and comparisons are like for like.
         let window = cfg.checkpoint_window_blocks;
         let reserve = u64::from(geo.pus())
-            * u64::from(cfg.gc_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window)
+            * u64::from(
+                cfg.capacity_threshold_blocks(geo.blocks_per_plane) + OPEN_RESERVE + window,
+            )
             * u64::from(data_pages_per_block);
         let logical = logical.min(usable.saturating_sub(reserve));
         if logical == 0 {
@@ -317,7 +324,9 @@ impl FtlCore {
             erases_since_wl_check: 0,
             gc_wanted: Vec::new(),
             owned: Vec::new(),
+            deferred: Vec::new(),
         };
+        core.deferred = vec![0; core.geo.pus() as usize];
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
         core.rebuild_pools(false);
         Ok(core)
@@ -445,7 +454,12 @@ impl FtlCore {
     }
 
     pub fn needs_gc(&self, pu: PuId) -> bool {
-        self.free_blocks(pu) < self.gc_threshold_blocks
+        self.free_blocks(pu) + self.deferred[pu.0 as usize] < self.gc_threshold_blocks
+    }
+
+    /// GC victims of `pu` whose erase a protocol has deferred (`defer_erase`).
+    pub fn deferred_blocks(&self, pu: PuId) -> u32 {
+        self.deferred[pu.0 as usize]
     }
 
     /// Units that may need GC, in the order they fell below the threshold; drains the list.
@@ -777,6 +791,28 @@ impl FtlCore {
         m.next_page = self.geo.pages_per_block as u16;
         self.erase_not_before[block.0 as usize] = SimTime::ZERO;
         self.set_state(block, BlockState::Meta);
+    }
+
+    /// Keeps an emptied GC victim out of the free pool, un-erased, for the protocol to erase
+    /// later with `release_deferred` (AW without move records keeps a victim until a record
+    /// carrying its moved entries is durable). The block is owned meanwhile (never
+    /// allocated, collected or scanned); its `erase_not_before` is kept, so the erase still
+    /// waits for whatever its cleared pages were waiting for. GC counts it as free when
+    /// deciding whether the unit needs collecting.
+    pub fn defer_erase(&mut self, block: BlockId) {
+        let keep = self.erase_not_before[block.0 as usize];
+        self.take_owned(block);
+        self.erase_not_before[block.0 as usize] = keep;
+        self.deferred[self.geo.pu_of_block(block).0 as usize] += 1;
+    }
+
+    /// Erases a victim kept by `defer_erase` (not before `ready`, nor before its
+    /// `erase_not_before`) into its unit's free pool.
+    pub fn release_deferred(&mut self, block: BlockId, ready: SimTime) -> Result<OpTiming> {
+        let pu = self.geo.pu_of_block(block).0 as usize;
+        self.deferred[pu] = self.deferred[pu].saturating_sub(1);
+        let keep = self.erase_not_before[block.0 as usize];
+        self.release_block(block, ready.max(keep))
     }
 
     /// Whether `block` is one the protocol owns.

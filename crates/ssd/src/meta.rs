@@ -312,6 +312,7 @@ pub fn checkpoint(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) ->
     if !core.ckpt.enabled {
         return Ok(now);
     }
+    hooks.before_checkpoint(core, now)?;
     // Everything mapped must be durable before a translation page may point at it.
     let mut ready = now.max(core.program_end_max);
     let ready0 = ready;

@@ -16,6 +16,8 @@
 //! - `lighttx-ack-early`: LightTx acks COMMIT before the transaction's pages are durable;
 //! - `aw-commit-early`: AW/MHL-D/MHL-M write the commit without waiting for the pages;
 //! - `none-ack-early`: the plain FTL acks a write when its data crossed the host interface;
+//! - `aw-carrier-not-awaited`: AW/MHL-M without move records erase a GC victim as soon as
+//!   its pages are copied, not after the record carrying its moves is durable;
 //! - `afc-no-first-hold`: AFC programs pages 2..n without waiting for the FALSE first page
 //!   to be durable (the hold issue 9 item 6 asked to justify).
 

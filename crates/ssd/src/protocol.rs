@@ -79,6 +79,19 @@ pub struct ProtocolConfig {
     /// (true), instead of when a page they concern is next written, on that write's path
     /// (false). TxFlash §3.2 requires only that the erase precede the newer version.
     pub scc_erase_at_abort: bool,
+    /// AW: mapping-log chains its records are spread over (each chain programs its pages in
+    /// order; records carry one device-wide sequence, so the chains together are one
+    /// logical log). Default 8, one per package of LightTx's Table 2 device (the count
+    /// §4.1 gives MHL's log heads), capped at the number of parallel units: the paper's AW
+    /// baseline writes its mapping pages wherever its log-structured FTL allocates, not
+    /// into one serial chain. 1 is the single serial chain (issue 9 item 6).
+    pub aw_log_chains: u32,
+    /// AW and MHL-M (which runs on AW's engine): before GC erases a victim, write a *move
+    /// record* with the victim's moved entries that the erase waits for (true), or carry
+    /// the moved entries on the next commit or plain-write record and keep the victim
+    /// un-erased until that record (or a checkpoint) is durable (false, the default:
+    /// LightTx's AW baseline writes mapping pages at commits only, Fig. 19's 3.70 %).
+    pub aw_gc_move_records: bool,
 }
 
 impl Default for ProtocolConfig {
@@ -88,6 +101,8 @@ impl Default for ProtocolConfig {
             block_flags: true,
             log_heads: 8,
             scc_erase_at_abort: true,
+            aw_log_chains: 8,
+            aw_gc_move_records: false,
         }
     }
 }

@@ -35,7 +35,10 @@ pub trait FtlHooks {
     /// A page pinned by the protocol moved from `from` to `to`.
     fn on_moved(&mut self, _core: &mut FtlCore, _from: Ppa, _to: Ppa) {}
     /// Called before `block` is erased, once its live pages are copied; may issue operations
-    /// (partial programs moving commit flags) and returns when they are durable.
+    /// (partial programs moving commit flags) and returns when they are durable. A protocol
+    /// may instead keep the block (`FtlCore::defer_erase`) and erase it later itself, once
+    /// something it is waiting for is durable (AW without move records): GC then leaves the
+    /// erase to it.
     fn before_erase(
         &mut self,
         _core: &mut FtlCore,
@@ -43,6 +46,11 @@ pub trait FtlHooks {
         ready: SimTime,
     ) -> Result<SimTime> {
         Ok(ready)
+    }
+    /// Called when a checkpoint starts, before it allocates its translation pages (AW
+    /// gives back GC victims it keeps when the checkpoint would not fit otherwise).
+    fn before_checkpoint(&mut self, _core: &mut FtlCore, _now: SimTime) -> Result<()> {
+        Ok(())
     }
     /// Blocks the next checkpoint must keep in the scan set (LightTx's unavailable zone).
     fn checkpoint_blocks(&mut self, _core: &FtlCore) -> Vec<BlockId> {
@@ -261,7 +269,13 @@ pub fn relocate(
             detail: format!("internal: {victim} still has live pages after relocation"),
         });
     }
-    let t = core.erase_block(victim, ready_erase)?;
+    // The protocol kept the victim to erase it later (`FtlCore::defer_erase`): the erase
+    // is decided, so it counts here, but is issued by the protocol.
+    let end = if core.is_owned(victim) {
+        ready_erase
+    } else {
+        core.erase_block(victim, ready_erase)?.end
+    };
     core.stats.gc_busy_ns += timing.erase_ns;
     match reason {
         Reason::Gc => {
@@ -277,7 +291,7 @@ pub fn relocate(
             core.stats.forced_erases += 1;
         }
     }
-    Ok(t.end)
+    Ok(end)
 }
 
 /// Static wear leveling: every `static_wl_interval` erases, if the erase-count gap exceeds

@@ -24,11 +24,41 @@
 //! mapping table on aborts"). AW declares strict isolation only: a BEGIN while another
 //! transaction is active is refused with `SsdError::Unsupported` (§2.3, §4.2).
 //!
-//! GC moves mapped pages like any FTL; before it erases a victim it appends one *move
-//! record* with the victim's moved entries (lpn → new page) and the erase waits for it, so a
-//! persisted mapping never points at an erased page. Mapping checkpoints (translation pages
-//! and a root, `meta.rs`) run every `ftl.checkpoint_interval` host writes and when a log grows
-//! long; they bound the log recovery reads.
+//! Mapping checkpoints (translation pages and a root, `meta.rs`) run every
+//! `ftl.checkpoint_interval` host writes and when a log grows long; they bound the log
+//! recovery reads.
+//!
+//! # GC (`protocol.aw_gc_move_records`)
+//!
+//! GC moves mapped pages like any FTL. A persisted mapping must never point at an erased
+//! page, so a victim may be erased only once a durable record (or checkpoint) maps its moved
+//! pages elsewhere. Two ways, by option:
+//!
+//! - **Carried moves (default, `false`).** LightTx's AW baseline writes mapping pages at
+//!   commits only: Fig. 19 gives AW/MHL-M 3.70 % mapping-persistence writes, about one page
+//!   per transaction of 27.2 pages (§4.1, §4.5), with nothing for GC. So GC writes no record:
+//!   the victim's moved entries (lpn → copy) wait in DRAM and the emptied victim is kept
+//!   un-erased (`FtlCore::defer_erase`, owned meanwhile, counted as free by GC's trigger).
+//!   The next commit or plain-write record carries them (record kind 3: carried entries
+//!   first, dropping any that the record's own entries or a later mapping superseded); the
+//!   record waits for the copies and for every record issued before it, and the victims are
+//!   erased after it is durable. A full checkpoint also covers them (its translation pages
+//!   wait for every program issued before them, and hold the moved entries): the victims are
+//!   erased once its root is durable. When the device runs short while victims wait — no
+//!   unit has more than the one free block kept for GC, or a checkpoint's pages would not
+//!   fit, checked before every command and every checkpoint — or GC finds its unit with no
+//!   free block, the pending moves go out as a move record of their own (as below). During
+//!   recovery (until its checkpoint) GC always writes move records.
+//! - **Move records (`true`; the behaviour before issue 9).** Before GC erases a victim it
+//!   appends one *move record* with the victim's moved entries and the erase waits for it.
+//!
+//! # Log chains (`protocol.aw_log_chains`)
+//!
+//! AW's records go round-robin over `min(aw_log_chains, parallel units)` chains (default 8:
+//! one per package of LightTx's Table 2 device, as §4.1 gives MHL its 8 log heads), so
+//! successive records are programmed on different planes; every record carries one
+//! device-wide sequence number, so the chains together are one logical log ("sequentially
+//! appends the mappings", §2.3). 1 is the single serial chain of the code before issue 9.
 //!
 //! # Where the mapping log lives
 //!
@@ -73,7 +103,9 @@
 //! Data area (little-endian): `u32 magic 0x474F_4C4D ("MLOG"), u32 body length, u32 CRC-32
 //! of the body`, then the body: `u32 chain, u32 sequence, u8 type`, then for a record part
 //! `u8 kind (1 commit, 2 GC moves), u32 record id (sequence of its first part), u16 part, u16
-//! parts, u32 TxID, u32 n, n × (u32 lpn, u32 page)`, for a link `u32 next block`. (Lengths
+//! parts, u32 TxID, u32 n, n × (u32 lpn, u32 page)`, for a link `u32 next block`. Kind 3
+//! is a commit or plain-write record carrying GC moves (the carried entries first, then the
+//! record's own; replayed like kind 1). (Lengths
 //! come from the header because the medium may drop a page's trailing erased bytes.)
 //!
 //! Root blob: `u32 magic 0x3157_414D ("MAW1"), u32 next log sequence, u32 next TxID, u32
@@ -123,9 +155,35 @@
 //! - *Newest version*: records replay in sequence = issue order; a page superseded by a
 //!   commit is not erased before that commit's record is durable (`map` with the ack as
 //!   `durable_at`); a page moved by GC is not erased before the move record is durable.
-//! - *GC*: a move record waits for the copies and (with several chains) for every record
-//!   issued before it, so a move never becomes durable ahead of the commit that made the
-//!   moved page current. Pages of the active group are pinned and followed when moved.
+//! - *GC with move records*: a move record waits for the copies and (with several chains)
+//!   for every record issued before it, so a move never becomes durable ahead of the commit
+//!   that made the moved page current; the victim's erase waits for the move record. Pages
+//!   of the active group are pinned and followed when moved.
+//! - *GC with carried moves*, by crash instant (the victim V, a moved page P → copy P',
+//!   the carrier record R):
+//!   - before R is durable: V is not erased (it is owned and its erase is issued only
+//!     after R is, or after a checkpoint root is, durable), so every durable mapping that
+//!     names P still reads P's data; P' is an unmapped page recovery ignores. Nothing
+//!     acked is lost and nothing unacked appears (P holds the same committed data as P').
+//!   - R durable, V's erase in flight, torn or done: R maps P → P', and P' was durable
+//!     before R was programmed (R waits for the copies). R also waited for every record
+//!     issued before it, so a record that superseded P (its entry dropped from R) is
+//!     durable too, and replay in sequence order puts the newer mapping last. A move is
+//!     never durable ahead of the commit that made P current (that commit's record was
+//!     issued before R). So no durable mapping names V after replay.
+//!   - R torn or partly durable (a multi-part R): R counts only complete, so as "before R is
+//!     durable"; V's erase waits for R's last part.
+//!   - R is the commit record of the transaction that owns the carrier: the transaction's
+//!     own entries and the carried ones are in one record, all or nothing; a carried entry
+//!     for a page the transaction rewrites is dropped (its own entry wins).
+//!   - A checkpoint instead of R: its translation or journal pages wait for every program
+//!     issued before them and hold the current mapping (P → P'), its root waits for them,
+//!     V is erased only after the root is durable; a crash before leaves the previous
+//!     root's view, in which V's pages are intact.
+//!   - A second crash during recovery: recovery writes move records (never defers), as the
+//!     "Crash during recovery" section requires.
+//!   The checker catches the planted mutant `aw-carrier-not-awaited` (the victim erased at
+//!   once, not after its carrier): DECISIONS.md, awopt.
 //! - *Log blocks*: a block leaves a chain only after a durable root no longer needs it (its
 //!   erase waits for the root); a link is programmed only after its block's erase completed,
 //!   so a durable link never leads into stale data that could pass for new records, nor into
@@ -170,15 +228,44 @@ const PAGE_PART: u8 = 1;
 const PAGE_LINK: u8 = 2;
 const REC_COMMIT: u8 = 1;
 const REC_MOVES: u8 = 2;
+/// A commit (or plain-write) record that also carries GC moves (carried entries first).
+const REC_COMMIT_MOVES: u8 = 3;
 /// Record-part header: magic, length, CRC, chain, seq, type, kind, id, part, parts, txid, n.
 const PART_HDR: usize = 4 + 4 + 4 + 4 + 4 + 1 + 1 + 4 + 2 + 2 + 4 + 4;
 
-fn create(_: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
-    Ok(Box::new(MapLog::create("aw", 1, true, core)?))
+fn create(cfg: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
+    let opts = Opts::aw(cfg)?;
+    Ok(Box::new(MapLog::create("aw", 1, opts, true, core)?))
 }
 
 fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
-    Ok(Box::new(MapLog::recover("aw", 1, true, ctx)?))
+    let opts = Opts::aw(ctx.params)?;
+    Ok(Box::new(MapLog::recover("aw", 1, opts, true, ctx)?))
+}
+
+/// The engine's options (`protocol.aw_log_chains`, `protocol.aw_gc_move_records`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Opts {
+    /// Mapping-log chains wanted (capped at the parallel units).
+    pub chains: u32,
+    /// A move record per GC victim that the victim's erase waits for (else moves are
+    /// carried by the next record; see the module docs).
+    pub move_records: bool,
+}
+
+impl Opts {
+    fn aw(cfg: &ProtocolConfig) -> Result<Opts> {
+        if cfg.aw_log_chains == 0 {
+            return Err(SsdError::Config {
+                key: "protocol.aw_log_chains".into(),
+                reason: "must be at least 1".into(),
+            });
+        }
+        Ok(Opts {
+            chains: cfg.aw_log_chains,
+            move_records: cfg.aw_gc_move_records,
+        })
+    }
 }
 
 fn corrupt(detail: String) -> SsdError {
@@ -247,6 +334,22 @@ pub(crate) struct MapLog {
     log_pages: u64,
     links: u64,
     move_records: u64,
+    /// Move records per GC victim (`protocol.aw_gc_move_records`), else carried moves.
+    move_records_on: bool,
+    /// Set by recovery until the checkpoint that ends it: GC then writes move records
+    /// whatever the option (see "Crash during recovery").
+    recovering: bool,
+    /// GC moves no durable record holds yet, (lpn, copy), in the order GC made them.
+    pending_moves: Vec<(Lpn, Ppa)>,
+    /// The victims those moves emptied, kept un-erased (`FtlCore::defer_erase`).
+    pending_victims: Vec<BlockId>,
+    /// When the copies of the pending moves are durable (and every record issued before
+    /// the latest of them): a record carrying them waits for it.
+    pending_ready: SimTime,
+    /// Moved entries carried by commit / plain-write records, and victims whose erase was
+    /// deferred to such a record (or a checkpoint).
+    carried_moves: u64,
+    deferred_victims: u64,
     /// Where chains went on after the recovered-from root's positions, in order (chain,
     /// block, page): a fresh block, or the page after a torn one. Named in every root until
     /// the next checkpoint (see the module docs, "Crash during recovery").
@@ -258,10 +361,10 @@ pub(crate) struct MapLog {
 }
 
 impl MapLog {
-    fn blank(name: &'static str, heads: u32, strict: bool, core: &FtlCore) -> MapLog {
+    fn blank(name: &'static str, heads: u32, opts: Opts, strict: bool, core: &FtlCore) -> MapLog {
         let pus = core.geo.pus();
         let heads = heads.max(1);
-        let nchains = heads.min(pus).max(1);
+        let nchains = opts.chains.min(pus).max(1);
         MapLog {
             name,
             strict,
@@ -289,6 +392,13 @@ impl MapLog {
             log_pages: 0,
             links: 0,
             move_records: 0,
+            move_records_on: opts.move_records,
+            recovering: false,
+            pending_moves: Vec::new(),
+            pending_victims: Vec::new(),
+            pending_ready: SimTime::ZERO,
+            carried_moves: 0,
+            deferred_victims: 0,
             cont: Vec::new(),
             root_head: None,
             cont_unrecorded: false,
@@ -300,6 +410,7 @@ impl MapLog {
     pub(crate) fn create(
         name: &'static str,
         heads: u32,
+        opts: Opts,
         strict: bool,
         core: &mut FtlCore,
     ) -> Result<MapLog> {
@@ -310,7 +421,7 @@ impl MapLog {
             });
         }
         core.set_write_tracking(false);
-        let mut m = MapLog::blank(name, heads, strict, core);
+        let mut m = MapLog::blank(name, heads, opts, strict, core);
         m.check_reserve(core)?;
         for c in 0..m.chains.len() {
             let (b, t) = m.reserve(core, m.chains[c].pu, SimTime::ZERO)?;
@@ -492,8 +603,86 @@ impl MapLog {
         Ok(())
     }
 
-    fn chain_of_head(&self, head: Option<usize>) -> usize {
-        head.map_or(0, |k| k % self.chains.len())
+    /// The chain a transaction's record goes to: its head's (MHL-M), or, without heads
+    /// (AW), the next chain in rotation.
+    fn chain_for(&mut self, head: Option<usize>) -> usize {
+        match head {
+            Some(k) => k % self.chains.len(),
+            None => self.next_rr(),
+        }
+    }
+
+    fn next_rr(&mut self) -> usize {
+        let c = self.plain_rr % self.chains.len();
+        self.plain_rr = self.plain_rr.wrapping_add(1);
+        c
+    }
+
+    /// Takes the pending GC moves for a record about to be issued that holds `own` (sorted
+    /// by lpn; its own entries win): the moves still current (a move whose page was
+    /// superseded since is dropped: the record that superseded it was issued earlier, and
+    /// the carrier waits for every earlier record), the victims they emptied, and the
+    /// instant the carrier must wait for (the copies, and every record issued so far).
+    fn take_pending(
+        &mut self,
+        core: &FtlCore,
+        own: &[(Lpn, Ppa)],
+    ) -> (Vec<(Lpn, Ppa)>, Vec<BlockId>, SimTime) {
+        if self.pending_victims.is_empty() {
+            return (Vec::new(), Vec::new(), SimTime::ZERO);
+        }
+        let moves: Vec<(Lpn, Ppa)> = std::mem::take(&mut self.pending_moves)
+            .into_iter()
+            .filter(|(l, p)| core.lookup(*l) == Some(*p))
+            .filter(|(l, _)| own.binary_search_by_key(l, |e| e.0).is_err())
+            .collect();
+        let victims = std::mem::take(&mut self.pending_victims);
+        let ready = self.pending_ready.max(self.log_end_max);
+        self.pending_ready = SimTime::ZERO;
+        (moves, victims, ready)
+    }
+
+    /// Erases the victims a carrier (or move record, or checkpoint) durable at `at` covers.
+    fn release_victims(core: &mut FtlCore, victims: Vec<BlockId>, at: SimTime) -> Result<()> {
+        for v in victims {
+            core.release_deferred(v, at)?;
+        }
+        Ok(())
+    }
+
+    /// A chain whose block has room, starting from the rotation, so that GC rarely needs a
+    /// new log block.
+    fn move_chain(&self) -> usize {
+        let n = self.chains.len();
+        let first = self.move_records as usize % n;
+        (0..n)
+            .map(|k| (first + k) % n)
+            .find(|c| self.chains[*c].next_page + 1 < self.ppb)
+            .unwrap_or(first)
+    }
+
+    /// Writes the pending moves as a move record of their own and erases their victims
+    /// after it, when the device is too short of free blocks to wait for the next commit
+    /// (no unit has more than the one free block GC keeps, or a checkpoint's translation
+    /// pages would not fit): the host stream could not open a block, nor a log chain a link
+    /// to one, nor a checkpoint its pages, while the victims hold theirs.
+    fn relieve(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
+        if self.pending_victims.is_empty()
+            || ((0..core.geo.pus()).any(|p| core.free_blocks(PuId(p)) > 1)
+                && crate::meta::checkpoint_fits(core))
+        {
+            return Ok(());
+        }
+        let (moves, victims, ready) = self.take_pending(core, &[]);
+        let at = if moves.is_empty() {
+            ready.max(now)
+        } else {
+            let c = self.move_chain();
+            let end = self.append(core, c, REC_MOVES, NONE32, &moves, ready.max(now))?;
+            self.move_records += 1;
+            end
+        };
+        Self::release_victims(core, victims, at)
     }
 
     fn blob(&self) -> Vec<u8> {
@@ -553,6 +742,7 @@ impl MapLog {
     pub(crate) fn recover(
         name: &'static str,
         heads: u32,
+        opts: Opts,
         strict: bool,
         ctx: &mut RecoveryCtx<'_>,
     ) -> Result<MapLog> {
@@ -560,7 +750,8 @@ impl MapLog {
         let lp = ctx.core.logical_pages();
         let pages_total = ctx.core.geo.pages();
         let blocks_total = ctx.core.geo.blocks();
-        let mut m = MapLog::blank(name, heads, strict, ctx.core);
+        let mut m = MapLog::blank(name, heads, opts, strict, ctx.core);
+        m.recovering = true;
         let mut l2p = vec![Ppa::NONE; lp as usize];
         let mut starts: Vec<(u32, u32)> = Vec::new();
         let (mut next_seq, mut next_txid) = (1u32, 0u32);
@@ -911,34 +1102,56 @@ impl FtlHooks for MapLog {
         if moves.is_empty() {
             return Ok(ready);
         }
-        // After the copies, and after every record issued so far: a move must not become
-        // durable ahead of the commit that made the moved page current.
-        // A chain whose block has room, so that GC rarely needs a new log block.
-        let n = self.chains.len();
-        let first = self.move_records as usize % n;
-        let c = (0..n)
-            .map(|k| (first + k) % n)
-            .find(|c| self.chains[*c].next_page + 1 < self.ppb)
-            .unwrap_or(first);
-        self.gc_pu = Some(core.geo.pu_of_block(block));
+        let pu = core.geo.pu_of_block(block);
+        // Without move records (the default): keep the victim un-erased and let the next
+        // commit or plain-write record carry its moves (module docs, "GC"), while its unit
+        // keeps a free block for GC to go on with. During recovery, and when the unit is
+        // out of free blocks, a move record as below.
+        if !self.move_records_on && !self.recovering && core.free_blocks(pu) >= 1 {
+            self.pending_moves.extend(moves);
+            self.pending_ready = self.pending_ready.max(ready).max(self.log_end_max);
+            self.pending_victims.push(block);
+            self.deferred_victims += 1;
+            core.defer_erase(block);
+            #[cfg(feature = "mutants")]
+            if crate::mutant::on("aw-carrier-not-awaited") {
+                // Planted bug: the victim is erased at once, not after the carrier.
+                self.pending_victims.pop();
+                core.release_deferred(block, ready)?;
+            }
+            return Ok(ready);
+        }
+        // A move record: this victim's moves, and any pending ones (their victims are
+        // erased after it too). After the copies, and after every record issued so far: a
+        // move must not become durable ahead of the commit that made the moved page current.
+        let (mut all, victims, pready) = self.take_pending(core, &[]);
+        all.extend(moves);
+        let c = self.move_chain();
+        self.gc_pu = Some(pu);
         let end = self.append(
             core,
             c,
             REC_MOVES,
             NONE32,
-            &moves,
-            ready.max(self.log_end_max),
+            &all,
+            ready.max(self.log_end_max).max(pready),
         );
         self.gc_pu = None;
         let end = end?;
         self.move_records += 1;
+        Self::release_victims(core, victims, end)?;
         Ok(ready.max(end))
+    }
+
+    fn before_checkpoint(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
+        self.relieve(core, now)
     }
 
     fn checkpoint_blob(&mut self, _core: &FtlCore) -> Vec<u8> {
         for ch in &mut self.chains {
             ch.ckpt_block = ch.blocks.len().saturating_sub(1);
         }
+        self.recovering = false;
         // A checkpoint's root names where every chain stands now: no continuation needed.
         self.cont.clear();
         self.root_head = None;
@@ -948,6 +1161,15 @@ impl FtlHooks for MapLog {
 
     /// Log blocks wholly before the root's positions are no longer needed once it is durable.
     fn on_checkpoint_durable(&mut self, core: &mut FtlCore, at: SimTime) {
+        // The checkpoint's translation (or journal) pages hold every pending move: they
+        // wait for every program issued before them, copies and records included, and the
+        // root for them. So the victims kept for a carrier can go now.
+        self.pending_moves.clear();
+        self.pending_ready = SimTime::ZERO;
+        for v in std::mem::take(&mut self.pending_victims) {
+            // A failed erase (a worn block) leaves it out of circulation, as below.
+            let _ = core.release_deferred(v, at);
+        }
         let mut old: Vec<BlockId> = std::mem::take(&mut self.retired);
         for ch in &mut self.chains {
             let k = ch.ckpt_block.min(ch.blocks.len().saturating_sub(1));
@@ -1044,6 +1266,10 @@ impl CommitProtocol for MapLog {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
+        if !self.active.contains_key(&tx.seq) {
+            return Err(SsdError::UnknownTx { tx: tx.host });
+        }
+        self.relieve(core, now)?;
         let Some(g) = self.active.get(&tx.seq) else {
             return Err(SsdError::UnknownTx { tx: tx.host });
         };
@@ -1062,6 +1288,10 @@ impl CommitProtocol for MapLog {
     }
 
     fn commit(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
+        if !self.active.contains_key(&tx.seq) {
+            return Ok(now);
+        }
+        self.relieve(core, now)?;
         let Some(g) = self.active.get(&tx.seq) else {
             return Ok(now);
         };
@@ -1097,8 +1327,20 @@ impl CommitProtocol for MapLog {
             last.insert(w.lpn, w.ppa);
         }
         let entries: Vec<(Lpn, Ppa)> = last.into_iter().collect();
-        let c = self.chain_of_head(g.head);
-        let ack = self.append(core, c, REC_COMMIT, txid, &entries, ready)?;
+        let head = g.head;
+        let c = self.chain_for(head);
+        // Pending GC moves ride on this record (module docs, "GC"): carried entries first.
+        let (mut record, victims, pready) = self.take_pending(core, &entries);
+        let kind = if victims.is_empty() {
+            REC_COMMIT
+        } else {
+            self.carried_moves += record.len() as u64;
+            REC_COMMIT_MOVES
+        };
+        let ready = ready.max(pready);
+        record.extend_from_slice(&entries);
+        let ack = self.append(core, c, kind, txid, &record, ready)?;
+        Self::release_victims(core, victims, ack)?;
         self.link_early(core, c, now)?;
         let Some(g) = self.active.remove(&tx.seq) else {
             return Ok(ack);
@@ -1135,13 +1377,23 @@ impl CommitProtocol for MapLog {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
+        self.relieve(core, now)?;
         let ready = core.host_transfer_done(now);
         let (ppa, end) = self.program_data(core, NONE32, lpn, tag, true, 0, ready)?;
         // The page is not live until mapped: pin it while its record is written.
         core.pin(ppa);
-        let c = self.plain_rr % self.chains.len();
-        self.plain_rr = self.plain_rr.wrapping_add(1);
-        let ack = self.append(core, c, REC_COMMIT, NONE32, &[(lpn, ppa)], end)?;
+        let c = self.next_rr();
+        let own = [(lpn, ppa)];
+        let (mut record, victims, pready) = self.take_pending(core, &own);
+        let kind = if victims.is_empty() {
+            REC_COMMIT
+        } else {
+            self.carried_moves += record.len() as u64;
+            REC_COMMIT_MOVES
+        };
+        record.extend_from_slice(&own);
+        let ack = self.append(core, c, kind, NONE32, &record, end.max(pready))?;
+        Self::release_victims(core, victims, ack)?;
         self.link_early(core, c, now)?;
         core.map(lpn, ppa, ack);
         core.unpin(ppa, ack);
@@ -1170,6 +1422,10 @@ impl CommitProtocol for MapLog {
         if !self.strict {
             v.push(("log heads", self.head_owner.len() as u64 * 8));
         }
+        v.push((
+            "pending GC moves",
+            self.pending_moves.len() as u64 * 8 + self.pending_victims.len() as u64 * 4,
+        ));
         v
     }
 
@@ -1186,6 +1442,8 @@ impl CommitProtocol for MapLog {
             ("mapping_log_pages", self.log_pages),
             ("mapping_log_links", self.links),
             ("gc_move_records", self.move_records),
+            ("gc_moves_carried", self.carried_moves),
+            ("gc_victims_deferred", self.deferred_victims),
             ("live_record_pages", live),
         ]
     }
@@ -1204,6 +1462,25 @@ impl CommitProtocol for MapLog {
                     return Err(format!("mapping-log chain {c}: {b} is not owned"));
                 }
             }
+        }
+        for b in &self.pending_victims {
+            if !core.is_owned(*b) || core.live(*b) != 0 {
+                return Err(format!(
+                    "GC victim {b} kept for a carrier is not owned or holds live pages"
+                ));
+            }
+            if self.chains.iter().any(|c| c.blocks.contains(b)) {
+                return Err(format!("GC victim {b} is also a mapping-log block"));
+            }
+        }
+        let deferred: u32 = (0..core.geo.pus())
+            .map(|p| core.deferred_blocks(PuId(p)))
+            .sum();
+        if deferred as usize != self.pending_victims.len() {
+            return Err(format!(
+                "{} victims kept for a carrier, the FTL counts {deferred}",
+                self.pending_victims.len()
+            ));
         }
         Ok(())
     }

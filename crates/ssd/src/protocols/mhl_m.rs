@@ -19,8 +19,9 @@
 //!   logs (owned-block chains, one per unit), so records of different heads are programmed in
 //!   parallel; heads beyond the unit count share a chain. Plain writes take no head: their
 //!   one-entry records go round-robin over the chains.
-//! - GC move records wait for every record issued before them on any chain (with one chain
-//!   that is implied by the chain order).
+//! - GC move records (or, by default, the records carrying GC moves) wait for every record
+//!   issued before them on any chain (with one chain that is implied by the chain order).
+//!   `protocol.aw_gc_move_records` applies to MHL-M as to AW (`aw.rs`, "GC").
 //!
 //! Data-page OOB layout (14 bytes, little-endian; AW's):
 //!
@@ -42,7 +43,7 @@
 //! parts on one chain, durable as a prefix); a move record is never durable before the
 //! record that made the moved page current, since it waits for every earlier record.
 
-use super::aw::{MapLog, DATA_OOB_BYTES};
+use super::aw::{MapLog, Opts, DATA_OOB_BYTES};
 use crate::core::FtlCore;
 use crate::error::Result;
 use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
@@ -66,6 +67,7 @@ fn create(cfg: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProt
     Ok(Box::new(MapLog::create(
         "mhl-m",
         cfg.log_heads,
+        opts(cfg),
         false,
         core,
     )?))
@@ -73,5 +75,14 @@ fn create(cfg: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProt
 
 fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     let heads = ctx.params.log_heads;
-    Ok(Box::new(MapLog::recover("mhl-m", heads, false, ctx)?))
+    let o = opts(ctx.params);
+    Ok(Box::new(MapLog::recover("mhl-m", heads, o, false, ctx)?))
+}
+
+/// One chain per log head (capped at the parallel units); GC moves as AW's option says.
+fn opts(cfg: &ProtocolConfig) -> Opts {
+    Opts {
+        chains: cfg.log_heads.max(1),
+        move_records: cfg.aw_gc_move_records,
+    }
 }
