@@ -1893,6 +1893,7 @@ mod tests {
             items: 50,
             max_txns: 2_000,
             delta_abort: 0.05,
+            ..TpccConfig::default()
         };
         let mut t = Tpcc::new(&cfg, 3).unwrap();
         let fresh = Tpcc::new(&cfg, 3).unwrap();
