@@ -18,6 +18,8 @@
 //! keeps a subset of its 8-byte words, a disk page a subset of its slots), independently;
 //! later writes never began. Instants tried: every PCM line write and disk write start and
 //! end, and every commit issue and ack. The oracle is the host checker's (`check::judge`).
+//! Recovery is the recorded strategy's (`recover_for`: PCMLogging's Algorithm 3, or the
+//! ARIES restart of `wal-pcm` / `scmlogging` in `strategy::wal_pcm`).
 //!
 //! Does not: model the emulated SSD as the external store (disks of Table 2 only), crash
 //! during recovery, or continue running after recovery.
