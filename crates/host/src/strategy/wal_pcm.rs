@@ -549,7 +549,13 @@ pub(crate) fn create_scm(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn St
 impl PcmWal {
     pub(crate) fn create(kind: Kind, cfg: &HostConfig, core: &mut Core) -> Result<PcmWal> {
         let s = &cfg.pcm;
-        let sizes = s.sizes(cfg, &core.layout)?;
+        // DRAM and PCM sizes scale as pcmlogging's (`PcmSettings::sizes`), without its
+        // per-unit Mapping Table reserve: this strategy's own tables are reserved below.
+        let sizes = crate::pcm_tier::PcmSettings {
+            table_entry_bytes: 0,
+            ..s.clone()
+        }
+        .sizes(cfg, &core.layout)?;
         let p = u64::from(cfg.page_bytes);
         let cfg_err = |key: &str, reason: String| HostError::Config {
             key: key.into(),
