@@ -644,7 +644,10 @@ impl PcmWal {
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
         let mut disk = Disk::new(kind_disk);
-        let record = core.tags.keep;
+        // The crash checker records the run (the engine then logs NAND operations); keep
+        // the PCM and disk write logs only then (`tags.keep` is also set by
+        // `host.measure_recovery`, and a full-scale log would take gigabytes).
+        let record = core.device.core.nand.log().is_some();
         let pcm_base = if record {
             pcm.set_logging(true);
             disk.set_logging(true);
