@@ -193,15 +193,12 @@ fn bad_settings_name_the_key() {
         let e = check::record(&h, &d, 1).err().unwrap().to_string();
         assert!(e.contains("host.update"), "{s}: {e}");
     }
-    // A full PCM log (scmlogging) is a configuration error, not an engine failure.
-    let (mut h, d) = tiny("scmlogging");
-    h.pcm.pcm_bytes = 2 * 2048;
-    h.pcm.checkpoint_interval_ms = 300_000;
-    h.clients = 3;
-    let e = check::record(&h, &d, 1).err().map(|e| e.to_string());
-    if let Some(e) = e {
-        assert!(e.contains("host.pcm.pcm_bytes"), "{e}");
-    }
+    // A PCM log too small for the log restart still needs (scmlogging; 8 clients on HDD
+    // TPC-C, 128 KiB of PCM) is a configuration error, not an engine failure.
+    let (mut h, d) = tpcc("scmlogging", "hdd", 150);
+    h.clients = 8;
+    let e = check::record(&h, &d, 3).err().unwrap().to_string();
+    assert!(e.contains("host.pcm.pcm_bytes") && e.contains("full"), "{e}");
 }
 
 /// ≥ 1,000 seeded random crash schedules on a larger TPC-C run per strategy; `-- --ignored`
