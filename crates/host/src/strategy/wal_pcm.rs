@@ -73,8 +73,9 @@
 //!   released); so a torn frame write loses nothing stable. Frames are dirty (newer than
 //!   the disk), destaging (disk write in flight), clean (same as disk; a read hit serves
 //!   from it) or free. Destaging: LRU dirty frames are written to the disk when more than
-//!   `high_watermark` of the frames are dirty, until at most `low_watermark` are; a frame
-//!   is clean only once its disk write completed. With no free or clean frame, a DRAM
+//!   `high_watermark` of the frames are dirty, until at most `low_watermark` are, at most
+//!   two destage writes queued on the disk at a time (its FIFO also serves log archives
+//!   and page reads); a frame is clean only once its disk write completed. With no free or clean frame, a DRAM
 //!   eviction destages the LRU dirty frame and waits for it.
 //! - Commit: COMMIT, force (the ack), END. Rollback: ABORT, undo newest first with CLRs
 //!   (through the buffer pool), END; no force.
@@ -186,6 +187,8 @@ const LOG_AREA: u64 = 256;
 /// Disk page numbers of the archived log (far beyond any DB page).
 pub const DISK_LOG_BASE: u64 = 1 << 40;
 const NONE: u64 = u64::MAX;
+/// wal-pcm: watermark destage writes queued on the disk at once.
+const DESTAGES_IN_FLIGHT: usize = 2;
 /// wal-pcm's log buffer: the page being filled and the page being archived.
 const WALPCM_LOG_BUF_PAGES: u64 = 2;
 
@@ -512,6 +515,8 @@ pub struct PcmWal {
     /// Masters written: (ack, redo LSN).
     masters: Vec<(SimTime, u64)>,
     master_counter: u64,
+    /// A checkpoint's master waiting for its writes: (when they complete, CKPT-BEGIN LSN).
+    pending_master: Option<(SimTime, u64)>,
     last_ckpt: SimTime,
     bytes_since_ckpt: u64,
     ckpt_every_ns: u64,
@@ -526,6 +531,8 @@ pub struct PcmWal {
     dirty_lru: BTreeSet<(u64, u32)>,
     destaging: VecDeque<u32>,
     stamp: u64,
+    /// Between crossing the high watermark and reaching the low one.
+    destaging_on: bool,
     high: u64,
     low: u64,
     fault_skip_wal_rule: bool,
@@ -676,6 +683,7 @@ impl PcmWal {
             txs: (0..cfg.clients).map(|_| None).collect(),
             masters: Vec::new(),
             master_counter: 0,
+            pending_master: None,
             last_ckpt: SimTime::ZERO,
             bytes_since_ckpt: 0,
             ckpt_every_ns: s.checkpoint_interval_ms.saturating_mul(1_000_000),
@@ -700,6 +708,7 @@ impl PcmWal {
             dirty_lru: BTreeSet::new(),
             destaging: VecDeque::new(),
             stamp: 0,
+            destaging_on: false,
             high: ((frames as f64) * s.high_watermark).floor() as u64,
             low: ((frames as f64) * s.low_watermark).floor() as u64,
             fault_skip_wal_rule: s.fault_skip_wal_rule,
@@ -1062,11 +1071,26 @@ impl PcmWal {
             now,
         )?;
         done = done.max(self.force(core, now)).max(self.data_ack);
+        // The master is written by `maintain` once `done` has passed: issuing it now for a
+        // later instant would hold its PCM chip (and every log line on it) until then.
+        self.pending_master = Some((done, begin));
+        Ok(())
+    }
+
+    /// Writes the pending master once its checkpoint's writes have completed.
+    fn write_master(&mut self, now: SimTime) -> Result<()> {
+        let Some((done, begin)) = self.pending_master else {
+            return Ok(());
+        };
+        if done > now {
+            return Ok(());
+        }
+        self.pending_master = None;
         self.master_counter += 1;
         let c = self.master_counter;
         let ack = self
             .pcm
-            .write(MASTER0 + 64 * (c % 2), &master_bytes(c, begin, begin), done)
+            .write(MASTER0 + 64 * (c % 2), &master_bytes(c, begin, begin), now)
             .map_err(cerr("master write"))?;
         self.masters.push((ack, begin));
         if self.masters.len() > 4 {
@@ -1296,15 +1320,26 @@ impl Strategy for PcmWal {
         if self.kind == Kind::WalPcm {
             self.complete_destages(now);
             if self.dirty_lru.len() as u64 > self.high {
-                while self.dirty_lru.len() as u64 > self.low {
-                    let &(_, f) = self.dirty_lru.iter().next().expect("non-empty");
-                    self.destage(f, now)?;
-                }
+                self.destaging_on = true;
+            }
+            // At most DESTAGES_IN_FLIGHT destage writes queue on the disk at once, so log
+            // archives and page reads, which share its FIFO, are not stuck behind a burst.
+            while self.destaging_on
+                && self.dirty_lru.len() as u64 > self.low
+                && self.destaging.len() < DESTAGES_IN_FLIGHT
+            {
+                let &(_, f) = self.dirty_lru.iter().next().expect("non-empty");
+                self.destage(f, now)?;
+            }
+            if self.dirty_lru.len() as u64 <= self.low {
+                self.destaging_on = false;
             }
         }
+        self.write_master(now)?;
         let due = now.since(self.last_ckpt) >= self.ckpt_every_ns
             || self.bytes_since_ckpt >= self.ckpt_log_bytes;
-        if due && self.masters.last().is_none_or(|m| m.0 <= now) {
+        if due && self.pending_master.is_none() && self.masters.last().is_none_or(|m| m.0 <= now)
+        {
             self.checkpoint(core, now)?;
         }
         Ok(())
