@@ -75,7 +75,10 @@
 //!   from it) or free. Destaging: LRU dirty frames are written to the disk when more than
 //!   `high_watermark` of the frames are dirty, until at most `low_watermark` are, at most
 //!   two destage writes queued on the disk at a time (its FIFO also serves log archives
-//!   and page reads); a frame is clean only once its disk write completed. With no free or clean frame, a DRAM
+//!   and page reads); a frame is clean only once its disk write completed. When no frame
+//!   is reusable at the eviction and the page has no frame, the page is written to the disk
+//!   instead (one disk write, as a synchronous destage would cost; a page with a frame
+//!   waits for a destage). With no free or clean frame, a DRAM
 //!   eviction destages the LRU dirty frame and waits for it.
 //! - Commit: COMMIT, force (the ack), END. Rollback: ABORT, undo newest first with CLRs
 //!   (through the buffer pool), END; no force.
@@ -125,7 +128,8 @@
 //! - Torn frame write: fails its checksum; the page's previous stable version is intact in
 //!   another frame or on the disk (a frame is overwritten only when free or clean).
 //! - Torn disk page: wal-pcm destages from a frame that stays dirty (not reusable) until
-//!   the disk write completes, so the PCM copy wins (same LSN, PCM first); scmlogging: the
+//!   the disk write completes, so the PCM copy wins (same LSN, PCM first); a bypass write
+//!   (wal-pcm, a page without a frame) and scmlogging: the
 //!   torn mix is of two versions both at or after the checkpoint's state (the master waited
 //!   for every stable write issued before it), so every slot they differ in has a record
 //!   at or after the redo LSN, which unconditional redo replays.
@@ -489,6 +493,7 @@ struct Counters {
     pcm_hits: u64,
     destages: u64,
     sync_destages: u64,
+    disk_bypass_writes: u64,
     checkpoints: u64,
     private_undos: u64,
 }
@@ -917,6 +922,20 @@ impl PcmWal {
         }
     }
 
+    /// Is a free or clean frame reusable at `now`?
+    fn frame_ready(&mut self, now: SimTime) -> bool {
+        self.complete_destages(now);
+        self.free
+            .last()
+            .map(|&f| self.frames[f as usize].free_at <= now)
+            .unwrap_or(false)
+            || self
+                .clean_lru
+                .iter()
+                .next()
+                .is_some_and(|&(_, f)| self.frames[f as usize].free_at <= now)
+    }
+
     /// A frame to write a page into, and from when it may be written.
     fn take_frame(&mut self, now: SimTime) -> Result<(u32, SimTime)> {
         self.complete_destages(now);
@@ -964,10 +983,24 @@ impl PcmWal {
             self.force(core, now)
         };
         core.stats.page_writes += 1;
+        // Only a page with no frame: then the disk holds its newest stable version, so a
+        // torn bypass write mixes two versions both at or after the last checkpoint's state,
+        // which redo repairs (a page with a frame could have an older disk copy under it).
+        let bypass = self.kind == Kind::WalPcm
+            && self.page_frame[page.0 as usize] == u32::MAX
+            && !self.frame_ready(at);
         let end = match self.kind {
             Kind::ScmLogging => {
                 let mut v = values;
                 v.push(lsn);
+                self.disk.write(page.0, v, at)
+            }
+            // Every frame is dirty or being destaged: the page (which has no frame) goes to
+            // the disk instead of waiting for a destage (one disk write either way).
+            Kind::WalPcm if bypass => {
+                let mut v = values;
+                v.push(lsn);
+                self.k.disk_bypass_writes += 1;
                 self.disk.write(page.0, v, at)
             }
             Kind::WalPcm => {
@@ -1355,6 +1388,7 @@ impl Strategy for PcmWal {
             ("pcm_hits", k.pcm_hits),
             ("pcm_destages", k.destages),
             ("pcm_sync_destages", k.sync_destages),
+            ("pcm_disk_bypass_writes", k.disk_bypass_writes),
             ("pcm_checkpoints", k.checkpoints),
             ("private_undos", k.private_undos),
             ("pcm_frames", self.geo.frames),
