@@ -82,6 +82,10 @@ pub struct PcmSettings {
     /// wal-pcm, scmlogging: a fuzzy checkpoint every this many ms of simulated time
     /// (§6.2.4: PostgreSQL's default, 5 minutes).
     pub checkpoint_interval_ms: u64,
+    /// wal-pcm: PCM log-buffer pages (of `host.page_bytes`), each archived to the disk when
+    /// full; 2 = the page being filled and the page being archived (§6.1's "additional
+    /// page"); Fig. 14 used 1 MB with a 512 KB transfer size.
+    pub log_buffer_pages: u64,
     /// A planted bug (wal-pcm, scmlogging): a page goes to stable storage without waiting
     /// for its log records (no WAL rule). Never set this outside tests.
     #[serde(skip)]
@@ -106,6 +110,7 @@ impl Default for PcmSettings {
             fault_paper_pseudo_xid: false,
             fault_early_destage_free: false,
             checkpoint_interval_ms: 300_000,
+            log_buffer_pages: 2,
             fault_skip_wal_rule: false,
         }
     }

@@ -155,6 +155,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.pcm.wear_delta", "XIDs", &[], "pcmlogging: wear leveling's swapping threshold δ (§4.2, Algorithm 4); 0: off."),
     k("host.pcm.table_entry_bytes", "bytes", &[], "pcmlogging: DRAM reserved per PCM unit for its Mapping Table / Dirty Page Table entry."),
     k("host.pcm.tx_entry_bytes", "bytes", &[], "pcmlogging: DRAM reserved per client for its Transaction Table entry."),
+    k("host.pcm.log_buffer_pages", "pages", &[], "wal-pcm: PCM log-buffer pages of host.page_bytes, each archived to the disk when full (asynchronously; a page is reused once its archive write completed); 2 = the page being filled and the one being archived (§6.1), Fig. 14's 1 MB buffer is 128 pages of 8 KiB."),
     k("host.pcm.checkpoint_interval_ms", "ms", &[], "wal-pcm, scmlogging: a fuzzy checkpoint every this much simulated time (§6.2.4: PostgreSQL's default, 300000 = 5 minutes), or earlier once half the log area (wal-pcm: host.log_pages on the disk; scmlogging: the PCM) was written since the last one. Recovery time is the analysis/redo/undo I/O since the last checkpoint."),
     k("host.ipa.n", "records", &[], "ipa: N, delta records a page may hold before it is written out of place."),
     k("host.ipa.m", "bytes", &[], "ipa: M, changed bytes (⟨offset, value⟩ pairs) one delta record may hold (≤ 127)."),

@@ -29,7 +29,8 @@
 //! [64, 128)    master slot 0 ┐ w0 counter (≥ 1), w1 checkpoint LSN, w2 redo LSN,
 //! [128, 192)   master slot 1 ┘ w3 checksum(w0..w2); counter c lives in slot c mod 2
 //! [192, 256)   unused
-//! [256, +A·P)  log area. wal-pcm: the log buffer, A = 2 pages (below). scmlogging: the
+//! [256, +A·P)  log area. wal-pcm: the log buffer, A = `host.pcm.log_buffer_pages` (2,
+//!              below). scmlogging: the
 //!              whole log, circular, A = pcm_bytes / P pages.
 //! then K × P   wal-pcm page frames: w0 page + 1 (0: never used), w1 page LSN,
 //!              w2 slots n, w3 checksum(w0, w1, w2, values), w4.. the n slot values,
@@ -55,8 +56,8 @@
 //! - Every record is written to PCM when it is appended (one line write); "flush the DRAM
 //!   log buffer at commit" costs the same line writes, only later. A force waits for every
 //!   record write issued so far.
-//! - wal-pcm log buffer: the records of log page s go to PCM buffer page s mod 2. When page
-//!   s is full it is archived (one disk write, asynchronous); page s+2 may reuse the buffer
+//! - wal-pcm log buffer: the records of log page s go to PCM buffer page s mod A. When page
+//!   s is full it is archived (one disk write, asynchronous); page s+A may reuse the buffer
 //!   page only once that archive write has completed — before, its records' PCM writes are
 //!   issued when the archive completes (counted as `log_buffer_waits`). The paper's "one
 //!   page" is the page being filled; the second is the page being archived (the paper's
@@ -193,8 +194,6 @@ pub const DISK_LOG_BASE: u64 = 1 << 40;
 const NONE: u64 = u64::MAX;
 /// wal-pcm: watermark destage writes queued on the disk at once.
 const DESTAGES_IN_FLIGHT: usize = 2;
-/// wal-pcm's log buffer: the page being filled and the page being archived.
-const WALPCM_LOG_BUF_PAGES: u64 = 2;
 
 const BEGIN: u8 = 1;
 const UPDATE: u8 = 2;
@@ -593,8 +592,14 @@ impl PcmWal {
                         "wal-pcm archives its log to a circular disk area of host.log_pages pages; at least 4".into(),
                     ));
                 }
+                if s.log_buffer_pages < 2 {
+                    return Err(cfg_err(
+                        "host.pcm.log_buffer_pages",
+                        "wal-pcm needs at least 2 PCM log-buffer pages (one filling, one being archived)".into(),
+                    ));
+                }
                 (
-                    WALPCM_LOG_BUF_PAGES,
+                    s.log_buffer_pages,
                     sizes.pcm_bytes / p,
                     u64::from(cfg.log_pages),
                 )
@@ -684,7 +689,7 @@ impl PcmWal {
             next_lsn: 0,
             log_ack: SimTime::ZERO,
             tail_words: Vec::new(),
-            archive_end: vec![SimTime::ZERO; WALPCM_LOG_BUF_PAGES as usize],
+            archive_end: vec![SimTime::ZERO; log_area_pages as usize],
             txs: (0..cfg.clients).map(|_| None).collect(),
             masters: Vec::new(),
             master_counter: 0,
@@ -748,7 +753,7 @@ impl PcmWal {
                 if n > 0 && n % rpp == 0 {
                     self.archive(core, n / rpp - 1, now)?;
                 }
-                let slot = (n / rpp % WALPCM_LOG_BUF_PAGES) as usize;
+                let slot = (n / rpp % self.geo.log_area_pages) as usize;
                 if self.archive_end[slot] > now {
                     // The buffer page still holds a page whose archive is in flight.
                     if n % rpp == 0 {
@@ -804,7 +809,7 @@ impl PcmWal {
         }
         let words = std::mem::take(&mut self.tail_words);
         let end = self.disk.write(DISK_LOG_BASE + s % d, words, now);
-        self.archive_end[(s % WALPCM_LOG_BUF_PAGES) as usize] = end;
+        self.archive_end[(s % self.geo.log_area_pages) as usize] = end;
         self.log_ack = self.log_ack.max(end);
         self.k.log_archive_writes += 1;
         core.stats.log_page_writes += 1;
