@@ -509,7 +509,7 @@ pub struct PcmWal {
     pcm_base: Option<Vec<u8>>,
     // log
     next_lsn: u64,
-    /// The latest completion of any log write issued (PCM record or disk archive).
+    /// The latest completion of any log record's PCM write issued.
     log_ack: SimTime,
     /// wal-pcm: the records of the page being filled (its archive image), and per buffer
     /// page when its last archive write completes.
@@ -809,8 +809,9 @@ impl PcmWal {
         }
         let words = std::mem::take(&mut self.tail_words);
         let end = self.disk.write(DISK_LOG_BASE + s % d, words, now);
+        // Not part of `log_ack`: the page's records are durable in PCM already, and the
+        // buffer page is reused only after this write completes.
         self.archive_end[(s % self.geo.log_area_pages) as usize] = end;
-        self.log_ack = self.log_ack.max(end);
         self.k.log_archive_writes += 1;
         core.stats.log_page_writes += 1;
         Ok(())
@@ -964,7 +965,10 @@ impl PcmWal {
             self.destage(f, now)?;
         }
         self.k.sync_destages += 1;
-        let f = *self.destaging.front().expect("a destage is in flight");
+        let Some(&f) = self.destaging.front() else {
+            // (Only with the planted early-free bug: the destaged frame is clean already.)
+            return self.take_frame(now);
+        };
         let FState::Destaging { end, .. } = self.frames[f as usize].state else {
             return Err(HostError::Stuck("internal: destage queue out of step".into()));
         };
