@@ -30,9 +30,11 @@
 //!   (`pcm_tier`: `[host.pcm]` sizes, recovery from PCM + disk, PCM crash points);
 //!   `pcmlogging-page`: the page-level scheme (§3.1–3.2) with page locks. Both destage
 //!   under §5.2's adaptive rate or the high-low watermark (`strategy::pcm_destage`).
+//! - `wal-pcm`, `scmlogging`: PCMLogging §6.1's WAL baselines over the same tier (ARIES with
+//!   a PCM page cache and log buffer / with the whole log in PCM; `strategy::wal_pcm`).
 //!
-//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, PCM baselines (wal-pcm,
-//! scmlogging), update strategies other than out-of-place page writes.
+//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, update strategies other
+//! than out-of-place page writes.
 
 pub mod bank;
 pub mod buffer;

@@ -18,6 +18,8 @@
 //! keeps a subset of its 8-byte words, a disk page a subset of its slots), independently;
 //! later writes never began. Instants tried: every PCM line write and disk write start and
 //! end, and every commit issue and ack. The oracle is the host checker's (`check::judge`).
+//! Recovery is the recorded strategy's (`recover_for`: PCMLogging's Algorithm 3, or the
+//! ARIES restart of `wal-pcm` / `scmlogging` in `strategy::wal_pcm`).
 //!
 //! Does not: model the emulated SSD as the external store (disks of Table 2 only), crash
 //! during recovery, or continue running after recovery.
@@ -109,6 +111,10 @@ pub struct PcmSettings {
     /// wal-pcm, scmlogging: a fuzzy checkpoint every this many ms of simulated time
     /// (§6.2.4: PostgreSQL's default, 5 minutes).
     pub checkpoint_interval_ms: u64,
+    /// wal-pcm: PCM log-buffer pages (of `host.page_bytes`), each archived to the disk when
+    /// full; 2 = the page being filled and the page being archived (§6.1's "additional
+    /// page"); Fig. 14 used 1 MB with a 512 KB transfer size.
+    pub log_buffer_pages: u64,
     /// A planted bug (wal-pcm, scmlogging): a page goes to stable storage without waiting
     /// for its log records (no WAL rule). Never set this outside tests.
     #[serde(skip)]
@@ -146,6 +152,7 @@ impl Default for PcmSettings {
             fault_paper_pseudo_xid: false,
             fault_early_destage_free: false,
             checkpoint_interval_ms: 300_000,
+            log_buffer_pages: 2,
             fault_skip_wal_rule: false,
             fault_page_free_before_commit_point: false,
             fault_early_relocation_switch: false,

@@ -29,7 +29,8 @@
 //! [64, 128)    master slot 0 ┐ w0 counter (≥ 1), w1 checkpoint LSN, w2 redo LSN,
 //! [128, 192)   master slot 1 ┘ w3 checksum(w0..w2); counter c lives in slot c mod 2
 //! [192, 256)   unused
-//! [256, +A·P)  log area. wal-pcm: the log buffer, A = 2 pages (below). scmlogging: the
+//! [256, +A·P)  log area. wal-pcm: the log buffer, A = `host.pcm.log_buffer_pages` (2,
+//!              below). scmlogging: the
 //!              whole log, circular, A = pcm_bytes / P pages.
 //! then K × P   wal-pcm page frames: w0 page + 1 (0: never used), w1 page LSN,
 //!              w2 slots n, w3 checksum(w0, w1, w2, values), w4.. the n slot values,
@@ -55,8 +56,8 @@
 //! - Every record is written to PCM when it is appended (one line write); "flush the DRAM
 //!   log buffer at commit" costs the same line writes, only later. A force waits for every
 //!   record write issued so far.
-//! - wal-pcm log buffer: the records of log page s go to PCM buffer page s mod 2. When page
-//!   s is full it is archived (one disk write, asynchronous); page s+2 may reuse the buffer
+//! - wal-pcm log buffer: the records of log page s go to PCM buffer page s mod A. When page
+//!   s is full it is archived (one disk write, asynchronous); page s+A may reuse the buffer
 //!   page only once that archive write has completed — before, its records' PCM writes are
 //!   issued when the archive completes (counted as `log_buffer_waits`). The paper's "one
 //!   page" is the page being filled; the second is the page being archived (the paper's
@@ -73,8 +74,12 @@
 //!   released); so a torn frame write loses nothing stable. Frames are dirty (newer than
 //!   the disk), destaging (disk write in flight), clean (same as disk; a read hit serves
 //!   from it) or free. Destaging: LRU dirty frames are written to the disk when more than
-//!   `high_watermark` of the frames are dirty, until at most `low_watermark` are; a frame
-//!   is clean only once its disk write completed. With no free or clean frame, a DRAM
+//!   `high_watermark` of the frames are dirty, until at most `low_watermark` are, at most
+//!   two destage writes queued on the disk at a time (its FIFO also serves log archives
+//!   and page reads); a frame is clean only once its disk write completed. When no frame
+//!   is reusable at the eviction and the page has no frame, the page is written to the disk
+//!   instead (one disk write, as a synchronous destage would cost; a page with a frame
+//!   waits for a destage). With no free or clean frame, a DRAM
 //!   eviction destages the LRU dirty frame and waits for it.
 //! - Commit: COMMIT, force (the ack), END. Rollback: ABORT, undo newest first with CLRs
 //!   (through the buffer pool), END; no force.
@@ -124,7 +129,8 @@
 //! - Torn frame write: fails its checksum; the page's previous stable version is intact in
 //!   another frame or on the disk (a frame is overwritten only when free or clean).
 //! - Torn disk page: wal-pcm destages from a frame that stays dirty (not reusable) until
-//!   the disk write completes, so the PCM copy wins (same LSN, PCM first); scmlogging: the
+//!   the disk write completes, so the PCM copy wins (same LSN, PCM first); a bypass write
+//!   (wal-pcm, a page without a frame) and scmlogging: the
 //!   torn mix is of two versions both at or after the checkpoint's state (the master waited
 //!   for every stable write issued before it), so every slot they differ in has a record
 //!   at or after the redo LSN, which unconditional redo replays.
@@ -186,8 +192,8 @@ const LOG_AREA: u64 = 256;
 /// Disk page numbers of the archived log (far beyond any DB page).
 pub const DISK_LOG_BASE: u64 = 1 << 40;
 const NONE: u64 = u64::MAX;
-/// wal-pcm's log buffer: the page being filled and the page being archived.
-const WALPCM_LOG_BUF_PAGES: u64 = 2;
+/// wal-pcm: watermark destage writes queued on the disk at once.
+const DESTAGES_IN_FLIGHT: usize = 2;
 
 const BEGIN: u8 = 1;
 const UPDATE: u8 = 2;
@@ -487,6 +493,7 @@ struct Counters {
     pcm_hits: u64,
     destages: u64,
     sync_destages: u64,
+    disk_bypass_writes: u64,
     checkpoints: u64,
     private_undos: u64,
 }
@@ -503,7 +510,7 @@ pub struct PcmWal {
     pcm_base: Option<Vec<u8>>,
     // log
     next_lsn: u64,
-    /// The latest completion of any log write issued (PCM record or disk archive).
+    /// The latest completion of any log record's PCM write issued.
     log_ack: SimTime,
     /// wal-pcm: the records of the page being filled (its archive image), and per buffer
     /// page when its last archive write completes.
@@ -513,6 +520,8 @@ pub struct PcmWal {
     /// Masters written: (ack, redo LSN).
     masters: Vec<(SimTime, u64)>,
     master_counter: u64,
+    /// A checkpoint's master waiting for its writes: (when they complete, CKPT-BEGIN LSN).
+    pending_master: Option<(SimTime, u64)>,
     last_ckpt: SimTime,
     bytes_since_ckpt: u64,
     ckpt_every_ns: u64,
@@ -527,6 +536,8 @@ pub struct PcmWal {
     dirty_lru: BTreeSet<(u64, u32)>,
     destaging: VecDeque<u32>,
     stamp: u64,
+    /// Between crossing the high watermark and reaching the low one.
+    destaging_on: bool,
     high: u64,
     low: u64,
     fault_skip_wal_rule: bool,
@@ -550,7 +561,13 @@ pub(crate) fn create_scm(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn St
 impl PcmWal {
     pub(crate) fn create(kind: Kind, cfg: &HostConfig, core: &mut Core) -> Result<PcmWal> {
         let s = &cfg.pcm;
-        let sizes = s.sizes(cfg, &core.layout)?;
+        // DRAM and PCM sizes scale as pcmlogging's (`PcmSettings::sizes`), without its
+        // per-unit Mapping Table reserve: this strategy's own tables are reserved below.
+        let sizes = crate::pcm_tier::PcmSettings {
+            table_entry_bytes: 0,
+            ..s.clone()
+        }
+        .sizes(cfg, &core.layout)?;
         let p = u64::from(cfg.page_bytes);
         let cfg_err = |key: &str, reason: String| HostError::Config {
             key: key.into(),
@@ -576,8 +593,14 @@ impl PcmWal {
                         "wal-pcm archives its log to a circular disk area of host.log_pages pages; at least 4".into(),
                     ));
                 }
+                if s.log_buffer_pages < 2 {
+                    return Err(cfg_err(
+                        "host.pcm.log_buffer_pages",
+                        "wal-pcm needs at least 2 PCM log-buffer pages (one filling, one being archived)".into(),
+                    ));
+                }
                 (
-                    WALPCM_LOG_BUF_PAGES,
+                    s.log_buffer_pages,
                     sizes.pcm_bytes / p,
                     u64::from(cfg.log_pages),
                 )
@@ -639,7 +662,10 @@ impl PcmWal {
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
         let mut disk = Disk::new(kind_disk);
-        let record = core.tags.keep;
+        // The crash checker records the run (the engine then logs NAND operations); keep
+        // the PCM and disk write logs only then (`tags.keep` is also set by
+        // `host.measure_recovery`, and a full-scale log would take gigabytes).
+        let record = core.device.core.nand.log().is_some();
         let pcm_base = if record {
             pcm.set_logging(true);
             disk.set_logging(true);
@@ -664,10 +690,11 @@ impl PcmWal {
             next_lsn: 0,
             log_ack: SimTime::ZERO,
             tail_words: Vec::new(),
-            archive_end: vec![SimTime::ZERO; WALPCM_LOG_BUF_PAGES as usize],
+            archive_end: vec![SimTime::ZERO; log_area_pages as usize],
             txs: (0..cfg.clients).map(|_| None).collect(),
             masters: Vec::new(),
             master_counter: 0,
+            pending_master: None,
             last_ckpt: SimTime::ZERO,
             bytes_since_ckpt: 0,
             ckpt_every_ns: s.checkpoint_interval_ms.saturating_mul(1_000_000),
@@ -692,6 +719,7 @@ impl PcmWal {
             dirty_lru: BTreeSet::new(),
             destaging: VecDeque::new(),
             stamp: 0,
+            destaging_on: false,
             high: ((frames as f64) * s.high_watermark).floor() as u64,
             low: ((frames as f64) * s.low_watermark).floor() as u64,
             fault_skip_wal_rule: s.fault_skip_wal_rule,
@@ -726,7 +754,7 @@ impl PcmWal {
                 if n > 0 && n % rpp == 0 {
                     self.archive(core, n / rpp - 1, now)?;
                 }
-                let slot = (n / rpp % WALPCM_LOG_BUF_PAGES) as usize;
+                let slot = (n / rpp % self.geo.log_area_pages) as usize;
                 if self.archive_end[slot] > now {
                     // The buffer page still holds a page whose archive is in flight.
                     if n % rpp == 0 {
@@ -782,8 +810,9 @@ impl PcmWal {
         }
         let words = std::mem::take(&mut self.tail_words);
         let end = self.disk.write(DISK_LOG_BASE + s % d, words, now);
-        self.archive_end[(s % WALPCM_LOG_BUF_PAGES) as usize] = end;
-        self.log_ack = self.log_ack.max(end);
+        // Not part of `log_ack`: the page's records are durable in PCM already, and the
+        // buffer page is reused only after this write completes.
+        self.archive_end[(s % self.geo.log_area_pages) as usize] = end;
         self.k.log_archive_writes += 1;
         core.stats.log_page_writes += 1;
         Ok(())
@@ -900,6 +929,20 @@ impl PcmWal {
         }
     }
 
+    /// Is a free or clean frame reusable at `now`?
+    fn frame_ready(&mut self, now: SimTime) -> bool {
+        self.complete_destages(now);
+        self.free
+            .last()
+            .map(|&f| self.frames[f as usize].free_at <= now)
+            .unwrap_or(false)
+            || self
+                .clean_lru
+                .iter()
+                .next()
+                .is_some_and(|&(_, f)| self.frames[f as usize].free_at <= now)
+    }
+
     /// A frame to write a page into, and from when it may be written.
     fn take_frame(&mut self, now: SimTime) -> Result<(u32, SimTime)> {
         self.complete_destages(now);
@@ -923,7 +966,10 @@ impl PcmWal {
             self.destage(f, now)?;
         }
         self.k.sync_destages += 1;
-        let f = *self.destaging.front().expect("a destage is in flight");
+        let Some(&f) = self.destaging.front() else {
+            // (Only with the planted early-free bug: the destaged frame is clean already.)
+            return self.take_frame(now);
+        };
         let FState::Destaging { end, .. } = self.frames[f as usize].state else {
             return Err(HostError::Stuck("internal: destage queue out of step".into()));
         };
@@ -947,10 +993,24 @@ impl PcmWal {
             self.force(core, now)
         };
         core.stats.page_writes += 1;
+        // Only a page with no frame: then the disk holds its newest stable version, so a
+        // torn bypass write mixes two versions both at or after the last checkpoint's state,
+        // which redo repairs (a page with a frame could have an older disk copy under it).
+        let bypass = self.kind == Kind::WalPcm
+            && self.page_frame[page.0 as usize] == u32::MAX
+            && !self.frame_ready(at);
         let end = match self.kind {
             Kind::ScmLogging => {
                 let mut v = values;
                 v.push(lsn);
+                self.disk.write(page.0, v, at)
+            }
+            // Every frame is dirty or being destaged: the page (which has no frame) goes to
+            // the disk instead of waiting for a destage (one disk write either way).
+            Kind::WalPcm if bypass => {
+                let mut v = values;
+                v.push(lsn);
+                self.k.disk_bypass_writes += 1;
                 self.disk.write(page.0, v, at)
             }
             Kind::WalPcm => {
@@ -1054,11 +1114,26 @@ impl PcmWal {
             now,
         )?;
         done = done.max(self.force(core, now)).max(self.data_ack);
+        // The master is written by `maintain` once `done` has passed: issuing it now for a
+        // later instant would hold its PCM chip (and every log line on it) until then.
+        self.pending_master = Some((done, begin));
+        Ok(())
+    }
+
+    /// Writes the pending master once its checkpoint's writes have completed.
+    fn write_master(&mut self, now: SimTime) -> Result<()> {
+        let Some((done, begin)) = self.pending_master else {
+            return Ok(());
+        };
+        if done > now {
+            return Ok(());
+        }
+        self.pending_master = None;
         self.master_counter += 1;
         let c = self.master_counter;
         let ack = self
             .pcm
-            .write(MASTER0 + 64 * (c % 2), &master_bytes(c, begin, begin), done)
+            .write(MASTER0 + 64 * (c % 2), &master_bytes(c, begin, begin), now)
             .map_err(cerr("master write"))?;
         self.masters.push((ack, begin));
         if self.masters.len() > 4 {
@@ -1288,15 +1363,26 @@ impl Strategy for PcmWal {
         if self.kind == Kind::WalPcm {
             self.complete_destages(now);
             if self.dirty_lru.len() as u64 > self.high {
-                while self.dirty_lru.len() as u64 > self.low {
-                    let &(_, f) = self.dirty_lru.iter().next().expect("non-empty");
-                    self.destage(f, now)?;
-                }
+                self.destaging_on = true;
+            }
+            // At most DESTAGES_IN_FLIGHT destage writes queue on the disk at once, so log
+            // archives and page reads, which share its FIFO, are not stuck behind a burst.
+            while self.destaging_on
+                && self.dirty_lru.len() as u64 > self.low
+                && self.destaging.len() < DESTAGES_IN_FLIGHT
+            {
+                let &(_, f) = self.dirty_lru.iter().next().expect("non-empty");
+                self.destage(f, now)?;
+            }
+            if self.dirty_lru.len() as u64 <= self.low {
+                self.destaging_on = false;
             }
         }
+        self.write_master(now)?;
         let due = now.since(self.last_ckpt) >= self.ckpt_every_ns
             || self.bytes_since_ckpt >= self.ckpt_log_bytes;
-        if due && self.masters.last().is_none_or(|m| m.0 <= now) {
+        if due && self.pending_master.is_none() && self.masters.last().is_none_or(|m| m.0 <= now)
+        {
             self.checkpoint(core, now)?;
         }
         Ok(())
@@ -1312,6 +1398,7 @@ impl Strategy for PcmWal {
             ("pcm_hits", k.pcm_hits),
             ("pcm_destages", k.destages),
             ("pcm_sync_destages", k.sync_destages),
+            ("pcm_disk_bypass_writes", k.disk_bypass_writes),
             ("pcm_checkpoints", k.checkpoints),
             ("private_undos", k.private_undos),
             ("pcm_frames", self.geo.frames),
