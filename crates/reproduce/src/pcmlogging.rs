@@ -10,9 +10,18 @@
 //! Scale. The paper runs a 2.4 GB TPC-C database (20 warehouses, 50 clients) with 128 MB of
 //! DRAM and 32–160 MB of PCM. Here the database is `tpcc_warehouses` warehouses and DRAM
 //! and PCM keep the paper's ratios to the database (`[host.pcm]`'s default scaling, 128 MiB
-//! per 2.4 GB): a paper size of `s` MB becomes `db_bytes × s MiB / 2.4 GB`. Each point
-//! runs `transactions` transactions from a cold buffer pool and an empty PCM (no warm-up:
-//! the paper measures 100,000 transactions after reaching a stable state).
+//! per 2.4 GB): a paper size of `s` MB becomes `db_bytes × s MiB / 2.4 GB`.
+//!
+//! Warm-up by differencing. The paper measures 100,000 transactions "after the system
+//! reaches the stable state"; the engine has no warm-up phase, and a run from an empty PCM
+//! spends its first thousands of transactions filling PCM without destaging. So each point
+//! is two runs with the same database (sized for the longer one) and seed: one of `warmup`
+//! transactions and one of `warmup + transactions`. The shorter is a prefix of the longer
+//! (same transaction stream and schedule until it stops issuing), so the measured window is
+//! the difference: throughput = Δcommits ÷ Δsimulated time, I/Os and PCM writes per
+//! committed transaction of the window, mean response time from the difference of sums.
+//! Percentiles cannot be subtracted: the worst-1 % response time (Fig. 12) is the full
+//! run's p99, and wear (Fig. 11) and the destage I/O series are the full run's.
 //!
 //! The flash device of the world is built (the configuration requires one large enough for
 //! the database) but unused: the PCM strategies keep their data on the external disk.
@@ -41,6 +50,9 @@ pub(crate) struct Plan {
     pub tpcc_warehouses: u32,
     pub tpcc_customers_per_district: Option<u32>,
     pub tpcc_items: Option<u32>,
+    /// Transactions run before the measured ones (module docs: warm-up by differencing).
+    pub warmup: u64,
+    /// Measured transactions per HDD TPC-C point.
     pub transactions: u64,
     /// Fig. 15 (SSD, SD card) and Fig. 13 (TATP) points.
     pub other_transactions: u64,
@@ -67,20 +79,22 @@ impl Plan {
                 tpcc_warehouses: 1,
                 tpcc_customers_per_district: None,
                 tpcc_items: None,
-                transactions: 2_000,
-                other_transactions: 2_000,
+                warmup: 2_500,
+                transactions: 1_500,
+                other_transactions: 1_500,
                 clients: 50,
                 client_sweep: vec![10, 50],
-                pcm_mb: vec![32, 64, 96, 128, 160],
-                side_mb: vec![32, 128],
+                pcm_mb: vec![32, 128, 160],
+                side_mb: vec![128],
                 tatp_subscribers: 20_000,
                 large_warehouses: 2,
-                large_transactions: 1_500,
+                large_transactions: 1_000,
             },
             Scale::Full => Plan {
                 tpcc_warehouses: 4,
                 tpcc_customers_per_district: None,
                 tpcc_items: None,
+                warmup: 20_000,
                 transactions: 20_000,
                 other_transactions: 10_000,
                 clients: 50,
@@ -168,8 +182,9 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32) -> Result<Config, Strin
     } else {
         plan.transactions
     };
-    h.transactions = txns;
-    h.tpcc.max_txns = txns;
+    // The warm-up run stops after `warmup`; this one runs `warmup + txns` (module docs).
+    h.transactions = plan.warmup + txns;
+    h.tpcc.max_txns = plan.warmup + txns;
     h.tpcc.warehouses = if pt.large {
         plan.large_warehouses
     } else {
@@ -189,7 +204,7 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32) -> Result<Config, Strin
         0
     } else {
         // PL-x: x × 10,000 XIDs over the paper's 100,000 transactions, scaled to this run.
-        (u64::from(pt.wear) * 10_000 * txns / PAPER_TXNS).max(1)
+        (u64::from(pt.wear) * 10_000 * (plan.warmup + txns) / PAPER_TXNS).max(1)
     };
     Ok(c)
 }
@@ -237,41 +252,100 @@ fn point_cfg(plan: &Plan, pt: &Pt) -> Result<Config, String> {
     Ok(c)
 }
 
-/// One host run.
-fn host_point(cfg: &Config) -> Result<HostMetrics, String> {
+fn host_run(cfg: &Config) -> Result<HostMetrics, String> {
     let dev = world::build_device(cfg, None).map_err(|e| e.to_string())?;
     let run = host::engine::run_traced(&cfg.host, &cfg.device(), dev, cfg.seed, false, false)
         .map_err(|e| e.to_string())?;
     Ok(run.metrics)
 }
 
+/// One point: the warm-up run (the first `warmup` transactions, same database and seed, so
+/// the same prefix) and the full run; the measured window is their difference.
+fn host_point(cfg: &Config, warmup: u64) -> Result<Res, String> {
+    let mut w = cfg.clone();
+    w.host.transactions = warmup;
+    w.host.measure_recovery = false;
+    let warm = if warmup > 0 {
+        Some(host_run(&w)?)
+    } else {
+        None
+    };
+    Ok(Res {
+        full: host_run(cfg)?,
+        warm,
+    })
+}
+
+/// A point's two runs (module docs: warm-up by differencing).
+#[derive(Clone, Debug)]
+struct Res {
+    full: HostMetrics,
+    warm: Option<HostMetrics>,
+}
+
 fn k(m: &HostMetrics, key: &str) -> u64 {
     m.strategy_counters.get(key).copied().unwrap_or(0)
 }
-fn reads(m: &HostMetrics) -> u64 {
-    k(m, "disk_reads")
-}
-fn writes(m: &HostMetrics) -> u64 {
-    k(m, "disk_writes")
-}
-fn ios(m: &HostMetrics) -> u64 {
-    reads(m) + writes(m)
-}
-/// Per committed transaction, so points of different lengths compare.
-fn per_txn(m: &HostMetrics, v: u64) -> f64 {
-    v as f64 / m.txns_committed.max(1) as f64
-}
-fn resp_ms(m: &HostMetrics) -> f64 {
-    m.txn_time_ns.mean / 1e6
+
+impl Res {
+    /// A counter over the measured window.
+    fn d(&self, key: &str) -> u64 {
+        k(&self.full, key).saturating_sub(self.warm.as_ref().map_or(0, |w| k(w, key)))
+    }
+    /// A counter at the end of the full run (state such as wear).
+    fn end(&self, key: &str) -> u64 {
+        k(&self.full, key)
+    }
+    fn commits(&self) -> u64 {
+        self.full
+            .txns_committed
+            .saturating_sub(self.warm.as_ref().map_or(0, |w| w.txns_committed))
+    }
+    fn secs(&self) -> f64 {
+        self.full
+            .sim_time_ns
+            .saturating_sub(self.warm.as_ref().map_or(0, |w| w.sim_time_ns)) as f64
+            / 1e9
+    }
+    fn tput(&self) -> f64 {
+        self.commits() as f64 / self.secs().max(1e-9)
+    }
+    /// Per committed transaction of the window.
+    fn per_txn(&self, key: &str) -> f64 {
+        self.d(key) as f64 / self.commits().max(1) as f64
+    }
+    fn reads(&self) -> f64 {
+        self.per_txn("disk_reads")
+    }
+    fn writes(&self) -> f64 {
+        self.per_txn("disk_writes")
+    }
+    fn ios(&self) -> f64 {
+        self.reads() + self.writes()
+    }
+    /// Mean response time of the window's transactions, ms.
+    fn resp_ms(&self) -> f64 {
+        let f = &self.full.txn_time_ns;
+        let (sum_f, n_f) = (f.mean * f.count as f64, f.count);
+        let (sum_w, n_w) = self
+            .warm
+            .as_ref()
+            .map_or((0.0, 0), |w| (w.txn_time_ns.mean * w.txn_time_ns.count as f64, w.txn_time_ns.count));
+        (sum_f - sum_w) / n_f.saturating_sub(n_w).max(1) as f64 / 1e6
+    }
+    /// 99th percentile of the full run's response times (percentiles do not subtract), ms.
+    fn p99_ms(&self) -> f64 {
+        self.full.txn_time_ns.p99 as f64 / 1e6
+    }
 }
 
 struct Pts {
     pts: Vec<Pt>,
-    r: Vec<Result<HostMetrics, String>>,
+    r: Vec<Result<Res, String>>,
 }
 
 impl Pts {
-    fn get(&self, pt: &Pt) -> Result<&HostMetrics, String> {
+    fn get(&self, pt: &Pt) -> Result<&Res, String> {
         let i = self
             .pts
             .iter()
@@ -397,16 +471,17 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     }
     let cfg_of: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
     progress.plan(jobs.len());
-    let r = run_each(jobs, progress, host_point);
+    let r = run_each(jobs, progress, |c| host_point(c, plan.warmup));
     let x = Pts { pts, r };
 
     let mut out = Output::default();
-    let mut csv = String::from("strategy,workload,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,pcm_wear_worst_1pct,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,recovery_ms,recovery_pages_read\n");
+    let mut csv = String::from("strategy,workload,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms_full_run,resp_p999_ms_full_run,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,pcm_wear_worst_1pct,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,recovery_ms,recovery_pages_read\n");
     for (i, p) in x.pts.iter().enumerate() {
-        let Ok(m) = &x.r[i] else { continue };
+        let Ok(r) = &x.r[i] else { continue };
+        let m = &r.full;
         let c = &cfg_of[i];
         csv.push_str(&format!(
-            "{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{:.2},{},{:.2},{:.2},{},{},{}\n",
+            "{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{:.2},{},{:.2},{:.2},{},{},{}\n",
             p.strategy,
             p.workload,
             p.pcm_mb,
@@ -419,22 +494,24 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
             db_size(c).map(|d| d.0).unwrap_or(0),
             k(m, "dram_bytes"),
             k(m, "pcm_bytes"),
-            m.txns_committed,
-            m.txns_restarted,
-            m.throughput_per_s,
-            resp_ms(m),
+            r.warm.as_ref().map_or(0, |w| w.txns_committed),
+            r.commits(),
+            m.txns_restarted
+                .saturating_sub(r.warm.as_ref().map_or(0, |w| w.txns_restarted)),
+            r.tput(),
+            r.resp_ms(),
             m.txn_time_ns.p99 as f64 / 1e6,
             m.txn_time_ns.p999 as f64 / 1e6,
-            m.sim_time_ns as f64 / 1e9,
-            reads(m),
-            writes(m),
-            per_txn(m, reads(m)),
-            per_txn(m, writes(m)),
-            k(m, "pcm_line_writes"),
-            k(m, "pcm_hits"),
-            k(m, "pcm_destaged_pages"),
-            k(m, "pcm_destaged_records"),
-            k(m, "pcm_swaps"),
+            r.secs(),
+            r.d("disk_reads"),
+            r.d("disk_writes"),
+            r.reads(),
+            r.writes(),
+            r.d("pcm_line_writes"),
+            r.d("pcm_hits"),
+            r.d("pcm_destaged_pages"),
+            r.d("pcm_destaged_records"),
+            r.d("pcm_swaps"),
             k(m, "pcm_wear_worst_1pct_x100") as f64 / 100.0,
             k(m, "pcm_wear_max_unit_writes"),
             k(m, "destage_io_per_interval_mean_x100") as f64 / 100.0,
@@ -469,13 +546,14 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     let b = point_cfg(plan, &f7(plan, "pcmlogging", DEFAULT_MB))?;
     let (db, _) = db_size(&b)?;
     out.notes.push(format!(
-        "Workload: the host engine's TPC-C, {} warehouse(s) ({:.1} MB of 8 KiB pages; the paper: 20 warehouses, 2.4 GB), {} clients, record-level strict 2PL, {} transactions per HDD point and {} per SSD / SD card / TATP point ({} subscribers), each from a cold buffer pool and an empty PCM (the paper: 100,000 transactions after a warm-up). DRAM and PCM scale with the database by the paper's ratio (128 MiB per 2.4 GB): the paper's PCM sizes {:?} MB become {:?} KiB here, DRAM {:.0} KiB (PCMLogging's DRAM tables are counted against it, §6.1). Disks of Table 2 (HDD 8.05/8.20 ms, SSD 25/50 µs, SD card 1.47/200.1 ms per 8 KiB page); PCM 4 chips, 1 µs per 64 B line write, 128 B units. PCMLogging destages adaptively (§5.2) unless a figure says otherwise.",
+        "Workload: the host engine's TPC-C, {} warehouse(s) ({:.1} MB of 8 KiB pages; the paper: 20 warehouses, 2.4 GB), {} clients, record-level strict 2PL, {} measured transactions per HDD point and {} per SSD / SD card / TATP point ({} subscribers), after a warm-up of {} transactions (module docs of reproduce/src/pcmlogging.rs: each point is a warm-up run and a full run with the same stream; the window is their difference; the paper: 100,000 transactions after a warm-up). DRAM and PCM scale with the database by the paper's ratio (128 MiB per 2.4 GB): the paper's PCM sizes {:?} MB become {:?} KiB here, DRAM {:.0} KiB (PCMLogging's DRAM tables are counted against it, §6.1). Disks of Table 2 (HDD 8.05/8.20 ms, SSD 25/50 µs, SD card 1.47/200.1 ms per 8 KiB page); PCM 4 chips, 1 µs per 64 B line write, 128 B units. PCMLogging destages adaptively (§5.2) unless a figure says otherwise.",
         plan.tpcc_warehouses,
         db as f64 / 1e6,
         plan.clients,
         plan.transactions,
         plan.other_transactions,
         plan.tatp_subscribers,
+        plan.warmup,
         plan.pcm_mb,
         plan.pcm_mb
             .iter()
@@ -486,15 +564,15 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
             / u128::from(host::pcm_tier::PAPER_DB_BYTES)) as f64
             / 1024.0,
     ));
-    out.notes.push("What differs from the paper: no warm-up (the paper measures a stable state; here PCM fills during the run, so early transactions see an empty PCM and no destaging); a small database, so lock contention among 50 clients is far higher than on 20 warehouses (restarts are in the CSV); the engine charges no CPU time, so throughput follows disk and PCM time alone; WAL's checkpoint interval is PostgreSQL's 5 minutes of simulated time, longer than most runs here (recovery then replays the whole run).".into());
+    out.notes.push("What differs from the paper: a short warm-up (a few thousand transactions; PCM may not be full or in its destaging steady state at the larger sizes — pcm_destaged_pages in the CSV); a small database, so lock contention among 50 clients is far higher than on 20 warehouses (restarts are in the CSV); the engine charges no CPU time, so throughput follows disk and PCM time alone; WAL's checkpoint interval is PostgreSQL's 5 minutes of simulated time, longer than most runs here (recovery then replays the whole run).".into());
     Ok(out)
 }
 
 fn tput(x: &Pts, p: &Pt) -> Result<f64, String> {
-    Ok(x.get(p)?.throughput_per_s)
+    Ok(x.get(p)?.tput())
 }
 
-const CAUSES: &str = "Likely causes of disagreement: a database of one or a few warehouses with 50 clients (far more lock contention than the paper's 20 warehouses: restarts in the CSV), no warm-up (PCM starts empty, so early transactions neither hit in PCM nor destage), a few thousand transactions instead of 100,000, and no CPU time in the model.";
+const CAUSES: &str = "Likely causes of disagreement: a database of one or a few warehouses with 50 clients (far more lock contention than the paper's 20 warehouses: restarts in the CSV), a short warm-up and measured window (a few thousand transactions instead of 100,000 after a stable state), PCMLogging's DRAM tables reserved at their largest (16 B per 128 B PCM unit, §6.1), which take buffer frames from DRAM as PCM grows (buffer_frames in the CSV), a DRAM miss always reading the page from disk (records cached in PCM are merged into it, they do not replace the read), and no CPU time in the model.";
 
 fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let sizes = &plan.pcm_mb;
@@ -579,7 +657,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     // Fig. 8a: total I/Os and write I/Os, per committed transaction.
     let io = |s: &'static str, mb: u32| -> Result<(f64, f64), String> {
         let m = x.get(&f7(plan, s, mb))?;
-        Ok((per_txn(m, ios(m)), per_txn(m, writes(m))))
+        Ok((m.ios(), m.writes()))
     };
     let mut savings = Vec::new();
     for &mb in sizes {
@@ -628,9 +706,9 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "+60.4% to +223%",
         format!(
             "PCMLogging only: {:.2} records per destaged page ({} records in {} pages)",
-            k(pl, "pcm_destaged_records") as f64 / k(pl, "pcm_destaged_pages").max(1) as f64,
-            k(pl, "pcm_destaged_records"),
-            k(pl, "pcm_destaged_pages")
+            pl.d("pcm_destaged_records") as f64 / pl.d("pcm_destaged_pages").max(1) as f64,
+            pl.d("pcm_destaged_records"),
+            pl.d("pcm_destaged_pages")
         ),
         Verdict::not_modelled(),
         "wal-pcm and scmlogging do not count the dirty records of a page they write back (no such counter in the strategies), so the comparison cannot be made; PCMLogging's own figure is shown.",
@@ -668,7 +746,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
 fn recovery(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let mb = DEFAULT_MB;
     let rec = |s: &'static str| -> Result<(f64, u64, f64), String> {
-        let m = x.get(&f7(plan, s, mb))?;
+        let m = &x.get(&f7(plan, s, mb))?.full;
         let r = m
             .recovery
             .as_ref()
@@ -797,13 +875,13 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         wear,
         ..Pt::base(plan, "pcmlogging", DEFAULT_MB)
     };
-    let worst = |m: &HostMetrics| k(m, "pcm_wear_worst_1pct_x100") as f64 / 100.0;
-    let traffic = |m: &HostMetrics| per_txn(m, k(m, "pcm_line_writes"));
+    let worst = |m: &Res| m.end("pcm_wear_worst_1pct_x100") as f64 / 100.0;
+    let traffic = |m: &Res| m.per_txn("pcm_line_writes");
     let p0 = x.get(&f7(plan, "pcmlogging", DEFAULT_MB))?;
     let p10 = x.get(&pl(10))?;
     let p1 = x.get(&pl(1))?;
-    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to {} transactions (δ = {} and {} XIDs). Worst 1 % = mean writes of the 1 % most written PCM units (the strategy's counter); traffic = PCM line writes per committed transaction. With a run of a few thousand transactions and a PCM that fills only part-way, most units are written a handful of times, so the wear distribution is far less skewed than after the paper's long run. {CAUSES}", plan.transactions, (10 * 10_000 * plan.transactions / PAPER_TXNS).max(1), (10_000 * plan.transactions / PAPER_TXNS).max(1));
-    let w = |m: &HostMetrics| worst(m) / worst(p0) - 1.0;
+    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {} transactions of the full run (δ = {} and {} XIDs); worst 1 % is over the full run, traffic over the measured window. Worst 1 % = mean writes of the 1 % most written PCM units (the strategy's counter); traffic = PCM line writes per committed transaction. With a run of a few thousand transactions and a PCM that fills only part-way, most units are written a handful of times, so the wear distribution is far less skewed than after the paper's long run. {CAUSES}", plan.warmup + plan.transactions, (10 * 10_000 * (plan.warmup + plan.transactions) / PAPER_TXNS).max(1), (10_000 * (plan.warmup + plan.transactions) / PAPER_TXNS).max(1));
+    let w = |m: &Res| worst(m) / worst(p0) - 1.0;
     let (w10, w1) = (w(p10), w(p1));
     let best = w10.min(w1);
     out.claims.push(claim(
@@ -818,8 +896,8 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
             pct(w10),
             worst(p1),
             pct(w1),
-            k(p10, "pcm_swaps"),
-            k(p1, "pcm_swaps")
+            p10.end("pcm_swaps"),
+            p1.end("pcm_swaps")
         ),
         Verdict::change(-0.264, best),
         &note,
@@ -850,7 +928,7 @@ fn fig12(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         destage: "watermark",
         ..Pt::base(plan, "pcmlogging", mb)
     };
-    let p99 = |m: &HostMetrics| m.txn_time_ns.p99 as f64 / 1e6;
+    let p99 = |m: &Res| m.p99_ms();
     let mut cuts = Vec::new();
     for &mb in sizes {
         let a = x.get(&f7(plan, "pcmlogging", mb))?;
@@ -881,9 +959,9 @@ fn fig12(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         Verdict::change(-0.219, best),
         &note,
     ));
-    let cv = |m: &HostMetrics| {
-        k(m, "destage_io_per_interval_sd_x100") as f64
-            / k(m, "destage_io_per_interval_mean_x100").max(1) as f64
+    let cv = |m: &Res| {
+        m.end("destage_io_per_interval_sd_x100") as f64
+            / m.end("destage_io_per_interval_mean_x100").max(1) as f64
     };
     let mb = *sizes.iter().max().unwrap_or(&DEFAULT_MB);
     let (a, w) = (x.get(&f7(plan, "pcmlogging", mb))?, x.get(&wm(mb))?);
@@ -913,7 +991,7 @@ fn fig9(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let mut growth = Vec::new();
     for s in SCHEMES {
         let (a, b) = (x.get(&at(s, lo))?, x.get(&at(s, hi))?);
-        growth.push((s, resp_ms(b) - resp_ms(a), resp_ms(a), resp_ms(b)));
+        growth.push((s, b.resp_ms() - a.resp_ms(), a.resp_ms(), b.resp_ms()));
     }
     let pl = growth[0].1;
     let holds = growth[1..].iter().all(|g| pl < g.1);
@@ -974,8 +1052,9 @@ mod tests {
             tpcc_warehouses: 1,
             tpcc_customers_per_district: Some(30),
             tpcc_items: Some(200),
-            transactions: 150,
-            other_transactions: 100,
+            warmup: 40,
+            transactions: 100,
+            other_transactions: 80,
             clients: 8,
             client_sweep: vec![2, 8],
             pcm_mb: vec![64, 128],
