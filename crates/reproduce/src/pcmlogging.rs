@@ -1150,6 +1150,22 @@ mod tests {
         assert_eq!(nm, 4, "{ids:?}");
         let pts = &two.csvs[0].1;
         assert_eq!(pts.lines().count(), 1 + points(&plan).len());
+        // The measured window is the full run less the warm-up: about `transactions`
+        // commits (TPC-C and TATP roll back about 1 % on their own), after about `warmup`.
+        let head: Vec<&str> = pts.lines().next().unwrap().split(',').collect();
+        let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+        for l in pts.lines().skip(1) {
+            let f: Vec<&str> = l.split(',').collect();
+            let n = |c: &str| f[col(c)].parse::<u64>().unwrap();
+            let want = if f[col("external")] != "hdd" || f[col("workload")] == "tatp" {
+                plan.other_transactions
+            } else {
+                plan.transactions
+            };
+            let (w, c) = (n("warmup_committed"), n("committed"));
+            assert!(w * 10 >= plan.warmup * 9 && w <= plan.warmup, "{l}");
+            assert!(c * 10 >= want * 8 && c <= want + u64::from(plan.clients), "{l}");
+        }
         assert_eq!(two.svgs.len(), 3);
         // Recovery measured for both schemes at 128 MB; PCMLogging reads no disk page.
         let r = cs
