@@ -149,7 +149,7 @@ enum Cmd {
     },
     /// Reproduce the papers' headline experiments and write a claims report.
     Reproduce {
-        /// txflash, lighttx, flagcommit, ipa, or all (repeatable).
+        /// txflash, lighttx, flagcommit, ipa, pcmlogging, or all (repeatable).
         #[arg(long = "paper", required = true)]
         papers: Vec<String>,
         /// Small devices and workloads (minutes instead of hours).
