@@ -149,7 +149,7 @@ enum Cmd {
     },
     /// Reproduce the papers' headline experiments and write a claims report.
     Reproduce {
-        /// txflash, lighttx, flagcommit, ipa, or all (repeatable).
+        /// txflash, lighttx, flagcommit, ipa, pcmlogging, or all (repeatable).
         #[arg(long = "paper", required = true)]
         papers: Vec<String>,
         /// Small devices and workloads (minutes instead of hours).
@@ -637,11 +637,12 @@ fn cmd_reproduce(
                 "lighttx".to_string(),
                 "flagcommit".to_string(),
                 "ipa".to_string(),
+                "pcmlogging".to_string(),
             ]),
-            "txflash" | "lighttx" | "flagcommit" | "ipa" => list.push(p.clone()),
+            "txflash" | "lighttx" | "flagcommit" | "ipa" | "pcmlogging" => list.push(p.clone()),
             other => {
                 return Err(bad(format!(
-                    "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, all)"
+                    "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, pcmlogging, all)"
                 )))
             }
         }

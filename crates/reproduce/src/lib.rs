@@ -14,6 +14,7 @@ pub mod flagcommit;
 pub mod html;
 pub mod ipa;
 pub mod lighttx;
+pub mod pcmlogging;
 pub mod runner;
 pub mod txflash;
 
@@ -234,8 +235,9 @@ pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Outpu
         "lighttx" => lighttx::run(scale, progress),
         "flagcommit" => flagcommit::run(scale, progress),
         "ipa" => ipa::run(scale, progress),
+        "pcmlogging" => pcmlogging::run(scale, progress),
         other => Err(format!(
-            "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa)"
+            "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, pcmlogging)"
         )),
     };
     r.map(|mut o| {
