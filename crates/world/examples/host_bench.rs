@@ -1,11 +1,13 @@
 //! The host case of `commitlab bench` alone (TPC-C, 20 warehouses, wal over none, 512
 //! frames), without the device bench's minutes:
-//! `cargo run --release -p commitlab-world --example host_bench [-- --quick] [-- --bank]`.
+//! `cargo run --release -p commitlab-world --example host_bench [-- --quick] [-- --bank | --pcm]`.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
     let r = if args.iter().any(|a| a == "--bank") {
         commitlab_world::host_run::host_bank_bench(quick)
+    } else if args.iter().any(|a| a == "--pcm") {
+        commitlab_world::host_run::host_pcm_bench(quick)
     } else {
         commitlab_world::host_run::host_bench(quick)
     };
