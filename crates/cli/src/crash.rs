@@ -822,7 +822,10 @@ enum CellError {
 }
 
 /// Records the host run `cfg` describes and crash-checks it.
-fn check_cell(cfg: &Config, mode: host::check::Mode) -> Result<host::check::CheckReport, CellError> {
+fn check_cell(
+    cfg: &Config,
+    mode: host::check::Mode,
+) -> Result<host::check::CheckReport, CellError> {
     let rec = match world::host_run::record_host(cfg) {
         Ok(r) => r,
         Err(world::WorldError::Config(e)) => return Err(CellError::Refused(e)),
@@ -856,7 +859,11 @@ fn host_cells() -> Vec<(&'static str, &'static str, &'static str)> {
     cells
 }
 
-fn host_cell(a: &CrashArgs, cell: (&'static str, &'static str, &'static str), random: u64) -> HostCell {
+fn host_cell(
+    a: &CrashArgs,
+    cell: (&'static str, &'static str, &'static str),
+    random: u64,
+) -> HostCell {
     let (strategy, protocol, update) = cell;
     let t0 = std::time::Instant::now();
     let mut out = HostCell {
@@ -958,7 +965,8 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
     if a.state.is_some() {
         return Err(Fail(
             2,
-            "--state replays one cell: give --host STRATEGY --protocol P instead of --host all".into(),
+            "--state replays one cell: give --host STRATEGY --protocol P instead of --host all"
+                .into(),
         ));
     }
     let random = a.schedules.unwrap_or(1000);
@@ -988,7 +996,13 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
         })
         .collect();
     let mut t = report::Table::new(vec![
-        "strategy", "protocol", "update", "exhaustive", "random", "violations", "wall s",
+        "strategy",
+        "protocol",
+        "update",
+        "exhaustive",
+        "random",
+        "violations",
+        "wall s",
     ]);
     let (mut checked, mut refused, mut states, mut bad) = (0, 0, 0u64, 0u64);
     // Refused cells, grouped by strategy and update: the protocols and the first reason.

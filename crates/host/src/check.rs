@@ -570,7 +570,11 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         // so its writes overlap PCM work.
         h.page_bytes = 2048;
         h.log_pages = 8;
-        h.pcm.pcm_bytes = if strategy == "wal-pcm" { 6 * 2048 } else { 8 * 2048 };
+        h.pcm.pcm_bytes = if strategy == "wal-pcm" {
+            6 * 2048
+        } else {
+            8 * 2048
+        };
         h.pcm.dram_bytes = 4 * 2048 + 6 * 32 + 3 * 64;
         h.pcm.high_watermark = 0.5;
         h.pcm.low_watermark = 0.3;

@@ -69,7 +69,10 @@ mod tests {
         };
         assert_eq!(cycle_through(0, 4, g), Some(vec![0, 1, 2]));
         assert_eq!(cycle_through(3, 4, g), None);
-        assert_eq!(cycle_through(1, 4, |c| if c == 1 { vec![2] } else { vec![] }), None);
+        assert_eq!(
+            cycle_through(1, 4, |c| if c == 1 { vec![2] } else { vec![] }),
+            None
+        );
     }
 
     #[test]

@@ -322,7 +322,11 @@ fn upd(page: u32, slot: u16) -> workload::db::RecOp {
 
 /// Runs two clients, one scripted transaction each, under `s` with max_c = 1, record locks
 /// and 1 µs of CPU per operation (so their operations interleave).
-fn two_scripted(s: &str, a: Vec<workload::db::RecOp>, b: Vec<workload::db::RecOp>) -> host::HostMetrics {
+fn two_scripted(
+    s: &str,
+    a: Vec<workload::db::RecOp>,
+    b: Vec<workload::db::RecOp>,
+) -> host::HostMetrics {
     use workload::db::{Field, Schema, TableDef, TableKind, TxnSpec};
     let (mut h, d) = tiny(s);
     h.max_c = 1;

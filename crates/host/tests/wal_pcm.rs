@@ -60,7 +60,12 @@ fn wal_pcm_survives_every_crash_of_a_tiny_run() {
     let k = &rec.metrics.strategy_counters;
     // The run cached pages in PCM, destaged them, hit them, archived log pages past the
     // disk log's end, checkpointed and rolled back.
-    for c in ["pcm_page_writes", "pcm_destages", "pcm_hits", "pcm_checkpoints"] {
+    for c in [
+        "pcm_page_writes",
+        "pcm_destages",
+        "pcm_hits",
+        "pcm_checkpoints",
+    ] {
         assert!(k[c] > 0, "{c}: {k:?}");
     }
     assert!(k["log_archive_writes"] > u64::from(h.log_pages), "{k:?}");
@@ -141,7 +146,10 @@ fn the_checker_catches_a_frame_reused_before_its_destage_completed() {
             break;
         }
     }
-    assert!(caught.iter().any(|&v| v > 0), "planted bug not caught: {caught:?}");
+    assert!(
+        caught.iter().any(|&v| v > 0),
+        "planted bug not caught: {caught:?}"
+    );
 }
 
 /// Issue 11: each runs TPC-C over the HDD and the SATA SSD of Table 2 and commits; the SSD
@@ -162,7 +170,12 @@ fn tpcc_runs_on_hdd_and_ssd_deterministically() {
             assert_eq!(a.throughput_per_s, b.throughput_per_s);
             times.push(a.sim_time_ns);
         }
-        assert!(times[1] < times[0], "{s}: ssd {} ns vs hdd {} ns", times[1], times[0]);
+        assert!(
+            times[1] < times[0],
+            "{s}: ssd {} ns vs hdd {} ns",
+            times[1],
+            times[0]
+        );
     }
 }
 
@@ -181,12 +194,19 @@ fn recovery_time_is_the_io_since_the_last_checkpoint() {
             let rec = m.recovery.unwrap();
             assert_eq!(rec.device_time_ns, 0);
             assert!(rec.time_ns > 0, "{s}: {rec:?}");
-            eprintln!("{s} interval {ms} ms: {rec:?} ckpts {}", m.strategy_counters["pcm_checkpoints"]);
+            eprintln!(
+                "{s} interval {ms} ms: {rec:?} ckpts {}",
+                m.strategy_counters["pcm_checkpoints"]
+            );
             r.push(rec);
         }
         assert!(r[0].time_ns > r[1].time_ns, "{s}: {:?}", r);
         // Redo reads pages from the HDD: milliseconds each.
-        assert!(r[0].pages_read > 0 && r[0].time_ns >= 8_000_000, "{s}: {:?}", r[0]);
+        assert!(
+            r[0].pages_read > 0 && r[0].time_ns >= 8_000_000,
+            "{s}: {:?}",
+            r[0]
+        );
     }
 }
 
@@ -212,7 +232,10 @@ fn bad_settings_name_the_key() {
     h.clients = 8;
     h.pcm.pcm_bytes = 2 * 8192;
     let e = check::record(&h, &d, 3).err().unwrap().to_string();
-    assert!(e.contains("host.pcm.pcm_bytes") && e.contains("full"), "{e}");
+    assert!(
+        e.contains("host.pcm.pcm_bytes") && e.contains("full"),
+        "{e}"
+    );
 }
 
 /// ≥ 1,000 seeded random crash schedules on a larger TPC-C run per strategy; `-- --ignored`

@@ -175,7 +175,11 @@ fn the_tpcc_check_catches_an_early_commit_ack() {
 fn full_data_mode_checks_consistency_conditions() {
     for (s, p) in [("wal", "none"), ("device-tx", "cfc")] {
         for tpcc in [true, false] {
-            let (mut h, d) = if tpcc { tiny_tpcc(s, p) } else { tiny_tpcb(s, p) };
+            let (mut h, d) = if tpcc {
+                tiny_tpcc(s, p)
+            } else {
+                tiny_tpcb(s, p)
+            };
             h.data = "full".into();
             if tpcc {
                 h.transactions = 40;
@@ -191,7 +195,11 @@ fn full_data_mode_checks_consistency_conditions() {
             let mut rec = rec;
             rec.cfg.fault_drop_page = true;
             let rep = check::check(&rec, Mode::Random { schedules: 150 }, 3, None).unwrap();
-            assert!(rep.violations > 0, "{s}/{p} {}: planted drop not caught", h.workload);
+            assert!(
+                rep.violations > 0,
+                "{s}/{p} {}: planted drop not caught",
+                h.workload
+            );
             let cons = rep
                 .first
                 .iter()

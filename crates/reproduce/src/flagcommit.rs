@@ -353,7 +353,10 @@ impl<'a> Pts<'a> {
             .iter()
             .position(|&x| x == s)
             .ok_or("no such strategy")?;
-        get(self.r, self.i_fig18 + usize::from(long) * EXTENDED.len() + si)
+        get(
+            self.r,
+            self.i_fig18 + usize::from(long) * EXTENDED.len() + si,
+        )
     }
 }
 
@@ -436,7 +439,10 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
                 c.host.tpcc.max_pages_written = SHORT_PAGES;
             }
             jobs.push(Job {
-                label: format!("flagcommit {s} {} txns", if long { "long" } else { "short" }),
+                label: format!(
+                    "flagcommit {s} {} txns",
+                    if long { "long" } else { "short" }
+                ),
                 cfg: c,
             });
         }
@@ -1149,10 +1155,18 @@ fn fig16_17(out: &mut Output, x: &Pts) -> Result<(), String> {
 
 /// Fig. 18: CFC_ex, AFC_ex and WAL on short (λ ≤ 10) and long (λ > 10) transactions.
 fn fig18(out: &mut Output, x: &Pts) -> Result<(), String> {
-    let cats: Vec<String> = ["CFC_ex", "AFC_ex", "WAL"].iter().map(|s| s.to_string()).collect();
+    let cats: Vec<String> = ["CFC_ex", "AFC_ex", "WAL"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let series = |long: bool, f: &dyn Fn(&Res) -> f64| -> Result<Series, String> {
         Ok(Series {
-            name: if long { "long (λ > 10)" } else { "short (λ ≤ 10)" }.into(),
+            name: if long {
+                "long (λ > 10)"
+            } else {
+                "short (λ ≤ 10)"
+            }
+            .into(),
             points: EXTENDED
                 .iter()
                 .enumerate()

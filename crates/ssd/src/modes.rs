@@ -282,7 +282,11 @@ mod tests {
                 appends += 1;
             }
         }
-        assert!(appends > 100 && d.core.stats.gc_erases > 0, "{:?}", d.core.stats);
+        assert!(
+            appends > 100 && d.core.stats.gc_erases > 0,
+            "{:?}",
+            d.core.stats
+        );
     }
 
     #[test]

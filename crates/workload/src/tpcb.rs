@@ -349,7 +349,9 @@ impl TxnSource for Tpcb {
             ));
         }
         if unknown > 0 {
-            out.push(format!("{unknown} rows of the checked tables have unknown contents"));
+            out.push(format!(
+                "{unknown} rows of the checked tables have unknown contents"
+            ));
         }
         out
     }

@@ -1426,7 +1426,10 @@ impl TxnSource for Tpcc {
             let (di, o) = match &r {
                 RowContent::Present { fill: None, .. } => {
                     let ord = ord_of(&self.new_order, rid);
-                    ((ord / per) as usize, self.first_undelivered + (ord % per) as u32)
+                    (
+                        (ord / per) as usize,
+                        self.first_undelivered + (ord % per) as u32,
+                    )
                 }
                 RowContent::Present { fill: Some(f), .. } => {
                     let (di, o, _) = row_fill_fields(*f);
@@ -1485,7 +1488,9 @@ impl TxnSource for Tpcc {
                     }) {
                         Some(di) => di,
                         None => {
-                            out.push(format!("loaded order_line row {rid:?} belongs to no district"));
+                            out.push(format!(
+                                "loaded order_line row {rid:?} belongs to no district"
+                            ));
                             continue;
                         }
                     }
@@ -1537,7 +1542,9 @@ impl TxnSource for Tpcc {
             }
         }
         if unknown > 0 {
-            out.push(format!("{unknown} rows of the checked tables have unknown contents"));
+            out.push(format!(
+                "{unknown} rows of the checked tables have unknown contents"
+            ));
         }
         out
     }
@@ -1861,7 +1868,11 @@ mod tests {
             let mut out = Vec::new();
             for page in 0..def.pages_max {
                 for slot in 0..def.records_per_page {
-                    let rid = Rid { table: t, page, slot };
+                    let rid = Rid {
+                        table: t,
+                        page,
+                        slot,
+                    };
                     let c = m.get(&rid).cloned().unwrap_or_else(|| {
                         if fresh.loaded(rid) {
                             RowContent::Present {
@@ -1904,7 +1915,10 @@ mod tests {
         let mut done = false;
         let skip_d_ytd = |_: usize, o: &RecOp| -> Option<RecOp> {
             if let RecOp::Update { rid, changes } = o {
-                if !done && rid.table == table::DISTRICT && changes.iter().any(|c| c.offset == D_YTD) {
+                if !done
+                    && rid.table == table::DISTRICT
+                    && changes.iter().any(|c| c.offset == D_YTD)
+                {
                     done = true;
                     return None;
                 }
@@ -1925,13 +1939,18 @@ mod tests {
             &fresh,
             &replay(&txns, |n, o| (n != last).then(|| o.clone())),
         );
-        assert!(f.iter().any(|x| x.contains("condition 2") || x.contains("condition 3")), "{f:?}");
+        assert!(
+            f.iter()
+                .any(|x| x.contains("condition 2") || x.contains("condition 3")),
+            "{f:?}"
+        );
         // Planted: one order-line insert lost.
         let mut done = false;
         let f = conditions(
             &fresh,
             &replay(&txns, |_, o| {
-                if !done && matches!(o, RecOp::Insert { rid, .. } if rid.table == table::ORDER_LINE) {
+                if !done && matches!(o, RecOp::Insert { rid, .. } if rid.table == table::ORDER_LINE)
+                {
                     done = true;
                     return None;
                 }
@@ -1945,11 +1964,18 @@ mod tests {
             &fresh,
             &replay(&txns, |_, o| {
                 if let RecOp::Update { rid, changes } = o {
-                    if !done && rid.table == table::DISTRICT && changes.iter().any(|c| c.offset == D_NEXT_O_ID) {
+                    if !done
+                        && rid.table == table::DISTRICT
+                        && changes.iter().any(|c| c.offset == D_NEXT_O_ID)
+                    {
                         done = true;
                         return Some(RecOp::Update {
                             rid: *rid,
-                            changes: vec![Change { offset: D_NEXT_O_ID, len: 8, op: FieldOp::AddI64(2) }],
+                            changes: vec![Change {
+                                offset: D_NEXT_O_ID,
+                                len: 8,
+                                op: FieldOp::AddI64(2),
+                            }],
                         });
                     }
                 }
@@ -2148,7 +2174,11 @@ mod tests {
             for i in 0..500 {
                 let s = t.next_txn(i % 20, &mut rng);
                 let n = s.pages_written();
-                assert!(n >= lo && (hi == 0 || n <= hi), "{} wrote {n} pages", s.kind);
+                assert!(
+                    n >= lo && (hi == 0 || n <= hi),
+                    "{} wrote {n} pages",
+                    s.kind
+                );
                 kinds.insert(s.kind);
             }
             if hi == 10 {

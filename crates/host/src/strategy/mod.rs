@@ -16,8 +16,8 @@ pub mod flagcommit_ex;
 pub mod pcm_destage;
 pub mod pcmlogging;
 pub mod pcmlogging_engine;
-pub mod scmlogging;
 pub mod pcmlogging_page;
+pub mod scmlogging;
 pub mod wal;
 pub mod wal_pcm;
 

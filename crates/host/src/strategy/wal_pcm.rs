@@ -658,7 +658,8 @@ impl PcmWal {
             ..PcmConfig::default()
         })
         .map_err(|e| cfg_err("host.pcm.pcm_bytes", e))?;
-        let kind_disk = DiskKind::parse(&s.external).map_err(|e| cfg_err("host.pcm.external", e))?;
+        let kind_disk =
+            DiskKind::parse(&s.external).map_err(|e| cfg_err("host.pcm.external", e))?;
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
         let mut disk = Disk::new(kind_disk);
@@ -887,7 +888,11 @@ impl PcmWal {
         // The read of the frame out of PCM (the page's lines).
         let (_, t) = self
             .pcm
-            .read(self.geo.frame_addr(u64::from(f)), self.geo.page_bytes as usize, now)
+            .read(
+                self.geo.frame_addr(u64::from(f)),
+                self.geo.page_bytes as usize,
+                now,
+            )
             .map_err(cerr("destage read"))?;
         values.push(lsn);
         let end = self.disk.write(page, values, t);
@@ -971,7 +976,9 @@ impl PcmWal {
             return self.take_frame(now);
         };
         let FState::Destaging { end, .. } = self.frames[f as usize].state else {
-            return Err(HostError::Stuck("internal: destage queue out of step".into()));
+            return Err(HostError::Stuck(
+                "internal: destage queue out of step".into(),
+            ));
         };
         self.complete_destages(end);
         self.take_frame(end)
@@ -1237,7 +1244,11 @@ impl Strategy for PcmWal {
                 self.touch(f);
                 let (_, t) = self
                     .pcm
-                    .read(self.geo.frame_addr(u64::from(f)), self.geo.page_bytes as usize, now)
+                    .read(
+                        self.geo.frame_addr(u64::from(f)),
+                        self.geo.page_bytes as usize,
+                        now,
+                    )
                     .map_err(cerr("page read"))?;
                 return Ok(t);
             }
@@ -1381,8 +1392,7 @@ impl Strategy for PcmWal {
         self.write_master(now)?;
         let due = now.since(self.last_ckpt) >= self.ckpt_every_ns
             || self.bytes_since_ckpt >= self.ckpt_log_bytes;
-        if due && self.pending_master.is_none() && self.masters.last().is_none_or(|m| m.0 <= now)
-        {
+        if due && self.pending_master.is_none() && self.masters.last().is_none_or(|m| m.0 <= now) {
             self.checkpoint(core, now)?;
         }
         Ok(())
@@ -1652,7 +1662,10 @@ pub fn recover(
             k => return Err(format!("undo reached a record of kind {k} at {lsn}")),
         };
         if todo[i] != NONE && todo[i] >= lsn {
-            return Err(format!("undo chain at {lsn} does not go back ({})", todo[i]));
+            return Err(format!(
+                "undo chain at {lsn} does not go back ({})",
+                todo[i]
+            ));
         }
     }
     undo_io.pcm_bytes += log.pcm_bytes;

@@ -185,7 +185,9 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
             };
             loop {
                 on_chain[cur] = true;
-                let Some((slot, vno)) = versions[cur].0.back else { break };
+                let Some((slot, vno)) = versions[cur].0.back else {
+                    break;
+                };
                 match idx
                     .iter()
                     .copied()
