@@ -240,15 +240,29 @@ impl PcmSettings {
         Ok(())
     }
 
-    /// DRAM and PCM sizes and buffer frames for a database of `layout` (module docs).
+    /// DRAM and PCM sizes and buffer frames for a database of `layout` (module docs), with
+    /// the tables reserved per PCM unit (record-level PCMLogging, one record per unit).
     pub fn sizes(&self, cfg: &HostConfig, layout: &Layout) -> Result<Sizes> {
+        // At least 16 units of records besides the metadata.
+        self.sizes_per(cfg, layout, u64::from(self.unit_bytes), 4096)
+    }
+
+    /// `sizes` with one Mapping Table / Dirty Page Table entry reserved per `entry_bytes` of
+    /// PCM (a unit, or pcmlogging-page's page slot) and a scaled PCM of at least
+    /// `min_pcm_bytes`.
+    pub fn sizes_per(
+        &self,
+        cfg: &HostConfig,
+        layout: &Layout,
+        entry_bytes: u64,
+        min_pcm_bytes: u64,
+    ) -> Result<Sizes> {
         let db_bytes = layout.pages * u64::from(cfg.page_bytes);
         let scaled = (u128::from(db_bytes) * u128::from(PAPER_MEM_BYTES)
             / u128::from(PAPER_DB_BYTES)) as u64;
         let ub = u64::from(self.unit_bytes);
         let pcm_bytes = if self.pcm_bytes == 0 {
-            // At least 16 units of records besides the metadata.
-            (scaled.max(4096) / ub) * ub
+            (scaled.max(min_pcm_bytes) / ub) * ub
         } else {
             self.pcm_bytes
         };
@@ -258,9 +272,9 @@ impl PcmSettings {
                 format!("{pcm_bytes} is not a positive multiple of unit_bytes ({ub})"),
             ));
         }
-        let units = pcm_bytes / ub;
+        let entries = pcm_bytes / entry_bytes;
         let table_reserve_bytes =
-            units * self.table_entry_bytes + u64::from(cfg.clients) * self.tx_entry_bytes;
+            entries * self.table_entry_bytes + u64::from(cfg.clients) * self.tx_entry_bytes;
         let dram_bytes = if self.dram_bytes == 0 {
             // Room for at least 8 pages beside the tables.
             scaled.max(table_reserve_bytes + 8 * u64::from(cfg.page_bytes))

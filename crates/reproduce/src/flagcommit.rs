@@ -361,15 +361,7 @@ impl<'a> Pts<'a> {
 }
 
 fn claim(id: &str, claim: String, paper: &str, measured: String, v: Verdict, note: &str) -> Claim {
-    Claim {
-        paper: PAPER.into(),
-        id: id.into(),
-        claim,
-        paper_value: paper.into(),
-        measured,
-        verdict: v,
-        note: note.into(),
-    }
+    Claim::of(PAPER, id, claim, paper, measured, v, note)
 }
 
 fn chart(title: &str, x: &str, y: &str, log_x: bool) -> Chart {

@@ -341,15 +341,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
 }
 
 fn claim(id: &str, claim: String, paper: &str, measured: String, v: Verdict, note: &str) -> Claim {
-    Claim {
-        paper: PAPER.into(),
-        id: id.into(),
-        claim,
-        paper_value: paper.into(),
-        measured,
-        verdict: v,
-        note: note.into(),
-    }
+    Claim::of(PAPER, id, claim, paper, measured, v, note)
 }
 
 /// A change the paper states as a range over workloads without saying which workload gave

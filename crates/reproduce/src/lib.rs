@@ -213,6 +213,29 @@ pub struct Claim {
     pub note: String,
 }
 
+impl Claim {
+    /// A claim of `paper` (the host-engine papers' one constructor).
+    pub fn of(
+        paper: &str,
+        id: &str,
+        claim: String,
+        paper_value: &str,
+        measured: String,
+        verdict: Verdict,
+        note: &str,
+    ) -> Claim {
+        Claim {
+            paper: paper.into(),
+            id: id.into(),
+            claim,
+            paper_value: paper_value.into(),
+            measured,
+            verdict,
+            note: note.into(),
+        }
+    }
+}
+
 /// What one paper's reproduction produced.
 #[derive(Clone, Debug, Default)]
 pub struct Output {

@@ -382,15 +382,7 @@ impl Pts {
 }
 
 fn claim(id: &str, claim: String, paper: &str, measured: String, v: Verdict, note: &str) -> Claim {
-    Claim {
-        paper: PAPER.into(),
-        id: id.into(),
-        claim,
-        paper_value: paper.into(),
-        measured,
-        verdict: v,
-        note: note.into(),
-    }
+    Claim::of(PAPER, id, claim, paper, measured, v, note)
 }
 
 fn not_modelled(id: &str, what: &str, paper: &str, why: &str) -> Claim {

@@ -87,7 +87,7 @@ use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::buffer::{Frame, Pool};
 use crate::data::{Layout, PageImage, PageNo};
 use crate::engine::Core;
-use crate::pcm_tier::{TierLog, PAPER_DB_BYTES, PAPER_MEM_BYTES};
+use crate::pcm_tier::TierLog;
 use crate::strategy::pcmlogging::watermark;
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::{Disk, DiskKind};
@@ -837,51 +837,11 @@ fn cerr(e: String) -> HostError {
 }
 
 /// DRAM and PCM sizes as `pcm_tier::PcmSettings::sizes`, with the tables reserved per
-/// page slot (one Mapping Table / Dirty Page Table entry each) rather than per unit.
+/// page slot (one Mapping Table / Dirty Page Table entry each) rather than per unit, and at
+/// least 8 page slots besides the metadata.
 fn sizes(cfg: &HostConfig, layout: &Layout, slot_bytes: u64) -> Result<crate::pcm_tier::Sizes> {
-    let s = &cfg.pcm;
-    let bad = |key: &str, reason: String| HostError::Config {
-        key: format!("host.pcm.{key}"),
-        reason,
-    };
-    let db_bytes = layout.pages * u64::from(cfg.page_bytes);
-    let scaled =
-        (u128::from(db_bytes) * u128::from(PAPER_MEM_BYTES) / u128::from(PAPER_DB_BYTES)) as u64;
-    let ub = u64::from(s.unit_bytes);
-    let pcm_bytes = if s.pcm_bytes == 0 {
-        // At least 8 page slots besides the metadata.
-        (scaled.max(8 * slot_bytes + 4096) / ub) * ub
-    } else {
-        s.pcm_bytes
-    };
-    if pcm_bytes == 0 || pcm_bytes % ub != 0 {
-        return Err(bad(
-            "pcm_bytes",
-            format!("{pcm_bytes} is not a positive multiple of unit_bytes ({ub})"),
-        ));
-    }
-    let slots = pcm_bytes / slot_bytes;
-    let table_reserve_bytes =
-        slots * s.table_entry_bytes + u64::from(cfg.clients) * s.tx_entry_bytes;
-    let dram_bytes = if s.dram_bytes == 0 {
-        scaled.max(table_reserve_bytes + 8 * u64::from(cfg.page_bytes))
-    } else {
-        s.dram_bytes
-    };
-    let frames = dram_bytes.saturating_sub(table_reserve_bytes) / u64::from(cfg.page_bytes);
-    if frames < 2 {
-        return Err(bad(
-            "dram_bytes",
-            format!("{dram_bytes} B leaves {frames} buffer frames after {table_reserve_bytes} B of PCM tables (need at least 2)"),
-        ));
-    }
-    Ok(crate::pcm_tier::Sizes {
-        db_bytes,
-        dram_bytes,
-        pcm_bytes,
-        table_reserve_bytes,
-        frames: u32::try_from(frames).unwrap_or(u32::MAX),
-    })
+    cfg.pcm
+        .sizes_per(cfg, layout, slot_bytes, 8 * slot_bytes + 4096)
 }
 
 struct Client {
