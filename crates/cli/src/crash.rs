@@ -1086,6 +1086,19 @@ mod host_matrix_tests {
         }
     }
 
+    /// The PCM strategies leave the flash device unused: any protocol but `none` is refused
+    /// naming `protocol.name`, so the matrix does not repeat identical cells.
+    #[test]
+    fn pcm_strategies_refuse_device_protocols() {
+        for s in ["pcmlogging", "pcmlogging-page", "wal-pcm", "scmlogging"] {
+            let cfg = world::host_run::host_crash_config_for(s, "cfc", None);
+            match check_cell(&cfg, host::check::Mode::Random { schedules: 1 }) {
+                Err(CellError::Refused(e)) => assert!(e.contains("protocol.name"), "{s}: {e}"),
+                _ => panic!("{s} over cfc was not refused"),
+            }
+        }
+    }
+
     /// Planted bug: a wal run that acks commits before the log force is durable. A matrix
     /// cell runs through `check_cell`, which must report its violations.
     #[test]
