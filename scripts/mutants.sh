@@ -40,8 +40,9 @@ declare -A SCOPE=(
   [aw-commit-early]="aw mhl-d mhl-m"
   [none-ack-early]="none"
   [aw-carrier-not-awaited]="aw mhl-m"
+  [scc-abort-erase-unawaited]="scc"
 )
-ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited"
+ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
 # T: targeted configurations (exhaustive, one timing profile), per protocol. Found on

@@ -215,6 +215,10 @@ impl SccFtl {
         for at in aborted {
             loop {
                 if let Some(e) = self.uncommitted.settle(core, at) {
+                    #[cfg(feature = "mutants")]
+                    if crate::mutant::on("scc-abort-erase-unawaited") {
+                        break;
+                    }
                     self.forget(*at, &e);
                     break;
                 }
