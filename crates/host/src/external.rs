@@ -112,6 +112,8 @@ pub struct FlashStore {
     log: Option<FlashLog>,
     /// Reads whose flash contents differed from what was written (an FTL bug).
     mismatches: u64,
+    /// Planted bug (`PcmSettings::fault_flash_ack_at_issue`).
+    fault_ack_at_issue: bool,
 }
 
 impl FlashStore {
@@ -127,7 +129,12 @@ impl FlashStore {
         }
         let parts = layout.parts.max(1);
         let data = data_lpns(layout);
-        let log_pages = u64::from(cfg.log_pages);
+        // Only wal-pcm archives its log to the store (`wal_pcm::DISK_LOG_BASE`).
+        let log_pages = if cfg.strategy == "wal-pcm" {
+            u64::from(cfg.log_pages)
+        } else {
+            0
+        };
         let need = data + log_pages * u64::from(parts);
         if need > u64::from(dev.logical_pages()) {
             return Err(cfg_err(format!(
@@ -148,6 +155,7 @@ impl FlashStore {
             current: BTreeMap::new(),
             log: None,
             mismatches: 0,
+            fault_ack_at_issue: cfg.pcm.fault_flash_ack_at_issue,
             dev,
         })
     }
@@ -217,6 +225,10 @@ impl PageBackend for FlashStore {
                 .unwrap_or_else(|e| panic!("internal: the emulated SSD refused {lpn}: {e}"));
             self.current.insert(lpn, tag);
             end = end.max(t);
+        }
+        if self.fault_ack_at_issue {
+            // BUG (planted): durable "now", while the programs are still in flight.
+            return (now, now);
         }
         (now, end)
     }

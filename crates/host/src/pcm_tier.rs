@@ -38,13 +38,15 @@ use std::collections::BTreeMap;
 /// The PCM strategies keep the database on PCM and a Table 2 disk; the flash device the
 /// engine is built over is unused, so a device protocol would change nothing but the label
 /// of the run. Only `none` is accepted (a crash-check matrix or a sweep over protocols would
-/// otherwise repeat identical runs under ten names).
+/// otherwise repeat identical runs under ten names). With `host.pcm.external = "emulated"`
+/// the device *is* the external store, run as the plain FTL the issue names (`none`;
+/// `host::external`), so the rule is the same.
 pub fn check_protocol(strategy: &str, p: &'static ssd::ProtocolInfo) -> Result<()> {
     if p.name != "none" {
         return Err(HostError::Config {
             key: "protocol.name".into(),
             reason: format!(
-                "{strategy} keeps the database in PCM and on the external store (host.pcm.external); the flash device is unused, so run it with protocol none, not {}",
+                "{strategy} keeps the database in PCM and on the external store (host.pcm.external); the flash device is unused, or with external = \"emulated\" it is that store on the plain FTL, so run it with protocol none, not {}",
                 p.name
             ),
         });
@@ -70,7 +72,10 @@ pub struct PcmSettings {
     pub unit_bytes: u32,
     /// PCM chips serving line requests in parallel (§6.1: 4).
     pub chips: u32,
-    /// External store: "hdd", "ssd" (SATA SSD constant) or "sd-card" (Table 2).
+    /// External store: "hdd", "ssd" (SATA SSD constant) or "sd-card" (Table 2), or
+    /// "emulated": commitlab's own emulated SSD, the device the configuration describes, on
+    /// the `none` FTL (`host::external`; for the paper's setting use a 32 GiB preset such as
+    /// `txflash`).
     pub external: String,
     /// Record payload bytes written after PCMLogging's 32 B record header (the paper's
     /// 117 B average record less the header).
@@ -128,6 +133,11 @@ pub struct PcmSettings {
     /// the copy completed. Never set this outside tests.
     #[serde(skip)]
     pub fault_early_relocation_switch: bool,
+    /// A planted bug (the emulated external store): a flash page write is acked when it is
+    /// submitted, not when its program completed, so destages free PCM before the page is
+    /// durable. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_flash_ack_at_issue: bool,
 }
 
 impl Default for PcmSettings {
@@ -157,6 +167,7 @@ impl Default for PcmSettings {
             fault_skip_wal_rule: false,
             fault_page_free_before_commit_point: false,
             fault_early_relocation_switch: false,
+            fault_flash_ack_at_issue: false,
         }
     }
 }

@@ -56,3 +56,30 @@ fn the_emulated_store_needs_the_plain_ftl() {
         assert!(e.contains("protocol"), "{s}: {e}");
     }
 }
+
+/// Planted bug in the store: flash writes acked at submission, so a destage frees its PCM
+/// records (units, slots, frames) while the programs are in flight. Only the flash
+/// operations as crash points can catch it: the page writes' own interval is empty.
+#[test]
+fn a_flash_write_acked_at_submission_is_caught() {
+    for s in ["pcmlogging", "pcmlogging-page"] {
+        let (mut h, d) = tiny(s);
+        h.pcm.fault_flash_ack_at_issue = true;
+        let rec = check::record(&h, &d, 7).unwrap();
+        let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 10 }, 1, None).unwrap();
+        show(s, &rep);
+        assert!(rep.violations > 0, "{s}: planted bug not caught");
+    }
+}
+
+/// The strategy's own planted bug (destages free units before the write completed) is
+/// caught on the emulated store as on the Table 2 disks.
+#[test]
+fn early_destage_free_is_caught_on_the_emulated_ssd() {
+    let (mut h, d) = tiny("pcmlogging");
+    h.pcm.fault_early_destage_free = true;
+    let rec = check::record(&h, &d, 7).unwrap();
+    let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 10 }, 1, None).unwrap();
+    show("pcmlogging", &rep);
+    assert!(rep.violations > 0);
+}
