@@ -842,7 +842,8 @@ fn check_cell(
 }
 
 /// One cell: strategy, protocol, update strategy, and the PCM strategies' external store
-/// when it is not the tiny configuration's (`host.pcm.external`).
+/// when it is not the tiny configuration's (`host.pcm.external`; the emulated SSD's cells
+/// add `world::host_run::HOST_CRASH_EMULATED`).
 type Cell = (
     &'static str,
     &'static str,
@@ -894,8 +895,12 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
     let base = world::host_run::host_crash_config_for(strategy, protocol, Some(update));
     let mut args = a.cfg.clone();
     args.update = Some(update.to_string());
-    if let Some(e) = external {
-        args.sets.push(format!("host.pcm.external=\"{e}\""));
+    if external.is_some() {
+        args.sets.extend(
+            world::host_run::HOST_CRASH_EMULATED
+                .iter()
+                .map(|s| s.to_string()),
+        );
     }
     let mut phases: Vec<(Vec<String>, host::check::Mode)> = vec![(
         Vec::new(),
