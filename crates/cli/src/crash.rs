@@ -804,6 +804,8 @@ struct HostCell {
     strategy: &'static str,
     protocol: &'static str,
     update: &'static str,
+    /// The PCM strategies' external store, when the cell sets one.
+    external: Option<&'static str>,
     /// Refused at validation (unsupported pair), with the reason.
     refused: Option<String>,
     exhaustive: u64,
@@ -839,37 +841,49 @@ fn check_cell(
         .map_err(|e| CellError::Failed(e.to_string()))
 }
 
+/// One cell: strategy, protocol, update strategy, and the PCM strategies' external store
+/// when it is not the tiny configuration's (`host.pcm.external`; the emulated SSD's cells
+/// add `world::host_run::HOST_CRASH_EMULATED`).
+type Cell = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+);
+
 /// The cells of `crash --host all`: every recovery strategy (its aliases once) over every
-/// device protocol with out-of-place writes, and `wal` with each other update strategy.
-fn host_cells() -> Vec<(&'static str, &'static str, &'static str)> {
+/// device protocol with out-of-place writes, `wal` with each other update strategy, and the
+/// PCM strategies over the emulated SSD as their external store (`host::external`, on the
+/// `none` FTL they need).
+fn host_cells() -> Vec<Cell> {
     let mut cells = Vec::new();
     for s in host::strategy::names() {
         if s == "flagcommit-ex" {
             continue; // another name for cfc-ex
         }
         for p in ssd::protocol::names() {
-            cells.push((s, p, "out-of-place"));
+            cells.push((s, p, "out-of-place", None));
             if s == "wal" {
                 for &u in host::update::NAMES.iter().filter(|&&u| u != "out-of-place") {
-                    cells.push((s, p, u));
+                    cells.push((s, p, u, None));
                 }
             }
+        }
+        if matches!(s, "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging") {
+            cells.push((s, "none", "out-of-place", Some(host::external::EMULATED)));
         }
     }
     cells
 }
 
-fn host_cell(
-    a: &CrashArgs,
-    cell: (&'static str, &'static str, &'static str),
-    random: u64,
-) -> HostCell {
-    let (strategy, protocol, update) = cell;
+fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
+    let (strategy, protocol, update, external) = cell;
     let t0 = std::time::Instant::now();
     let mut out = HostCell {
         strategy,
         protocol,
         update,
+        external,
         refused: None,
         exhaustive: 0,
         random: 0,
@@ -881,6 +895,13 @@ fn host_cell(
     let base = world::host_run::host_crash_config_for(strategy, protocol, Some(update));
     let mut args = a.cfg.clone();
     args.update = Some(update.to_string());
+    if external.is_some() {
+        args.sets.extend(
+            world::host_run::HOST_CRASH_EMULATED
+                .iter()
+                .map(|s| s.to_string()),
+        );
+    }
     let mut phases: Vec<(Vec<String>, host::check::Mode)> = vec![(
         Vec::new(),
         host::check::Mode::Exhaustive {
@@ -979,10 +1000,11 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
             let r = host_cell(a, c, random);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             eprintln!(
-                "[{k}/{n}] {} / {} / {}: {}",
+                "[{k}/{n}] {} / {} / {}{}: {}",
                 c.0,
                 c.1,
                 c.2,
+                c.3.map(|e| format!(" / external {e}")).unwrap_or_default(),
                 match (&r.refused, &r.failed) {
                     (Some(_), _) => "refused".to_string(),
                     (_, Some(_)) => "FAILED".to_string(),
@@ -1027,7 +1049,10 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
         t.row(vec![
             r.strategy.to_string(),
             r.protocol.to_string(),
-            r.update.to_string(),
+            match r.external {
+                Some(e) => format!("{} (external {e})", r.update),
+                None => r.update.to_string(),
+            },
             r.exhaustive.to_string(),
             r.random.to_string(),
             match &r.failed {
@@ -1077,12 +1102,18 @@ mod host_matrix_tests {
         for s in host::strategy::names() {
             if s != "flagcommit-ex" {
                 for p in ssd::protocol::names() {
-                    assert!(cells.contains(&(s, p, "out-of-place")), "{s} {p}");
+                    assert!(cells.contains(&(s, p, "out-of-place", None)), "{s} {p}");
                 }
             }
         }
         for &u in host::update::NAMES {
-            assert!(cells.contains(&("wal", "none", u)), "{u}");
+            assert!(cells.contains(&("wal", "none", u, None)), "{u}");
+        }
+        for s in ["pcmlogging", "pcmlogging-page", "wal-pcm", "scmlogging"] {
+            assert!(
+                cells.contains(&(s, "none", "out-of-place", Some("emulated"))),
+                "{s} over the emulated SSD"
+            );
         }
     }
 

@@ -43,6 +43,7 @@ pub mod consistency;
 pub mod data;
 pub mod deadlock;
 pub mod engine;
+pub mod external;
 pub mod lock;
 pub mod lru;
 pub mod metrics;

@@ -189,7 +189,7 @@ pub fn record(cfg: &PcmCheckConfig, seed: u64) -> Result<PcmRecording, String> {
         pcm_cfg,
         base,
         pcm_ops: core.pcm.take_log(),
-        disk_ops: core.disk.take_log(),
+        disk_ops: core.disk.take_log().writes,
         commits,
         aborts,
         destaged_pages: core.counters.destaged_pages,

@@ -28,8 +28,9 @@ use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
 use crate::data::{Layout, PageNo};
 use crate::strategy::RecoveredDb;
 use crate::{HostConfig, HostError, Result};
-use media::disk::{DiskKind, DiskWrite};
+use media::disk::{DiskKind, DiskLog, DiskWrite};
 use media::pcm::{Pcm, PcmConfig, PcmWrite};
+use media::{LoggedOp, NandImage, OpKind, TornKind};
 use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
@@ -37,13 +38,15 @@ use std::collections::BTreeMap;
 /// The PCM strategies keep the database on PCM and a Table 2 disk; the flash device the
 /// engine is built over is unused, so a device protocol would change nothing but the label
 /// of the run. Only `none` is accepted (a crash-check matrix or a sweep over protocols would
-/// otherwise repeat identical runs under ten names).
+/// otherwise repeat identical runs under ten names). With `host.pcm.external = "emulated"`
+/// the device *is* the external store, run as the plain FTL the issue names (`none`;
+/// `host::external`), so the rule is the same.
 pub fn check_protocol(strategy: &str, p: &'static ssd::ProtocolInfo) -> Result<()> {
     if p.name != "none" {
         return Err(HostError::Config {
             key: "protocol.name".into(),
             reason: format!(
-                "{strategy} keeps the database in PCM and on the external store (host.pcm.external); the flash device is unused, so run it with protocol none, not {}",
+                "{strategy} keeps the database in PCM and on the external store (host.pcm.external); the flash device is unused, or with external = \"emulated\" it is that store on the plain FTL, so run it with protocol none, not {}",
                 p.name
             ),
         });
@@ -69,7 +72,10 @@ pub struct PcmSettings {
     pub unit_bytes: u32,
     /// PCM chips serving line requests in parallel (§6.1: 4).
     pub chips: u32,
-    /// External store: "hdd", "ssd" (SATA SSD constant) or "sd-card" (Table 2).
+    /// External store: "hdd", "ssd" (SATA SSD constant) or "sd-card" (Table 2), or
+    /// "emulated": commitlab's own emulated SSD, the device the configuration describes, on
+    /// the `none` FTL (`host::external`; for the paper's setting use a 32 GiB preset such as
+    /// `txflash`).
     pub external: String,
     /// Record payload bytes written after PCMLogging's 32 B record header (the paper's
     /// 117 B average record less the header).
@@ -127,6 +133,11 @@ pub struct PcmSettings {
     /// the copy completed. Never set this outside tests.
     #[serde(skip)]
     pub fault_early_relocation_switch: bool,
+    /// A planted bug (the emulated external store): a flash page write is acked when it is
+    /// submitted, not when its program completed, so destages free PCM before the page is
+    /// durable. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_flash_ack_at_issue: bool,
 }
 
 impl Default for PcmSettings {
@@ -156,6 +167,7 @@ impl Default for PcmSettings {
             fault_skip_wal_rule: false,
             fault_page_free_before_commit_point: false,
             fault_early_relocation_switch: false,
+            fault_flash_ack_at_issue: false,
         }
     }
 }
@@ -307,7 +319,8 @@ pub struct TierLog {
     /// The PCM image after formatting, before the run.
     pub pcm_base: Vec<u8>,
     pub pcm_ops: Vec<PcmWrite>,
-    pub disk_ops: Vec<DiskWrite>,
+    /// The external store's page writes, and its flash operations on the emulated SSD.
+    pub disk_ops: DiskLog,
 }
 
 /// PCMLogging's restart (Algorithm 3) from a PCM image and a disk image alone: the disk
@@ -355,7 +368,12 @@ fn recover_for(
             &rec.layout,
             pcm,
             disk,
-            DiskKind::parse(&rec.cfg.pcm.external)?,
+            match DiskKind::parse(&rec.cfg.pcm.external)? {
+                DiskKind::Emulated { .. } => {
+                    crate::external::emulated_kind(&rec.dcfg, rec.layout.parts)
+                }
+                k => k,
+            },
         ),
         _ => recover_db(&rec.layout, pcm, disk),
     }
@@ -387,7 +405,29 @@ fn fates(words: u32) -> Vec<Fate> {
     v
 }
 
-/// The crash sweep over a recorded PCM-strategy run (module docs).
+/// The device checker's torn variants of a NAND operation (`check::check`).
+fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
+    match op {
+        OpKind::Program { .. } => vec![TornKind::Program],
+        OpKind::PartialProgram { .. } => vec![
+            TornKind::Partial {
+                seed: i as u64 * 2 + 1,
+            },
+            TornKind::Partial {
+                seed: i as u64 * 2 + 2,
+            },
+        ],
+        OpKind::Erase { .. } => vec![TornKind::EraseUnstable, TornKind::EraseGarbled],
+        OpKind::SetMode { .. } => vec![],
+    }
+}
+
+/// The fate of the flash operations in flight at a crash: those that persisted and at most
+/// one torn (DESIGN.md, crash model).
+type FlashFate = (Vec<usize>, Option<(usize, TornKind)>);
+
+/// The crash sweep over a recorded PCM-strategy run (module docs). On the emulated SSD
+/// (`external`) the disk's crash points are the flash operations under its page writes.
 pub fn check(
     rec: &HostRecording,
     tier: &TierLog,
@@ -396,11 +436,23 @@ pub fn check(
     only: Option<u64>,
 ) -> std::result::Result<CheckReport, String> {
     let np = tier.pcm_ops.len();
+    let flash = tier.disk_ops.flash.as_ref();
+    // The latency-constant disk's page writes are crash units; on flash its NAND operations.
+    let disk_ops: &[DiskWrite] = if flash.is_some() {
+        &[]
+    } else {
+        &tier.disk_ops.writes
+    };
+    let fops: &[LoggedOp] = flash.map(|f| f.ops.as_slice()).unwrap_or(&[]);
+    let nd = disk_ops.len();
     let mut b = vec![SimTime::ZERO];
     for o in &tier.pcm_ops {
         b.extend([o.start, o.end]);
     }
-    for o in &tier.disk_ops {
+    for o in disk_ops {
+        b.extend([o.start, o.end]);
+    }
+    for o in fops {
         b.extend([o.start, o.end]);
     }
     for c in &rec.commits {
@@ -409,7 +461,7 @@ pub fn check(
     b.sort_unstable();
     b.dedup();
     let mut rep = CheckReport {
-        ops: np + tier.disk_ops.len(),
+        ops: np + nd + fops.len(),
         commits: rec.commits.len(),
         ..Default::default()
     };
@@ -430,37 +482,53 @@ pub fn check(
     };
     // Writes in completion order: PCM writes to one line share a chip and disk writes share
     // the disk, so completion order is issue order wherever two writes overlap in place.
+    // (Flash operations on one page or block share its plane, likewise.)
     let mut pcm_by_end: Vec<usize> = (0..np).collect();
     pcm_by_end.sort_by_key(|&i| (tier.pcm_ops[i].end, i));
-    let mut disk_by_end: Vec<usize> = (0..tier.disk_ops.len()).collect();
-    disk_by_end.sort_by_key(|&i| (tier.disk_ops[i].end, i));
-    let (mut pp, mut dp) = (0, 0);
+    let mut disk_by_end: Vec<usize> = (0..nd).collect();
+    disk_by_end.sort_by_key(|&i| (disk_ops[i].end, i));
+    let mut flash_by_end: Vec<usize> = (0..fops.len()).collect();
+    flash_by_end.sort_by_key(|&i| (fops[i].end, i));
+    let (mut pp, mut dp, mut fp) = (0, 0, 0);
     let mut pcm_img = tier.pcm_base.clone();
     let mut disk: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut nand: Option<NandImage> = flash.map(|f| f.base.clone());
     let mut index = 0u64;
     for (t, rand) in plan {
         while pp < np && tier.pcm_ops[pcm_by_end[pp]].end <= t {
             tier.pcm_ops[pcm_by_end[pp]].apply(&mut pcm_img);
             pp += 1;
         }
-        while dp < disk_by_end.len() && tier.disk_ops[disk_by_end[dp]].end <= t {
-            let o = &tier.disk_ops[disk_by_end[dp]];
+        while dp < nd && disk_ops[disk_by_end[dp]].end <= t {
+            let o = &disk_ops[disk_by_end[dp]];
             disk.insert(o.page, o.data.clone());
             dp += 1;
+        }
+        while fp < fops.len() && fops[flash_by_end[fp]].end <= t {
+            let i = flash_by_end[fp];
+            if let Some(img) = nand.as_mut() {
+                img.apply(&fops[i].kind)
+                    .map_err(|e| format!("internal: replaying flash op {i}: {e}"))?;
+            }
+            fp += 1;
         }
         let pin: Vec<usize> = (0..np)
             .filter(|&i| tier.pcm_ops[i].start <= t && t < tier.pcm_ops[i].end)
             .collect();
-        let din: Vec<usize> = (0..tier.disk_ops.len())
-            .filter(|&i| tier.disk_ops[i].start <= t && t < tier.disk_ops[i].end)
+        let din: Vec<usize> = (0..nd)
+            .filter(|&i| disk_ops[i].start <= t && t < disk_ops[i].end)
+            .collect();
+        let fin: Vec<usize> = (0..fops.len())
+            .filter(|&i| fops[i].start <= t && t < fops[i].end)
             .collect();
         let words: Vec<u32> = pin
             .iter()
             .map(|&i| tier.pcm_ops[i].words())
-            .chain(din.iter().map(|&i| tier.disk_ops[i].data.len() as u32))
+            .chain(din.iter().map(|&i| disk_ops[i].data.len() as u32))
             .collect();
-        rep.max_in_flight_seen = rep.max_in_flight_seen.max(words.len());
-        let combos: Vec<(u64, Vec<Fate>)> = match rand {
+        rep.max_in_flight_seen = rep.max_in_flight_seen.max(words.len() + fin.len());
+        // (index, PCM and disk fates, flash fate) of every state tried at `t`.
+        let states: Vec<(u64, Vec<Fate>, FlashFate)> = match rand {
             Some(k) => {
                 let mut r = root.fork(&k.to_string());
                 r.next_u64();
@@ -472,7 +540,23 @@ pub fn check(
                         _ => Fate::Torn(r.next_u64() & mask_of(w)),
                     })
                     .collect();
-                vec![(k, c)]
+                // Drawn after the PCM fates, so a run without flash keeps its schedules.
+                let persisted: Vec<usize> =
+                    fin.iter().copied().filter(|_| r.chance(0.5)).collect();
+                let rest: Vec<usize> = fin
+                    .iter()
+                    .copied()
+                    .filter(|i| !persisted.contains(i))
+                    .collect();
+                let mut torn = None;
+                if !rest.is_empty() && r.chance(0.3) {
+                    let i = rest[r.below(rest.len() as u64) as usize];
+                    let vs = torn_variants(i, &fops[i].kind);
+                    if !vs.is_empty() {
+                        torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
+                    }
+                }
+                vec![(k, c, (persisted, torn))]
             }
             None => {
                 let mut all: Vec<Vec<Fate>> = vec![vec![]];
@@ -493,20 +577,67 @@ pub fn check(
                         ));
                     }
                 }
-                all.into_iter()
-                    .map(|c| {
+                let max = match mode {
+                    Mode::Exhaustive { max_in_flight } => max_in_flight,
+                    Mode::Random { .. } => usize::MAX,
+                };
+                if fin.len() > max.min(12) {
+                    return Err(format!(
+                        "{} flash operations are in progress at {t}; exhaustive checking allows {}",
+                        fin.len(),
+                        max.min(12)
+                    ));
+                }
+                let mut ff: Vec<FlashFate> = Vec::new();
+                for m in 0u64..(1u64 << fin.len()) {
+                    let persisted: Vec<usize> = fin
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| m & (1 << k) != 0)
+                        .map(|(_, i)| *i)
+                        .collect();
+                    ff.push((persisted.clone(), None));
+                    for (k, &i) in fin.iter().enumerate() {
+                        if m & (1 << k) == 0 {
+                            for v in torn_variants(i, &fops[i].kind) {
+                                ff.push((persisted.clone(), Some((i, v))));
+                            }
+                        }
+                    }
+                }
+                let mut v = Vec::with_capacity(ff.len() * all.len());
+                for f in &ff {
+                    for c in &all {
                         index += 1;
-                        (index - 1, c)
-                    })
-                    .collect()
+                        v.push((index - 1, c.clone(), f.clone()));
+                    }
+                }
+                v
             }
         };
-        for (k, combo) in combos {
+        // The disk image of the previous flash fate, reused while it repeats.
+        let mut cached: Option<(FlashFate, std::result::Result<BTreeMap<u64, Vec<u64>>, String>)> =
+            None;
+        for (k, combo, ffate) in states {
             if only.is_some_and(|o| o != k) {
                 continue;
             }
+            let base_disk: std::result::Result<BTreeMap<u64, Vec<u64>>, String> =
+                match (flash, nand.as_ref()) {
+                    (Some(f), Some(durable)) => {
+                        if cached.as_ref().is_none_or(|(c, _)| *c != ffate) {
+                            let img = flash_fate_image(durable, fops, &ffate)?;
+                            let d = crate::external::flash_image(&rec.dcfg, &rec.layout, f, img)
+                                .map(|(d, _)| d);
+                            cached = Some((ffate.clone(), d));
+                        }
+                        cached.as_ref().map(|(_, d)| d.clone()).unwrap_or_else(|| {
+                            Err("internal: no flash image".into())
+                        })
+                    }
+                    _ => Ok(disk.clone()),
+                };
             let mut img = pcm_img.clone();
-            let mut dimg = disk.clone();
             let mut persisted = Vec::new();
             for (j, &i) in pin.iter().enumerate() {
                 let o = &tier.pcm_ops[i];
@@ -519,42 +650,51 @@ pub fn check(
                     Fate::Torn(m) => o.apply_torn(&mut img, m),
                 }
             }
-            for (j, &i) in din.iter().enumerate() {
-                let o = &tier.disk_ops[i];
-                let f = combo[pin.len() + j];
-                let mut page = dimg.get(&o.page).cloned().unwrap_or_else(|| {
-                    if o.page < rec.layout.pages {
-                        rec.layout.initial_page(PageNo(o.page))
-                    } else {
-                        Vec::new() // a log page beyond the database (wal-pcm)
-                    }
-                });
-                // A write longer than what it tears onto (a page LSN word after the slots).
-                if page.len() < o.data.len() {
-                    page.resize(o.data.len(), 0);
-                }
-                match f {
-                    Fate::Lost => {}
-                    Fate::Done => {
-                        page = o.data.clone();
-                        persisted.push(np + i);
-                    }
-                    Fate::Torn(m) => {
-                        for (s, v) in o.data.iter().enumerate() {
-                            if s < 64 && m >> s & 1 == 1 {
-                                page[s] = *v;
+            let findings = match base_disk {
+                Err(e) => vec![format!("flash store: {e}")],
+                Ok(mut dimg) => {
+                    for (j, &i) in din.iter().enumerate() {
+                        let o = &disk_ops[i];
+                        let f = combo[pin.len() + j];
+                        let mut page = dimg.get(&o.page).cloned().unwrap_or_else(|| {
+                            if o.page < rec.layout.pages {
+                                rec.layout.initial_page(PageNo(o.page))
+                            } else {
+                                Vec::new() // a log page beyond the database (wal-pcm)
                             }
+                        });
+                        // A write longer than what it tears onto (a page LSN word after the
+                        // slots).
+                        if page.len() < o.data.len() {
+                            page.resize(o.data.len(), 0);
+                        }
+                        match f {
+                            Fate::Lost => {}
+                            Fate::Done => {
+                                page = o.data.clone();
+                                persisted.push(np + i);
+                            }
+                            Fate::Torn(m) => {
+                                for (s, v) in o.data.iter().enumerate() {
+                                    if s < 64 && m >> s & 1 == 1 {
+                                        page[s] = *v;
+                                    }
+                                }
+                            }
+                        }
+                        dimg.insert(o.page, page);
+                    }
+                    match Pcm::from_image(tier.pcm_cfg.clone(), img)
+                        .and_then(|pcm| recover_for(rec, &pcm, &dimg))
+                    {
+                        Ok(db) => crate::check::judge(rec, t, &db.pages),
+                        Err(e) => {
+                            vec![format!("recovery failed on a legitimate crash image: {e}")]
                         }
                     }
                 }
-                dimg.insert(o.page, page);
-            }
-            let findings = match Pcm::from_image(tier.pcm_cfg.clone(), img)
-                .and_then(|pcm| recover_for(rec, &pcm, &dimg))
-            {
-                Ok(db) => crate::check::judge(rec, t, &db.pages),
-                Err(e) => vec![format!("recovery failed on a legitimate crash image: {e}")],
             };
+            persisted.extend(ffate.0.iter().map(|i| np + nd + i));
             rep.states += 1;
             if !findings.is_empty() {
                 rep.violations += 1;
@@ -565,7 +705,7 @@ pub fn check(
                     findings.insert(
                         0,
                         format!(
-                        "(in flight: pcm line writes {pin:?}, disk writes {din:?}; fates {combo:?})"
+                        "(in flight: pcm line writes {pin:?}, disk writes {din:?}, flash ops {fin:?}; fates {combo:?}, flash persisted {:?} torn {:?})", ffate.0, ffate.1
                     ),
                     );
                 }
@@ -574,11 +714,12 @@ pub fn check(
                         index: k,
                         t,
                         persisted,
-                        torn: None,
+                        torn: ffate.1.map(|(i, v)| (np + nd + i, v)),
                         in_flight: pin
                             .iter()
                             .copied()
                             .chain(din.iter().map(|i| np + i))
+                            .chain(fin.iter().map(|i| np + nd + i))
                             .collect(),
                     },
                     findings,
@@ -587,4 +728,23 @@ pub fn check(
         }
     }
     Ok(rep)
+}
+
+/// The flash image of a crash: the durable image plus the in-flight operations that
+/// persisted, and the torn one.
+fn flash_fate_image(
+    durable: &NandImage,
+    fops: &[LoggedOp],
+    f: &FlashFate,
+) -> std::result::Result<NandImage, String> {
+    let mut img = durable.clone();
+    for &i in &f.0 {
+        img.apply(&fops[i].kind)
+            .map_err(|e| format!("internal: applying in-flight flash op {i}: {e}"))?;
+    }
+    if let Some((i, k)) = f.1 {
+        img.apply_torn(&fops[i].kind, k)
+            .map_err(|e| format!("internal: tearing flash op {i}: {e}"))?;
+    }
+    Ok(img)
 }

@@ -9,17 +9,30 @@
 //! power cut a write in progress may have persisted any subset of its slots (a torn page at
 //! sector granularity, one slot standing for a sector); completed writes persisted.
 //!
-//! Not modelled: seek distance, rotational position, on-disk caches. (Issue 11's option of
-//! commitlab's own emulated SSD as the external store is not here yet.)
+//! The emulated SSD (issue 11 item 1, `DiskKind::Emulated`): the same `Disk` with a
+//! `PageBackend` (`host::external`, which owns commitlab's own `ssd::Device`; the media
+//! layer cannot name the FTL) serving each read and write on flash instead of the latency
+//! constant: the backend gives the completion instants (the device's queues, channels and
+//! GC), and its log (`FlashLog`) holds the NAND operations, which are then the crash points
+//! in place of `DiskWrite`s. The contents a read returns are still this `Disk`'s map (the
+//! backend checks that the flash holds them).
+//!
+//! Not modelled: seek distance, rotational position, on-disk caches.
 
+use crate::{LoggedOp, NandImage, NandTiming};
 use sim::SimTime;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiskKind {
     Hdd,
     Ssd,
     SdCard,
+    /// commitlab's emulated SSD (`host::external`). The latencies are the nominal ones of an
+    /// unloaded device (`DiskKind::emulated`), for the models that need one number (the
+    /// adaptive destager's μ_max, recovery-time estimates); runs take the device's own.
+    Emulated { read_ns: u64, write_ns: u64 },
 }
 
 impl DiskKind {
@@ -28,19 +41,108 @@ impl DiskKind {
             "hdd" => Ok(DiskKind::Hdd),
             "ssd" => Ok(DiskKind::Ssd),
             "sd" | "sd-card" => Ok(DiskKind::SdCard),
+            // Nominal figures of the default NAND timing, 8 KiB over two 4 KiB pages;
+            // `host::external` replaces them with the configured device's.
+            "emulated" => Ok(DiskKind::emulated(&NandTiming::default(), 4096, 2)),
             _ => Err(format!(
-                "unknown external store '{s}' (known: hdd, ssd, sd-card)"
+                "unknown external store '{s}' (known: hdd, ssd, sd-card, emulated)"
             )),
         }
     }
 
-    /// (read, write) ns per page, Table 2.
+    /// The emulated SSD's nominal latencies for a DB page of `parts` flash pages of
+    /// `page_bytes`: the parts go to different planes in parallel and share a channel, so a
+    /// read costs one array read plus every part's transfer, a write every part's transfer
+    /// plus one program. (GC and queueing come on top in a run.)
+    pub fn emulated(t: &NandTiming, page_bytes: u32, parts: u32) -> DiskKind {
+        let xfer = if t.channel_mbps == 0 {
+            0
+        } else {
+            u64::from(page_bytes) * 1000 / t.channel_mbps
+        };
+        let parts = u64::from(parts.max(1));
+        DiskKind::Emulated {
+            read_ns: t.read_ns + parts * xfer,
+            write_ns: t.program_ns + parts * xfer,
+        }
+    }
+
+    /// The name `parse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            DiskKind::Hdd => "hdd",
+            DiskKind::Ssd => "ssd",
+            DiskKind::SdCard => "sd-card",
+            DiskKind::Emulated { .. } => "emulated",
+        }
+    }
+
+    /// (read, write) ns per page, Table 2 (the emulated SSD: nominal, see `emulated`).
     pub fn latency_ns(self) -> (u64, u64) {
         match self {
             DiskKind::Hdd => (8_050_000, 8_200_000),
             DiskKind::Ssd => (25_000, 50_000),
             DiskKind::SdCard => (1_470_000, 200_100_000),
+            DiskKind::Emulated { read_ns, write_ns } => (read_ns, write_ns),
         }
+    }
+}
+
+/// Serves a `Disk`'s pages on another medium (`host::external`: the emulated SSD). The
+/// `Disk` keeps the functional contents; the backend stores them and times the I/O.
+/// Durability contract: a write is durable on the backend's medium at the instant `write`
+/// returns as its end, not before.
+pub trait PageBackend {
+    /// Reads `page`, whose contents are `expect` (None: never written); returns when the
+    /// read completes. The backend checks that its medium holds `expect`.
+    fn read(&mut self, page: u64, expect: Option<&[u64]>, now: SimTime) -> SimTime;
+    /// Writes `page`; returns (start, end): when it began changing the medium and when it
+    /// is durable.
+    fn write(&mut self, page: u64, data: &Arc<Vec<u64>>, now: SimTime) -> (SimTime, SimTime);
+    /// Starts or stops the operation log (`take_log`).
+    fn set_logging(&mut self, on: bool);
+    /// The operation log since `set_logging(true)`.
+    fn take_log(&mut self) -> Option<FlashLog>;
+    /// Counters of the medium (flash reads, programs, GC erases, …), for the report.
+    fn counters(&self) -> Vec<(&'static str, u64)>;
+}
+
+/// What a `PageBackend` on flash leaves for the crash checker: the NAND image when logging
+/// began, every NAND operation since (host writes, GC migrations and erases), and how to
+/// read the disk pages back out of a recovered flash image.
+#[derive(Clone, Debug)]
+pub struct FlashLog {
+    pub base: NandImage,
+    pub ops: Vec<LoggedOp>,
+    /// Flash pages per disk page.
+    pub parts: u32,
+    /// Every disk page written since logging began → its first logical flash page (part k
+    /// is at `first + k`).
+    pub pages: BTreeMap<u64, u32>,
+    /// Every tag written → (disk page, part, the whole page's contents). Part k of a page
+    /// of `n` words holds words `part_range(n, parts, k)`.
+    pub contents: BTreeMap<u64, (u64, u32, Arc<Vec<u64>>)>,
+}
+
+/// The words of part `k` of a disk page of `n` words split over `parts` flash pages.
+pub fn part_range(n: usize, parts: u32, k: u32) -> std::ops::Range<usize> {
+    let c = n.div_ceil(parts.max(1) as usize).max(1);
+    let a = (k as usize * c).min(n);
+    a..((k as usize + 1) * c).min(n)
+}
+
+/// A disk's write log: its page writes (each with its service interval) and, on the
+/// emulated SSD, the flash log under them. Derefs to the page writes.
+#[derive(Clone, Debug, Default)]
+pub struct DiskLog {
+    pub writes: Vec<DiskWrite>,
+    pub flash: Option<FlashLog>,
+}
+
+impl std::ops::Deref for DiskLog {
+    type Target = Vec<DiskWrite>;
+    fn deref(&self) -> &Vec<DiskWrite> {
+        &self.writes
     }
 }
 
@@ -58,7 +160,6 @@ pub struct DiskCounters {
     pub writes: u64,
 }
 
-#[derive(Clone)]
 pub struct Disk {
     pub kind: DiskKind,
     read_ns: u64,
@@ -67,6 +168,8 @@ pub struct Disk {
     pages: BTreeMap<u64, Vec<u64>>,
     log: Option<Vec<DiskWrite>>,
     pub counters: DiskCounters,
+    /// The medium serving the pages instead of the latency constant (the emulated SSD).
+    backend: Option<Box<dyn PageBackend>>,
 }
 
 impl Disk {
@@ -80,7 +183,24 @@ impl Disk {
             pages: BTreeMap::new(),
             log: None,
             counters: DiskCounters::default(),
+            backend: None,
         }
+    }
+
+    /// A disk of `kind` whose pages `backend` serves (module docs).
+    pub fn with_backend(kind: DiskKind, backend: Box<dyn PageBackend>) -> Disk {
+        Disk {
+            backend: Some(backend),
+            ..Disk::new(kind)
+        }
+    }
+
+    /// The backend's counters (none for a latency-constant disk).
+    pub fn medium_counters(&self) -> Vec<(&'static str, u64)> {
+        self.backend
+            .as_ref()
+            .map(|b| b.counters())
+            .unwrap_or_default()
     }
 
     /// A disk holding `pages` (a crash image), idle.
@@ -93,10 +213,16 @@ impl Disk {
 
     pub fn set_logging(&mut self, on: bool) {
         self.log = if on { Some(Vec::new()) } else { None };
+        if let Some(b) = self.backend.as_mut() {
+            b.set_logging(on);
+        }
     }
 
-    pub fn take_log(&mut self) -> Vec<DiskWrite> {
-        self.log.take().unwrap_or_default()
+    pub fn take_log(&mut self) -> DiskLog {
+        DiskLog {
+            writes: self.log.take().unwrap_or_default(),
+            flash: self.backend.as_mut().and_then(|b| b.take_log()),
+        }
     }
 
     pub fn image(&self) -> &BTreeMap<u64, Vec<u64>> {
@@ -112,14 +238,28 @@ impl Disk {
 
     /// Reads a page: its contents (None: as loaded) and when the read completes.
     pub fn read(&mut self, page: u64, now: SimTime) -> (Option<Vec<u64>>, SimTime) {
-        let (_, end) = self.serve(now, self.read_ns);
+        let end = match self.backend.as_mut() {
+            Some(b) => {
+                let end = b.read(page, self.pages.get(&page).map(|v| v.as_slice()), now);
+                self.busy_until = self.busy_until.max(end);
+                end
+            }
+            None => self.serve(now, self.read_ns).1,
+        };
         self.counters.reads += 1;
         (self.pages.get(&page).cloned(), end)
     }
 
     /// Writes a page (contents change now); returns when the write completes.
     pub fn write(&mut self, page: u64, data: Vec<u64>, now: SimTime) -> SimTime {
-        let (start, end) = self.serve(now, self.write_ns);
+        let (start, end) = match self.backend.as_mut() {
+            Some(b) => {
+                let (s, e) = b.write(page, &Arc::new(data.clone()), now);
+                self.busy_until = self.busy_until.max(e);
+                (s, e)
+            }
+            None => self.serve(now, self.write_ns),
+        };
         self.counters.writes += 1;
         if let Some(l) = self.log.as_mut() {
             l.push(DiskWrite {
@@ -133,7 +273,7 @@ impl Disk {
         end
     }
 
-    /// When the disk is next idle.
+    /// When the disk is next idle (the emulated SSD: when everything issued is done).
     pub fn idle_at(&self) -> SimTime {
         self.busy_until
     }

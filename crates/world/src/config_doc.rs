@@ -151,7 +151,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.pcm.pcm_bytes", "bytes", &[], "pcmlogging, pcmlogging-page: PCM size; 0: 128 MiB per 2.4 GB of database (§6.1's ratio), at least 4 KiB."),
     k("host.pcm.unit_bytes", "bytes", &[], "pcmlogging: PCM allocation unit, one record each (§6.1: 128 B)."),
     k("host.pcm.chips", "chips", &[], "pcmlogging, pcmlogging-page: PCM chips serving 64 B line requests in parallel (§6.1: 4)."),
-    k("host.pcm.external", "", &["hdd", "ssd", "sd-card"], "pcmlogging, pcmlogging-page: the external store, Table 2 latencies per 8 KiB page (HDD 8.05/8.20 ms, SATA SSD 25/50 µs, SD card 1.47/200.1 ms)."),
+    k("host.pcm.external", "", &["hdd", "ssd", "sd-card", "emulated"], "pcmlogging, pcmlogging-page, wal-pcm, scmlogging: the external store, Table 2 latencies per 8 KiB page (HDD 8.05/8.20 ms, SATA SSD 25/50 µs, SD card 1.47/200.1 ms), or `emulated`: commitlab's own emulated SSD (the device the configuration describes, e.g. `--preset txflash` for 32 GiB of eight 4 GiB packages, on the `none` FTL) with its own timing, queues and GC; DB pages sit where `wal` puts them (host::external)."),
     k("host.pcm.record_bytes", "bytes", &[], "pcmlogging: record payload written after the 32 B PCM record header (the paper's 117 B average less the header)."),
     k("host.pcm.destage", "", &["adaptive", "watermark"], "pcmlogging, pcmlogging-page: destaging policy — §5.2's cost-based adaptive rate (μ0 from the measured λ0 and f(k), g(k) = 1, from 2.5 % free; the paper's setting for all PCMLogging results) or §5.1's high-low watermark (Fig. 12's baseline)."),
     k("host.pcm.segment_bytes", "bytes", &[], "Adaptive destaging: the birth-death model's segment (§6.4: 640 KB); shrunk to 1/40 of a PCM smaller than 40 segments."),

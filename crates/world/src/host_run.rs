@@ -101,6 +101,14 @@ pub const HOST_CRASH_LARGER: &[&str] = &[
     "nand.blocks_per_plane=32",
 ];
 
+/// The `--set`s of the PCM strategies' cells over the emulated SSD as external store
+/// (`host::external`): the store, and 10 blocks per plane so GC runs (and erases) during
+/// the tiny run (`host/tests/pcm_emulated.rs` checks the same configuration).
+pub const HOST_CRASH_EMULATED: &[&str] = &[
+    "host.pcm.external=\"emulated\"",
+    "nand.blocks_per_plane=10",
+];
+
 /// Records a host run for the crash checker.
 pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
     let mut cfg = cfg.clone();

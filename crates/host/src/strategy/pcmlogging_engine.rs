@@ -33,7 +33,6 @@ use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
 use crate::pcm_tier::{Sizes, TierLog};
 use crate::{HostConfig, HostError, LockLevel, Result};
-use media::disk::{Disk, DiskKind};
 use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
 use std::sync::Arc;
@@ -105,10 +104,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         key: "host.pcm.pcm_bytes".into(),
         reason: e,
     })?;
-    let kind = DiskKind::parse(&s.external).map_err(|e| HostError::Config {
-        key: "host.pcm.external".into(),
-        reason: e,
-    })?;
     let lcfg = PcmLogConfig {
         atl_entries: u64::from(cfg.clients) + 2,
         record_bytes: s.record_bytes,
@@ -127,7 +122,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         fault_early_relocation_switch: s.fault_early_relocation_switch,
         ..PcmLogConfig::default()
     };
-    let mut pl = PcmLogging::format(lcfg, pcm, Disk::new(kind)).map_err(|e| HostError::Config {
+    let mut pl = PcmLogging::format(lcfg, pcm, crate::external::open(cfg, core)?).map_err(|e| HostError::Config {
         key: "host.pcm".into(),
         reason: e,
     })?;
@@ -282,6 +277,7 @@ impl Strategy for PcmLoggingStrategy {
             &self.core.destage_series,
             self.core.adaptive.as_ref(),
         ))
+        .chain(self.core.disk.medium_counters())
         .collect()
     }
 

@@ -90,7 +90,7 @@ use crate::engine::Core;
 use crate::pcm_tier::TierLog;
 use crate::strategy::pcmlogging::watermark;
 use crate::{HostConfig, HostError, LockLevel, Result};
-use media::disk::{Disk, DiskKind};
+use media::disk::Disk;
 use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -897,10 +897,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         key: "host.pcm.pcm_bytes".into(),
         reason: e,
     })?;
-    let kind = DiskKind::parse(&s.external).map_err(|e| HostError::Config {
-        key: "host.pcm.external".into(),
-        reason: e,
-    })?;
     let layout = core.layout.clone();
     let mut pl = PageLogging::format(
         PageLogConfig {
@@ -913,7 +909,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             destage_interval_ns: s.destage_interval_ns,
         },
         pcm,
-        Disk::new(kind),
+        crate::external::open(cfg, core)?,
         Arc::new(move |p| layout.initial_page(PageNo(p))),
     )
     .map_err(|e| HostError::Config {
@@ -1095,6 +1091,7 @@ impl Strategy for PcmPageStrategy {
             &self.core.destage_series,
             self.core.adaptive.as_ref(),
         ))
+        .chain(self.core.disk.medium_counters())
         .collect()
     }
 

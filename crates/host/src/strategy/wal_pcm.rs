@@ -658,15 +658,13 @@ impl PcmWal {
             ..PcmConfig::default()
         })
         .map_err(|e| cfg_err("host.pcm.pcm_bytes", e))?;
-        let kind_disk =
-            DiskKind::parse(&s.external).map_err(|e| cfg_err("host.pcm.external", e))?;
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
-        let mut disk = Disk::new(kind_disk);
         // The crash checker records the run (the engine then logs NAND operations); keep
         // the PCM and disk write logs only then (`tags.keep` is also set by
         // `host.measure_recovery`, and a full-scale log would take gigabytes).
         let record = core.device.core.nand.log().is_some();
+        let mut disk = crate::external::open(cfg, core)?;
         let pcm_base = if record {
             pcm.set_logging(true);
             disk.set_logging(true);
@@ -1421,6 +1419,9 @@ impl Strategy for PcmWal {
             ("disk_reads", self.disk.counters.reads),
             ("disk_writes", self.disk.counters.writes),
         ]
+        .into_iter()
+        .chain(self.disk.medium_counters())
+        .collect()
     }
 
     /// ARIES restart (analysis / redo / undo) on the PCM and disk as they stand: the time
