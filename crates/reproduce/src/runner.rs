@@ -437,6 +437,7 @@ pub fn run_all_sharing(
     // was the last to need it.
     let own_copy = |g: usize, dev: Arc<Prefilled>| -> Result<Prefilled, world::WorldError> {
         let own = take_copy(dev);
+        release_freed_memory();
         lock().copied(&plan, g);
         changed.notify_all();
         own
@@ -484,6 +485,7 @@ pub fn run_all_sharing(
                             }
                         },
                     };
+                    release_freed_memory();
                     lock().finished(&plan, i);
                     changed.notify_all();
                     mem_log(progress, &job.label, "end");
@@ -501,6 +503,25 @@ pub fn run_all_sharing(
         .into_iter()
         .map(|r| r.unwrap_or_else(|| Err("run did not complete".into())))
         .collect()
+}
+
+/// Returns the memory the allocator holds free to the system, so that the resident set
+/// follows what the admission rule charges. glibc keeps freed chunks in its arenas (below its
+/// adaptive mmap threshold, which grows to 32 MiB after a large free: most of a device's
+/// tables and its summary pages' bytes); without this the full reproduction's resident set
+/// stayed 0.8–1.3 GiB above its live data between jobs. Changes memory only, never results.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only returns free memory of glibc's heaps to the kernel
+        // (madvise / sbrk); it touches no live allocation and has no preconditions.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
 }
 
 /// Runs `cfg` through `run` and, if it measures recovery, measures it on the run's own
@@ -913,6 +934,7 @@ pub fn run_each<T: Send>(
                     let job = &jobs[i];
                     mem_log(progress, &job.label, "start");
                     let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
+                    release_freed_memory();
                     lock().finished(&plan, i);
                     changed.notify_all();
                     mem_log(progress, &job.label, "end");
