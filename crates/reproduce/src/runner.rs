@@ -8,15 +8,24 @@
 //! the first job to start prefills once (`world::prefill`), every job of the group runs
 //! from its own copy of that device (`world::run_prefilled`), which gives the same result,
 //! byte for byte, as prefilling separately (tests in `world/tests/shared_prefill.rs` and
-//! below). Memory: a prefilled device stays alive only while a job of its group has not
-//! started, and only `MAX_PREFILLED` of them is alive or being built at once, so peak
-//! memory is about `jobs` + 1 devices (a second one would mostly wait for the first group to
-//! finish: with two jobs at TxFlash Fig. 8's scale it took peak RSS from about 3.5 to 4.6 GiB).
-//! The price is that the first prefill of a figure runs alone. Groups share only within one
-//! `run_all` call (one figure): the
-//! runner cannot know which later figures will need a device again, and keeping them all
-//! would not fit in memory at full scale. If a group's prefill fails, every other job of the
-//! group runs on its own, so its error is its own.
+//! below). Groups share only within one `run_all` call (one figure): the runner cannot know
+//! which later figures will need a device again, and keeping them all would not fit in
+//! memory at full scale. If a group's prefill fails, every other job of the group runs on
+//! its own, so its error is its own.
+//!
+//! Memory: the admission rule. Every job is charged the bytes its device needs
+//! (`job_bytes`, from the geometry, with what recovery adds if it measures recovery), and every shared image the bytes of one device
+//! (`image_bytes`) from the moment its lead starts prefilling until the last job of its
+//! group has its own copy; a lead is charged both. A worker starts a job only while the
+//! charges of everything running or alive plus the job's stay within the budget
+//! (`Progress::mem_budget_bytes`), or when nothing else runs, so a job bigger than the
+//! budget runs alone and nothing waits forever. Among the jobs that fit, a job whose
+//! group's device is ready comes first (so images are freed soon), then jobs in figure
+//! order. Before this rule a fixed limit of one shared image at a time bounded memory at
+//! `jobs` + 1 devices, whatever their size, and two 32 GiB jobs measuring recovery beside a
+//! shared image took the full TxFlash + LightTx reproduction to 4.24 GiB of peak RSS. The
+//! schedule changes the wall time only: each job's result depends on its configuration
+//! alone (tests below).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,6 +44,8 @@ pub struct Job {
 /// wall time per point so far.
 pub struct Progress<'a> {
     pub jobs: usize,
+    /// The admission rule's budget (module docs: memory).
+    mem_budget_bytes: u64,
     report: &'a (dyn Fn(&str) + Sync),
     start: Instant,
     done: AtomicUsize,
@@ -54,12 +65,24 @@ impl<'a> Progress<'a> {
         };
         Progress {
             jobs,
+            mem_budget_bytes: default_mem_budget_bytes(),
             report,
             start: Instant::now(),
             done: AtomicUsize::new(0),
             planned: AtomicUsize::new(0),
             configs: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Sets the memory budget of the admission rule (module docs: memory); 0 runs one job
+    /// at a time.
+    pub fn set_mem_budget_bytes(&mut self, bytes: u64) {
+        self.mem_budget_bytes = bytes;
+    }
+
+    /// The memory budget of the admission rule, in bytes.
+    pub fn mem_budget_bytes(&self) -> u64 {
+        self.mem_budget_bytes
     }
 
     /// Adds `n` points to the total the ETA counts toward.
@@ -100,57 +123,252 @@ impl<'a> Progress<'a> {
     }
 }
 
-/// Runs every job, `progress.jobs` at a time; a run that fails yields `Err(message)` in
-/// its slot. Jobs that start from the same prefilled device share one prefill (module docs).
+/// Runs every job, `progress.jobs` at a time and within `progress.mem_budget_bytes` (module
+/// docs: memory); a run that fails yields `Err(message)` in its slot. Jobs that start from
+/// the same prefilled device share one prefill (module docs).
 pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, String>> {
     run_all_sharing(jobs, progress, true)
 }
 
-/// Prefilled devices alive or being built at once (module docs: memory).
-const MAX_PREFILLED: usize = 1;
+/// The default memory budget of the admission rule (module docs: memory); see
+/// `default_mem_budget_bytes`.
+pub const MEM_BUDGET_BYTES: u64 = 3 << 30;
 
-/// A shared prefill's state.
-enum Slot {
-    /// A thread is prefilling it.
+/// `MEM_BUDGET_BYTES`, or half the memory available (`MemAvailable`) when the reproduction
+/// starts if that is less.
+pub fn default_mem_budget_bytes() -> u64 {
+    match world::config::mem_available_bytes() {
+        Some(avail) => MEM_BUDGET_BYTES.min(avail / 2),
+        None => MEM_BUDGET_BYTES,
+    }
+}
+
+/// Bytes per page of the FTL's and the protocol's per-page tables, as an estimate: the
+/// FTL's mapping table, reverse map and page flags take about 8.5 (4 per logical page, 4
+/// and ½ per physical page); the largest protocol tables measured, BPCC's page versions and
+/// uncommitted intentions at TxFlash Fig. 8's 32 GiB, about 10.5 more.
+const TABLE_BYTES_PER_PAGE: u64 = 20;
+
+/// The bytes of one device of `cfg`'s shape (a running job's, or a shared prefilled image):
+/// the NAND image's page records (10 bytes plus the protocol's OOB bytes per page), in tag
+/// mode each block's summary page (a copy of its pages' OOB bytes, stored as bytes) or in
+/// full mode every page's data, and the FTL's and protocol's tables (`TABLE_BYTES_PER_PAGE`).
+/// 0 if the device parameters are invalid (the run then fails with that error on its own).
+pub fn image_bytes(cfg: &Config) -> u64 {
+    let Ok(p) = cfg.device().image_params() else {
+        return 0;
+    };
+    let g = &p.geometry;
+    let pages = u64::from(g.pages());
+    let oob = u64::from(p.oob_used);
+    let data = if p.data_mode == media::DataMode::Full {
+        pages * u64::from(g.page_bytes)
+    } else if cfg.ftl.summary_pages {
+        // Per block: the OOB of every other page, plus the map entry and allocation.
+        u64::from(g.blocks()) * (u64::from(g.pages_per_block.saturating_sub(1)) * oob + 64)
+    } else {
+        0
+    };
+    pages * (10 + oob + TABLE_BYTES_PER_PAGE) + data
+}
+
+/// The bytes a job is charged while it runs (module docs: memory): its device
+/// (`image_bytes`), plus, if it measures recovery, what recovery adds while it runs: the
+/// recovered device's tables (the run's own were dropped, `measure_recovery`) and a
+/// whole-device scan's result (each page's address, OOB bytes and a flag).
+pub fn job_bytes(cfg: &Config) -> u64 {
+    let device = image_bytes(cfg);
+    if !cfg.run.measure_recovery {
+        return device;
+    }
+    let Ok(p) = cfg.device().image_params() else {
+        return device;
+    };
+    let pages = u64::from(p.geometry.pages());
+    device + pages * (TABLE_BYTES_PER_PAGE + 4 + u64::from(p.oob_used) + 1)
+}
+
+/// What the admission rule needs to know about a batch of jobs: each job's group of
+/// shared prefills and whether it shares, the bytes it is charged, each group's image bytes
+/// and the budget.
+#[derive(Clone)]
+struct Plan {
+    group: Vec<usize>,
+    shared: Vec<bool>,
+    job_bytes: Vec<u64>,
+    image_bytes: Vec<u64>,
+    budget_bytes: u64,
+}
+
+/// A shared prefill's state (`D`: the prefilled device; `()` in the scheduler's tests).
+enum Slot<D> {
+    /// A thread is prefilling it; its image is charged.
     Building,
-    /// Ready, with the number of the group's jobs that have not yet taken a copy.
-    Ready(Arc<Prefilled>, usize),
-    /// The prefill failed: the group's remaining jobs run on their own.
+    /// Ready: `untaken` jobs of the group have not yet started, `copying` have started and
+    /// not yet made their own copy. The image stays charged until both are 0.
+    Ready {
+        dev: Arc<D>,
+        untaken: usize,
+        copying: usize,
+    },
+    /// The prefill failed (its image no longer charged): the group's remaining jobs run on
+    /// their own.
     Failed,
 }
 
 /// What a worker does with the job it took.
-enum Task {
+enum Task<D> {
     /// Build and prefill its own device (a job alone in its group, or sharing off).
     Alone,
     /// Prefill the group's device, publish it, then run from a copy.
     Lead,
     /// Run from a copy of the group's device.
-    Follow(Arc<Prefilled>),
+    Follow(Arc<D>),
 }
 
-struct Sched {
+/// The scheduler's answer to a free worker.
+enum Pick<D> {
+    Start(usize, Task<D>),
+    /// Nothing can start until a running job finishes, a prefill is published or a copy is
+    /// made.
+    Wait,
+    /// No job is left to start.
+    Done,
+}
+
+/// The scheduler: which job a free worker starts, under the admission rule (module docs:
+/// memory). Pure bookkeeping, no I/O and no threads: the runner calls it under a lock, the
+/// tests drive it directly.
+struct Sched<D> {
     /// Jobs not yet taken, in the order they should start (grouped by prefill key).
     pending: Vec<usize>,
-    slots: BTreeMap<usize, Slot>,
+    slots: BTreeMap<usize, Slot<D>>,
+    /// Bytes charged to running jobs and to the shared images alive or being built.
+    charged_bytes: u64,
+    running: usize,
 }
 
-/// `run_all`, with prefill sharing switchable (off: every job prefills its own device; for
-/// the test that both give the same results).
-pub fn run_all_sharing(
-    jobs: Vec<Job>,
-    progress: &Progress,
-    share: bool,
-) -> Vec<Result<RunMetrics, String>> {
-    let n = jobs.len();
-    progress
-        .configs
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
-    let threads = progress.jobs.clamp(1, n.max(1));
-    // Group by prefill key, groups in order of first appearance. A group of one, or a job
-    // without a prefill, runs alone.
+impl<D> Sched<D> {
+    fn new(plan: &Plan) -> Sched<D> {
+        let mut pending: Vec<usize> = (0..plan.group.len()).collect();
+        pending.sort_by_key(|&i| plan.group[i]);
+        Sched {
+            pending,
+            slots: BTreeMap::new(),
+            charged_bytes: 0,
+            running: 0,
+        }
+    }
+
+    /// The admission rule: a job starts if its charge fits in what the budget leaves, or
+    /// if no job is running (so a job bigger than the budget runs alone, and nothing waits
+    /// forever).
+    fn fits(&self, plan: &Plan, bytes: u64) -> bool {
+        self.running == 0 || self.charged_bytes.saturating_add(bytes) <= plan.budget_bytes
+    }
+
+    /// The next job to start: first a job whose group's device is ready (so images are
+    /// freed soon), else, in pending order, a job that runs alone or leads a new group
+    /// (charged its own bytes plus the image's); each only if it fits.
+    fn take(&mut self, plan: &Plan) -> Pick<D> {
+        if self.pending.is_empty() {
+            return Pick::Done;
+        }
+        let ready = self.pending.iter().position(|&i| {
+            plan.shared[i]
+                && matches!(
+                    self.slots.get(&plan.group[i]),
+                    Some(Slot::Ready { .. }) | Some(Slot::Failed)
+                )
+                && self.fits(plan, plan.job_bytes[i])
+        });
+        if let Some(p) = ready {
+            let i = self.pending.remove(p);
+            self.charged_bytes += plan.job_bytes[i];
+            self.running += 1;
+            let task = match self.slots.get_mut(&plan.group[i]) {
+                Some(Slot::Ready {
+                    dev,
+                    untaken,
+                    copying,
+                }) => {
+                    *untaken -= 1;
+                    *copying += 1;
+                    Task::Follow(Arc::clone(dev))
+                }
+                _ => Task::Alone,
+            };
+            return Pick::Start(i, task);
+        }
+        let startable = self.pending.iter().position(|&i| {
+            if !plan.shared[i] {
+                self.fits(plan, plan.job_bytes[i])
+            } else {
+                !self.slots.contains_key(&plan.group[i])
+                    && self.fits(plan, plan.job_bytes[i] + plan.image_bytes[plan.group[i]])
+            }
+        });
+        let Some(p) = startable else {
+            return Pick::Wait;
+        };
+        let i = self.pending.remove(p);
+        self.running += 1;
+        self.charged_bytes += plan.job_bytes[i];
+        if !plan.shared[i] {
+            return Pick::Start(i, Task::Alone);
+        }
+        self.charged_bytes += plan.image_bytes[plan.group[i]];
+        self.slots.insert(plan.group[i], Slot::Building);
+        Pick::Start(i, Task::Lead)
+    }
+
+    /// A lead's prefill of `group` finished: `Some(device)`, which the lead itself copies
+    /// too, or `None` if it failed.
+    fn published(&mut self, plan: &Plan, group: usize, dev: Option<Arc<D>>) {
+        let others = plan.group.iter().filter(|&&g| g == group).count() - 1;
+        match dev {
+            Some(dev) => {
+                self.slots.insert(
+                    group,
+                    Slot::Ready {
+                        dev,
+                        untaken: others,
+                        copying: 1,
+                    },
+                );
+            }
+            None => {
+                self.charged_bytes -= plan.image_bytes[group];
+                self.slots.insert(group, Slot::Failed);
+            }
+        }
+    }
+
+    /// A job of `group` has its own copy (or took the image itself) and dropped its handle
+    /// to the shared image; the last one frees the image's charge.
+    fn copied(&mut self, plan: &Plan, group: usize) {
+        if let Some(Slot::Ready {
+            untaken, copying, ..
+        }) = self.slots.get_mut(&group)
+        {
+            *copying -= 1;
+            if *untaken == 0 && *copying == 0 {
+                self.slots.remove(&group);
+                self.charged_bytes -= plan.image_bytes[group];
+            }
+        }
+    }
+
+    /// Job `i` finished: its charge is freed.
+    fn finished(&mut self, plan: &Plan, i: usize) {
+        self.running -= 1;
+        self.charged_bytes -= plan.job_bytes[i];
+    }
+}
+
+/// Builds the plan of a batch: groups by prefill key (a group of one, or a job without a
+/// prefill, runs alone; so does every job when `share` is off).
+fn plan(jobs: &[Job], progress: &Progress, share: bool) -> Plan {
     let mut keys: Vec<(String, usize)> = Vec::new();
     let group: Vec<usize> = jobs
         .iter()
@@ -168,103 +386,109 @@ pub fn run_all_sharing(
             }
         })
         .collect();
-    let shared = |i: usize| share && keys[group[i]].1 > 1 && jobs[i].cfg.workload.prefill > 0.0;
-    let mut pending: Vec<usize> = (0..n).collect();
-    pending.sort_by_key(|&i| group[i]);
-    let sched = Mutex::new(Sched {
-        pending,
-        slots: BTreeMap::new(),
-    });
+    let mut image = vec![0u64; keys.len()];
+    for (j, &g) in jobs.iter().zip(&group) {
+        image[g] = image_bytes(&j.cfg);
+    }
+    Plan {
+        shared: jobs
+            .iter()
+            .zip(&group)
+            .map(|(j, &g)| share && keys[g].1 > 1 && j.cfg.workload.prefill > 0.0)
+            .collect(),
+        group,
+        job_bytes: jobs.iter().map(|j| job_bytes(&j.cfg)).collect(),
+        image_bytes: image,
+        budget_bytes: progress.mem_budget_bytes,
+    }
+}
+
+/// `run_all`, with prefill sharing switchable (off: every job prefills its own device; for
+/// the test that both give the same results).
+pub fn run_all_sharing(
+    jobs: Vec<Job>,
+    progress: &Progress,
+    share: bool,
+) -> Vec<Result<RunMetrics, String>> {
+    let n = jobs.len();
+    progress
+        .configs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
+    let threads = progress.jobs.clamp(1, n.max(1));
+    let plan = plan(&jobs, progress, share);
+    let sched: Mutex<Sched<Prefilled>> = Mutex::new(Sched::new(&plan));
     let changed = Condvar::new();
+    let lock = || sched.lock().unwrap_or_else(|e| e.into_inner());
     let results: Mutex<Vec<Option<Result<RunMetrics, String>>>> =
         Mutex::new((0..n).map(|_| None).collect());
-    // Takes the next job: a job whose group's device is ready first (so devices are freed
-    // soon), else a job that runs alone or leads a new group while fewer than `threads`
-    // devices are alive or being built; else waits for a build to finish.
-    let take = || -> Option<(usize, Task)> {
-        let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
+    let take = || -> Option<(usize, Task<Prefilled>)> {
+        let mut s = lock();
         loop {
-            if s.pending.is_empty() {
-                return None;
+            match s.take(&plan) {
+                Pick::Done => return None,
+                Pick::Start(i, task) => return Some((i, task)),
+                Pick::Wait => s = changed.wait(s).unwrap_or_else(|e| e.into_inner()),
             }
-            let ready = s.pending.iter().position(|&i| {
-                shared(i)
-                    && matches!(
-                        s.slots.get(&group[i]),
-                        Some(Slot::Ready(..)) | Some(Slot::Failed)
-                    )
-            });
-            if let Some(p) = ready {
-                let i = s.pending.remove(p);
-                let g = group[i];
-                let task = match s.slots.get_mut(&g) {
-                    Some(Slot::Ready(dev, left)) => {
-                        let dev = Arc::clone(dev);
-                        *left -= 1;
-                        if *left == 0 {
-                            s.slots.remove(&g);
-                            changed.notify_all();
-                        }
-                        Task::Follow(dev)
-                    }
-                    _ => Task::Alone,
-                };
-                return Some((i, task));
-            }
-            let alive = s
-                .slots
-                .values()
-                .filter(|x| !matches!(x, Slot::Failed))
-                .count();
-            let startable = s.pending.iter().position(|&i| {
-                !shared(i) || (!s.slots.contains_key(&group[i]) && alive < MAX_PREFILLED)
-            });
-            if let Some(p) = startable {
-                let i = s.pending.remove(p);
-                if !shared(i) {
-                    return Some((i, Task::Alone));
-                }
-                s.slots.insert(group[i], Slot::Building);
-                return Some((i, Task::Lead));
-            }
-            s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
         }
+    };
+    // Takes a job's own copy of its group's device, then frees the image's charge if it
+    // was the last to need it.
+    let own_copy = |g: usize, dev: Arc<Prefilled>| -> Result<Prefilled, world::WorldError> {
+        let own = take_copy(dev);
+        release_freed_memory();
+        lock().copied(&plan, g);
+        changed.notify_all();
+        own
     };
     std::thread::scope(|sc| {
         for _ in 0..threads {
             sc.spawn(|| {
                 while let Some((i, task)) = take() {
                     let job = &jobs[i];
+                    let g = plan.group[i];
+                    mem_log(
+                        progress,
+                        &job.label,
+                        match task {
+                            Task::Alone => "start alone",
+                            Task::Lead => "start lead",
+                            Task::Follow(_) => "start follow",
+                        },
+                    );
                     let err = |e: world::WorldError| format!("{}: {e}", job.label);
                     let r = match task {
-                        Task::Alone => world::run(&job.cfg, &RunOptions::default())
-                            .map(|o| o.metrics)
+                        Task::Alone => measured(&job.cfg, |c| {
+                            world::run(c, &RunOptions::default())
+                        })
+                        .map_err(err),
+                        Task::Follow(dev) => own_copy(g, dev)
+                            .and_then(|own| measured(&job.cfg, |c| world::run_prefilled(c, own)))
                             .map_err(err),
-                        Task::Follow(dev) => run_copy(&job.cfg, dev).map_err(err),
-                        Task::Lead => {
-                            let built = world::prefill(&job.cfg);
-                            let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
-                            let r = match built {
-                                Ok(dev) => {
-                                    let dev = Arc::new(dev);
-                                    // The group's other jobs; this one copies it too.
-                                    let others = keys[group[i]].1 - 1;
-                                    s.slots
-                                        .insert(group[i], Slot::Ready(Arc::clone(&dev), others));
-                                    drop(s);
-                                    changed.notify_all();
-                                    run_copy(&job.cfg, dev).map_err(err)
-                                }
-                                Err(e) => {
-                                    s.slots.insert(group[i], Slot::Failed);
-                                    drop(s);
-                                    changed.notify_all();
-                                    Err(err(e))
-                                }
-                            };
-                            r
-                        }
+                        Task::Lead => match world::prefill(&job.cfg) {
+                            Ok(dev) => {
+                                mem_log(progress, &job.label, "prefilled");
+                                let dev = Arc::new(dev);
+                                lock().published(&plan, g, Some(Arc::clone(&dev)));
+                                changed.notify_all();
+                                own_copy(g, dev)
+                                    .and_then(|own| {
+                                        measured(&job.cfg, |c| world::run_prefilled(c, own))
+                                    })
+                                    .map_err(err)
+                            }
+                            Err(e) => {
+                                lock().published(&plan, g, None);
+                                changed.notify_all();
+                                Err(err(e))
+                            }
+                        },
                     };
+                    release_freed_memory();
+                    lock().finished(&plan, i);
+                    changed.notify_all();
+                    mem_log(progress, &job.label, "end");
                     progress.finished(&job.label, r.is_err());
                     if let Ok(mut v) = results.lock() {
                         v[i] = Some(r);
@@ -281,21 +505,304 @@ pub fn run_all_sharing(
         .collect()
 }
 
-/// Runs `cfg` from its own copy of a shared prefilled device; the last holder of the
-/// device takes it instead of copying.
-fn run_copy(cfg: &Config, dev: Arc<Prefilled>) -> Result<RunMetrics, world::WorldError> {
-    let own = match Arc::try_unwrap(dev) {
-        Ok(d) => d,
+/// Returns the memory the allocator holds free to the system, so that the resident set
+/// follows what the admission rule charges. glibc keeps freed chunks in its arenas (below its
+/// adaptive mmap threshold, which grows to 32 MiB after a large free: most of a device's
+/// tables and its summary pages' bytes); without this the full reproduction's resident set
+/// stayed 0.8–1.3 GiB above its live data between jobs. Changes memory only, never results.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        // SAFETY: malloc_trim only returns free memory of glibc's heaps to the kernel
+        // (madvise / sbrk); it touches no live allocation and has no preconditions.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
+/// Runs `cfg` through `run` and, if it measures recovery, measures it on the run's own
+/// device once the run is over, instead of inside the run (`world::run` would copy the image
+/// and recover the copy while the run's whole device is still alive: at 32 GiB that copy
+/// and those tables were about 0.7 GiB of a TxFlash Fig. 8 job's 1.9 GiB peak). The same
+/// steps as `world::run`'s, on the same image, so the same metrics, byte for byte.
+fn measured(
+    cfg: &Config,
+    run: impl FnOnce(&Config) -> Result<world::RunOutput, world::WorldError>,
+) -> Result<RunMetrics, world::WorldError> {
+    if !cfg.run.measure_recovery {
+        return run(cfg).map(|o| o.metrics);
+    }
+    let mut bare = cfg.clone();
+    bare.run.measure_recovery = false;
+    let out = run(&bare)?;
+    let mut m = out.metrics;
+    let t = std::time::Instant::now();
+    // The run's FTL and protocol tables go here; its image is recovered as it is.
+    let image = out.device.into_nand().into_image();
+    let nand = media::Nand::from_image(image, cfg.nand.timing.clone());
+    let (_, rep) =
+        ssd::Device::recover(&cfg.device(), nand).map_err(|e| world::WorldError::Device {
+            at: sim::SimTime::from_ns(m.sim_time_ns),
+            request: "recovery after the run".into(),
+            error: e,
+        })?;
+    m.recovery = Some(world::metrics::RecoveryMetrics {
+        pages_read: rep.pages_read,
+        scanned_pages: rep.scanned_pages,
+        time_ns: rep.time_ns,
+        had_checkpoint: rep.had_checkpoint,
+    });
+    m.recovery_wall_time_s = t.elapsed().as_secs_f64();
+    Ok(m)
+}
+
+/// With `COMMITLAB_MEM_LOG` set, prints one line to stderr per job event with the process's
+/// resident set and its peak so far (`VmRSS`, `VmHWM` of /proc/self/status), to find which
+/// jobs overlap when memory peaks. Diagnostics only: nothing in the results depends on it.
+fn mem_log(progress: &Progress, label: &str, event: &str) {
+    if std::env::var_os("COMMITLAB_MEM_LOG").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = |key: &str| -> u64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let gib = |k: u64| k as f64 / (1024.0 * 1024.0);
+    eprintln!(
+        "mem {:8.1} s rss {:6.3} GiB peak {:6.3} GiB  {event}: {label}",
+        progress.start.elapsed().as_secs_f64(),
+        gib(kib("VmRSS:")),
+        gib(kib("VmHWM:")),
+    );
+}
+
+/// A job's own copy of a shared prefilled device; the last holder takes the device itself
+/// instead of copying. The handle is dropped before returning.
+fn take_copy(dev: Arc<Prefilled>) -> Result<Prefilled, world::WorldError> {
+    match Arc::try_unwrap(dev) {
+        Ok(d) => Ok(d),
         Err(shared) => shared.try_clone().ok_or_else(|| {
             world::WorldError::Config("a prefilled device could not be copied".into())
-        })?,
-    };
-    world::run_prefilled(cfg, own).map(|o| o.metrics)
+        }),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Drives the scheduler as `threads` workers would, each job finishing in the order
+    /// jobs started (a lead publishes its prefill and every job makes its copy as soon as
+    /// it starts); returns the events and checks the budget at every start.
+    fn simulate(plan: &Plan, threads: usize) -> Vec<String> {
+        let mut s: Sched<()> = Sched::new(plan);
+        let mut running: Vec<usize> = Vec::new();
+        let mut events = Vec::new();
+        loop {
+            while running.len() < threads {
+                match s.take(plan) {
+                    Pick::Start(i, task) => {
+                        let g = plan.group[i];
+                        let kind = match task {
+                            Task::Alone => "alone",
+                            Task::Lead => {
+                                s.published(plan, g, Some(Arc::new(())));
+                                "lead"
+                            }
+                            Task::Follow(_) => "follow",
+                        };
+                        if plan.shared[i] {
+                            s.copied(plan, g);
+                        }
+                        // The rule: under the budget, or the only job running.
+                        assert!(
+                            s.charged_bytes <= plan.budget_bytes || s.running == 1,
+                            "job {i} started over the budget: {} > {}",
+                            s.charged_bytes,
+                            plan.budget_bytes
+                        );
+                        events.push(format!("+{i} {kind} ({})", s.charged_bytes));
+                        running.push(i);
+                    }
+                    Pick::Wait => break,
+                    Pick::Done => break,
+                }
+            }
+            if running.is_empty() {
+                assert!(s.pending.is_empty(), "stuck with jobs pending");
+                assert_eq!(s.charged_bytes, 0, "charges left after the last job");
+                return events;
+            }
+            let i = running.remove(0);
+            s.finished(plan, i);
+            events.push(format!("-{i}"));
+        }
+    }
+
+    /// The admission rule: a job starts only while the bytes charged to running jobs and
+    /// live shared images stay within the budget, a job bigger than the budget runs alone,
+    /// and a lead is charged its group's image as well as its own device.
+    #[test]
+    fn admission_keeps_declared_bytes_within_the_budget() {
+        // Five jobs that run alone, 2 workers, budget 10.
+        let alone = Plan {
+            group: vec![0, 1, 2, 3, 4],
+            shared: vec![false; 5],
+            job_bytes: vec![4, 5, 3, 12, 6],
+            image_bytes: vec![0; 5],
+            budget_bytes: 10,
+        };
+        assert_eq!(
+            simulate(&alone, 2),
+            [
+                "+0 alone (4)",
+                "+1 alone (9)",
+                "-0",
+                "+2 alone (8)",
+                "-1",
+                // 3 (12) is over the budget: 4 (6), which fits, starts first, and 3
+                // waits until it can run alone.
+                "+4 alone (9)",
+                "-2",
+                "-4",
+                "+3 alone (12)",
+                "-3",
+            ]
+        );
+        // A budget of 0 runs one job at a time; an unlimited one as many as there are workers.
+        let one_at_a_time = simulate(
+            &Plan {
+                budget_bytes: 0,
+                ..alone.clone()
+            },
+            2,
+        );
+        assert!(one_at_a_time
+            .windows(2)
+            .all(|w| !(w[0].starts_with('+') && w[1].starts_with('+'))));
+        assert_eq!(
+            simulate(
+                &Plan {
+                    budget_bytes: u64::MAX,
+                    ..alone.clone()
+                },
+                2
+            )[..2],
+            ["+0 alone (4)", "+1 alone (9)"]
+        );
+
+        // Two groups of shared prefills (jobs 0, 2, 4 and 1, 3) and a loner, each device 3,
+        // each job 3 (6 if it measures recovery). A lead is charged its job and the image.
+        let shared = Plan {
+            group: vec![0, 1, 0, 1, 0, 2],
+            shared: vec![true, true, true, true, true, false],
+            job_bytes: vec![6, 3, 3, 3, 6, 3],
+            image_bytes: vec![3, 3, 3],
+            budget_bytes: 12,
+        };
+        assert_eq!(
+            simulate(&shared, 2),
+            [
+                "+0 lead (9)",
+                "+2 follow (12)",
+                "-0",
+                // Job 4 is the group's last user: the image's charge goes when it has its copy.
+                "+4 follow (9)",
+                "-2",
+                // The second group's lead: 3 + 3 with job 4's 6 running.
+                "+1 lead (12)",
+                "-4",
+                "+3 follow (6)",
+                "-1",
+                "+5 alone (6)",
+                "-3",
+                "-5",
+            ]
+        );
+        // Same plan, budget 8: a lead (6 + 3) exceeds it and runs alone.
+        assert_eq!(
+            simulate(
+                &Plan {
+                    budget_bytes: 8,
+                    ..shared.clone()
+                },
+                2
+            ),
+            [
+                "+0 lead (9)",
+                "-0",
+                "+2 follow (6)",
+                "-2",
+                "+4 follow (6)",
+                "-4",
+                "+1 lead (6)",
+                "-1",
+                "+3 follow (3)",
+                "+5 alone (6)",
+                "-3",
+                "-5",
+            ]
+        );
+    }
+
+    /// Recovery measured by the runner on the run's own device, after the run, gives the
+    /// figures `world::run` gives when it measures recovery on a copy inside the run, for
+    /// jobs that run alone, lead or follow a shared prefill, on protocols that scan the
+    /// whole device and one that recovers from a checkpoint.
+    #[test]
+    fn recovery_measured_after_the_run_gives_the_runs_own_figures() {
+        for protocol in ["bpcc", "lighttx"] {
+            let mk = |aborts: f64| {
+                let mut cfg = Config {
+                    seed: 3,
+                    ..Config::default()
+                };
+                cfg.protocol.name = protocol.into();
+                cfg.nand.blocks_per_plane = 24;
+                cfg.workload.prefill = 0.8;
+                cfg.workload.age = 0.5;
+                cfg.workload.kind = world::WorkloadKind::Txn;
+                cfg.workload.txn.transactions = 150;
+                cfg.workload.txn.size_max = 12;
+                cfg.workload.txn.abort_ratio = aborts;
+                cfg.run.measure_recovery = true;
+                cfg
+            };
+            let direct: Vec<String> = [0.0, 0.3]
+                .iter()
+                .map(|&a| {
+                    let m = world::run(&mk(a), &RunOptions::default()).unwrap().metrics;
+                    assert!(m.recovery.as_ref().is_some_and(|r| r.pages_read > 0));
+                    world::deterministic_json(&m)
+                })
+                .collect();
+            let say = |_: &str| {};
+            for share in [false, true] {
+                let p = Progress::new(2, &say);
+                let jobs = [0.0, 0.3]
+                    .iter()
+                    .map(|&a| Job {
+                        label: format!("{protocol} {a}"),
+                        cfg: mk(a),
+                    })
+                    .collect();
+                let via: Vec<String> = run_all_sharing(jobs, &p, share)
+                    .into_iter()
+                    .map(|r| world::deterministic_json(&r.unwrap()))
+                    .collect();
+                assert_eq!(direct, via, "{protocol}, sharing {share}");
+            }
+        }
+    }
 
     /// The number of jobs changes the wall time, never the results or their order.
     #[test]
@@ -390,8 +897,9 @@ mod tests {
 }
 
 /// Runs every job with `f` making one point of a job's configuration (e.g. a host run on an
-/// aged device), `progress.jobs` at a time, without prefill sharing (the caller owns the
-/// device); results in input order, failures as `Err("label: message")`.
+/// aged device), `progress.jobs` at a time within the memory budget (each job charged
+/// `job_bytes`), without prefill sharing (the caller owns the device); results in input
+/// order, failures as `Err("label: message")`.
 pub fn run_each<T: Send>(
     jobs: Vec<Job>,
     progress: &Progress,
@@ -404,20 +912,36 @@ pub fn run_each<T: Send>(
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     let threads = progress.jobs.clamp(1, n.max(1));
-    let next = AtomicUsize::new(0);
+    let plan = plan(&jobs, progress, false);
+    let sched: Mutex<Sched<()>> = Mutex::new(Sched::new(&plan));
+    let changed = Condvar::new();
+    let lock = || sched.lock().unwrap_or_else(|e| e.into_inner());
     let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
+    let take = || -> Option<usize> {
+        let mut s = lock();
+        loop {
+            match s.take(&plan) {
+                Pick::Done => return None,
+                Pick::Start(i, _) => return Some(i),
+                Pick::Wait => s = changed.wait(s).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+    };
     std::thread::scope(|s| {
         for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= n {
-                    break;
-                }
-                let job = &jobs[i];
-                let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
-                progress.finished(&job.label, r.is_err());
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
+            s.spawn(|| {
+                while let Some(i) = take() {
+                    let job = &jobs[i];
+                    mem_log(progress, &job.label, "start");
+                    let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
+                    release_freed_memory();
+                    lock().finished(&plan, i);
+                    changed.notify_all();
+                    mem_log(progress, &job.label, "end");
+                    progress.finished(&job.label, r.is_err());
+                    if let Ok(mut v) = results.lock() {
+                        v[i] = Some(r);
+                    }
                 }
             });
         }
