@@ -160,6 +160,9 @@ pub struct FlashStore {
     fault_ack_at_issue: bool,
     /// Reads of pages never written (as loaded): unmapped on the device, no NAND read.
     unmapped_reads: u64,
+    /// The device's counters when the store opened (the load is not the run's).
+    base_nand: media::NandCounters,
+    base_ftl: ssd::FtlStats,
 }
 
 impl FlashStore {
@@ -203,6 +206,8 @@ impl FlashStore {
             mismatches: 0,
             fault_ack_at_issue: cfg.pcm.fault_flash_ack_at_issue,
             unmapped_reads: 0,
+            base_nand: dev.core.nand.counters(),
+            base_ftl: dev.core.stats,
             dev,
         })
     }
@@ -310,14 +315,20 @@ impl PageBackend for FlashStore {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let n = self.dev.core.nand.counters();
-        let f = self.dev.core.stats;
+        let (n, b) = (self.dev.core.nand.counters(), &self.base_nand);
+        let (f, g) = (self.dev.core.stats, &self.base_ftl);
         vec![
-            ("ext_flash_reads", n.reads + n.oob_reads),
-            ("ext_flash_programs", n.programs),
-            ("ext_flash_erases", n.erases),
-            ("ext_gc_migrations", f.gc_page_migrations),
-            ("ext_gc_erases", f.gc_erases),
+            (
+                "ext_flash_reads",
+                (n.reads + n.oob_reads) - (b.reads + b.oob_reads),
+            ),
+            ("ext_flash_programs", n.programs - b.programs),
+            ("ext_flash_erases", n.erases - b.erases),
+            (
+                "ext_gc_migrations",
+                f.gc_page_migrations - g.gc_page_migrations,
+            ),
+            ("ext_gc_erases", f.gc_erases - g.gc_erases),
             ("ext_readback_mismatches", self.mismatches),
             ("ext_unmapped_page_reads", self.unmapped_reads),
         ]
