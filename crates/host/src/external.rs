@@ -25,6 +25,17 @@
 //! persisted in part reads as a page torn at part granularity, which the strategies already
 //! tolerate (a torn disk page at slot granularity, `media::disk`).
 //!
+//! The loaded database. The engine's convention for every strategy is that a page never
+//! written is unmapped and reads as loaded (`Core::disk`), and an unmapped read costs no
+//! NAND read, where a Table 2 disk charges its latency for every page. So that the emulated
+//! store pays for reading the loaded database too, `load_database` (called by
+//! `world::host_run` before the engine starts, so the load is not part of the run's time:
+//! the engine starts when the device is idle) programs every DB page's parts with a
+//! *loaded* tag (bit 61 and the LPN), which reads back and recovers as the loaded contents.
+//! The crash checker's tiny runs start from an unloaded device (`check::record` builds its
+//! own); there a page as loaded is unmapped. `ext_unmapped_page_reads` counts reads of
+//! pages never written that found no flash page (0 on a loaded device).
+//!
 //! Does not: share the device with another store, trim, or write anything but DB and log
 //! pages (no superblock: the layout follows from the configuration).
 
@@ -45,6 +56,39 @@ pub const EMULATED: &str = "emulated";
 /// Tags the store writes carry this bit, so a tag left on the device by an earlier use
 /// (an aged device) is never taken for one of the store's pages.
 const TAG_BIT: u64 = 1 << 62;
+/// Tags of the loaded database (`load_database`): this bit and the LPN.
+const LOADED_BIT: u64 = 1 << 61;
+
+/// Programs the loaded database onto `device` when `cfg` runs a PCM strategy over the
+/// emulated store (module docs); returns the flash pages written (0 otherwise). Issued at
+/// the device's idle instant; the engine starts after they completed.
+pub fn load_database(cfg: &HostConfig, seed: u64, device: &mut Device) -> Result<u64> {
+    let pcm = matches!(
+        cfg.strategy.as_str(),
+        "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
+    );
+    if !pcm || !is_emulated(&cfg.pcm.external) {
+        return Ok(0);
+    }
+    let src = crate::source::build(cfg, seed)?;
+    let parts = crate::engine::parts_for(cfg, device.core.geo.page_bytes)?;
+    let layout = Layout::from_source(src.as_ref(), parts);
+    let n = data_lpns(&layout);
+    if n > u64::from(device.logical_pages()) {
+        return Ok(0); // refused with the reason when the engine starts
+    }
+    let t = device.barrier(SimTime::ZERO);
+    for lpn in 0..n as u32 {
+        device
+            .write_plain(Lpn(lpn), LOADED_BIT | u64::from(lpn), t)
+            .map_err(|error| HostError::Device {
+                at: t,
+                what: format!("loading the database at {}", Lpn(lpn)),
+                error,
+            })?;
+    }
+    Ok(n)
+}
 
 fn cfg_err(reason: String) -> HostError {
     HostError::Config {
@@ -114,6 +158,11 @@ pub struct FlashStore {
     mismatches: u64,
     /// Planted bug (`PcmSettings::fault_flash_ack_at_issue`).
     fault_ack_at_issue: bool,
+    /// Reads of pages never written (as loaded): unmapped on the device, no NAND read.
+    unmapped_reads: u64,
+    /// The device's counters when the store opened (the load is not the run's).
+    base_nand: media::NandCounters,
+    base_ftl: ssd::FtlStats,
 }
 
 impl FlashStore {
@@ -156,6 +205,9 @@ impl FlashStore {
             log: None,
             mismatches: 0,
             fault_ack_at_issue: cfg.pcm.fault_flash_ack_at_issue,
+            unmapped_reads: 0,
+            base_nand: dev.core.nand.counters(),
+            base_ftl: dev.core.stats,
             dev,
         })
     }
@@ -190,8 +242,14 @@ impl PageBackend for FlashStore {
             match self.dev.read(Lpn(lpn), now) {
                 Ok((o, t)) => {
                     end = end.max(t);
+                    if k == 0 && o == ReadOutcome::Unmapped {
+                        self.unmapped_reads += 1;
+                    }
                     let ok = match (o, want) {
                         (ReadOutcome::Unmapped, None) => expect.is_none(),
+                        (ReadOutcome::Tag(g), None) => {
+                            expect.is_none() && g == LOADED_BIT | u64::from(lpn)
+                        }
                         (ReadOutcome::Tag(g), Some(w)) => g == w && expect.is_some(),
                         _ => false,
                     };
@@ -257,15 +315,22 @@ impl PageBackend for FlashStore {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        let n = self.dev.core.nand.counters();
-        let f = self.dev.core.stats;
+        let (n, b) = (self.dev.core.nand.counters(), &self.base_nand);
+        let (f, g) = (self.dev.core.stats, &self.base_ftl);
         vec![
-            ("ext_flash_reads", n.reads + n.oob_reads),
-            ("ext_flash_programs", n.programs),
-            ("ext_flash_erases", n.erases),
-            ("ext_gc_migrations", f.gc_page_migrations),
-            ("ext_gc_erases", f.gc_erases),
+            (
+                "ext_flash_reads",
+                (n.reads + n.oob_reads) - (b.reads + b.oob_reads),
+            ),
+            ("ext_flash_programs", n.programs - b.programs),
+            ("ext_flash_erases", n.erases - b.erases),
+            (
+                "ext_gc_migrations",
+                f.gc_page_migrations - g.gc_page_migrations,
+            ),
+            ("ext_gc_erases", f.gc_erases - g.gc_erases),
             ("ext_readback_mismatches", self.mismatches),
+            ("ext_unmapped_page_reads", self.unmapped_reads),
         ]
     }
 }
@@ -302,6 +367,7 @@ pub fn flash_image(
                             "{lpn} (disk page {page} part {k}) holds disk page {p} part {part}"
                         ))
                     }
+                    // The loaded database, or a tag from before the store's use.
                     None if tag & TAG_BIT == 0 => None,
                     None => return Err(format!("{lpn} holds unknown tag {tag:#x}")),
                 },

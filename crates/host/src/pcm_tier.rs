@@ -21,8 +21,14 @@
 //! Recovery is the recorded strategy's (`recover_for`: PCMLogging's Algorithm 3, or the
 //! ARIES restart of `wal-pcm` / `scmlogging` in `strategy::wal_pcm`).
 //!
-//! Does not: model the emulated SSD as the external store (disks of Table 2 only), crash
-//! during recovery, or continue running after recovery.
+//! On the emulated SSD (`host.pcm.external = "emulated"`, `host::external`) the disk's
+//! crash units are the flash operations under its page writes (programs, GC migrations,
+//! erases: any subset of those in flight persisted and at most one tore, the device
+//! checker's model), crossed with the PCM writes' fates; recovery first rebuilds the FTL
+//! from the surviving flash image (`Device::recover`) and reads the disk image back
+//! (`external::flash_image`).
+//!
+//! Does not: crash during recovery, or continue running after recovery.
 
 use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
 use crate::data::{Layout, PageNo};

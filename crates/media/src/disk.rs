@@ -299,6 +299,24 @@ mod tests {
             (25_000, 50_000)
         );
         assert!(DiskKind::parse("tape").is_err());
+        // The emulated SSD's nominal figures: default timing (25 µs read, 200 µs program,
+        // 400 MB/s channels), 8 KiB over two 4 KiB pages: 2 × 10.24 µs of transfer.
+        let e = DiskKind::parse("emulated").unwrap();
+        assert_eq!(e.latency_ns(), (25_000 + 20_480, 200_000 + 20_480));
+        assert_eq!(e.name(), "emulated");
+    }
+
+    #[test]
+    fn parts_cover_a_page_once() {
+        for (n, parts) in [(10, 4), (161, 4), (3, 4), (129, 1)] {
+            let mut seen = vec![0; n];
+            for k in 0..parts {
+                for i in part_range(n, parts, k) {
+                    seen[i] += 1;
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{n} words over {parts}");
+        }
     }
 
     #[test]
