@@ -459,10 +459,10 @@ pub fn run_all_sharing(
                     );
                     let err = |e: world::WorldError| format!("{}: {e}", job.label);
                     let r = match task {
-                        Task::Alone => measured(&job.cfg, |c| {
-                            world::run(c, &RunOptions::default())
-                        })
-                        .map_err(err),
+                        Task::Alone => {
+                            measured(&job.cfg, |c| world::run(c, &RunOptions::default()))
+                                .map_err(err)
+                        }
                         Task::Follow(dev) => own_copy(g, dev)
                             .and_then(|own| measured(&job.cfg, |c| world::run_prefilled(c, own)))
                             .map_err(err),
