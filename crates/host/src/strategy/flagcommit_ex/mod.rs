@@ -343,6 +343,10 @@ struct PageMeta {
     /// Live versions, ascending version number.
     versions: Vec<Version>,
     next_vno: u64,
+    /// The slots with a pending record, ascending: `fold`, admission and commit look at
+    /// these only (a TPC-C page has up to hundreds of slots and `maintain` folds every
+    /// page with an admitted updater at each event).
+    pending_at: Vec<u16>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -398,6 +402,10 @@ pub struct FlagCommitEx {
     usn: u64,
     meta: BTreeMap<PageNo, PageMeta>,
     txns: BTreeMap<TxnId, Txn>,
+    /// Issued commits not yet folded, by (ack, XID) (`forget`).
+    unfolded: BTreeSet<(SimTime, TxnId)>,
+    /// Transactions that may satisfy `forget`'s drop rule.
+    gone_candidates: BTreeSet<TxnId>,
     clients: Vec<Option<TxnId>>,
     /// Admitted updaters per page (max_c), by client.
     updaters: BTreeMap<PageNo, Vec<u32>>,
@@ -514,6 +522,8 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
         usn: 0,
         meta: BTreeMap::new(),
         txns: BTreeMap::new(),
+        unfolded: BTreeSet::new(),
+        gone_candidates: BTreeSet::new(),
         clients: vec![None; cfg.clients as usize],
         updaters: BTreeMap::new(),
         blocked_since: vec![None; cfg.clients as usize],
@@ -641,6 +651,7 @@ impl FlagCommitEx {
                 .collect(),
             versions: Vec::new(),
             next_vno: 1,
+            pending_at: Vec::new(),
         })
     }
 
@@ -650,7 +661,9 @@ impl FlagCommitEx {
         let Some(m) = self.meta.get_mut(&page) else {
             return;
         };
-        for s in &mut m.slots {
+        let slots = &mut m.slots;
+        m.pending_at.retain(|&i| {
+            let s = &mut slots[i as usize];
             if let Some((x, v, u, on)) = s.pending {
                 if matches!(txns.get(&x), Some(Txn { status: Status::Committed(a), .. }) if *a <= now)
                 {
@@ -658,17 +671,19 @@ impl FlagCommitEx {
                     s.on_disk = on;
                     s.absent = false;
                     s.pending = None;
+                    return false;
                 }
             }
-        }
+            true
+        });
     }
 
     /// XIDs that occupy one of the page's max_c places.
     fn occupants(&self, page: PageNo) -> BTreeSet<TxnId> {
         let mut set = BTreeSet::new();
         if let Some(m) = self.meta.get(&page) {
-            for s in &m.slots {
-                if let Some((x, ..)) = s.pending {
+            for &i in &m.pending_at {
+                if let Some((x, ..)) = m.slots[i as usize].pending {
                     set.insert(x);
                 }
             }
@@ -703,29 +718,77 @@ impl FlagCommitEx {
 
     /// Drops finished transactions with no live node and no pending record left (a
     /// committed one's pending records are folded first, once its commit is acked).
+    ///
+    /// Works from two small sets instead of scanning `txns`: `unfolded` (commits not yet
+    /// folded, by ack) and `gone_candidates` (transactions that may have become droppable:
+    /// just finished, commit still in flight, or their last node just reclaimed). A scan of
+    /// `txns` on every call was linear in the transactions that still have live nodes —
+    /// which grows with the run on a large database, where a version is reclaimed only when
+    /// its page is written again — and made a long run quadratic (PERFORMANCE.md, fcex).
+    /// Drops happen at the same calls as with the scan: every transaction that satisfies
+    /// the drop rule is in `gone_candidates` (see `mark_maybe_gone`).
     fn forget(&mut self) {
         let now = self.now_hint;
-        let done: Vec<(TxnId, Vec<PageNo>)> = self
-            .txns
-            .iter()
-            .filter(|(_, t)| !t.folded && matches!(t.status, Status::Committed(a) if a <= now))
-            .map(|(x, t)| (*x, t.pages.iter().copied().collect()))
-            .collect();
-        for (_, pages) in &done {
-            for p in pages {
-                self.fold(*p, now);
+        let mut done: Vec<TxnId> = Vec::new();
+        while let Some(&(a, x)) = self.unfolded.first() {
+            if a > now {
+                break;
+            }
+            self.unfolded.pop_first();
+            if let Some(t) = self.txns.get(&x) {
+                if !t.folded && t.status == Status::Committed(a) {
+                    done.push(x);
+                }
             }
         }
-        for (x, _) in &done {
+        // Folding is per page and idempotent at one `now`, so the order is immaterial;
+        // TxnId order as the scan had.
+        done.sort_unstable();
+        for x in &done {
+            let pages: Vec<PageNo> = self.txns[x].pages.iter().copied().collect();
+            for p in pages {
+                self.fold(p, now);
+            }
             if let Some(t) = self.txns.get_mut(x) {
                 t.folded = true;
             }
         }
-        self.txns.retain(|_, t| match t.status {
-            Status::Active => true,
-            Status::Committed(a) => a > now || !t.nodes.is_empty(),
-            Status::Aborted => !t.nodes.is_empty(),
-        });
+        if self.gone_candidates.is_empty() {
+            return;
+        }
+        let cands = std::mem::take(&mut self.gone_candidates);
+        for x in cands {
+            let Some(t) = self.txns.get(&x) else {
+                continue;
+            };
+            match t.status {
+                Status::Active => {}
+                // Not droppable before its ack; look again later.
+                Status::Committed(a) if a > now => {
+                    self.gone_candidates.insert(x);
+                }
+                Status::Committed(_) | Status::Aborted => {
+                    if t.nodes.is_empty() {
+                        self.txns.remove(&x);
+                    }
+                    // Else: its last reclaim marks it again.
+                }
+            }
+        }
+    }
+
+    /// `xid` finished or lost its last live node: `forget` checks it at its next call.
+    pub(super) fn mark_maybe_gone(&mut self, xid: TxnId) {
+        self.gone_candidates.insert(xid);
+    }
+
+    /// `xid`'s commit was issued with ack `ack`: fold its pending records once acked.
+    fn mark_committed(&mut self, xid: TxnId, ack: SimTime) {
+        if let Some(t) = self.txns.get_mut(&xid) {
+            t.status = Status::Committed(ack);
+            self.unfolded.insert((ack, xid));
+            self.gone_candidates.insert(xid);
+        }
     }
 
     /// Algorithm 1 lines 8–9: page `page` was just written as a version (complete at `ack`);
@@ -898,8 +961,14 @@ impl Strategy for FlagCommitEx {
                 )));
             }
         }
+        let was_pending = s.pending.is_some();
         s.pending = Some((xid, after, usn, false));
         s.dirty = true;
+        if !was_pending {
+            if let Err(at) = m.pending_at.binary_search(&slot) {
+                m.pending_at.insert(at, slot);
+            }
+        }
         if let Some(t) = self.txns.get_mut(&xid) {
             t.pages.insert(page);
         }
@@ -952,8 +1021,8 @@ impl Strategy for FlagCommitEx {
         let mut unflushed = false;
         for p in &pages {
             if let Some(m) = self.meta.get(p) {
-                for s in &m.slots {
-                    if let Some((x, _, _, on)) = s.pending {
+                for &i in &m.pending_at {
+                    if let Some((x, _, _, on)) = m.slots[i as usize].pending {
                         if x == xid {
                             wrote = true;
                             unflushed |= !on;
@@ -969,9 +1038,7 @@ impl Strategy for FlagCommitEx {
             .unwrap_or_default();
         if !wrote && nodes.is_empty() {
             self.release(c);
-            if let Some(t) = self.txns.get_mut(&xid) {
-                t.status = Status::Committed(now);
-            }
+            self.mark_committed(xid, now);
             self.forget();
             return Ok(now);
         }
@@ -1019,9 +1086,7 @@ impl Strategy for FlagCommitEx {
         if self.fault_early_ack {
             ack = now;
         }
-        if let Some(t) = self.txns.get_mut(&xid) {
-            t.status = Status::Committed(ack);
-        }
+        self.mark_committed(xid, ack);
         self.release(c);
         Ok(ack)
     }
@@ -1041,18 +1106,24 @@ impl Strategy for FlagCommitEx {
                 continue;
             };
             let mut mine = Vec::new();
-            for (i, s) in m.slots.iter_mut().enumerate() {
+            let slots = &mut m.slots;
+            let invalidated = &mut self.n.invalidated;
+            m.pending_at.retain(|&i16| {
+                let i = i16 as usize;
+                let s = &mut slots[i];
                 if s.pending.is_some_and(|p| p.0 == xid) {
                     s.pending = None;
                     // Algorithm 2 line 4: invalid, restored from disk later — possible only
                     // when the committed value is in a written version.
                     if s.on_disk {
                         s.absent = true;
-                        self.n.invalidated += 1;
+                        *invalidated += 1;
                     }
                     mine.push(i);
+                    return false;
                 }
-            }
+                true
+            });
             if mine.is_empty() {
                 continue;
             }
@@ -1089,6 +1160,7 @@ impl Strategy for FlagCommitEx {
         if let Some(t) = self.txns.get_mut(&xid) {
             t.status = Status::Aborted;
         }
+        self.mark_maybe_gone(xid);
         self.release(c);
         self.forget();
         Ok(now)

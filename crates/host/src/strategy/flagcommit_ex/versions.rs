@@ -265,6 +265,9 @@ impl FlagCommitEx {
             let me: NodeRef = (page, v.slot, v.vno, i);
             if let Some(t) = self.txns.get_mut(&n.xid) {
                 t.nodes.retain(|o| *o != me);
+                if t.nodes.is_empty() {
+                    self.gone_candidates.insert(n.xid);
+                }
             }
         }
         self.n.reclaims += 1;
