@@ -98,10 +98,16 @@
 //!   cases 1 and 2); AFC first moves a FALSE flag of an aborted transaction onto another of
 //!   its nodes (§3.2), and reclaims the last node of an aborted transaction only once every
 //!   earlier overwrite of its nodes is complete (else a stale TRUE node could outlive it).
-//! - *Fuzzy checkpoint* every `host.checkpoint_log_bytes`: B = the sealed tail; every dirty
-//!   page is written; the master ⟨B⟩ is written once those writes, every flag program and
-//!   every log write issued are complete. Log page s may overwrite s − L only below the B of
-//!   the newest acked master.
+//! - *Fuzzy checkpoint* every `host.checkpoint_log_bytes` (§4.3's three steps): B = the
+//!   sealed tail; every dirty page is written — at once where it has a free or reclaimable
+//!   version slot, else *noted* and written at the first event where it has one (or counted
+//!   written when an eviction wrote it meanwhile); the master ⟨B⟩ is written once no noted
+//!   page is left and every version write, flag program and log write issued by then is
+//!   complete. No checkpoint starts while one is pending ("the next checkpoint is not taken
+//!   until all dirty pages noted at the previous checkpoint have been written"), so the
+//!   restart point never passes an unwritten page. Log page s may overwrite s − L only below
+//!   the B of the newest acked master. Planted `master-before-noted` (master at once) is
+//!   caught.
 //!
 //! # Recovery (Algorithm 3, `recovery.rs`)
 //! Master ⟨B⟩; scan the log from B while pages hold their expected sequence numbers,
@@ -136,8 +142,11 @@
 //! - A reclaimed version reappearing (its slot's overwrite torn, the FTL restores the old
 //!   copy): its committed values have lower usns than the newer versions', CFC TRUE flags
 //!   stay true statements, AFC stale nodes are covered by the overwrite rule above.
-//! - Crash in a checkpoint: the previous master still names its B, whose log is kept until
-//!   the new master is acked.
+//! - Crash in a checkpoint (also while noted pages wait for a slot): the previous master
+//!   still names its B, whose log is kept until the new master is acked. A noted page
+//!   written late holds every committed change it had at the note (versions carry every
+//!   committed value, `versions.rs`), so at the new master's ack the changes below B are
+//!   in complete versions.
 //! - An UPDATE dropped at eviction (lines 8–9): it is in the evicted version, complete at
 //!   its ack. If its transaction needs a COMMIT, the log write holding it starts after that
 //!   ack (log floor), so a durable COMMIT implies the version is complete; with a log-free
@@ -191,6 +200,9 @@ pub enum Fault {
     /// versions reached by Back from each page's newest complete version (§4.3), not every
     /// complete version (`recovery.rs`).
     BackChainOnly,
+    /// §4.3 checkpoint rule broken: a checkpoint that noted dirty pages it could not write
+    /// yet (no free version slot) writes its master at once instead of after those pages.
+    MasterBeforeNoted,
 }
 
 impl Fault {
@@ -203,6 +215,7 @@ impl Fault {
             "no-cover" => Fault::NoCover,
             "no-log-floor" => Fault::NoLogFloor,
             "back-chain-only" => Fault::BackChainOnly,
+            "master-before-noted" => Fault::MasterBeforeNoted,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -338,6 +351,14 @@ impl Version {
     }
 }
 
+/// A checkpoint between its start (log sealed at `b`, dirty pages noted) and its master.
+struct PendingCkpt {
+    b: u64,
+    /// Noted pages not written yet, each with the version number its next write gets at
+    /// the note (a version numbered at least that is a write since the note).
+    noted: Vec<(PageNo, u64)>,
+}
+
 struct PageMeta {
     slots: Vec<SlotState>,
     /// Live versions, ascending version number.
@@ -413,6 +434,8 @@ pub struct FlagCommitEx {
     blocked_since: Vec<Option<SimTime>>,
     max_c: usize,
     masters: Vec<(SimTime, u64)>,
+    /// A fuzzy checkpoint whose master waits for noted dirty pages (§4.3).
+    ckpt: Option<PendingCkpt>,
     bytes_since_ckpt: u64,
     ckpt_every: u64,
     fault_early_ack: bool,
@@ -435,8 +458,11 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
-    /// Checkpoints that found a dirty page without a free version slot and wrote no master.
-    checkpoints_abandoned: u64,
+    /// Checkpoints that found a dirty page without a free version slot, noted it, and wrote
+    /// their master only once every noted page was written (§4.3).
+    checkpoints_deferred: u64,
+    /// Noted pages written after their checkpoint began (by the checkpoint or by eviction).
+    checkpoint_late_writes: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     log_records_dropped: u64,
     log_free_commits: u64,
@@ -529,6 +555,7 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
         blocked_since: vec![None; cfg.clients as usize],
         max_c: cfg.max_c as usize,
         masters: Vec::new(),
+        ckpt: None,
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
         fault_early_ack: cfg.fault_early_commit_ack,
@@ -821,6 +848,14 @@ impl FlagCommitEx {
         }
     }
 
+    /// A fuzzy checkpoint (§4.3): 1) the dirty pages in the buffer pool, 2) written — here
+    /// at once where a version slot is free, else *noted* and written as soon as one is
+    /// (`advance_checkpoint`, at every event), 3) the master ⟨B⟩ once every noted page is
+    /// written and every write and flag program issued by then is complete. "The next
+    /// checkpoint is not taken until all dirty pages noted at the previous checkpoint have
+    /// been written": `maintain` starts none while one is pending. The restart point B
+    /// therefore never passes a committed update that is in neither a complete version nor
+    /// the log from B on (the argument in this file's header, "Acked T … below B").
     fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
         self.bytes_since_ckpt = 0;
         self.n.checkpoints += 1;
@@ -838,16 +873,66 @@ impl FlagCommitEx {
             .filter(|(_, f)| f.dirty)
             .map(|(i, _)| i)
             .collect();
+        let mut noted = Vec::new();
         for f in dirty {
             let page = core.pool.frame(f).page;
             if !self.has_room(page, now) {
-                // No slot now: a later checkpoint takes it (the master must wait anyway).
-                self.n.checkpoints_abandoned += 1;
-                return Ok(());
+                // No free or reclaimable version slot now: noted, written later.
+                let vno = self.meta.get(&page).map_or(1, |m| m.next_vno);
+                noted.push((page, vno));
+                continue;
             }
             self.write_version(core, page, now)?;
             core.pool.frame_mut(f).dirty = false;
         }
+        if noted.is_empty() || self.fault == Fault::MasterBeforeNoted {
+            if !noted.is_empty() {
+                self.n.checkpoints_deferred += 1;
+            }
+            return self.write_checkpoint_master(core, b, now);
+        }
+        self.n.checkpoints_deferred += 1;
+        self.ckpt = Some(PendingCkpt { b, noted });
+        Ok(())
+    }
+
+    /// Step 2 of a deferred checkpoint: writes each noted page that now has a version slot,
+    /// drops those written meanwhile (an eviction writes a version) or discarded (an abort
+    /// discards only a page whose unwritten changes were all the aborted transaction's,
+    /// Algorithm 2 line 6), and writes the master when none is left.
+    fn advance_checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
+        let Some(mut ck) = self.ckpt.take() else {
+            return Ok(());
+        };
+        let mut left = Vec::with_capacity(ck.noted.len());
+        for (page, vno) in std::mem::take(&mut ck.noted) {
+            let written = self.meta.get(&page).is_some_and(|m| m.next_vno > vno);
+            let frame = core.pool.find(page).filter(|&f| core.pool.frame(f).dirty);
+            match frame {
+                _ if written => self.n.checkpoint_late_writes += 1,
+                None => {}
+                Some(f) => {
+                    if self.has_room(page, now) {
+                        self.write_version(core, page, now)?;
+                        core.pool.frame_mut(f).dirty = false;
+                        self.n.checkpoint_late_writes += 1;
+                    } else {
+                        left.push((page, vno));
+                    }
+                }
+            }
+        }
+        if left.is_empty() {
+            return self.write_checkpoint_master(core, ck.b, now);
+        }
+        ck.noted = left;
+        self.ckpt = Some(ck);
+        Ok(())
+    }
+
+    /// Step 3: the master ⟨B⟩, after every version write, log write and (unless the
+    /// planted `fault_fc_empty_commit_list`) flag program issued so far is complete.
+    fn write_checkpoint_master(&mut self, core: &mut Core, b: u64, now: SimTime) -> Result<()> {
         let mut done = self.data_ack.max(self.issued_ack).max(now);
         if !self.fault_master_early {
             done = done.max(self.flag_ack);
@@ -1172,7 +1257,11 @@ impl Strategy for FlagCommitEx {
         // is on one of its pages), so folding every page with an admitted updater here as
         // well changed nothing and cost a walk over those pages at every event.
         self.forget();
+        if self.ckpt.is_some() {
+            self.advance_checkpoint(core, now)?;
+        }
         if self.ckpt_every > 0
+            && self.ckpt.is_none()
             && self.bytes_since_ckpt >= self.ckpt_every
             && self.masters.last().is_none_or(|m| m.0 <= now)
         {
@@ -1188,7 +1277,8 @@ impl Strategy for FlagCommitEx {
             ("max_c_block_ns", self.n.max_c_block_ns),
             ("max_c_restarts", self.n.max_c_restarts),
             ("fc_checkpoints", self.n.checkpoints),
-            ("fc_checkpoints_abandoned", self.n.checkpoints_abandoned),
+            ("fc_checkpoints_deferred", self.n.checkpoints_deferred),
+            ("fc_checkpoint_late_writes", self.n.checkpoint_late_writes),
             ("fc_flag_programs", self.n.flag_programs),
             ("fc_flag_moves", self.n.flag_moves),
             ("fc_reclaims", self.n.reclaims),
