@@ -463,6 +463,8 @@ struct Counters {
     checkpoints_deferred: u64,
     /// Noted pages written after their checkpoint began (by the checkpoint or by eviction).
     checkpoint_late_writes: u64,
+    /// Deferred checkpoints whose master was written (after their noted pages).
+    checkpoints_deferred_done: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     log_records_dropped: u64,
     log_free_commits: u64,
@@ -923,6 +925,7 @@ impl FlagCommitEx {
             }
         }
         if left.is_empty() {
+            self.n.checkpoints_deferred_done += 1;
             return self.write_checkpoint_master(core, ck.b, now);
         }
         ck.noted = left;
@@ -1279,6 +1282,7 @@ impl Strategy for FlagCommitEx {
             ("fc_checkpoints", self.n.checkpoints),
             ("fc_checkpoints_deferred", self.n.checkpoints_deferred),
             ("fc_checkpoint_late_writes", self.n.checkpoint_late_writes),
+            ("fc_checkpoints_deferred_done", self.n.checkpoints_deferred_done),
             ("fc_flag_programs", self.n.flag_programs),
             ("fc_flag_moves", self.n.flag_moves),
             ("fc_reclaims", self.n.reclaims),
