@@ -515,3 +515,19 @@ fn probe_deferred_checkpoints() {
         }
     }
 }
+
+/// `fault_fc_empty_commit_list` (a checkpoint master that does not wait for flag programs):
+/// not caught on the tiny run in 40 seeds (stop 14); on the deferring configuration afc-ex
+/// catches it with seed 0 (an acked commit's values lost: AFC's commit needs every FALSE
+/// node programmed, and the master let restart skip the COMMIT record below B). cfc-ex is
+/// not caught there in seeds 0–11: with one flag deciding and commits acked only after it,
+/// a flag still in flight under the master concerns an unacked commit, which may go either
+/// way — the plant is not a violation the CFC oracle can see on these runs.
+#[test]
+fn the_checker_catches_an_afc_master_that_does_not_wait_for_flags() {
+    assert!(caught_deferring(
+        "afc-ex",
+        |h| h.fault_fc_empty_commit_list = true,
+        0..1
+    ));
+}
