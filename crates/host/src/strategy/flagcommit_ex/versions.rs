@@ -369,6 +369,19 @@ impl FlagCommitEx {
         }
         // Build the version.
         let m = &self.meta[&page];
+        // `pending_at` lists exactly the slots with a pending record (a write already visits
+        // every slot, so checking here costs no more than the write).
+        debug_assert!(
+            m.pending_at.iter().copied().eq(m
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.pending.is_some())
+                .map(|(i, _)| i as u16)),
+            "page {}: pending_at {:?} out of step with the slots",
+            page.0,
+            m.pending_at
+        );
         let back = m.versions.last().map(|v| (v.slot, v.vno));
         let vno = m.next_vno;
         let mut nodes: Vec<super::NodeTag> = Vec::new();
