@@ -488,9 +488,11 @@ fn the_checker_catches_a_master_written_before_the_noted_pages() {
     }
 }
 
+/// The sweep that found `deferring`'s configuration (ignored: prints, asserts nothing):
+/// which runs have checkpoints that meet a dirty page without a free version slot.
 #[test]
 #[ignore]
-fn probe_deferred_checkpoints() {
+fn sweep_for_deferred_checkpoints() {
     for s in VARIANTS {
         for clients in [3u32, 6] {
             for ck in [300u64, 600, 2048] {
