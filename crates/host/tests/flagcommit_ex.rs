@@ -509,7 +509,9 @@ fn sweep_for_deferred_checkpoints() {
                                 let c = &rec.metrics.strategy_counters;
                                 eprintln!("{s} clients {clients} ck {ck} acc {accounts} seed {seed}: ckpts {} deferred {} late {} ops {}", c["fc_checkpoints"], c["fc_checkpoints_deferred"], c["fc_checkpoint_late_writes"], rec.ops.len());
                             }
-                            Err(e) => eprintln!("{s} clients {clients} ck {ck} acc {accounts} seed {seed}: {e}"),
+                            Err(e) => eprintln!(
+                                "{s} clients {clients} ck {ck} acc {accounts} seed {seed}: {e}"
+                            ),
                         }
                     }
                 }
