@@ -94,8 +94,8 @@ fn cfc_ex_on_an_aged_device_does_not_fill_its_log_area() {
                 Ok(r) => {
                     let c = &r.metrics.strategy_counters;
                     eprintln!(
-                        "seed {seed} max_c {max_c}: {} committed, {} log pages used, {} checkpoints ({} abandoned)",
-                        r.metrics.txns_committed, c["log_pages_used"], c["fc_checkpoints"], c["fc_checkpoints_abandoned"]
+                        "seed {seed} max_c {max_c}: {} committed, {} log pages used, {} checkpoints ({} deferred)",
+                        r.metrics.txns_committed, c["log_pages_used"], c["fc_checkpoints"], c["fc_checkpoints_deferred"]
                     );
                     assert!(c["log_pages_used"] > 4096, "the log did not wrap: {c:?}");
                 }

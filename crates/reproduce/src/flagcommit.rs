@@ -1438,4 +1438,26 @@ mod tests {
         let r = host_point(&strat(&base(&plan).unwrap(), "scc")).unwrap();
         assert!(r.aged_gc_erases > 0 && r.aged_ns > 0, "{:?}", r.m);
     }
+
+    /// One full-scale point exactly as `reproduce --paper flagcommit` runs it (32 GiB aged,
+    /// TPC-C 20 warehouses, 100,000 transactions): the strategy from `FC_POINT` (default
+    /// `cfc-ex`; `scc`, `wal`, … work too). A measurement, not a check — run it under
+    /// `/usr/bin/time` (PERFORMANCE.md, fcex):
+    /// `FC_POINT=afc-ex cargo test --release -p commitlab-reproduce full_scale_point -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn full_scale_point() {
+        let s = std::env::var("FC_POINT").unwrap_or_else(|_| "cfc-ex".into());
+        let plan = Plan::of(Scale::Full);
+        let r = host_point(&strat(&base(&plan).unwrap(), &s)).unwrap();
+        eprintln!(
+            "{s}: {} committed, {} restarted, {:.1} txn/s, GC share {:.3}, aged GC erases {}, counters {:?}",
+            r.m.txns_committed,
+            r.m.txns_restarted,
+            r.m.throughput_per_s,
+            r.m.gc_share,
+            r.aged_gc_erases,
+            r.m.strategy_counters
+        );
+    }
 }

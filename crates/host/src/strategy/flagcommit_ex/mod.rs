@@ -10,9 +10,9 @@
 //! programmed with `Device::write_delta` into the *record area* at the end of each flash
 //! page (`nand.append_bytes`), which a page program leaves erased.
 //!
-//! Roles: this file (normal processing: update, admission, commit, abort, checkpoint),
-//! `versions.rs` (writing a page version, flags, the reclaim rules), `recovery.rs`
-//! (Algorithm 3).
+//! Roles: this file (tables and normal processing: update, admission, commit, abort),
+//! `versions.rs` (writing a page version, flags, the reclaim rules), `checkpoint.rs`
+//! (fuzzy checkpoints, §4.3), `recovery.rs` (Algorithm 3).
 //!
 //! # Why not the device protocols `cfc` / `afc`
 //! They commit device transactions of whole pages; §4.2 needs one flag per (page version,
@@ -98,10 +98,16 @@
 //!   cases 1 and 2); AFC first moves a FALSE flag of an aborted transaction onto another of
 //!   its nodes (§3.2), and reclaims the last node of an aborted transaction only once every
 //!   earlier overwrite of its nodes is complete (else a stale TRUE node could outlive it).
-//! - *Fuzzy checkpoint* every `host.checkpoint_log_bytes`: B = the sealed tail; every dirty
-//!   page is written; the master ⟨B⟩ is written once those writes, every flag program and
-//!   every log write issued are complete. Log page s may overwrite s − L only below the B of
-//!   the newest acked master.
+//! - *Fuzzy checkpoint* every `host.checkpoint_log_bytes` (§4.3's three steps): B = the
+//!   sealed tail; every dirty page is written — at once where it has a free or reclaimable
+//!   version slot, else *noted* and written at the first event where it has one (or counted
+//!   written when an eviction wrote it meanwhile); the master ⟨B⟩ is written once no noted
+//!   page is left and every version write, flag program and log write issued by then is
+//!   complete. No checkpoint starts while one is pending ("the next checkpoint is not taken
+//!   until all dirty pages noted at the previous checkpoint have been written"), so the
+//!   restart point never passes an unwritten page. Log page s may overwrite s − L only below
+//!   the B of the newest acked master. Planted `master-before-noted` (master at once) is
+//!   caught.
 //!
 //! # Recovery (Algorithm 3, `recovery.rs`)
 //! Master ⟨B⟩; scan the log from B while pages hold their expected sequence numbers,
@@ -136,8 +142,11 @@
 //! - A reclaimed version reappearing (its slot's overwrite torn, the FTL restores the old
 //!   copy): its committed values have lower usns than the newer versions', CFC TRUE flags
 //!   stay true statements, AFC stale nodes are covered by the overwrite rule above.
-//! - Crash in a checkpoint: the previous master still names its B, whose log is kept until
-//!   the new master is acked.
+//! - Crash in a checkpoint (also while noted pages wait for a slot): the previous master
+//!   still names its B, whose log is kept until the new master is acked. A noted page
+//!   written late holds every committed change it had at the note (versions carry every
+//!   committed value, `versions.rs`), so at the new master's ack the changes below B are
+//!   in complete versions.
 //! - An UPDATE dropped at eviction (lines 8–9): it is in the evicted version, complete at
 //!   its ack. If its transaction needs a COMMIT, the log write holding it starts after that
 //!   ack (log floor), so a durable COMMIT implies the version is complete; with a log-free
@@ -148,6 +157,7 @@
 //! reads the page's `parts` flash pages of slot 0, same count, not the slot's own LPNs).
 //! Checkpoint write-backs do not drop log records (the paper's lines 8–9 are for eviction).
 
+mod checkpoint;
 mod recovery;
 mod versions;
 
@@ -191,6 +201,9 @@ pub enum Fault {
     /// versions reached by Back from each page's newest complete version (§4.3), not every
     /// complete version (`recovery.rs`).
     BackChainOnly,
+    /// §4.3 checkpoint rule broken: a checkpoint that noted dirty pages it could not write
+    /// yet (no free version slot) writes its master at once instead of after those pages.
+    MasterBeforeNoted,
 }
 
 impl Fault {
@@ -203,6 +216,7 @@ impl Fault {
             "no-cover" => Fault::NoCover,
             "no-log-floor" => Fault::NoLogFloor,
             "back-chain-only" => Fault::BackChainOnly,
+            "master-before-noted" => Fault::MasterBeforeNoted,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -343,6 +357,10 @@ struct PageMeta {
     /// Live versions, ascending version number.
     versions: Vec<Version>,
     next_vno: u64,
+    /// The slots with a pending record, ascending: `fold`, admission and commit look at
+    /// these only (a TPC-C page has up to hundreds of slots and `maintain` folds every
+    /// page with an admitted updater at each event).
+    pending_at: Vec<u16>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -398,6 +416,10 @@ pub struct FlagCommitEx {
     usn: u64,
     meta: BTreeMap<PageNo, PageMeta>,
     txns: BTreeMap<TxnId, Txn>,
+    /// Issued commits not yet folded, by (ack, XID) (`forget`).
+    unfolded: BTreeSet<(SimTime, TxnId)>,
+    /// Transactions that may satisfy `forget`'s drop rule.
+    gone_candidates: BTreeSet<TxnId>,
     clients: Vec<Option<TxnId>>,
     /// Admitted updaters per page (max_c), by client.
     updaters: BTreeMap<PageNo, Vec<u32>>,
@@ -405,6 +427,8 @@ pub struct FlagCommitEx {
     blocked_since: Vec<Option<SimTime>>,
     max_c: usize,
     masters: Vec<(SimTime, u64)>,
+    /// A fuzzy checkpoint whose master waits for noted dirty pages (§4.3).
+    ckpt: Option<checkpoint::PendingCkpt>,
     bytes_since_ckpt: u64,
     ckpt_every: u64,
     fault_early_ack: bool,
@@ -427,8 +451,13 @@ struct Counters {
     /// Invalid records read back from an older version into a new one (`versions.rs`).
     restored: u64,
     discards: u64,
-    /// Checkpoints that found a dirty page without a free version slot and wrote no master.
-    checkpoints_abandoned: u64,
+    /// Checkpoints that found a dirty page without a free version slot, noted it, and wrote
+    /// their master only once every noted page was written (§4.3).
+    checkpoints_deferred: u64,
+    /// Noted pages written after their checkpoint began (by the checkpoint or by eviction).
+    checkpoint_late_writes: u64,
+    /// Deferred checkpoints whose master was written (after their noted pages).
+    checkpoints_deferred_done: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     log_records_dropped: u64,
     log_free_commits: u64,
@@ -514,11 +543,14 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
         usn: 0,
         meta: BTreeMap::new(),
         txns: BTreeMap::new(),
+        unfolded: BTreeSet::new(),
+        gone_candidates: BTreeSet::new(),
         clients: vec![None; cfg.clients as usize],
         updaters: BTreeMap::new(),
         blocked_since: vec![None; cfg.clients as usize],
         max_c: cfg.max_c as usize,
         masters: Vec::new(),
+        ckpt: None,
         bytes_since_ckpt: 0,
         ckpt_every: cfg.checkpoint_log_bytes,
         fault_early_ack: cfg.fault_early_commit_ack,
@@ -641,6 +673,7 @@ impl FlagCommitEx {
                 .collect(),
             versions: Vec::new(),
             next_vno: 1,
+            pending_at: Vec::new(),
         })
     }
 
@@ -650,7 +683,9 @@ impl FlagCommitEx {
         let Some(m) = self.meta.get_mut(&page) else {
             return;
         };
-        for s in &mut m.slots {
+        let slots = &mut m.slots;
+        m.pending_at.retain(|&i| {
+            let s = &mut slots[i as usize];
             if let Some((x, v, u, on)) = s.pending {
                 if matches!(txns.get(&x), Some(Txn { status: Status::Committed(a), .. }) if *a <= now)
                 {
@@ -658,17 +693,19 @@ impl FlagCommitEx {
                     s.on_disk = on;
                     s.absent = false;
                     s.pending = None;
+                    return false;
                 }
             }
-        }
+            true
+        });
     }
 
     /// XIDs that occupy one of the page's max_c places.
     fn occupants(&self, page: PageNo) -> BTreeSet<TxnId> {
         let mut set = BTreeSet::new();
         if let Some(m) = self.meta.get(&page) {
-            for s in &m.slots {
-                if let Some((x, ..)) = s.pending {
+            for &i in &m.pending_at {
+                if let Some((x, ..)) = m.slots[i as usize].pending {
                     set.insert(x);
                 }
             }
@@ -703,29 +740,77 @@ impl FlagCommitEx {
 
     /// Drops finished transactions with no live node and no pending record left (a
     /// committed one's pending records are folded first, once its commit is acked).
+    ///
+    /// Works from two small sets instead of scanning `txns`: `unfolded` (commits not yet
+    /// folded, by ack) and `gone_candidates` (transactions that may have become droppable:
+    /// just finished, commit still in flight, or their last node just reclaimed). A scan of
+    /// `txns` on every call was linear in the transactions that still have live nodes —
+    /// which grows with the run on a large database, where a version is reclaimed only when
+    /// its page is written again — and made a long run quadratic (PERFORMANCE.md, fcex).
+    /// Drops happen at the same calls as with the scan: every transaction that satisfies
+    /// the drop rule is in `gone_candidates` (see `mark_maybe_gone`).
     fn forget(&mut self) {
         let now = self.now_hint;
-        let done: Vec<(TxnId, Vec<PageNo>)> = self
-            .txns
-            .iter()
-            .filter(|(_, t)| !t.folded && matches!(t.status, Status::Committed(a) if a <= now))
-            .map(|(x, t)| (*x, t.pages.iter().copied().collect()))
-            .collect();
-        for (_, pages) in &done {
-            for p in pages {
-                self.fold(*p, now);
+        let mut done: Vec<TxnId> = Vec::new();
+        while let Some(&(a, x)) = self.unfolded.first() {
+            if a > now {
+                break;
+            }
+            self.unfolded.pop_first();
+            if let Some(t) = self.txns.get(&x) {
+                if !t.folded && t.status == Status::Committed(a) {
+                    done.push(x);
+                }
             }
         }
-        for (x, _) in &done {
+        // Folding is per page and idempotent at one `now`, so the order is immaterial;
+        // TxnId order as the scan had.
+        done.sort_unstable();
+        for x in &done {
+            let pages: Vec<PageNo> = self.txns[x].pages.iter().copied().collect();
+            for p in pages {
+                self.fold(p, now);
+            }
             if let Some(t) = self.txns.get_mut(x) {
                 t.folded = true;
             }
         }
-        self.txns.retain(|_, t| match t.status {
-            Status::Active => true,
-            Status::Committed(a) => a > now || !t.nodes.is_empty(),
-            Status::Aborted => !t.nodes.is_empty(),
-        });
+        if self.gone_candidates.is_empty() {
+            return;
+        }
+        let cands = std::mem::take(&mut self.gone_candidates);
+        for x in cands {
+            let Some(t) = self.txns.get(&x) else {
+                continue;
+            };
+            match t.status {
+                Status::Active => {}
+                // Not droppable before its ack; look again later.
+                Status::Committed(a) if a > now => {
+                    self.gone_candidates.insert(x);
+                }
+                Status::Committed(_) | Status::Aborted => {
+                    if t.nodes.is_empty() {
+                        self.txns.remove(&x);
+                    }
+                    // Else: its last reclaim marks it again.
+                }
+            }
+        }
+    }
+
+    /// `xid` finished or lost its last live node: `forget` checks it at its next call.
+    pub(super) fn mark_maybe_gone(&mut self, xid: TxnId) {
+        self.gone_candidates.insert(xid);
+    }
+
+    /// `xid`'s commit was issued with ack `ack`: fold its pending records once acked.
+    fn mark_committed(&mut self, xid: TxnId, ack: SimTime) {
+        if let Some(t) = self.txns.get_mut(&xid) {
+            t.status = Status::Committed(ack);
+            self.unfolded.insert((ack, xid));
+            self.gone_candidates.insert(xid);
+        }
     }
 
     /// Algorithm 1 lines 8–9: page `page` was just written as a version (complete at `ack`);
@@ -756,48 +841,6 @@ impl FlagCommitEx {
                 t.dropped_ack = t.dropped_ack.max(ack);
             }
         }
-    }
-
-    fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
-        self.bytes_since_ckpt = 0;
-        self.n.checkpoints += 1;
-        core.stats.checkpoints += 1;
-        if !self.tail.is_empty() {
-            self.write_log_page(core, true, now)?;
-            self.seq += 1;
-            self.tail.clear();
-            self.forced = 0;
-        }
-        let b = self.seq;
-        let dirty: Vec<u32> = core
-            .pool
-            .occupied()
-            .filter(|(_, f)| f.dirty)
-            .map(|(i, _)| i)
-            .collect();
-        for f in dirty {
-            let page = core.pool.frame(f).page;
-            if !self.has_room(page, now) {
-                // No slot now: a later checkpoint takes it (the master must wait anyway).
-                self.n.checkpoints_abandoned += 1;
-                return Ok(());
-            }
-            self.write_version(core, page, now)?;
-            core.pool.frame_mut(f).dirty = false;
-        }
-        let mut done = self.data_ack.max(self.issued_ack).max(now);
-        if !self.fault_master_early {
-            done = done.max(self.flag_ack);
-        }
-        let tag = core
-            .tags
-            .add(|| TagContent::FlagCommit(Arc::new(FcTag::Master { ckpt_seq: b })));
-        let ack = core.write_master(self.master, tag, done)?;
-        self.masters.push((ack, b));
-        if self.masters.len() > 4 {
-            self.masters.remove(0);
-        }
-        Ok(())
     }
 }
 
@@ -898,8 +941,14 @@ impl Strategy for FlagCommitEx {
                 )));
             }
         }
+        let was_pending = s.pending.is_some();
         s.pending = Some((xid, after, usn, false));
         s.dirty = true;
+        if !was_pending {
+            if let Err(at) = m.pending_at.binary_search(&slot) {
+                m.pending_at.insert(at, slot);
+            }
+        }
         if let Some(t) = self.txns.get_mut(&xid) {
             t.pages.insert(page);
         }
@@ -952,8 +1001,8 @@ impl Strategy for FlagCommitEx {
         let mut unflushed = false;
         for p in &pages {
             if let Some(m) = self.meta.get(p) {
-                for s in &m.slots {
-                    if let Some((x, _, _, on)) = s.pending {
+                for &i in &m.pending_at {
+                    if let Some((x, _, _, on)) = m.slots[i as usize].pending {
                         if x == xid {
                             wrote = true;
                             unflushed |= !on;
@@ -969,9 +1018,7 @@ impl Strategy for FlagCommitEx {
             .unwrap_or_default();
         if !wrote && nodes.is_empty() {
             self.release(c);
-            if let Some(t) = self.txns.get_mut(&xid) {
-                t.status = Status::Committed(now);
-            }
+            self.mark_committed(xid, now);
             self.forget();
             return Ok(now);
         }
@@ -1019,9 +1066,7 @@ impl Strategy for FlagCommitEx {
         if self.fault_early_ack {
             ack = now;
         }
-        if let Some(t) = self.txns.get_mut(&xid) {
-            t.status = Status::Committed(ack);
-        }
+        self.mark_committed(xid, ack);
         self.release(c);
         Ok(ack)
     }
@@ -1041,18 +1086,24 @@ impl Strategy for FlagCommitEx {
                 continue;
             };
             let mut mine = Vec::new();
-            for (i, s) in m.slots.iter_mut().enumerate() {
+            let slots = &mut m.slots;
+            let invalidated = &mut self.n.invalidated;
+            m.pending_at.retain(|&i16| {
+                let i = i16 as usize;
+                let s = &mut slots[i];
                 if s.pending.is_some_and(|p| p.0 == xid) {
                     s.pending = None;
                     // Algorithm 2 line 4: invalid, restored from disk later — possible only
                     // when the committed value is in a written version.
                     if s.on_disk {
                         s.absent = true;
-                        self.n.invalidated += 1;
+                        *invalidated += 1;
                     }
                     mine.push(i);
+                    return false;
                 }
-            }
+                true
+            });
             if mine.is_empty() {
                 continue;
             }
@@ -1089,6 +1140,7 @@ impl Strategy for FlagCommitEx {
         if let Some(t) = self.txns.get_mut(&xid) {
             t.status = Status::Aborted;
         }
+        self.mark_maybe_gone(xid);
         self.release(c);
         self.forget();
         Ok(now)
@@ -1096,12 +1148,15 @@ impl Strategy for FlagCommitEx {
 
     fn maintain(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
         self.now_hint = now;
-        let pages: Vec<PageNo> = self.updaters.keys().copied().collect();
-        for p in pages {
-            self.fold(p, now);
-        }
+        // `forget` folds every page of each commit acked by now (each of its pending records
+        // is on one of its pages), so folding every page with an admitted updater here as
+        // well changed nothing and cost a walk over those pages at every event.
         self.forget();
+        if self.ckpt.is_some() {
+            self.advance_checkpoint(core, now)?;
+        }
         if self.ckpt_every > 0
+            && self.ckpt.is_none()
             && self.bytes_since_ckpt >= self.ckpt_every
             && self.masters.last().is_none_or(|m| m.0 <= now)
         {
@@ -1117,7 +1172,12 @@ impl Strategy for FlagCommitEx {
             ("max_c_block_ns", self.n.max_c_block_ns),
             ("max_c_restarts", self.n.max_c_restarts),
             ("fc_checkpoints", self.n.checkpoints),
-            ("fc_checkpoints_abandoned", self.n.checkpoints_abandoned),
+            ("fc_checkpoints_deferred", self.n.checkpoints_deferred),
+            ("fc_checkpoint_late_writes", self.n.checkpoint_late_writes),
+            (
+                "fc_checkpoints_deferred_done",
+                self.n.checkpoints_deferred_done,
+            ),
             ("fc_flag_programs", self.n.flag_programs),
             ("fc_flag_moves", self.n.flag_moves),
             ("fc_reclaims", self.n.reclaims),

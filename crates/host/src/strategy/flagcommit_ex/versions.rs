@@ -265,6 +265,9 @@ impl FlagCommitEx {
             let me: NodeRef = (page, v.slot, v.vno, i);
             if let Some(t) = self.txns.get_mut(&n.xid) {
                 t.nodes.retain(|o| *o != me);
+                if t.nodes.is_empty() {
+                    self.gone_candidates.insert(n.xid);
+                }
             }
         }
         self.n.reclaims += 1;
@@ -366,6 +369,19 @@ impl FlagCommitEx {
         }
         // Build the version.
         let m = &self.meta[&page];
+        // `pending_at` lists exactly the slots with a pending record (a write already visits
+        // every slot, so checking here costs no more than the write).
+        debug_assert!(
+            m.pending_at.iter().copied().eq(m
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.pending.is_some())
+                .map(|(i, _)| i as u16)),
+            "page {}: pending_at {:?} out of step with the slots",
+            page.0,
+            m.pending_at
+        );
         let back = m.versions.last().map(|v| (v.slot, v.vno));
         let vno = m.next_vno;
         let mut nodes: Vec<super::NodeTag> = Vec::new();

@@ -1,0 +1,122 @@
+//! Fuzzy checkpoints of `cfc-ex` / `afc-ex` (§4.3): list the dirty pages, write them — at
+//! once, or noted and written when a version slot frees — and write the master ⟨B⟩ only
+//! after. Rules and the crash argument: `mod.rs` ("Fuzzy checkpoint", "Crash in a
+//! checkpoint").
+
+use super::{Fault, FcTag, FlagCommitEx};
+use crate::data::{PageNo, TagContent};
+use crate::engine::Core;
+use crate::Result;
+use sim::SimTime;
+use std::sync::Arc;
+
+/// A checkpoint between its start (log sealed at `b`, dirty pages noted) and its master.
+pub(super) struct PendingCkpt {
+    b: u64,
+    /// Noted pages not written yet, each with the version number its next write gets at
+    /// the note (a version numbered at least that is a write since the note).
+    noted: Vec<(PageNo, u64)>,
+}
+
+impl FlagCommitEx {
+    /// A fuzzy checkpoint (§4.3): 1) the dirty pages in the buffer pool, 2) written — here
+    /// at once where a version slot is free, else *noted* and written as soon as one is
+    /// (`advance_checkpoint`, at every event), 3) the master ⟨B⟩ once every noted page is
+    /// written and every write and flag program issued by then is complete. "The next
+    /// checkpoint is not taken until all dirty pages noted at the previous checkpoint have
+    /// been written": `maintain` starts none while one is pending. The restart point B
+    /// therefore never passes a committed update that is in neither a complete version nor
+    /// the log from B on (`mod.rs`'s header, "Acked T … below B").
+    pub(super) fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
+        self.bytes_since_ckpt = 0;
+        self.n.checkpoints += 1;
+        core.stats.checkpoints += 1;
+        if !self.tail.is_empty() {
+            self.write_log_page(core, true, now)?;
+            self.seq += 1;
+            self.tail.clear();
+            self.forced = 0;
+        }
+        let b = self.seq;
+        let dirty: Vec<u32> = core
+            .pool
+            .occupied()
+            .filter(|(_, f)| f.dirty)
+            .map(|(i, _)| i)
+            .collect();
+        let mut noted = Vec::new();
+        for f in dirty {
+            let page = core.pool.frame(f).page;
+            if !self.has_room(page, now) {
+                // No free or reclaimable version slot now: noted, written later.
+                let vno = self.meta.get(&page).map_or(1, |m| m.next_vno);
+                noted.push((page, vno));
+                continue;
+            }
+            self.write_version(core, page, now)?;
+            core.pool.frame_mut(f).dirty = false;
+        }
+        if noted.is_empty() || self.fault == Fault::MasterBeforeNoted {
+            if !noted.is_empty() {
+                self.n.checkpoints_deferred += 1;
+            }
+            return self.write_checkpoint_master(core, b, now);
+        }
+        self.n.checkpoints_deferred += 1;
+        self.ckpt = Some(PendingCkpt { b, noted });
+        Ok(())
+    }
+
+    /// Step 2 of a deferred checkpoint: writes each noted page that now has a version slot,
+    /// drops those written meanwhile (an eviction writes a version) or discarded (an abort
+    /// discards only a page whose unwritten changes were all the aborted transaction's,
+    /// Algorithm 2 line 6), and writes the master when none is left.
+    pub(super) fn advance_checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
+        let Some(mut ck) = self.ckpt.take() else {
+            return Ok(());
+        };
+        let mut left = Vec::with_capacity(ck.noted.len());
+        for (page, vno) in std::mem::take(&mut ck.noted) {
+            let written = self.meta.get(&page).is_some_and(|m| m.next_vno > vno);
+            let frame = core.pool.find(page).filter(|&f| core.pool.frame(f).dirty);
+            match frame {
+                _ if written => self.n.checkpoint_late_writes += 1,
+                None => {}
+                Some(f) => {
+                    if self.has_room(page, now) {
+                        self.write_version(core, page, now)?;
+                        core.pool.frame_mut(f).dirty = false;
+                        self.n.checkpoint_late_writes += 1;
+                    } else {
+                        left.push((page, vno));
+                    }
+                }
+            }
+        }
+        if left.is_empty() {
+            self.n.checkpoints_deferred_done += 1;
+            return self.write_checkpoint_master(core, ck.b, now);
+        }
+        ck.noted = left;
+        self.ckpt = Some(ck);
+        Ok(())
+    }
+
+    /// Step 3: the master ⟨B⟩, after every version write, log write and (unless the
+    /// planted `fault_fc_empty_commit_list`) flag program issued so far is complete.
+    fn write_checkpoint_master(&mut self, core: &mut Core, b: u64, now: SimTime) -> Result<()> {
+        let mut done = self.data_ack.max(self.issued_ack).max(now);
+        if !self.fault_master_early {
+            done = done.max(self.flag_ack);
+        }
+        let tag = core
+            .tags
+            .add(|| TagContent::FlagCommit(Arc::new(FcTag::Master { ckpt_seq: b })));
+        let ack = core.write_master(self.master, tag, done)?;
+        self.masters.push((ack, b));
+        if self.masters.len() > 4 {
+            self.masters.remove(0);
+        }
+        Ok(())
+    }
+}
