@@ -7,7 +7,9 @@
 //! - `write_back` (a dirty page leaves the pool, steal): the page's dirty DRAM records, of
 //!   any transaction, are flushed to PCM (Algorithm 1). Nothing is written to disk: the page
 //!   image itself is dropped; committed records reach the disk only by destaging.
-//! - `read_page` (a buffer miss): the disk read, then the page's PCM records;
+//! - `read_page` (a buffer miss, §3.3 "Serving read/write requests"): the page's PCM
+//!   records, plus the disk page unless PCM and DRAM hold a newer version of every record
+//!   the disk page holds (`PcmLogging::needs_disk`; then the miss is a PCM hit, Fig. 8c).
 //!   `own_page` gives the merged image (disk overlaid with the newest PCM and DRAM records,
 //!   uncommitted ones included: under record locks their writers still own them).
 //! - `commit` (Algorithm 2): flush the transaction's DRAM records, then clear its
@@ -23,8 +25,11 @@
 //!
 //! Destaging follows `host.pcm.destage` (adaptive §5.2, or the high-low watermark §5.1).
 //!
-//! Not here: the emulated SSD as external store, PCM hits that avoid the disk read (a page
-//! read always goes to disk; records only merge).
+//! Not here: the emulated SSD as external store; record-granular PCM hits (§3.3: "a record
+//! can be directly accessed from PCM") — the engine's pool fetches whole pages and tells the
+//! strategy neither which record a miss is for nor when a later access to a buffered page
+//! touches another record, so a miss is served from PCM alone only when PCM holds the whole
+//! page's state (docs/DECISIONS.md, "pcmread").
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
@@ -203,17 +208,19 @@ impl Strategy for PcmLoggingStrategy {
     }
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
+        // `disk_reads`, PCM's `pcm_hits`.
         core.stats.page_reads += 1;
-        self.core.read_page_time(page.0, now).map_err(cerr)
+        let (_, t) = self.core.read_page_for_miss(page.0, now).map_err(cerr)?;
+        Ok(t)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<PageImage>> {
         // Every fetch sees the disk overlaid with PCM (and DRAM) records.
-        let slots = self.layout.slots(page);
         Some(Arc::new(PageImage {
             page,
             lsn: 0,
-            values: (0..slots).map(|s| self.core.current((page.0, s))).collect(),
+            values: self.core.current_page(page.0, self.layout.slots(page)),
         }))
     }
 
@@ -250,6 +257,8 @@ impl Strategy for PcmLoggingStrategy {
             ("pcm_destaged_records", k.destaged_records),
             ("pcm_swaps", k.swaps),
             ("pcm_relocations", k.relocations),
+            ("pcm_hits", k.pcm_hits),
+            ("pcm_miss_disk_reads", k.miss_disk_reads),
             ("pcm_line_writes", self.core.pcm.counters.line_writes),
             ("pcm_line_reads", self.core.pcm.counters.line_reads),
             ("pcm_units", self.core.geometry().units),
