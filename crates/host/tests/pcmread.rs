@@ -53,3 +53,44 @@ fn a_run_with_pcm_hits_survives_random_crashes() {
     assert_eq!(rep.states, 200);
     assert_eq!(rep.violations, 0, "{:?}", rep.first.first().map(|v| &v.state));
 }
+
+fn scm_check(h: &host::HostConfig) -> host::Result<()> {
+    let info = host::strategy::lookup("scmlogging").unwrap();
+    (info.check)(h, ssd::protocol::lookup("none").unwrap())
+}
+
+/// SCMLogging keeps its whole log in PCM (§6.1). A log that cannot hold one rolled-back
+/// TPC-C transaction and a checkpoint is refused before the run, naming the key; the
+/// tiny crash-check configuration passes and its crashes stay correct.
+#[test]
+fn scmlogging_refuses_a_pcm_log_too_small_for_one_transaction() {
+    let (mut h, d) = check::tiny_config("scmlogging", "none");
+    h.workload = "tpcc".into();
+    h.tpcc.warehouses = 1;
+    h.tpcc.customers_per_district = 20;
+    h.tpcc.items = 50;
+    h.tpcc.max_txns = 200;
+    h.transactions = 40;
+    // Two 2 KiB log pages: 64 records of 64 B. A New-Order writes up to ~33 records.
+    h.pcm.pcm_bytes = 2 * u64::from(h.page_bytes);
+    let e = scm_check(&h).unwrap_err();
+    assert!(
+        matches!(&e, host::HostError::Config { key, .. } if key == "host.pcm.pcm_bytes"),
+        "{e}"
+    );
+    let need = host::strategy::scmlogging::largest_txn_records(&h).unwrap();
+    assert!(need > 40, "{need}");
+    // The bound is what the message says: one page more than it needs passes.
+    let per_page = u64::from(h.page_bytes) / 64;
+    let clients = u64::from(h.clients);
+    h.pcm.pcm_bytes = (need + clients + 2).div_ceil(per_page) * u64::from(h.page_bytes);
+    scm_check(&h).unwrap();
+    h.pcm.pcm_bytes -= u64::from(h.page_bytes);
+    assert!(scm_check(&h).is_err());
+    // The tiny configuration CI checks passes validation, runs, and survives crashes.
+    let (h, _) = check::tiny_config("scmlogging", "none");
+    scm_check(&h).unwrap();
+    let rec = check::record(&h, &d, 3).unwrap();
+    let rep = check::check(&rec, Mode::Random { schedules: 200 }, 2, None).unwrap();
+    assert_eq!(rep.violations, 0);
+}
