@@ -38,8 +38,36 @@ fn misses_on_pages_pcm_holds_read_no_disk_page() {
     let miss_reads = k["pcm_miss_disk_reads"];
     assert!(hits > 0, "no miss was served by PCM: {k:?}");
     assert_eq!(hits + miss_reads, m.stats.page_reads);
-    assert_eq!(miss_reads + k["pcm_destaged_pages"], k["disk_reads"]);
+    assert_eq!(
+        miss_reads + k["pcm_destaged_pages"] + k["pcm_partial_completions"],
+        k["disk_reads"]
+    );
     assert!(k["disk_reads"] < m.stats.page_reads + k["pcm_destaged_pages"]);
+}
+
+/// §3.3 record hits: with the engine telling the strategy which record a fetch is for
+/// (`engine::fetch_for`, docs/pcmread-engine.patch — engine.rs belongs to another branch),
+/// a miss on a record PCM holds reads no disk page and leaves the frame partial; a later
+/// access to a record PCM lacks merges the disk page then. Ignored until that patch is
+/// applied: without it the engine never names the record and `pcm_record_hits` stays 0.
+#[test]
+#[ignore]
+fn misses_on_records_pcm_holds_read_no_disk_page() {
+    let (h, d) = hdd_tpcc(150);
+    let rec = check::record(&h, &d, 1).unwrap();
+    let m = &rec.metrics;
+    let k = &m.strategy_counters;
+    eprintln!("{k:?}");
+    assert!(k["pcm_record_hits"] > 0, "{k:?}");
+    // Some partial frames were then accessed at a record PCM lacks and completed.
+    assert!(k["pcm_partial_completions"] > 0, "{k:?}");
+    assert_eq!(k["pcm_hits"] + k["pcm_miss_disk_reads"], m.stats.page_reads);
+    assert_eq!(
+        k["pcm_miss_disk_reads"] + k["pcm_destaged_pages"] + k["pcm_partial_completions"],
+        k["disk_reads"]
+    );
+    let rep = check::check(&rec, Mode::Random { schedules: 200 }, 6, None).unwrap();
+    assert_eq!(rep.violations, 0);
 }
 
 /// PCM hits change when clients proceed, not what is written: random crashes of a run
@@ -51,7 +79,12 @@ fn a_run_with_pcm_hits_survives_random_crashes() {
     assert!(rec.metrics.strategy_counters["pcm_hits"] > 0);
     let rep = check::check(&rec, Mode::Random { schedules: 200 }, 6, None).unwrap();
     assert_eq!(rep.states, 200);
-    assert_eq!(rep.violations, 0, "{:?}", rep.first.first().map(|v| &v.state));
+    assert_eq!(
+        rep.violations,
+        0,
+        "{:?}",
+        rep.first.first().map(|v| &v.state)
+    );
 }
 
 fn scm_check(h: &host::HostConfig) -> host::Result<()> {

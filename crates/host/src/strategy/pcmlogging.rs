@@ -327,6 +327,10 @@ pub struct PcmLogCounters {
     pub pcm_hits: u64,
     /// Buffer misses that read the disk page (and merged PCM records over it).
     pub miss_disk_reads: u64,
+    /// Of `pcm_hits`: misses served by the accessed record in PCM, leaving a partial frame.
+    pub pcm_record_hits: u64,
+    /// Disk reads that completed a partial frame (a later access to a record PCM lacks).
+    pub partial_completions: u64,
 }
 
 pub struct PcmLogging {
@@ -1037,7 +1041,11 @@ impl PcmLogging {
     /// (`needs_disk`) — then PCM alone serves the miss (a PCM hit, Fig. 8c). Returns whether
     /// the disk was read and when the page is complete in DRAM ("loading page contents
     /// from external disk and PCM is a parallel process": both start at `now`).
-    pub fn read_page_for_miss(&mut self, page: u64, now: SimTime) -> Result<(bool, SimTime), String> {
+    pub fn read_page_for_miss(
+        &mut self,
+        page: u64,
+        now: SimTime,
+    ) -> Result<(bool, SimTime), String> {
         let disk = self.needs_disk(page);
         let mut t = now;
         if disk {
@@ -1047,12 +1055,55 @@ impl PcmLogging {
         } else {
             self.counters.pcm_hits += 1;
         }
+        t = t.max(self.read_pcm_records(page, now)?);
+        Ok((disk, t))
+    }
+
+    /// Serves a buffer-pool miss caused by an access to record `(page, slot)` (§3.3: "By
+    /// consulting the Mapping Table, a record can be directly accessed from PCM, if
+    /// available"): when PCM (or DRAM) holds that record, the page's PCM records are read and
+    /// the disk page is not — the frame is then *partial* (the disk page is not merged)
+    /// unless PCM holds the whole page's state (`needs_disk`). Otherwise as
+    /// `read_page_for_miss`. Returns (disk read, completion, partial).
+    pub fn read_record_for_miss(
+        &mut self,
+        page: u64,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<(bool, SimTime, bool), String> {
+        let held = slot.is_some_and(|s| self.holds((page, s)));
+        if !held || !self.needs_disk(page) {
+            let (disk, t) = self.read_page_for_miss(page, now)?;
+            return Ok((disk, t, false));
+        }
+        self.counters.pcm_hits += 1;
+        self.counters.pcm_record_hits += 1;
+        let t = self.read_pcm_records(page, now)?;
+        Ok((false, t, true))
+    }
+
+    /// A partial frame of `page` (built from PCM records alone) is accessed at a record PCM
+    /// does not hold: read the disk page and merge it under the PCM records (§3.3 "the page
+    /// is loaded from external storage and merged"). Returns its completion.
+    pub fn complete_partial(&mut self, page: u64, now: SimTime) -> SimTime {
+        self.counters.partial_completions += 1;
+        self.disk.read(page, now).1
+    }
+
+    /// Is the newest version of `rid` in PCM or DRAM (not only on disk)?
+    pub fn holds(&self, rid: Rid) -> bool {
+        self.map.contains_key(&rid) || self.dram.contains_key(&rid)
+    }
+
+    /// Reads every PCM record of `page` (header and payload); returns the last completion.
+    fn read_pcm_records(&mut self, page: u64, now: SimTime) -> Result<SimTime, String> {
         let len = HDR as usize + self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
         let units: Vec<u64> = self
             .map
             .range((page, 0)..=(page, u16::MAX))
             .filter_map(|(_, e)| e.uncommitted.map(|x| x.0).or(e.committed.map(|x| x.0)))
             .collect();
+        let mut t = now;
         for u in units {
             let (_, e) = self
                 .pcm
@@ -1060,7 +1111,7 @@ impl PcmLogging {
                 .map_err(werr)?;
             t = t.max(e);
         }
-        Ok((disk, t))
+        Ok(t)
     }
 
     /// Does a read of `page` need the external disk? Yes unless every slot the disk page
@@ -1312,6 +1363,33 @@ mod tests {
         c.drain_destages().unwrap();
         assert!(c.needs_disk(0));
         assert_eq!(c.current_page(0, 4), vec![10, 11, 12, 13]);
+    }
+
+    /// §3.3 record hits: a miss for a record PCM holds reads PCM only and leaves the
+    /// frame partial; a miss for a record only the disk holds reads the disk.
+    #[test]
+    fn a_miss_for_a_record_in_pcm_reads_no_disk_page() {
+        let mut c = core(8192);
+        c.update(1, (2, 1), 77).unwrap();
+        let t = c.commit(1, SimTime::ZERO).unwrap();
+        let reads = c.disk.counters.reads;
+        let (disk, t1, partial) = c.read_record_for_miss(2, Some(1), t).unwrap();
+        assert!(!disk && partial);
+        assert_eq!(
+            t1,
+            t + 50,
+            "one record of 2 lines on 2 chips: one read round"
+        );
+        assert_eq!(c.disk.counters.reads, reads);
+        assert_eq!(c.counters.pcm_record_hits, 1);
+        let (disk, _, partial) = c.read_record_for_miss(2, Some(0), t).unwrap();
+        assert!(disk && !partial);
+        let (disk, _, partial) = c.read_record_for_miss(2, None, t).unwrap();
+        assert!(disk && !partial);
+        assert_eq!(c.disk.counters.reads, reads + 2);
+        c.complete_partial(2, t);
+        assert_eq!(c.disk.counters.reads, reads + 3);
+        assert_eq!(c.counters.partial_completions, 1);
     }
 
     /// A page with no loaded records (inserts beyond the loaded database) is not on disk:

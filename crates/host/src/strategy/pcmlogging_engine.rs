@@ -91,6 +91,10 @@ pub struct PcmLoggingStrategy {
     pcm_base: Option<Vec<u8>>,
     record: bool,
     layout: crate::data::Layout,
+    /// Pages whose buffered frame was built from PCM records alone (§3.3 record hits; the
+    /// disk page not merged). A mark is reset at every miss of the page, so one left over
+    /// from a frame that has since been evicted is never consulted.
+    partial: std::collections::BTreeSet<u64>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -159,6 +163,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         pcm_base,
         record,
         layout: core.layout.clone(),
+        partial: Default::default(),
     }))
 }
 
@@ -208,10 +213,49 @@ impl Strategy for PcmLoggingStrategy {
     }
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        self.read_page_for(core, page, None, now)
+    }
+
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
         // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
         // `disk_reads`, PCM's `pcm_hits`.
         core.stats.page_reads += 1;
-        let (_, t) = self.core.read_page_for_miss(page.0, now).map_err(cerr)?;
+        let (_, t, partial) = self
+            .core
+            .read_record_for_miss(page.0, slot, now)
+            .map_err(cerr)?;
+        // A miss means the page is not in the pool: any earlier mark is stale.
+        if partial {
+            self.partial.insert(page.0);
+        } else {
+            self.partial.remove(&page.0);
+        }
+        Ok(t)
+    }
+
+    fn on_hit(
+        &mut self,
+        core: &mut Core,
+        frame: u32,
+        slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        let page = core.pool.frame(frame).page.0;
+        if !self.partial.contains(&page) || slot.is_some_and(|s| self.core.holds((page, s))) {
+            return Ok(ready);
+        }
+        // A record the partial frame lacks: merge the disk page under it now; every
+        // client using the frame waits for that read.
+        self.partial.remove(&page);
+        let t = self.core.complete_partial(page, ready);
+        let f = core.pool.frame_mut(frame);
+        f.ready_at = f.ready_at.max(t);
         Ok(t)
     }
 
@@ -259,6 +303,8 @@ impl Strategy for PcmLoggingStrategy {
             ("pcm_relocations", k.relocations),
             ("pcm_hits", k.pcm_hits),
             ("pcm_miss_disk_reads", k.miss_disk_reads),
+            ("pcm_record_hits", k.pcm_record_hits),
+            ("pcm_partial_completions", k.partial_completions),
             ("pcm_line_writes", self.core.pcm.counters.line_writes),
             ("pcm_line_reads", self.core.pcm.counters.line_reads),
             ("pcm_units", self.core.geometry().units),
