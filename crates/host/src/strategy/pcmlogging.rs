@@ -84,6 +84,11 @@
 //!   changes are exactly destaged committed records, which stay valid in PCM until the
 //!   write completed, and override the disk at recovery. Uncommitted records never reach
 //!   disk (only committed PCM records are merged; DRAM-dirty records are not).
+//! - *Reads* (§3.3 "Serving read/write requests": a buffer miss served from PCM records
+//!   alone, or from the disk page with the PCM records merged over it; `needs_disk`,
+//!   `read_record_for_miss`, `complete_partial`) write nothing to PCM or disk, so they add
+//!   no crash state; they only change when clients proceed. What a reader sees is
+//!   `current_page` (DRAM over PCM over disk), whichever medium the timing charged.
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
@@ -96,6 +101,14 @@
 //! [40) regions, [48) stride, [56) the active region). Every `relocate_every` metadata word
 //! writes, `maintain` copies both to the next region and then switches word [56)
 //! (`relocate`, with its crash argument).
+//!
+//! # Reads (§3.3 "Serving read/write requests")
+//!
+//! A buffer miss for a record the Mapping Table (or DRAM) holds reads that page's PCM
+//! records and no disk page; the frame is then partial, and a later access to a record
+//! PCM lacks reads the disk page and merges it (`complete_partial`). A miss for a record
+//! only the disk holds, or for a whole page, reads the disk page and the PCM records in
+//! parallel, unless PCM and DRAM hold every record the disk page holds (`needs_disk`).
 //!
 //! Not here yet: records larger than one unit.
 
