@@ -25,11 +25,13 @@
 //!
 //! Destaging follows `host.pcm.destage` (adaptive §5.2, or the high-low watermark §5.1).
 //!
-//! Not here: the emulated SSD as external store; record-granular PCM hits (§3.3: "a record
-//! can be directly accessed from PCM") — the engine's pool fetches whole pages and tells the
-//! strategy neither which record a miss is for nor when a later access to a buffered page
-//! touches another record, so a miss is served from PCM alone only when PCM holds the whole
-//! page's state (docs/DECISIONS.md, "pcmread").
+//! - `read_page_for` / `on_hit` (§3.3 record hits): a miss for a record PCM holds reads
+//!   PCM only and marks the frame partial; a hit on a partial frame for a record PCM lacks
+//!   reads the disk page then (the frame's `ready_at` moves to that read's end). The engine
+//!   calls these only with docs/pcmread-engine.patch applied (it names the record a fetch
+//!   is for); without it every miss is a whole-page request (`read_page`).
+//!
+//! Not here: the emulated SSD as external store.
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
