@@ -227,10 +227,12 @@ fn bad_settings_name_the_key() {
         assert!(e.contains("host.update"), "{s}: {e}");
     }
     // A PCM log too small for the log restart still needs (scmlogging; 8 clients on HDD
-    // TPC-C, two 8 KiB log pages) is a configuration error, not an engine failure.
+    // TPC-C, five 8 KiB log pages: enough for one transaction, so validation passes — two
+    // pages are refused before the run, tests/pcmread.rs) is a configuration error, not an
+    // engine failure.
     let (mut h, d) = tpcc("scmlogging", "hdd", 150);
     h.clients = 8;
-    h.pcm.pcm_bytes = 2 * 8192;
+    h.pcm.pcm_bytes = 5 * 8192;
     let e = check::record(&h, &d, 3).err().unwrap().to_string();
     assert!(
         e.contains("host.pcm.pcm_bytes") && e.contains("full"),

@@ -114,6 +114,34 @@ pub trait Strategy {
         core.read_page(page, now)
     }
 
+    /// Reads `page` for a buffer miss caused by an access to record `slot` of it (`None`:
+    /// the whole page is wanted); returns when what the access needs is in DRAM. Default:
+    /// `read_page`. Record-level PCMLogging serves the record from PCM when it is there
+    /// (§3.3 "Serving read/write requests") and leaves the frame partial.
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        _slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.read_page(core, page, now)
+    }
+
+    /// A buffer hit on `frame` by an access to record `slot` (`None`: the whole page), the
+    /// frame usable from `ready`. A strategy whose frames may hold only part of a page
+    /// (`read_page_for`) completes it here and returns when the access may proceed.
+    /// Default: `ready`.
+    fn on_hit(
+        &mut self,
+        _core: &mut Core,
+        _frame: u32,
+        _slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        Ok(ready)
+    }
+
     /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
     /// checker (`pcm_tier::check`).
     fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {

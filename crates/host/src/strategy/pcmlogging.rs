@@ -84,6 +84,11 @@
 //!   changes are exactly destaged committed records, which stay valid in PCM until the
 //!   write completed, and override the disk at recovery. Uncommitted records never reach
 //!   disk (only committed PCM records are merged; DRAM-dirty records are not).
+//! - *Reads* (§3.3 "Serving read/write requests": a buffer miss served from PCM records
+//!   alone, or from the disk page with the PCM records merged over it; `needs_disk`,
+//!   `read_record_for_miss`, `complete_partial`) write nothing to PCM or disk, so they add
+//!   no crash state; they only change when clients proceed. What a reader sees is
+//!   `current_page` (DRAM over PCM over disk), whichever medium the timing charged.
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
@@ -96,6 +101,14 @@
 //! [40) regions, [48) stride, [56) the active region). Every `relocate_every` metadata word
 //! writes, `maintain` copies both to the next region and then switches word [56)
 //! (`relocate`, with its crash argument).
+//!
+//! # Reads (§3.3 "Serving read/write requests")
+//!
+//! A buffer miss for a record the Mapping Table (or DRAM) holds reads that page's PCM
+//! records and no disk page; the frame is then partial, and a later access to a record
+//! PCM lacks reads the disk page and merges it (`complete_partial`). A miss for a record
+//! only the disk holds, or for a whole page, reads the disk page and the PCM records in
+//! parallel, unless PCM and DRAM hold every record the disk page holds (`needs_disk`).
 //!
 //! Not here yet: records larger than one unit.
 
@@ -323,6 +336,14 @@ pub struct PcmLogCounters {
     pub destaged_records: u64,
     pub swaps: u64,
     pub relocations: u64,
+    /// Buffer misses served by PCM alone (§3.3, Fig. 8c's "PCM hits").
+    pub pcm_hits: u64,
+    /// Buffer misses that read the disk page (and merged PCM records over it).
+    pub miss_disk_reads: u64,
+    /// Of `pcm_hits`: misses served by the accessed record in PCM, leaving a partial frame.
+    pub pcm_record_hits: u64,
+    /// Disk reads that completed a partial frame (a later access to a record PCM lacks).
+    pub partial_completions: u64,
 }
 
 pub struct PcmLogging {
@@ -1023,24 +1044,131 @@ impl PcmLogging {
         Ok(t)
     }
 
-    /// Reads a page for a buffer-pool miss: the disk read, then the page's PCM records
-    /// (32 B header and value each) merged in. Returns when both are done.
-    pub fn read_page_time(&mut self, page: u64, now: SimTime) -> Result<SimTime, String> {
-        let (_, mut t) = self.disk.read(page, now);
+    /// Serves a buffer-pool miss of `page` (§3.3 "Serving read/write requests": "By
+    /// consulting the Mapping Table, a record can be directly accessed from PCM, if
+    /// available. Otherwise, if an entire page is requested, the page is loaded from
+    /// external storage and merged with the latest contents of the relevant records cached
+    /// in PCM"). The engine's buffer pool requests whole pages, so the request is for every
+    /// record of the page: the page's PCM records are read (header and payload each), and
+    /// the disk page is read too unless PCM and DRAM hold every record the disk page holds
+    /// (`needs_disk`) — then PCM alone serves the miss (a PCM hit, Fig. 8c). Returns whether
+    /// the disk was read and when the page is complete in DRAM ("loading page contents
+    /// from external disk and PCM is a parallel process": both start at `now`).
+    pub fn read_page_for_miss(
+        &mut self,
+        page: u64,
+        now: SimTime,
+    ) -> Result<(bool, SimTime), String> {
+        let disk = self.needs_disk(page);
+        let mut t = now;
+        if disk {
+            let (_, e) = self.disk.read(page, now);
+            t = e;
+            self.counters.miss_disk_reads += 1;
+        } else {
+            self.counters.pcm_hits += 1;
+        }
+        t = t.max(self.read_pcm_records(page, now)?);
+        Ok((disk, t))
+    }
+
+    /// Serves a buffer-pool miss caused by an access to record `(page, slot)` (§3.3: "By
+    /// consulting the Mapping Table, a record can be directly accessed from PCM, if
+    /// available"): when PCM (or DRAM) holds that record, the page's PCM records are read and
+    /// the disk page is not — the frame is then *partial* (the disk page is not merged)
+    /// unless PCM holds the whole page's state (`needs_disk`). Otherwise as
+    /// `read_page_for_miss`. Returns (disk read, completion, partial).
+    pub fn read_record_for_miss(
+        &mut self,
+        page: u64,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<(bool, SimTime, bool), String> {
+        let held = slot.is_some_and(|s| self.holds((page, s)));
+        if !held || !self.needs_disk(page) {
+            let (disk, t) = self.read_page_for_miss(page, now)?;
+            return Ok((disk, t, false));
+        }
+        self.counters.pcm_hits += 1;
+        self.counters.pcm_record_hits += 1;
+        let t = self.read_pcm_records(page, now)?;
+        Ok((false, t, true))
+    }
+
+    /// A partial frame of `page` (built from PCM records alone) is accessed at a record PCM
+    /// does not hold: read the disk page and merge it under the PCM records (§3.3 "the page
+    /// is loaded from external storage and merged"). Returns its completion.
+    pub fn complete_partial(&mut self, page: u64, now: SimTime) -> SimTime {
+        self.counters.partial_completions += 1;
+        self.disk.read(page, now).1
+    }
+
+    /// Is the newest version of `rid` in PCM or DRAM (not only on disk)?
+    pub fn holds(&self, rid: Rid) -> bool {
+        self.map.contains_key(&rid) || self.dram.contains_key(&rid)
+    }
+
+    /// Reads every PCM record of `page` (header and payload); returns the last completion.
+    fn read_pcm_records(&mut self, page: u64, now: SimTime) -> Result<SimTime, String> {
+        let len = HDR as usize + self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
         let units: Vec<u64> = self
             .map
             .range((page, 0)..=(page, u16::MAX))
             .filter_map(|(_, e)| e.uncommitted.map(|x| x.0).or(e.committed.map(|x| x.0)))
             .collect();
-        let start = t;
+        let mut t = now;
         for u in units {
             let (_, e) = self
                 .pcm
-                .read(self.geo.unit_addr(u), HDR as usize, start)
+                .read(self.geo.unit_addr(u), len, now)
                 .map_err(werr)?;
             t = t.max(e);
         }
         Ok(t)
+    }
+
+    /// Does a read of `page` need the external disk? Yes unless every slot the disk page
+    /// holds a record in is covered by a newer record in PCM or DRAM. The storage manager
+    /// knows which slots a disk page holds without reading it: a page never written to disk
+    /// holds the loaded records (the loader wrote them), a destaged page holds what the
+    /// destage composed. A slot empty on disk and absent from PCM is empty (no record was
+    /// ever inserted there), so a page of inserted records that are all still in PCM — or
+    /// a page whose every record was updated since its last destage — needs no disk read.
+    pub fn needs_disk(&self, page: u64) -> bool {
+        let covered = |s: usize| {
+            let rid = (page, s as u16);
+            self.map.contains_key(&rid) || self.dram.contains_key(&rid)
+        };
+        match self.disk.image().get(&page) {
+            Some(img) => img.iter().enumerate().any(|(s, &v)| v != 0 && !covered(s)),
+            None => self
+                .initial_page_of(page)
+                .iter()
+                .enumerate()
+                .any(|(s, &v)| v != 0 && !covered(s)),
+        }
+    }
+
+    /// The page a reader sees now: `current` of every slot, with the disk page (or the
+    /// loaded page) built once.
+    pub fn current_page(&self, page: u64, slots: u16) -> Vec<u64> {
+        let mut vals = match self.disk.image().get(&page) {
+            Some(p) => p.clone(),
+            None => self.initial_page_of(page),
+        };
+        vals.resize(slots as usize, 0);
+        for (r, e) in self.map.range((page, 0)..=(page, u16::MAX)) {
+            let u = e.uncommitted.map(|x| x.0).or(e.committed.map(|x| x.0));
+            if let (Some(u), Some(v)) = (u, vals.get_mut(r.1 as usize)) {
+                *v = self.unit_value[u as usize];
+            }
+        }
+        for (r, (val, _)) in self.dram.range((page, 0)..=(page, u16::MAX)) {
+            if let Some(v) = vals.get_mut(r.1 as usize) {
+                *v = *val;
+            }
+        }
+        vals
     }
 }
 
@@ -1204,6 +1332,98 @@ mod tests {
         assert!(recover(&c.pcm).unwrap().records.is_empty());
         assert_eq!(c.current((0, 1)), 33);
         assert_eq!(c.current((0, 2)), initial_record((0, 2)));
+    }
+
+    /// §3.3: a miss is served by PCM alone when PCM holds every record the disk page
+    /// holds; otherwise the disk page is read and the PCM records merged over it. (On the
+    /// code before this rule every miss read the disk: `pcm_hits` stayed 0.)
+    #[test]
+    fn a_miss_reads_the_disk_only_when_pcm_lacks_a_record_of_the_page() {
+        let mut c = core(8192);
+        // Page 0: all four loaded records updated and committed; page 1: two of four.
+        for s in 0..4u16 {
+            c.update(1, (0, s), 10 + u64::from(s)).unwrap();
+        }
+        c.update(1, (1, 0), 20).unwrap();
+        c.update(1, (1, 1), 21).unwrap();
+        let t = c.commit(1, SimTime::ZERO).unwrap();
+        let reads = c.disk.counters.reads;
+        let (disk, t0) = c.read_page_for_miss(0, t).unwrap();
+        assert!(!disk);
+        assert_eq!(c.disk.counters.reads, reads, "PCM holds all of page 0");
+        // Four records of one 128 B unit each = 8 lines over 4 chips: two PCM read rounds.
+        assert_eq!(t0, t + 100);
+        assert_eq!(c.counters.pcm_hits, 1);
+        assert_eq!(c.current_page(0, 4), vec![10, 11, 12, 13]);
+        let (disk, t1) = c.read_page_for_miss(1, t).unwrap();
+        assert!(disk);
+        assert_eq!(c.disk.counters.reads, reads + 1);
+        assert!(t1 >= t + 8_000_000, "an HDD read: {t1:?}");
+        assert_eq!(
+            c.current_page(1, 4),
+            vec![20, 21, initial_record((1, 2)), initial_record((1, 3))]
+        );
+        // An uncommitted record covers its slot too (its writer holds the lock and its
+        // before-image); a DRAM-dirty record likewise.
+        c.update(2, (1, 2), 22).unwrap();
+        c.flush_page(1, t1).unwrap();
+        c.update(2, (1, 3), 23).unwrap();
+        assert!(!c.needs_disk(1));
+        c.abort(2, t1).unwrap();
+        assert!(c.needs_disk(1));
+        // Once destaged, page 0's disk image holds its records and PCM none: disk again.
+        c.destage_one(t1).unwrap();
+        c.drain_destages().unwrap();
+        assert!(c.needs_disk(0));
+        assert_eq!(c.current_page(0, 4), vec![10, 11, 12, 13]);
+    }
+
+    /// §3.3 record hits: a miss for a record PCM holds reads PCM only and leaves the
+    /// frame partial; a miss for a record only the disk holds reads the disk.
+    #[test]
+    fn a_miss_for_a_record_in_pcm_reads_no_disk_page() {
+        let mut c = core(8192);
+        c.update(1, (2, 1), 77).unwrap();
+        let t = c.commit(1, SimTime::ZERO).unwrap();
+        let reads = c.disk.counters.reads;
+        let (disk, t1, partial) = c.read_record_for_miss(2, Some(1), t).unwrap();
+        assert!(!disk && partial);
+        assert_eq!(
+            t1,
+            t + 50,
+            "one record of 2 lines on 2 chips: one read round"
+        );
+        assert_eq!(c.disk.counters.reads, reads);
+        assert_eq!(c.counters.pcm_record_hits, 1);
+        let (disk, _, partial) = c.read_record_for_miss(2, Some(0), t).unwrap();
+        assert!(disk && !partial);
+        let (disk, _, partial) = c.read_record_for_miss(2, None, t).unwrap();
+        assert!(disk && !partial);
+        assert_eq!(c.disk.counters.reads, reads + 2);
+        c.complete_partial(2, t);
+        assert_eq!(c.disk.counters.reads, reads + 3);
+        assert_eq!(c.counters.partial_completions, 1);
+    }
+
+    /// A page with no loaded records (inserts beyond the loaded database) is not on disk:
+    /// its inserted records in PCM are all of it.
+    #[test]
+    fn a_page_of_inserted_records_in_pcm_needs_no_disk_read() {
+        let mut c = core(8192);
+        c.set_initial_page(std::sync::Arc::new(|p| {
+            if p >= 5 {
+                vec![0; 4]
+            } else {
+                (0..4).map(|s| initial_record((p, s))).collect()
+            }
+        }));
+        assert!(!c.needs_disk(5));
+        c.update(1, (5, 0), 50).unwrap();
+        let t = c.commit(1, SimTime::ZERO).unwrap();
+        let (disk, _) = c.read_page_for_miss(5, t).unwrap();
+        assert!(!disk);
+        assert_eq!(c.current_page(5, 4), vec![50, 0, 0, 0]);
+        assert!(c.needs_disk(4));
     }
 
     #[test]

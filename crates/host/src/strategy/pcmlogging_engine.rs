@@ -7,7 +7,9 @@
 //! - `write_back` (a dirty page leaves the pool, steal): the page's dirty DRAM records, of
 //!   any transaction, are flushed to PCM (Algorithm 1). Nothing is written to disk: the page
 //!   image itself is dropped; committed records reach the disk only by destaging.
-//! - `read_page` (a buffer miss): the disk read, then the page's PCM records;
+//! - `read_page` (a buffer miss, §3.3 "Serving read/write requests"): the page's PCM
+//!   records, plus the disk page unless PCM and DRAM hold a newer version of every record
+//!   the disk page holds (`PcmLogging::needs_disk`; then the miss is a PCM hit, Fig. 8c).
 //!   `own_page` gives the merged image (disk overlaid with the newest PCM and DRAM records,
 //!   uncommitted ones included: under record locks their writers still own them).
 //! - `commit` (Algorithm 2): flush the transaction's DRAM records, then clear its
@@ -23,8 +25,13 @@
 //!
 //! Destaging follows `host.pcm.destage` (adaptive §5.2, or the high-low watermark §5.1).
 //!
-//! Not here: the emulated SSD as external store, PCM hits that avoid the disk read (a page
-//! read always goes to disk; records only merge).
+//! - `read_page_for` / `on_hit` (§3.3 record hits): a miss for a record PCM holds reads
+//!   PCM only and marks the frame partial; a hit on a partial frame for a record PCM lacks
+//!   reads the disk page then (the frame's `ready_at` moves to that read's end). The engine
+//!   calls these only with docs/pcmread-engine.patch applied (it names the record a fetch
+//!   is for); without it every miss is a whole-page request (`read_page`).
+//!
+//! Not here: the emulated SSD as external store.
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
@@ -85,6 +92,10 @@ pub struct PcmLoggingStrategy {
     pcm_base: Option<Vec<u8>>,
     record: bool,
     layout: crate::data::Layout,
+    /// Pages whose buffered frame was built from PCM records alone (§3.3 record hits; the
+    /// disk page not merged). A mark is reset at every miss of the page, so one left over
+    /// from a frame that has since been evicted is never consulted.
+    partial: std::collections::BTreeSet<u64>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -149,6 +160,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         pcm_base,
         record,
         layout: core.layout.clone(),
+        partial: Default::default(),
     }))
 }
 
@@ -198,17 +210,58 @@ impl Strategy for PcmLoggingStrategy {
     }
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        self.read_page_for(core, page, None, now)
+    }
+
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
+        // `disk_reads`, PCM's `pcm_hits`.
         core.stats.page_reads += 1;
-        self.core.read_page_time(page.0, now).map_err(cerr)
+        let (_, t, partial) = self
+            .core
+            .read_record_for_miss(page.0, slot, now)
+            .map_err(cerr)?;
+        // A miss means the page is not in the pool: any earlier mark is stale.
+        if partial {
+            self.partial.insert(page.0);
+        } else {
+            self.partial.remove(&page.0);
+        }
+        Ok(t)
+    }
+
+    fn on_hit(
+        &mut self,
+        core: &mut Core,
+        frame: u32,
+        slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        let page = core.pool.frame(frame).page.0;
+        if !self.partial.contains(&page) || slot.is_some_and(|s| self.core.holds((page, s))) {
+            return Ok(ready);
+        }
+        // A record the partial frame lacks: merge the disk page under it now; every
+        // client using the frame waits for that read.
+        self.partial.remove(&page);
+        let t = self.core.complete_partial(page, ready);
+        let f = core.pool.frame_mut(frame);
+        f.ready_at = f.ready_at.max(t);
+        Ok(t)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<PageImage>> {
         // Every fetch sees the disk overlaid with PCM (and DRAM) records.
-        let slots = self.layout.slots(page);
         Some(Arc::new(PageImage {
             page,
             lsn: 0,
-            values: (0..slots).map(|s| self.core.current((page.0, s))).collect(),
+            values: self.core.current_page(page.0, self.layout.slots(page)),
         }))
     }
 
@@ -245,6 +298,10 @@ impl Strategy for PcmLoggingStrategy {
             ("pcm_destaged_records", k.destaged_records),
             ("pcm_swaps", k.swaps),
             ("pcm_relocations", k.relocations),
+            ("pcm_hits", k.pcm_hits),
+            ("pcm_miss_disk_reads", k.miss_disk_reads),
+            ("pcm_record_hits", k.pcm_record_hits),
+            ("pcm_partial_completions", k.partial_completions),
             ("pcm_line_writes", self.core.pcm.counters.line_writes),
             ("pcm_line_reads", self.core.pcm.counters.line_reads),
             ("pcm_units", self.core.geometry().units),
