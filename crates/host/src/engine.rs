@@ -28,7 +28,7 @@
 //! Determinism: the event queue orders equal instants by insertion; random streams are
 //! forked from the seed by name; hash maps are only looked up, never iterated.
 
-use crate::buffer::{Frame, Pool};
+use crate::buffer::{Frame, Pool, Unbuilt};
 use crate::data::{Effect, Layout, PageImage, PageNo, TagTable};
 use crate::lock::{Acquire, LockKey, LockManager, Mode};
 use crate::metrics::{HostMetrics, HostStats};
@@ -307,12 +307,25 @@ pub fn fetch(
             }
         }
     }
-    let (values, lsn) = match strat.own_page(c, page) {
-        Some(img) => (img.values.clone(), img.lsn),
-        None => core.disk_image(page),
+    // The values are built when first changed (`buffer::Unbuilt`): most fetched pages are
+    // only read.
+    let (from, lsn) = match strat.own_page(c, page) {
+        Some(img) => {
+            let lsn = img.lsn;
+            (Unbuilt::Image(img), lsn)
+        }
+        None => match &core.disk[page.0 as usize] {
+            Some((_, img)) => (Unbuilt::Image(img.clone()), img.lsn),
+            None => {
+                if !core.pool.has_layout() {
+                    core.pool.set_layout(Arc::new(core.layout.clone()));
+                }
+                (Unbuilt::Loaded, 0)
+            }
+        },
     };
     ready = ready.max(strat.read_page(core, page, now)?);
-    let f = core.pool.install(Frame::new(page, values, lsn, ready));
+    let f = core.pool.install(Frame::unbuilt(page, from, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
 
