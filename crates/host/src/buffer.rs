@@ -393,7 +393,12 @@ mod tests {
             lsn: 0,
             values: vec![1; 7],
         });
-        let c = p.install(Frame::unbuilt(PageNo(2), Unbuilt::Image(own), 0, SimTime::ZERO));
+        let c = p.install(Frame::unbuilt(
+            PageNo(2),
+            Unbuilt::Image(own),
+            0,
+            SimTime::ZERO,
+        ));
         assert!(p.frame(a).values.is_empty() && !p.frame(a).is_built());
         p.check_invariants().unwrap();
         assert_eq!(p.frame_mut(a).values, l.initial_page(PageNo(0)));
@@ -414,7 +419,10 @@ mod tests {
         let mut fr = Frame::unbuilt(PageNo(0), Unbuilt::Loaded, 0, SimTime::ZERO);
         fr.dirty = true;
         p.install(fr);
-        assert!(p.check_invariants().unwrap_err().contains("dirty but not built"));
+        assert!(p
+            .check_invariants()
+            .unwrap_err()
+            .contains("dirty but not built"));
     }
 
     #[test]
