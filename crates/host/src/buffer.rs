@@ -11,9 +11,35 @@
 //! the WAL rule, SCC/BPCC's last-page rule): the engine asks the recovery strategy and
 //! passes the answer to the policy.
 
-use crate::data::PageNo;
+use crate::data::{Layout, PageImage, PageNo};
 use crate::lru::{self, Choice, FrameView};
 use sim::SimTime;
+use std::sync::Arc;
+
+/// Where a frame's values come from while they are not built yet (`Frame::values` empty).
+///
+/// Most frames a TPC-C run fetches are only read (index pages, items, the read half of
+/// an update's page walk) and leave the pool clean; their values are never looked at. A
+/// fetch therefore installs the frame *unbuilt*: it remembers the page image the read
+/// returned (shared, no copy) or that the page is in its loaded state, and the values are
+/// built on the first mutable access (`Pool::frame_mut`), which every update, rollback
+/// step and write-back path goes through. Building a loaded page and copying a written
+/// page's image on every miss, and freeing the cold vector at eviction, were ~20 % of the
+/// host bench (docs/PERFORMANCE.md, "hostperf (stop 17)").
+///
+/// Invariant (`check_invariants`): a dirty frame is built. Readers through `&Frame`
+/// (checkpoints, commit-time forces, write-back of a removed frame) only look at the
+/// values of dirty frames.
+#[derive(Clone, Debug, Default)]
+pub enum Unbuilt {
+    /// `values` is the page's contents.
+    #[default]
+    Built,
+    /// The contents are this image's values.
+    Image(Arc<PageImage>),
+    /// The contents are the page as loaded (`Layout::initial_page`).
+    Loaded,
+}
 
 #[derive(Clone, Debug)]
 pub struct Frame {
@@ -27,6 +53,8 @@ pub struct Frame {
     /// The client whose active transaction dirtied the page (when one is known).
     pub owner: Option<u32>,
     pub ready_at: SimTime,
+    /// Not `Built`: `values` is empty and this says what it holds (`Unbuilt`).
+    unbuilt: Unbuilt,
 }
 
 impl Frame {
@@ -39,6 +67,38 @@ impl Frame {
             rec_lsn: 0,
             owner: None,
             ready_at,
+            unbuilt: Unbuilt::Built,
+        }
+    }
+
+    /// A frame whose values are built on first mutable access (`Unbuilt`).
+    pub fn unbuilt(page: PageNo, from: Unbuilt, lsn: u64, ready_at: SimTime) -> Frame {
+        let mut f = Frame::new(page, Vec::new(), lsn, ready_at);
+        f.unbuilt = from;
+        f
+    }
+
+    /// Are `values` the page's contents?
+    pub fn is_built(&self) -> bool {
+        matches!(self.unbuilt, Unbuilt::Built)
+    }
+
+    /// Builds `values` (a no-op when built). `layout` is needed for a loaded page.
+    fn build(&mut self, layout: Option<&Layout>) {
+        match std::mem::take(&mut self.unbuilt) {
+            Unbuilt::Built => {}
+            Unbuilt::Image(img) => {
+                // The image of a strategy's own version is often unshared: take its vector.
+                self.values = match Arc::try_unwrap(img) {
+                    Ok(i) => i.values,
+                    Err(a) => a.values.clone(),
+                }
+            }
+            Unbuilt::Loaded => {
+                self.values = layout
+                    .expect("a loaded-page frame in a pool without a layout")
+                    .initial_page(self.page)
+            }
         }
     }
 }
@@ -60,6 +120,8 @@ pub struct Pool {
     tail: u32,
     len: usize,
     free: Vec<u32>,
+    /// For building `Unbuilt::Loaded` frames (set by the first fetch, `set_layout`).
+    layout: Option<Arc<Layout>>,
 }
 
 impl Pool {
@@ -73,7 +135,18 @@ impl Pool {
             tail: NIL,
             len: 0,
             free: (0..frames).rev().collect(),
+            layout: None,
         }
+    }
+
+    /// Whether `Unbuilt::Loaded` frames may be installed (`set_layout` was called).
+    pub fn has_layout(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    /// The layout loaded-page frames are built from.
+    pub fn set_layout(&mut self, layout: Arc<Layout>) {
+        self.layout = Some(layout);
     }
 
     pub fn capacity(&self) -> usize {
@@ -145,10 +218,15 @@ impl Pool {
             .expect("frame index of an empty frame")
     }
 
+    /// The frame, its values built (`Unbuilt`).
     pub fn frame_mut(&mut self, f: u32) -> &mut Frame {
-        self.frames[f as usize]
+        let fr = self.frames[f as usize]
             .as_mut()
-            .expect("frame index of an empty frame")
+            .expect("frame index of an empty frame");
+        if !fr.is_built() {
+            fr.build(self.layout.as_deref());
+        }
+        fr
     }
 
     pub fn has_free(&self) -> bool {
@@ -188,6 +266,7 @@ impl Pool {
         self.map[fr.page.0 as usize] = NIL;
         self.len -= 1;
         self.free.push(f);
+        debug_assert!(fr.is_built() || !fr.dirty, "a dirty frame is built");
         fr
     }
 
@@ -225,7 +304,14 @@ impl Pool {
         }
         for &f in &listed {
             match &self.frames[f as usize] {
-                Some(fr) if self.find(fr.page) == Some(f) => {}
+                Some(fr) if self.find(fr.page) == Some(f) => {
+                    if fr.dirty && !fr.is_built() {
+                        return Err(format!("buffer pool: frame {f} is dirty but not built"));
+                    }
+                    if !fr.is_built() && !fr.values.is_empty() {
+                        return Err(format!("buffer pool: frame {f} is unbuilt with values"));
+                    }
+                }
                 _ => return Err(format!("buffer pool: frame {f} is listed but not mapped")),
             }
         }
@@ -256,6 +342,87 @@ mod tests {
         assert_eq!(fr.page, PageNo(2));
         assert!(p.has_free());
         p.check_invariants().unwrap();
+    }
+
+    fn layout() -> Layout {
+        use workload::db::{Field, Schema, TableDef, TableKind};
+        Layout::new(
+            Schema {
+                name: "t",
+                page_bytes: 8192,
+                tables: vec![TableDef {
+                    name: "a",
+                    kind: TableKind::Heap,
+                    record_bytes: 100,
+                    records_per_page: 7,
+                    pages_initial: 3,
+                    pages_max: 4,
+                    fields: vec![Field {
+                        name: "x",
+                        offset: 0,
+                        len: 8,
+                    }],
+                }],
+            },
+            1,
+        )
+    }
+
+    /// Unbuilt frames read as empty until the first mutable access, which gives exactly
+    /// what an eager fetch would have copied: the loaded page or the shared image (left
+    /// unchanged by later updates of the frame).
+    #[test]
+    fn unbuilt_frames_build_on_first_mutable_access() {
+        let l = layout();
+        let mut p = Pool::new(3);
+        p.set_layout(Arc::new(l.clone()));
+        let img = Arc::new(PageImage {
+            page: PageNo(1),
+            lsn: 9,
+            values: vec![5, 6, 7, 8, 9, 10, 11],
+        });
+        let a = p.install(Frame::unbuilt(PageNo(0), Unbuilt::Loaded, 0, SimTime::ZERO));
+        let b = p.install(Frame::unbuilt(
+            PageNo(1),
+            Unbuilt::Image(img.clone()),
+            9,
+            SimTime::ZERO,
+        ));
+        let own = Arc::new(PageImage {
+            page: PageNo(2),
+            lsn: 0,
+            values: vec![1; 7],
+        });
+        let c = p.install(Frame::unbuilt(
+            PageNo(2),
+            Unbuilt::Image(own),
+            0,
+            SimTime::ZERO,
+        ));
+        assert!(p.frame(a).values.is_empty() && !p.frame(a).is_built());
+        p.check_invariants().unwrap();
+        assert_eq!(p.frame_mut(a).values, l.initial_page(PageNo(0)));
+        assert!(p.frame(a).values.iter().all(|v| *v != 0));
+        p.frame_mut(b).values[2] = 42;
+        p.frame_mut(b).dirty = true;
+        assert_eq!(p.frame(b).values, vec![5, 6, 42, 8, 9, 10, 11]);
+        assert_eq!(img.values[2], 7, "the shared image is not changed");
+        assert_eq!(p.frame(b).lsn, 9);
+        assert_eq!(p.frame_mut(c).values, vec![1; 7]);
+        p.check_invariants().unwrap();
+    }
+
+    /// A dirty frame must be built: `check_invariants` says so if one is not.
+    #[test]
+    fn a_dirty_unbuilt_frame_breaks_the_invariants() {
+        let mut p = Pool::new(1);
+        let mut fr = Frame::unbuilt(PageNo(0), Unbuilt::Loaded, 0, SimTime::ZERO);
+        fr.dirty = true;
+        p.install(fr);
+        assert!(p
+            .check_invariants()
+            .unwrap_err()
+            .contains("dirty but not built"));
     }
 
     #[test]

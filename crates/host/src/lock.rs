@@ -235,15 +235,20 @@ impl Holders {
 struct Entry {
     key: u64,
     holders: Holders,
-    /// Queued requests (rare: allocated on the key's first wait, kept when it is reused).
-    /// Boxed so the entry stays 64 bytes (a bare `VecDeque` is 32).
+    /// Queued requests (rare), `Some` only while not empty: allocated on a wait, freed when
+    /// the last waiter is granted or withdraws (`grant`). Boxed so the entry stays 64 bytes
+    /// (a bare `VecDeque` is 32). (Keeping an emptied box for the entry's next key made
+    /// every grant and many requests read the cold box to learn it was empty: 4 % of the
+    /// host bench.)
     #[allow(clippy::box_collection)]
     waiters: Option<Box<VecDeque<(u32, Mode)>>>,
 }
 
 impl Entry {
+    #[inline]
     fn has_waiters(&self) -> bool {
-        self.waiters.as_ref().is_some_and(|w| !w.is_empty())
+        debug_assert!(self.waiters.as_ref().is_none_or(|w| !w.is_empty()));
+        self.waiters.is_some()
     }
     fn waiters_mut(&mut self) -> &mut VecDeque<(u32, Mode)> {
         self.waiters.get_or_insert_with(Default::default)
@@ -451,7 +456,18 @@ impl LockManager {
         let mut ids = std::mem::take(&mut self.held[c as usize]);
         self.recent[c as usize * RECENT..(c as usize + 1) * RECENT].fill((0, 0));
         let mut granted = Vec::new();
-        for &i in &ids {
+        // The entries were last touched when acquired, a whole transaction ago: nearly every
+        // one is a cache miss, and the loop body (holder removal, grants) is too long for the
+        // CPU to overlap them by itself. Hints for the entries `AHEAD` keys on let the misses
+        // overlap (the load of each entry was 87 % of this function's samples).
+        const AHEAD: usize = 8;
+        for &i in ids.iter().take(AHEAD) {
+            sim::mem::prefetch(&self.slab[i as usize]);
+        }
+        for (n, &i) in ids.iter().enumerate() {
+            if let Some(&j) = ids.get(n + AHEAD) {
+                sim::mem::prefetch(&self.slab[j as usize]);
+            }
             let e = &mut self.slab[i as usize];
             if let Some(pos) = e.holders.position(c) {
                 e.holders.remove(pos);
@@ -491,6 +507,9 @@ impl LockManager {
                 waiters.pop_front();
                 self.waiting[w as usize] = None;
                 granted.push(w);
+            }
+            if waiters.is_empty() {
+                e.waiters = None;
             }
         }
         if e.holders.is_empty() && !e.has_waiters() {
@@ -552,6 +571,9 @@ impl LockManager {
             }
             if self.entry(key).map(|x| x as *const Entry) != Some(e as *const Entry) {
                 return Err(format!("{key:?}: entry {i} is not what a lookup finds"));
+            }
+            if e.waiters.as_ref().is_some_and(|w| w.is_empty()) {
+                return Err(format!("{key:?}: an empty waiter queue is kept"));
             }
             if e.holders.is_empty() && !e.has_waiters() {
                 return Err(format!("{key:?}: kept with no holder or waiter"));
