@@ -280,12 +280,28 @@ pub fn fetch(
     now: SimTime,
     count: bool,
 ) -> Result<Fetch> {
+    fetch_for(core, strat, c, page, None, now, count)
+}
+
+/// `fetch` for an access to record `slot` of `page` (`None`: the whole page): the strategy
+/// sees the slot on a miss (`Strategy::read_page_for`) and on a hit (`Strategy::on_hit`),
+/// so record-level PCMLogging can serve a record from PCM (§3.3).
+pub fn fetch_for(
+    core: &mut Core,
+    strat: &mut dyn Strategy,
+    c: u32,
+    page: PageNo,
+    slot: Option<u16>,
+    now: SimTime,
+    count: bool,
+) -> Result<Fetch> {
     if let Some(f) = core.pool.find(page) {
         core.pool.touch(f);
         if count {
             core.stats.buffer_hits += 1;
         }
-        return Ok(Fetch::Ready(f, now.max(core.pool.frame(f).ready_at)));
+        let ready = now.max(core.pool.frame(f).ready_at);
+        return Ok(Fetch::Ready(f, strat.on_hit(core, f, slot, ready)?));
     }
     if count {
         core.stats.buffer_misses += 1;
@@ -324,7 +340,7 @@ pub fn fetch(
             }
         },
     };
-    ready = ready.max(strat.read_page(core, page, now)?);
+    ready = ready.max(strat.read_page_for(core, page, slot, now)?);
     let f = core.pool.install(Frame::unbuilt(page, from, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
@@ -715,8 +731,16 @@ impl Engine {
             let page = self.core.layout.page_of(op.rid());
             let count = !self.clients[c as usize].retry;
             self.clients[c as usize].retry = false;
-            let (f, ready) = match fetch(&mut self.core, self.strat.as_mut(), c, page, now, count)?
-            {
+            let slot = Some(op.rid().slot);
+            let (f, ready) = match fetch_for(
+                &mut self.core,
+                self.strat.as_mut(),
+                c,
+                page,
+                slot,
+                now,
+                count,
+            )? {
                 Fetch::NoRoom => {
                     if self
                         .clients
