@@ -1147,7 +1147,7 @@ mod tests {
                 destage_interval_ns: 100_000_000,
             },
             pcm,
-            Disk::new(DiskKind::Ssd),
+            Disk::new(media::disk::DiskKind::Ssd),
             Arc::new(|p| vec![p * 100; 4]),
         )
         .unwrap()
