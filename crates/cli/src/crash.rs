@@ -869,7 +869,10 @@ fn host_cells() -> Vec<Cell> {
                 }
             }
         }
-        if matches!(s, "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging") {
+        if matches!(
+            s,
+            "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
+        ) {
             cells.push((s, "none", "out-of-place", Some(host::external::EMULATED)));
         }
     }

@@ -114,9 +114,8 @@ pub fn open(cfg: &HostConfig, core: &mut Core) -> Result<Disk> {
     if !matches!(kind, DiskKind::Emulated { .. }) {
         return Ok(Disk::new(kind));
     }
-    let mut placeholder = Device::in_memory(&placeholder_config()).map_err(|e| {
-        HostError::Stuck(format!("internal: building the placeholder device: {e}"))
-    })?;
+    let mut placeholder = Device::in_memory(&placeholder_config())
+        .map_err(|e| HostError::Stuck(format!("internal: building the placeholder device: {e}")))?;
     if core.device.core.nand.log().is_some() {
         // Strategies ask the engine's device whether the run is recorded.
         placeholder.core.nand.enable_log();

@@ -547,8 +547,7 @@ pub fn check(
                     })
                     .collect();
                 // Drawn after the PCM fates, so a run without flash keeps its schedules.
-                let persisted: Vec<usize> =
-                    fin.iter().copied().filter(|_| r.chance(0.5)).collect();
+                let persisted: Vec<usize> = fin.iter().copied().filter(|_| r.chance(0.5)).collect();
                 let rest: Vec<usize> = fin
                     .iter()
                     .copied()
@@ -622,8 +621,10 @@ pub fn check(
             }
         };
         // The disk image of the previous flash fate, reused while it repeats.
-        let mut cached: Option<(FlashFate, std::result::Result<BTreeMap<u64, Vec<u64>>, String>)> =
-            None;
+        let mut cached: Option<(
+            FlashFate,
+            std::result::Result<BTreeMap<u64, Vec<u64>>, String>,
+        )> = None;
         for (k, combo, ffate) in states {
             if only.is_some_and(|o| o != k) {
                 continue;
@@ -637,9 +638,10 @@ pub fn check(
                                 .map(|(d, _)| d);
                             cached = Some((ffate.clone(), d));
                         }
-                        cached.as_ref().map(|(_, d)| d.clone()).unwrap_or_else(|| {
-                            Err("internal: no flash image".into())
-                        })
+                        cached
+                            .as_ref()
+                            .map(|(_, d)| d.clone())
+                            .unwrap_or_else(|| Err("internal: no flash image".into()))
                     }
                     _ => Ok(disk.clone()),
                 };

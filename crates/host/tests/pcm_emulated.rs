@@ -34,7 +34,10 @@ fn exhaustive(s: &str) {
     let k = &rec.metrics.strategy_counters;
     let tier = rec.tier.as_ref().unwrap();
     let flash = tier.disk_ops.flash.as_ref().expect("a flash log");
-    assert!(k["disk_writes"] > 0 && k["ext_flash_programs"] > 0, "{s}: {k:?}");
+    assert!(
+        k["disk_writes"] > 0 && k["ext_flash_programs"] > 0,
+        "{s}: {k:?}"
+    );
     assert!(!flash.ops.is_empty(), "{s}");
     assert_eq!(k["ext_readback_mismatches"], 0, "{s}");
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 10 }, 1, None).unwrap();

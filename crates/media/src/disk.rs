@@ -32,7 +32,10 @@ pub enum DiskKind {
     /// commitlab's emulated SSD (`host::external`). The latencies are the nominal ones of an
     /// unloaded device (`DiskKind::emulated`), for the models that need one number (the
     /// adaptive destager's μ_max, recovery-time estimates); runs take the device's own.
-    Emulated { read_ns: u64, write_ns: u64 },
+    Emulated {
+        read_ns: u64,
+        write_ns: u64,
+    },
 }
 
 impl DiskKind {

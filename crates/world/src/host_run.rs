@@ -106,10 +106,8 @@ pub const HOST_CRASH_LARGER: &[&str] = &[
 /// The `--set`s of the PCM strategies' cells over the emulated SSD as external store
 /// (`host::external`): the store, and 10 blocks per plane so GC runs (and erases) during
 /// the tiny run (`host/tests/pcm_emulated.rs` checks the same configuration).
-pub const HOST_CRASH_EMULATED: &[&str] = &[
-    "host.pcm.external=\"emulated\"",
-    "nand.blocks_per_plane=10",
-];
+pub const HOST_CRASH_EMULATED: &[&str] =
+    &["host.pcm.external=\"emulated\"", "nand.blocks_per_plane=10"];
 
 /// Records a host run for the crash checker.
 pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
@@ -180,7 +178,10 @@ mod tests {
             let m = run_host(&c).unwrap();
             let k = &m.strategy_counters;
             assert!(m.txns_committed > 0, "{s}");
-            assert!(k["disk_reads"] > 0 && k["ext_flash_reads"] > 0, "{s}: {k:?}");
+            assert!(
+                k["disk_reads"] > 0 && k["ext_flash_reads"] > 0,
+                "{s}: {k:?}"
+            );
             assert_eq!(k["ext_unmapped_page_reads"], 0, "{s}: {k:?}");
             assert_eq!(k["ext_readback_mismatches"], 0, "{s}: {k:?}");
             let again = run_host(&c).unwrap();

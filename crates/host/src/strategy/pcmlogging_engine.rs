@@ -133,9 +133,11 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         fault_early_relocation_switch: s.fault_early_relocation_switch,
         ..PcmLogConfig::default()
     };
-    let mut pl = PcmLogging::format(lcfg, pcm, crate::external::open(cfg, core)?).map_err(|e| HostError::Config {
-        key: "host.pcm".into(),
-        reason: e,
+    let mut pl = PcmLogging::format(lcfg, pcm, crate::external::open(cfg, core)?).map_err(|e| {
+        HostError::Config {
+            key: "host.pcm".into(),
+            reason: e,
+        }
     })?;
     let layout = core.layout.clone();
     pl.set_initial_page(Arc::new(move |p| layout.initial_page(PageNo(p))));
