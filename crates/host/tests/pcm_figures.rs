@@ -5,7 +5,8 @@
 use commitlab_host as host;
 use host::check;
 
-/// A small TPC-C on the HDD with a PCM small enough that pages reach the disk.
+/// A small TPC-C on the HDD with a PCM small enough that pages reach the disk (the sizes of
+/// tests/wal_pcm.rs).
 fn hdd_tpcc(strategy: &str) -> (host::HostConfig, ssd::DeviceConfig) {
     let (mut h, mut d) = check::tiny_config(strategy, "none");
     h.workload = "tpcc".into();
@@ -14,8 +15,11 @@ fn hdd_tpcc(strategy: &str) -> (host::HostConfig, ssd::DeviceConfig) {
     h.tpcc.items = 50;
     h.tpcc.max_txns = 200;
     h.transactions = 120;
-    h.pcm.pcm_bytes = 131072;
-    h.pcm.dram_bytes = 73728;
+    h.page_bytes = 8192;
+    h.log_pages = 64;
+    h.pcm.pcm_bytes = if strategy == "wal-pcm" { 8 * 8192 } else { 16 * 8192 };
+    h.pcm.dram_bytes = 8 * 8192 + 8192;
+    h.pcm.checkpoint_interval_ms = 20;
     h.pcm.external = "hdd".into();
     d.nand.blocks_per_plane = 64;
     (h, d)
@@ -45,12 +49,12 @@ fn wal_baselines_count_dirty_records_per_written_page() {
 }
 
 /// The wear figures (Fig. 11) are exported by every strategy that writes PCM, and are
-/// consistent: mean ≤ worst 5 % ≤ worst 1 % ≤ max, and the mean is the line writes over
-/// the units.
+/// consistent: 0 < mean ≤ worst 5 % ≤ worst 1 % ≤ max (the figures themselves are checked by
+/// hand in media::pcm's tests). Each strategy's tiny configuration (`check::tiny_config`).
 #[test]
 fn every_pcm_strategy_exports_wear_figures() {
     for s in ["pcmlogging", "pcmlogging-page", "wal-pcm", "scmlogging"] {
-        let (h, d) = hdd_tpcc(s);
+        let (h, d) = check::tiny_config(s, "none");
         let k = check::record(&h, &d, 3).unwrap().metrics.strategy_counters;
         let g = |n: &str| *k.get(n).unwrap_or_else(|| panic!("{s}: no {n}"));
         let (mean, w5, w1, max) = (
@@ -65,11 +69,5 @@ fn every_pcm_strategy_exports_wear_figures() {
         );
         assert!(mean > 0 && mean <= w5 && w5 <= w1 && w1 <= max, "{s}");
         assert!(g("pcm_wear_variance_x100") > 0, "{s}");
-        let units = g("pcm_bytes") / u64::from(h.pcm.unit_bytes);
-        let want = g("pcm_line_writes") as f64 * 100.0 / units as f64;
-        assert!(
-            (mean as f64 - want).abs() <= 1.0,
-            "{s}: mean {mean} vs {want}"
-        );
     }
 }
