@@ -98,9 +98,12 @@ impl Plan {
                 transactions: 20_000,
                 other_transactions: 10_000,
                 clients: 50,
-                client_sweep: vec![10, 30, 50, 70],
+                // Fig. 9 compares the ends of the sweep (50 is the shared default point).
+                client_sweep: vec![10, 50, 70],
                 pcm_mb: vec![32, 64, 96, 128, 160],
-                side_mb: vec![32, 64, 96, 128, 160],
+                // Figs. 12, 13, 15 at both ends and the default of Fig. 7's range, to keep
+                // the full run near 40 CPU-minutes (DECISIONS.md "pcmfigs").
+                side_mb: vec![32, 128, 160],
                 tatp_subscribers: 100_000,
                 large_warehouses: 20,
                 large_transactions: 10_000,
