@@ -56,6 +56,9 @@ pub(crate) struct Plan {
     pub transactions: u64,
     /// Fig. 15 (SSD, SD card) and Fig. 13 (TATP) points.
     pub other_transactions: u64,
+    /// Fig. 10's short / long points: warm-up and measured transactions of one class.
+    pub size_warmup: u64,
+    pub size_transactions: u64,
     pub clients: u32,
     /// Fig. 9's client counts.
     pub client_sweep: Vec<u32>,
@@ -67,6 +70,17 @@ pub(crate) struct Plan {
     /// Fig. 14: warehouses of the large TPC-C (0: not run).
     pub large_warehouses: u32,
     pub large_transactions: u64,
+}
+
+impl Plan {
+    /// The warm-up of a point: Fig. 10's size-filtered points have their own.
+    fn warmup_of(&self, size_filtered: bool) -> u64 {
+        if size_filtered {
+            self.size_warmup
+        } else {
+            self.warmup
+        }
+    }
 }
 
 /// The default PCM size (§6.1: 128 MB), at which single-size figures run.
@@ -82,6 +96,10 @@ impl Plan {
                 warmup: 2_500,
                 transactions: 1_500,
                 other_transactions: 1_500,
+                // Shorter than the other points' (2,500 + 1,500) to keep quick mode near
+                // 3 CPU-minutes: a long-transaction PCMLogging run is the costliest point.
+                size_warmup: 1_000,
+                size_transactions: 1_000,
                 clients: 50,
                 client_sweep: vec![10, 50],
                 pcm_mb: vec![32, 128, 160],
@@ -100,6 +118,8 @@ impl Plan {
                 warmup: 10_000,
                 transactions: 10_000,
                 other_transactions: 5_000,
+                size_warmup: 10_000,
+                size_transactions: 5_000,
                 clients: 50,
                 // Fig. 9 compares the ends of the sweep (50 is the shared default point).
                 client_sweep: vec![10, 50, 70],
@@ -204,14 +224,17 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32) -> Result<Config, Strin
     h.clients = pt.clients;
     let txns = if pt.large {
         plan.large_transactions
-    } else if pt.workload == "tatp" || pt.external != "hdd" || pt.size != Size::All {
+    } else if pt.size != Size::All {
+        plan.size_transactions
+    } else if pt.workload == "tatp" || pt.external != "hdd" {
         plan.other_transactions
     } else {
         plan.transactions
     };
+    let warmup = plan.warmup_of(pt.size != Size::All);
     // The warm-up run stops after `warmup`; this one runs `warmup + txns` (module docs).
-    h.transactions = plan.warmup + txns;
-    h.tpcc.max_txns = plan.warmup + txns;
+    h.transactions = warmup + txns;
+    h.tpcc.max_txns = warmup + txns;
     h.tpcc.warehouses = if pt.large {
         plan.large_warehouses
     } else {
@@ -546,7 +569,10 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     }
     let cfg_of: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
     progress.plan(jobs.len());
-    let r = run_each(jobs, progress, |c| host_point(c, plan.warmup));
+    let r = run_each(jobs, progress, |c| {
+        let filtered = c.host.tpcc.min_pages_written > 0 || c.host.tpcc.max_pages_written > 0;
+        host_point(c, plan.warmup_of(filtered))
+    });
     let x = Pts { pts, r };
 
     let mut out = Output::default();
@@ -962,7 +988,7 @@ fn fig10(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         ));
     }
     let detail = detail.join("; ");
-    let note = format!("The paper split its PostgreSQL trace by m, the pages a transaction updates; here the engine's TPC-C mix is drawn and only transactions of one class are run, through the TPC-C source's size filter (host.tpcc.max_pages_written = {SHORT_PAGES} for short, min_pages_written = {} for long; m counts the distinct DB pages of a transaction's updates, inserts and deletes, index pages included) — the mechanism of Flag Commit's Fig. 18. Short ones are mostly Payment, Order-Status and Stock-Level (read-only, m = 0), long ones mostly New-Order and Delivery. 128 MB of PCM (scaled), HDD, {} measured transactions after a warm-up of {} of the same class. {CAUSES}", SHORT_PAGES + 1, plan.other_transactions, plan.warmup);
+    let note = format!("The paper split its PostgreSQL trace by m, the pages a transaction updates; here the engine's TPC-C mix is drawn and only transactions of one class are run, through the TPC-C source's size filter (host.tpcc.max_pages_written = {SHORT_PAGES} for short, min_pages_written = {} for long; m counts the distinct DB pages of a transaction's updates, inserts and deletes, index pages included) — the mechanism of Flag Commit's Fig. 18. Short ones are mostly Payment, Order-Status and Stock-Level (read-only, m = 0), long ones mostly New-Order and Delivery. 128 MB of PCM (scaled), HDD, {} measured transactions after a warm-up of {} of the same class (short transactions update little: PCMLogging's destaged pages in the CSV show whether PCM filled). {CAUSES}", SHORT_PAGES + 1, plan.size_transactions, plan.size_warmup);
     for (i, (id, paper, name)) in [
         ("short", 0.155, "short (m ≤ 10)"),
         ("long", 0.877, "long (m > 10)"),
@@ -1447,6 +1473,8 @@ mod tests {
             warmup: 40,
             transactions: 100,
             other_transactions: 80,
+            size_warmup: 30,
+            size_transactions: 60,
             clients: 8,
             client_sweep: vec![2, 8],
             pcm_mb: vec![64, 128],
@@ -1528,16 +1556,17 @@ mod tests {
         for l in pts.lines().skip(1) {
             let f: Vec<&str> = l.split(',').collect();
             let n = |c: &str| f[col(c)].parse::<u64>().unwrap();
-            let want = if f[col("external")] != "hdd"
-                || f[col("workload")] == "tatp"
-                || f[col("txn_size")] != "all"
-            {
+            let sized = f[col("txn_size")] != "all";
+            let want = if sized {
+                plan.size_transactions
+            } else if f[col("external")] != "hdd" || f[col("workload")] == "tatp" {
                 plan.other_transactions
             } else {
                 plan.transactions
             };
+            let warmup = plan.warmup_of(sized);
             let (w, c) = (n("warmup_committed"), n("committed"));
-            assert!(w * 10 >= plan.warmup * 9 && w <= plan.warmup, "{l}");
+            assert!(w * 10 >= warmup * 9 && w <= warmup, "{l}");
             assert!(
                 c * 10 >= want * 8 && c <= want + u64::from(plan.clients),
                 "{l}"
