@@ -26,10 +26,15 @@
 //! The flash device of the world is built (the configuration requires one large enough for
 //! the database) but unused: the PCM strategies keep their data on the external disk.
 //!
-//! What it does not do: tune anything toward the paper; split TPC-C into short and long
-//! sub-traces (Fig. 10); report the worst 5 % of PCM units or the variance (the strategy
-//! exports only the worst 1 % mean and the maximum); count dirty records per written page
-//! for the WAL schemes (Fig. 8b).
+//! Fig. 10's short and long transactions are separate points run through the TPC-C
+//! source's size filter (`host.tpcc.max_pages_written` / `min_pages_written`); Fig. 8b's
+//! dirty records per written page come from PCMLogging's destage counters and the WAL
+//! schemes' `disk_dirty_records`; Fig. 11's wear figures (mean, worst 1 % / 5 %, variance)
+//! from `media::pcm::WearFigures`, exported by every strategy that writes PCM.
+//!
+//! What it does not do: tune anything toward the paper; replay the paper's PostgreSQL
+//! traces (the engine's TPC-C and TATP stand in); run the paper's 100,000 transactions per
+//! point (DECISIONS.md "pcmrepro", "pcmfigs").
 
 use crate::runner::{run_each, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict};
