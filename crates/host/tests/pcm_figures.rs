@@ -17,7 +17,11 @@ fn hdd_tpcc(strategy: &str) -> (host::HostConfig, ssd::DeviceConfig) {
     h.transactions = 120;
     h.page_bytes = 8192;
     h.log_pages = 64;
-    h.pcm.pcm_bytes = if strategy == "wal-pcm" { 8 * 8192 } else { 16 * 8192 };
+    h.pcm.pcm_bytes = if strategy == "wal-pcm" {
+        8 * 8192
+    } else {
+        16 * 8192
+    };
     h.pcm.dram_bytes = 8 * 8192 + 8192;
     h.pcm.checkpoint_interval_ms = 20;
     h.pcm.external = "hdd".into();

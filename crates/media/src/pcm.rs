@@ -138,13 +138,25 @@ impl WearFigures {
     /// strategies that write PCM to export beside their own counters (Fig. 11: mean writes
     /// per unit, worst 1 % and 5 %, variance; the total traffic is `pcm_line_writes`).
     pub fn counters(&self) -> [(&'static str, u64); 5] {
+        self.counters_named([
+            "pcm_wear_mean_x100",
+            "pcm_wear_worst_1pct_x100",
+            "pcm_wear_worst_5pct_x100",
+            "pcm_wear_variance_x100",
+            "pcm_wear_max_unit_writes",
+        ])
+    }
+
+    /// The same figures under other names (mean, worst 1 %, worst 5 %, variance, max), e.g.
+    /// for a part of PCM.
+    pub fn counters_named(&self, names: [&'static str; 5]) -> [(&'static str, u64); 5] {
         let x100 = |v: f64| (v * 100.0).round() as u64;
         [
-            ("pcm_wear_mean_x100", x100(self.mean_writes_per_unit)),
-            ("pcm_wear_worst_1pct_x100", x100(self.worst_1pct_mean)),
-            ("pcm_wear_worst_5pct_x100", x100(self.worst_5pct_mean)),
-            ("pcm_wear_variance_x100", x100(self.variance)),
-            ("pcm_wear_max_unit_writes", u64::from(self.max_unit_writes)),
+            (names[0], x100(self.mean_writes_per_unit)),
+            (names[1], x100(self.worst_1pct_mean)),
+            (names[2], x100(self.worst_5pct_mean)),
+            (names[3], x100(self.variance)),
+            (names[4], u64::from(self.max_unit_writes)),
         ]
     }
 }

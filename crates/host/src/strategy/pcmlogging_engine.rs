@@ -242,6 +242,7 @@ impl Strategy for PcmLoggingStrategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let k = self.core.counters();
         let w = self.core.pcm.wear();
+        let r = self.core.record_wear(); // the record units alone (Algorithm 4's domain)
         [
             ("pcm_records_flushed", k.records_flushed),
             ("pcm_commits", k.commits),
@@ -263,6 +264,13 @@ impl Strategy for PcmLoggingStrategy {
         ]
         .into_iter()
         .chain(w.counters()) // Fig. 11: mean, worst 1 % / 5 %, variance, max
+        .chain(r.counters_named([
+            "pcm_record_wear_mean_x100",
+            "pcm_record_wear_worst_1pct_x100",
+            "pcm_record_wear_worst_5pct_x100",
+            "pcm_record_wear_variance_x100",
+            "pcm_record_wear_max_unit_writes",
+        ]))
         .chain(super::pcm_destage::counters(
             &self.core.destage_series,
             self.core.adaptive.as_ref(),
