@@ -129,6 +129,36 @@ pub struct WearFigures {
     pub worst_5pct_mean: f64,
     pub variance: f64,
     pub total_line_writes: u64,
+    /// Writes of the most-written unit.
+    pub max_unit_writes: u32,
+}
+
+impl WearFigures {
+    /// The figures as integer report counters (fractions ×100), one name each, for the
+    /// strategies that write PCM to export beside their own counters (Fig. 11: mean writes
+    /// per unit, worst 1 % and 5 %, variance; the total traffic is `pcm_line_writes`).
+    pub fn counters(&self) -> [(&'static str, u64); 5] {
+        self.counters_named([
+            "pcm_wear_mean_x100",
+            "pcm_wear_worst_1pct_x100",
+            "pcm_wear_worst_5pct_x100",
+            "pcm_wear_variance_x100",
+            "pcm_wear_max_unit_writes",
+        ])
+    }
+
+    /// The same figures under other names (mean, worst 1 %, worst 5 %, variance, max), e.g.
+    /// for a part of PCM.
+    pub fn counters_named(&self, names: [&'static str; 5]) -> [(&'static str, u64); 5] {
+        let x100 = |v: f64| (v * 100.0).round() as u64;
+        [
+            (names[0], x100(self.mean_writes_per_unit)),
+            (names[1], x100(self.worst_1pct_mean)),
+            (names[2], x100(self.worst_5pct_mean)),
+            (names[3], x100(self.variance)),
+            (names[4], u64::from(self.max_unit_writes)),
+        ]
+    }
 }
 
 pub struct Pcm {
@@ -330,6 +360,7 @@ impl Pcm {
             worst_1pct_mean: top(1),
             worst_5pct_mean: top(5),
             variance: var,
+            max_unit_writes: v[0],
             total_line_writes: if range.len() == self.unit_writes.len() {
                 self.counters.line_writes
             } else {
@@ -434,6 +465,16 @@ mod tests {
             + (1.0f64 - 0.04).powi(2) / 100.0
             + 98.0 * 0.04f64.powi(2) / 100.0;
         assert!((w.variance - var).abs() < 1e-12);
+        assert_eq!(w.max_unit_writes, 3);
+        let c = w.counters();
+        assert_eq!(c[0], ("pcm_wear_mean_x100", 4));
+        assert_eq!(c[1], ("pcm_wear_worst_1pct_x100", 300));
+        assert_eq!(c[2], ("pcm_wear_worst_5pct_x100", 80));
+        assert_eq!(
+            c[3],
+            ("pcm_wear_variance_x100", (var * 100.0).round() as u64)
+        );
+        assert_eq!(c[4], ("pcm_wear_max_unit_writes", 3));
         // Units 1..3 only: counters 1 and 0.
         let r = p.wear_of(1..3);
         assert_eq!(r.total_line_writes, 1);

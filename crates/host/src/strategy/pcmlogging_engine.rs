@@ -292,6 +292,7 @@ impl Strategy for PcmLoggingStrategy {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let k = self.core.counters();
         let w = self.core.pcm.wear();
+        let r = self.core.record_wear(); // the record units alone (Algorithm 4's domain)
         [
             ("pcm_records_flushed", k.records_flushed),
             ("pcm_commits", k.commits),
@@ -314,24 +315,16 @@ impl Strategy for PcmLoggingStrategy {
             ("buffer_frames", u64::from(self.sizes.frames)),
             ("disk_reads", self.core.disk.counters.reads),
             ("disk_writes", self.core.disk.counters.writes),
-            (
-                "pcm_wear_worst_1pct_x100",
-                (w.worst_1pct_mean * 100.0) as u64,
-            ),
-            (
-                "pcm_wear_max_unit_writes",
-                u64::from(
-                    self.core
-                        .pcm
-                        .unit_writes()
-                        .iter()
-                        .copied()
-                        .max()
-                        .unwrap_or(0),
-                ),
-            ),
         ]
         .into_iter()
+        .chain(w.counters()) // Fig. 11: mean, worst 1 % / 5 %, variance, max
+        .chain(r.counters_named([
+            "pcm_record_wear_mean_x100",
+            "pcm_record_wear_worst_1pct_x100",
+            "pcm_record_wear_worst_5pct_x100",
+            "pcm_record_wear_variance_x100",
+            "pcm_record_wear_max_unit_writes",
+        ]))
         .chain(super::pcm_destage::counters(
             &self.core.destage_series,
             self.core.adaptive.as_ref(),

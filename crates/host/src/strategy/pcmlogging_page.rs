@@ -1081,12 +1081,9 @@ impl Strategy for PcmPageStrategy {
             ("buffer_frames", u64::from(self.sizes.frames)),
             ("disk_reads", self.core.disk.counters.reads),
             ("disk_writes", self.core.disk.counters.writes),
-            (
-                "pcm_wear_worst_1pct_x100",
-                (w.worst_1pct_mean * 100.0) as u64,
-            ),
         ]
         .into_iter()
+        .chain(w.counters()) // Fig. 11: mean, worst 1 % / 5 %, variance, max
         .chain(super::pcm_destage::counters(
             &self.core.destage_series,
             self.core.adaptive.as_ref(),

@@ -496,6 +496,9 @@ struct Counters {
     disk_bypass_writes: u64,
     checkpoints: u64,
     private_undos: u64,
+    /// DB page writes to the disk, and the records they changed there (Fig. 8b).
+    disk_page_writes: u64,
+    disk_dirty_records: u64,
 }
 
 pub struct PcmWal {
@@ -893,7 +896,7 @@ impl PcmWal {
             )
             .map_err(cerr("destage read"))?;
         values.push(lsn);
-        let end = self.disk.write(page, values, t);
+        let end = self.disk_write_page(page, values, t);
         self.dirty_lru.remove(&(m.stamp, f));
         if self.fault_early_destage_free {
             // The planted bug: clean (reusable) before the disk holds the page.
@@ -1008,7 +1011,7 @@ impl PcmWal {
             Kind::ScmLogging => {
                 let mut v = values;
                 v.push(lsn);
-                self.disk.write(page.0, v, at)
+                self.disk_write_page(page.0, v, at)
             }
             // Every frame is dirty or being destaged: the page (which has no frame) goes to
             // the disk instead of waiting for a destage (one disk write either way).
@@ -1016,7 +1019,7 @@ impl PcmWal {
                 let mut v = values;
                 v.push(lsn);
                 self.k.disk_bypass_writes += 1;
-                self.disk.write(page.0, v, at)
+                self.disk_write_page(page.0, v, at)
             }
             Kind::WalPcm => {
                 let (f, from) = self.take_frame(at)?;
@@ -1045,6 +1048,26 @@ impl PcmWal {
         };
         self.data_ack = self.data_ack.max(end);
         Ok(end)
+    }
+
+    /// Writes DB page `page` (its slot values, then the page LSN) to the disk, counting the
+    /// records whose value differs from the disk's copy (or the initial page): the distinct
+    /// records updated since the page was last written, i.e. Fig. 8b's dirty records per
+    /// written page.
+    fn disk_write_page(&mut self, page: u64, v: Vec<u64>, at: SimTime) -> SimTime {
+        let new = &v[..v.len().saturating_sub(1)];
+        let changed = |old: &[u64]| {
+            (0..new.len())
+                .filter(|&i| old.get(i) != Some(&new[i]))
+                .count() as u64
+        };
+        let dirty = match self.disk.image().get(&page) {
+            Some(old) if !old.is_empty() => changed(&old[..old.len() - 1]),
+            _ => changed(&self.layout.initial_page(PageNo(page))),
+        };
+        self.k.disk_page_writes += 1;
+        self.k.disk_dirty_records += dirty;
+        self.disk.write(page, v, at)
     }
 
     /// The newest stable image of `page` and its LSN.
@@ -1398,7 +1421,7 @@ impl Strategy for PcmWal {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let k = &self.k;
-        vec![
+        [
             ("log_records", k.log_records),
             ("log_archive_writes", k.log_archive_writes),
             ("log_buffer_waits", k.log_buffer_waits),
@@ -1418,9 +1441,15 @@ impl Strategy for PcmWal {
             ("buffer_frames", u64::from(self.buffer_frames)),
             ("disk_reads", self.disk.counters.reads),
             ("disk_writes", self.disk.counters.writes),
+            ("disk_page_writes", k.disk_page_writes),
+            ("disk_dirty_records", k.disk_dirty_records),
         ]
         .into_iter()
+<<<<<<< HEAD
         .chain(self.disk.medium_counters())
+=======
+        .chain(self.pcm.wear().counters()) // Fig. 11's wear figures, for every PCM writer
+>>>>>>> pcmfigs
         .collect()
     }
 
