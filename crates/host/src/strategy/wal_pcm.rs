@@ -1445,11 +1445,8 @@ impl Strategy for PcmWal {
             ("disk_dirty_records", k.disk_dirty_records),
         ]
         .into_iter()
-<<<<<<< HEAD
         .chain(self.disk.medium_counters())
-=======
         .chain(self.pcm.wear().counters()) // Fig. 11's wear figures, for every PCM writer
->>>>>>> pcmfigs
         .collect()
     }
 
