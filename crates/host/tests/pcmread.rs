@@ -46,12 +46,10 @@ fn misses_on_pages_pcm_holds_read_no_disk_page() {
 }
 
 /// §3.3 record hits: with the engine telling the strategy which record a fetch is for
-/// (`engine::fetch_for`, docs/pcmread-engine.patch — engine.rs belongs to another branch),
-/// a miss on a record PCM holds reads no disk page and leaves the frame partial; a later
-/// access to a record PCM lacks merges the disk page then. Ignored until that patch is
-/// applied: without it the engine never names the record and `pcm_record_hits` stays 0.
+/// (`engine::fetch_for`), a miss on a record PCM holds reads no disk page and leaves the frame partial; a later
+/// access to a record PCM lacks merges the disk page then. Fails if the engine stops naming
+/// the record (`pcm_record_hits` stays 0).
 #[test]
-#[ignore]
 fn misses_on_records_pcm_holds_read_no_disk_page() {
     let (h, d) = hdd_tpcc(150);
     let rec = check::record(&h, &d, 1).unwrap();

@@ -28,10 +28,8 @@
 //! - `read_page_for` / `on_hit` (§3.3 record hits): a miss for a record PCM holds reads
 //!   PCM only and marks the frame partial; a hit on a partial frame for a record PCM lacks
 //!   reads the disk page then (the frame's `ready_at` moves to that read's end). The engine
-//!   calls these only with docs/pcmread-engine.patch applied (it names the record a fetch
-//!   is for); without it every miss is a whole-page request (`read_page`).
-//!
-//! Not here: the emulated SSD as external store.
+//!   names the record a fetch is for (`engine::fetch_for`); a fetch without one is a
+//!   whole-page request.
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
