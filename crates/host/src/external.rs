@@ -263,7 +263,12 @@ impl PageBackend for FlashStore {
         end
     }
 
-    fn write(&mut self, page: u64, data: &Arc<Vec<u64>>, now: SimTime) -> (SimTime, SimTime) {
+    fn write(
+        &mut self,
+        page: u64,
+        data: &Arc<Vec<u64>>,
+        now: SimTime,
+    ) -> std::result::Result<(SimTime, SimTime), String> {
         let first = self.first_lpn(page);
         let mut end = now;
         for k in 0..self.parts {
@@ -275,19 +280,22 @@ impl PageBackend for FlashStore {
                 l.pages.insert(page, first);
             }
             // The layout was checked against the device's size at `new`, and the `none`
-            // FTL reserves its GC space: a refusal here is a bug, not an input.
+            // FTL reserves its GC space; a device can still refuse (blocks retired when
+            // worn out, `nand.endurance`): the run then ends with that error.
             let t = self
                 .dev
                 .write_plain(Lpn(lpn), tag, now + u64::from(k))
-                .unwrap_or_else(|e| panic!("internal: the emulated SSD refused {lpn}: {e}"));
+                .map_err(|e| {
+                    format!("the emulated SSD refused disk page {page} (flash page {lpn}): {e}")
+                })?;
             self.current.insert(lpn, tag);
             end = end.max(t);
         }
         if self.fault_ack_at_issue {
             // BUG (planted): durable "now", while the programs are still in flight.
-            return (now, now);
+            return Ok((now, now));
         }
-        (now, end)
+        Ok((now, end))
     }
 
     fn set_logging(&mut self, on: bool) {

@@ -147,3 +147,21 @@ fn the_tiny_runs_write_the_flash_and_run_gc() {
     }
     assert!(gc > 0, "no GC in any tiny run");
 }
+
+/// A worn-out emulated SSD refuses writes (blocks retired at `nand.endurance`): the run ends
+/// with an error naming the store instead of a panic (`FlashStore::write` panicked before
+/// stop 17; found by reviewing the emulated store's error paths).
+#[test]
+fn a_worn_out_emulated_ssd_ends_the_run_with_an_error() {
+    let (mut h, mut d) = tiny("scmlogging");
+    d.nand.endurance = 1;
+    h.transactions = 3000;
+    let e = match check::record(&h, &d, 7) {
+        Ok(r) => panic!(
+            "the device never wore out: {:?}",
+            r.metrics.strategy_counters
+        ),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("emulated SSD refused"), "{e}");
+}

@@ -100,8 +100,13 @@ pub trait PageBackend {
     /// read completes. The backend checks that its medium holds `expect`.
     fn read(&mut self, page: u64, expect: Option<&[u64]>, now: SimTime) -> SimTime;
     /// Writes `page`; returns (start, end): when it began changing the medium and when it
-    /// is durable.
-    fn write(&mut self, page: u64, data: &Arc<Vec<u64>>, now: SimTime) -> (SimTime, SimTime);
+    /// is durable, or why the medium refused the write (e.g. a worn-out flash device).
+    fn write(
+        &mut self,
+        page: u64,
+        data: &Arc<Vec<u64>>,
+        now: SimTime,
+    ) -> Result<(SimTime, SimTime), String>;
     /// Starts or stops the operation log (`take_log`).
     fn set_logging(&mut self, on: bool);
     /// The operation log since `set_logging(true)`.
@@ -254,10 +259,10 @@ impl Disk {
     }
 
     /// Writes a page (contents change now); returns when the write completes.
-    pub fn write(&mut self, page: u64, data: Vec<u64>, now: SimTime) -> SimTime {
+    pub fn write(&mut self, page: u64, data: Vec<u64>, now: SimTime) -> Result<SimTime, String> {
         let (start, end) = match self.backend.as_mut() {
             Some(b) => {
-                let (s, e) = b.write(page, &Arc::new(data.clone()), now);
+                let (s, e) = b.write(page, &Arc::new(data.clone()), now)?;
                 self.busy_until = self.busy_until.max(e);
                 (s, e)
             }
@@ -273,7 +278,7 @@ impl Disk {
             });
         }
         self.pages.insert(page, data);
-        end
+        Ok(end)
     }
 
     /// When the disk is next idle (the emulated SSD: when everything issued is done).
@@ -289,7 +294,7 @@ mod tests {
     #[test]
     fn table_2_latencies_and_fifo_service() {
         let mut d = Disk::new(DiskKind::Hdd);
-        let t1 = d.write(3, vec![1, 2], SimTime::ZERO);
+        let t1 = d.write(3, vec![1, 2], SimTime::ZERO).unwrap();
         assert_eq!(t1, SimTime(8_200_000));
         // queued behind the write
         let (v, t2) = d.read(3, SimTime(1));
@@ -326,8 +331,8 @@ mod tests {
     fn writes_are_logged_with_their_service_interval() {
         let mut d = Disk::new(DiskKind::Ssd);
         d.set_logging(true);
-        d.write(0, vec![5], SimTime(100));
-        d.write(1, vec![6], SimTime(100));
+        d.write(0, vec![5], SimTime(100)).unwrap();
+        d.write(1, vec![6], SimTime(100)).unwrap();
         let l = d.take_log();
         assert_eq!((l[0].start, l[0].end), (SimTime(100), SimTime(50_100)));
         assert_eq!((l[1].start, l[1].end), (SimTime(50_100), SimTime(100_100)));

@@ -916,7 +916,7 @@ impl PcmLogging {
                 self.in_destage.insert(r, (u, id));
             }
         }
-        let end = self.disk.write(page, vals, t);
+        let end = self.disk.write(page, vals, t)?;
         self.destage_series.add(now, 2);
         self.pending_units += units.len() as u64;
         self.counters.destaged_pages += 1;

@@ -610,7 +610,7 @@ impl PageLogging {
             .clone();
         self.destage_ids += 1;
         let id = self.destage_ids;
-        let end = self.disk.write(page, vals, now);
+        let end = self.disk.write(page, vals, now)?;
         self.destage_series.add(now, 1);
         self.in_destage.insert(page, (s, id));
         self.pending_slots += 1;

@@ -811,7 +811,10 @@ impl PcmWal {
             });
         }
         let words = std::mem::take(&mut self.tail_words);
-        let end = self.disk.write(DISK_LOG_BASE + s % d, words, now);
+        let end = self
+            .disk
+            .write(DISK_LOG_BASE + s % d, words, now)
+            .map_err(cerr("log archive write"))?;
         // Not part of `log_ack`: the page's records are durable in PCM already, and the
         // buffer page is reused only after this write completes.
         self.archive_end[(s % self.geo.log_area_pages) as usize] = end;
@@ -896,7 +899,7 @@ impl PcmWal {
             )
             .map_err(cerr("destage read"))?;
         values.push(lsn);
-        let end = self.disk_write_page(page, values, t);
+        let end = self.disk_write_page(page, values, t)?;
         self.dirty_lru.remove(&(m.stamp, f));
         if self.fault_early_destage_free {
             // The planted bug: clean (reusable) before the disk holds the page.
@@ -1011,7 +1014,7 @@ impl PcmWal {
             Kind::ScmLogging => {
                 let mut v = values;
                 v.push(lsn);
-                self.disk_write_page(page.0, v, at)
+                self.disk_write_page(page.0, v, at)?
             }
             // Every frame is dirty or being destaged: the page (which has no frame) goes to
             // the disk instead of waiting for a destage (one disk write either way).
@@ -1019,7 +1022,7 @@ impl PcmWal {
                 let mut v = values;
                 v.push(lsn);
                 self.k.disk_bypass_writes += 1;
-                self.disk_write_page(page.0, v, at)
+                self.disk_write_page(page.0, v, at)?
             }
             Kind::WalPcm => {
                 let (f, from) = self.take_frame(at)?;
@@ -1054,7 +1057,7 @@ impl PcmWal {
     /// records whose value differs from the disk's copy (or the initial page): the distinct
     /// records updated since the page was last written, i.e. Fig. 8b's dirty records per
     /// written page.
-    fn disk_write_page(&mut self, page: u64, v: Vec<u64>, at: SimTime) -> SimTime {
+    fn disk_write_page(&mut self, page: u64, v: Vec<u64>, at: SimTime) -> Result<SimTime> {
         let new = &v[..v.len().saturating_sub(1)];
         let changed = |old: &[u64]| {
             (0..new.len())
@@ -1067,7 +1070,7 @@ impl PcmWal {
         };
         self.k.disk_page_writes += 1;
         self.k.disk_dirty_records += dirty;
-        self.disk.write(page, v, at)
+        self.disk.write(page, v, at).map_err(cerr("disk write"))
     }
 
     /// The newest stable image of `page` and its LSN.
