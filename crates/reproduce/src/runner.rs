@@ -600,6 +600,31 @@ fn take_copy(dev: Arc<Prefilled>) -> Result<Prefilled, world::WorldError> {
 mod tests {
     use super::*;
 
+    /// A small device prefilled to 80 % and aged, running `transactions` transactions of up
+    /// to 12 pages: the shared setup of the runner's identity tests.
+    fn small_aged(
+        protocol: &str,
+        aborts: f64,
+        seed: u64,
+        transactions: u64,
+        recovery: bool,
+    ) -> Config {
+        let mut cfg = Config {
+            seed,
+            ..Config::default()
+        };
+        cfg.protocol.name = protocol.into();
+        cfg.nand.blocks_per_plane = 24;
+        cfg.workload.prefill = 0.8;
+        cfg.workload.age = 0.5;
+        cfg.workload.kind = world::WorkloadKind::Txn;
+        cfg.workload.txn.transactions = transactions;
+        cfg.workload.txn.size_max = 12;
+        cfg.workload.txn.abort_ratio = aborts;
+        cfg.run.measure_recovery = recovery;
+        cfg
+    }
+
     /// Drives the scheduler as `threads` workers would, each job finishing in the order
     /// jobs started (a lead publishes its prefill and every job makes its copy as soon as
     /// it starts); returns the events and checks the budget at every start.
@@ -761,22 +786,7 @@ mod tests {
     #[test]
     fn recovery_measured_after_the_run_gives_the_runs_own_figures() {
         for protocol in ["bpcc", "lighttx"] {
-            let mk = |aborts: f64| {
-                let mut cfg = Config {
-                    seed: 3,
-                    ..Config::default()
-                };
-                cfg.protocol.name = protocol.into();
-                cfg.nand.blocks_per_plane = 24;
-                cfg.workload.prefill = 0.8;
-                cfg.workload.age = 0.5;
-                cfg.workload.kind = world::WorkloadKind::Txn;
-                cfg.workload.txn.transactions = 150;
-                cfg.workload.txn.size_max = 12;
-                cfg.workload.txn.abort_ratio = aborts;
-                cfg.run.measure_recovery = true;
-                cfg
-            };
+            let mk = |aborts: f64| small_aged(protocol, aborts, 3, 150, true);
             let direct: Vec<String> = [0.0, 0.3]
                 .iter()
                 .map(|&a| {
@@ -846,19 +856,7 @@ mod tests {
     #[test]
     fn shared_prefills_give_the_results_of_separate_ones() {
         let mk = |protocol: &str, aborts: f64, seed: u64| {
-            let mut cfg = Config {
-                seed,
-                ..Config::default()
-            };
-            cfg.protocol.name = protocol.into();
-            cfg.nand.blocks_per_plane = 24;
-            cfg.workload.prefill = 0.8;
-            cfg.workload.age = 0.5;
-            cfg.workload.kind = world::WorkloadKind::Txn;
-            cfg.workload.txn.transactions = 200;
-            cfg.workload.txn.size_max = 12;
-            cfg.workload.txn.abort_ratio = aborts;
-            cfg.run.measure_recovery = false;
+            let cfg = small_aged(protocol, aborts, seed, 200, false);
             Job {
                 label: format!("{protocol} {aborts} {seed}"),
                 cfg,
