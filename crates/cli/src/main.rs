@@ -4,6 +4,13 @@
 
 mod crash;
 
+/// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
+/// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
+/// (`_int_free`, `unlink_chunk`, `malloc_consolidate`) was about 9 % of a TPC-C run
+/// (docs/DECISIONS.md and docs/PERFORMANCE.md, section alloc). Never changes results.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;

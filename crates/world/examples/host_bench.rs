@@ -1,6 +1,10 @@
 //! The host case of `commitlab bench` alone (TPC-C, 20 warehouses, wal over none, 512
 //! frames), without the device bench's minutes:
 //! `cargo run --release -p commitlab-world --example host_bench [-- --quick] [-- --bank | --pcm]`.
+/// The same global allocator as the `commitlab` binary (docs/DECISIONS.md, section alloc).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
