@@ -47,7 +47,7 @@ const MAX_C: u32 = 3;
 const FC_VERSIONS: u64 = host::strategy::flagcommit_ex::VERSIONS as u64;
 
 /// Why §5.2's comparisons can differ here (shared by the Fig. 12-14 claims).
-const DEVICE_TX_NOTE: &str = "Likely cause of any disagreement: `device-tx` runs SCC and BPCC no-steal (its rule for their last-shadow-page requirement, DECISIONS.md), so an aborted or restarted transaction's pages never reach flash and neither protocol leaves uncommitted pages for GC — the mechanism §5.2 gives for their losses — and SCC and BPCC then issue identical I/O (the CSV shows the same numbers for both). CFC and AFC may steal, and each commit adds a flag program after the transaction's last page write; under force and page-level locks that lengthens commit and the time hot pages stay locked. The workload is the engine's own TPC-C rather than the paper's PostgreSQL trace.";
+const DEVICE_TX_NOTE: &str = "Likely cause of any disagreement: `device-tx` runs SCC and BPCC no-steal (its rule for their last-shadow-page requirement, DECISIONS.md), so an aborted or restarted transaction's pages never reach flash and neither protocol leaves uncommitted pages for GC — the mechanism §5.2 gives for their losses — and SCC and BPCC then issue identical I/O (the CSV shows the same numbers for both). CFC and AFC may steal, and each commit adds a flag program after the transaction's last page write; under force and page-level locks that lengthens commit and the time hot pages stay locked (the CSV's `commit_ms_mean` and `nand_partial_programs`: CFC's commit flags and the flag updates its GC needs, §3.2, are partial programs queued on the same planes as data programs and GC). The workload is the engine's own TPC-C rather than the paper's PostgreSQL trace.";
 
 /// The sizes one reproduction runs at.
 #[derive(Clone, Debug)]
@@ -946,7 +946,18 @@ fn fig15(out: &mut Output, max_cs: &[u32], x: &Pts) -> Result<(), String> {
     if !max_cs.contains(&2) {
         return Err("the max_c sweep must include 2".into());
     }
-    let note = "Restart ratio = engine restarts (deadlock victims, buffer-full restarts) ÷ committed transactions. max_c limits how many transactions update one DB page at a time (Algorithm 1); a transaction beyond it blocks, and blocking can close a deadlock cycle. Restarts at max_c = 2 are frequent on TPC-C's hot pages (district, warehouse, stock), and the quick scale's 4 warehouses make those pages hotter than the paper's 20, so relieving max_c can gain more here.";
+    // The note states the restart counts measured in this run, so its reading holds at
+    // every scale (at full scale restarts are a few dozen in 100,000 transactions).
+    let mut counts = Vec::new();
+    for s in ["cfc-ex", "afc-ex"] {
+        let (a, b) = (at(2, s)?, at(3, s)?);
+        counts.push(format!(
+            "{s} {} → {} restarts for {} → {} commits",
+            a.m.txns_restarted, b.m.txns_restarted, a.m.txns_committed, b.m.txns_committed
+        ));
+    }
+    let note = format!("Restart ratio = engine restarts (deadlock victims, buffer-full restarts) ÷ committed transactions. max_c limits how many transactions update one DB page at a time (Algorithm 1); a transaction beyond it blocks, and blocking can close a deadlock cycle. Measured in this run (max_c 2 → 3): {}. Where restarts are under 1 % of commits (the full scale's 20 warehouses spread TPC-C's hot district and stock pages over more pages than the quick scale's 4), a change in the ratio is a few dozen events, and the throughput gain comes from transactions blocking less at max_c, not from fewer restarts.", counts.join("; "));
+    let note = note.as_str();
     for s in ["cfc-ex", "afc-ex"] {
         let name = s.to_uppercase().replace("-EX", "_ex");
         let (a, b) = (at(2, s)?, at(3, s)?);
