@@ -3,7 +3,7 @@
 //! page tables, normal processing at the device interface, garbage collection that keeps the
 //! commit flags right, and recovery from a raw image. `cfc.rs` and `afc.rs` hold each
 //! protocol's registry entry and its correctness argument; everything that differs between
-//! them is a `match` on [`Variant`] here. Both headers name this module.
+//! them is a `match` on [`Variant`] in this module. Both headers name this module.
 //!
 //! What is in here, and the paper sections it follows:
 //! - [`PageMeta`]: the OOB layout (byte by byte in `cfc.rs`), shared by both protocols;
