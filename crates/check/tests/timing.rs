@@ -13,7 +13,7 @@ use common::*;
 /// channel=553,erase=3573190,jitter=178567,think=1666 --state 1783`. With long, jittery
 /// erases GC's erase of block 15 starts while the erase of block 3 is still in flight; a
 /// crash that keeps the second and loses the first reads lpn 51 unmapped although
-/// transaction #14, which wrote it, was acked. Cause: `flagchain.rs` ordered the second erase
+/// transaction #14, which wrote it, was acked. Cause: `flagchain/` ordered the second erase
 /// after the first by a bound on its end that left out the NAND jitter (`erase_end`), so the
 /// first could still be in flight; fixed there (the bound adds `jitter_ns`).
 const CFC_ERASE_OVERLAP: &str = "channel=553,erase=3573190,jitter=178567,think=1666";

@@ -1,6 +1,6 @@
 //! `afc`: abort-based flag commit (Flag Commit, On et al., §3.2), a device-level commit
 //! protocol. The machinery it shares with `cfc` (page format, chains, tables, GC hooks,
-//! recovery) is in `flagchain.rs`; this file holds its registry entry and its argument. The
+//! recovery) is in `flagchain/`; this file holds its registry entry and its argument. The
 //! decisions common to both (Version #, Ord, mapping at write time, reads, plain writes,
 //! isolation) are written down in `cfc.rs`.
 //!

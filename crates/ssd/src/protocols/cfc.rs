@@ -1,6 +1,6 @@
 //! `cfc`: commit-based flag commit (Flag Commit, On et al., §3.1), a device-level commit
 //! protocol. The machinery it shares with `afc` (page format, chains, tables, GC hooks,
-//! recovery) is in `flagchain.rs`; this file holds its registry entry and its argument.
+//! recovery) is in `flagchain/`; this file holds its registry entry and its argument.
 //!
 //! Every WRITE of a transaction programs a *shadow page* at once (the paper's write-through
 //! exposition, §3). Its OOB records the logical page, a version, the transaction's XID, a

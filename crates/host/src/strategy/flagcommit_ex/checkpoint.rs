@@ -3,7 +3,8 @@
 //! after. Rules and the crash argument: `mod.rs` ("Fuzzy checkpoint", "Crash in a
 //! checkpoint").
 
-use super::{Fault, FcTag, FlagCommitEx};
+use super::layout::FcTag;
+use super::{Fault, FlagCommitEx};
 use crate::data::{PageNo, TagContent};
 use crate::engine::Core;
 use crate::Result;

@@ -2,8 +2,10 @@
 //! the redo log after the checkpoint and from the commit flags in the version slots, then per
 //! record the highest-usn committed candidate over the complete versions and the redo log.
 
-use super::versions::{flag_place, flag_true, VersionTag};
-use super::{log_lpn, slots_base, version_lpn, FcTag, Redo, Variant, VERSIONS};
+use super::layout::{
+    flag_place, flag_true, log_lpn, slots_base, version_lpn, FcTag, Redo, VersionTag,
+};
+use super::{Variant, VERSIONS};
 use crate::data::{PageNo, TagContent};
 use crate::engine::data_lpns;
 use crate::strategy::{RecoverCtx, RecoveredDb};

@@ -1,71 +1,18 @@
-//! Page versions of `cfc-ex` / `afc-ex`: writing one (pending records, nodes with Link, Back),
-//! programming commit flags into the record area, and the §4.3 reclaim rules with the
-//! CFC / AFC flag moves. Layout and correctness argument: `mod.rs`.
+//! Page versions of `cfc-ex` / `afc-ex`: writing one (pending records, nodes with Link, Back;
+//! Algorithm 1 line 7), restoring invalid records into it first (Algorithm 2 line 4), and
+//! programming commit flags into the record area. The reclaim rules that free a slot for it
+//! are in `gc.rs`; layout and correctness argument: `mod.rs`.
 
-use super::{version_lpn, Fault, FcTag, FlagCommitEx, NodeRef, Status, Variant, Version, VERSIONS};
+use super::layout::{flag_place, version_lpn, FcTag, NodeTag, RecTag, VersionTag};
+use super::tables::{NodeRef, Status, Version};
+use super::{FlagCommitEx, Variant};
 use crate::data::{PageImage, PageNo, TagContent};
 use crate::engine::Core;
 use crate::{HostError, Result};
 use sim::{SimTime, TxnId};
 use std::sync::Arc;
 
-/// What a version holds (the tag model of its data area, `mod.rs` byte layout).
-#[derive(Clone, Debug)]
-pub struct VersionTag {
-    pub page: PageNo,
-    pub slot: u8,
-    pub vno: u64,
-    /// The previous version (slot, version number): §4.3's Back link.
-    pub back: Option<(u8, u64)>,
-    pub nodes: Vec<NodeTag>,
-    /// One entry per DB slot of the page.
-    pub records: Vec<RecTag>,
-}
-
-/// A transaction's metadata in a version: ⟨XID, Link⟩ and its initial flag (AFC).
-#[derive(Clone, Debug)]
-pub struct NodeTag {
-    pub xid: TxnId,
-    /// The transaction's previous node: (page, version slot, version number).
-    pub link: Option<(PageNo, u8, u64)>,
-    /// AFC: written TRUE (`10`) rather than FALSE (`11`). CFC: always false.
-    pub init_true: bool,
-}
-
-/// One record of a version: its committed value (None: invalid, see Back) and a pending
-/// record ⟨node index, value, usn⟩.
-#[derive(Clone, Copy, Debug)]
-pub struct RecTag {
-    pub committed: Option<(u64, u64)>,
-    pub pending: Option<(u8, u64, u64)>,
-}
-
-/// A node's flag as read: the record-area byte (0xFF if never programmed).
-pub fn flag_true(variant: Variant, init_true: bool, byte: u8) -> bool {
-    match variant {
-        Variant::Cfc => byte != 0xFF,
-        Variant::Afc => {
-            let init = if init_true { 0b10 } else { 0b11 };
-            init & byte & 0b11 == 0b10
-        }
-    }
-}
-
-/// Where node `i`'s flag lives: (part, byte offset in the part's record area).
-pub fn flag_place(parts: u32, i: usize) -> (u32, u32) {
-    let parts = parts.max(1) as usize;
-    ((i % parts) as u32, (i / parts) as u32)
-}
-
 impl FlagCommitEx {
-    pub(super) fn version(&self, n: &NodeRef) -> Option<&Version> {
-        self.meta
-            .get(&n.0)?
-            .versions
-            .iter()
-            .find(|v| v.slot == n.1 && v.vno == n.2)
-    }
-
     /// Programs node `n`'s flag with `byte` at `start` or later (its version's write
     /// complete). Returns the program's completion, or None when the node is gone or already
     /// programmed.
@@ -107,173 +54,6 @@ impl FlagCommitEx {
         Ok(Some(t))
     }
 
-    /// The effective flag of a node as the device will hold it once programs complete.
-    fn node_true(&self, v: &Version, i: usize) -> bool {
-        let byte = match (v.flags[i], v.marks[i], self.variant) {
-            (None, ..) => 0xFF,
-            (Some(_), _, Variant::Cfc) => 0x00,
-            (Some(_), true, Variant::Afc) => 0xFC,
-            (Some(_), false, Variant::Afc) => 0xFE,
-        };
-        flag_true(self.variant, v.tag.nodes[i].init_true, byte)
-    }
-
-    /// The best committed candidate usn a version offers for DB slot `s` (None: nothing).
-    fn offers(&self, v: &Version, s: usize, now: SimTime) -> Option<u64> {
-        let r = v.tag.records[s];
-        let mut best = r.committed.map(|c| c.1);
-        if let Some((ni, _, u)) = r.pending {
-            if self.committed_by(v.tag.nodes[ni as usize].xid, now) {
-                best = Some(best.map_or(u, |b| b.max(u)));
-            }
-        }
-        best
-    }
-
-    /// §4.3: may version `idx` of `page` be reclaimed at `now`? (Rules in `mod.rs`.)
-    fn reclaimable(&self, page: PageNo, idx: usize, now: SimTime) -> bool {
-        let Some(m) = self.meta.get(&page) else {
-            return false;
-        };
-        let v = &m.versions[idx];
-        if !v.settled(now) {
-            return false;
-        }
-        for (i, n) in v.tag.nodes.iter().enumerate() {
-            match self.txns.get(&n.xid).map(|t| t.status) {
-                Some(Status::Committed(a)) if a <= now => {}
-                Some(Status::Aborted) => {
-                    if self.variant == Variant::Afc
-                        && self.fault != Fault::AfcNoFalseMove
-                        && !self.node_true(v, i)
-                    {
-                        // The last node of an aborted transaction: only once every earlier
-                        // overwrite of its nodes is complete.
-                        let t = &self.txns[&n.xid];
-                        if t.nodes.len() == 1 && t.gone_ack > now {
-                            return false;
-                        }
-                    }
-                }
-                // Active, commit in flight, or unknown (cannot happen for a live node).
-                _ => return false,
-            }
-        }
-        if self.fault == Fault::NoCover {
-            return true;
-        }
-        for s in 0..v.tag.records.len() {
-            let Some(u) = self.offers(v, s, now) else {
-                continue;
-            };
-            if u == 0 {
-                continue; // the loaded value, which recovery assumes by default
-            }
-            let covered = m.versions[idx + 1..]
-                .iter()
-                .filter(|w| w.settled(now))
-                .any(|w| self.offers(w, s, now).is_some_and(|x| x >= u));
-            if !covered {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// A version slot for a new version of `page` at `now`: a free one, else the oldest
-    /// reclaimable one.
-    fn pick_slot(&self, page: PageNo, now: SimTime) -> Option<(u8, Option<usize>)> {
-        let Some(m) = self.meta.get(&page) else {
-            return Some((0, None));
-        };
-        if let Some(s) = (0..VERSIONS).find(|s| m.versions.iter().all(|v| v.slot != *s)) {
-            return Some((s, None));
-        }
-        (0..m.versions.len())
-            .find(|i| self.reclaimable(page, *i, now))
-            .map(|i| (m.versions[i].slot, Some(i)))
-    }
-
-    pub(super) fn has_room(&self, page: PageNo, now: SimTime) -> bool {
-        self.pick_slot(page, now).is_some()
-    }
-
-    /// Reclaims version `idx` of `page` (flag moves first); returns when the slot may be
-    /// overwritten.
-    fn reclaim(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        idx: usize,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        let v = self.meta[&page].versions[idx].clone();
-        let mut ready = now;
-        for (i, n) in v.tag.nodes.iter().enumerate() {
-            let me: NodeRef = (page, v.slot, v.vno, i);
-            let status = self.txns.get(&n.xid).map(|t| t.status);
-            match (self.variant, status) {
-                // §3.1.2 cases 1 and 2: the node this one links to gets a TRUE flag.
-                (Variant::Cfc, Some(Status::Committed(_))) if self.fault != Fault::SkipFlagMove => {
-                    if let Some((p, s, vn)) = n.link {
-                        let target = self.meta.get(&p).and_then(|m| {
-                            m.versions
-                                .iter()
-                                .find(|w| w.slot == s && w.vno == vn)
-                                .and_then(|w| w.tag.nodes.iter().position(|x| x.xid == n.xid))
-                        });
-                        if let Some(ti) = target {
-                            if let Some(t) =
-                                self.program_flag(core, (p, s, vn, ti), 0x00, false, now)?
-                            {
-                                self.n.flag_moves += 1;
-                                ready = ready.max(t);
-                            }
-                        }
-                    }
-                }
-                // §3.2: an aborted transaction keeps a FALSE flag on a surviving node.
-                (Variant::Afc, Some(Status::Aborted))
-                    if self.fault != Fault::AfcNoFalseMove && !self.node_true(&v, i) =>
-                {
-                    let others: Vec<NodeRef> = self.txns[&n.xid]
-                        .nodes
-                        .iter()
-                        .copied()
-                        .filter(|o| *o != me)
-                        .collect();
-                    let has_false = others
-                        .iter()
-                        .any(|o| self.version(o).is_some_and(|w| !self.node_true(w, o.3)));
-                    if !has_false {
-                        if let Some(o) = others.last().copied() {
-                            if let Some(t) = self.program_flag(core, o, 0xFC, true, now)? {
-                                self.n.flag_moves += 1;
-                                ready = ready.max(t);
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        // Remove the version and its nodes.
-        if let Some(m) = self.meta.get_mut(&page) {
-            m.versions.remove(idx);
-        }
-        for (i, n) in v.tag.nodes.iter().enumerate() {
-            let me: NodeRef = (page, v.slot, v.vno, i);
-            if let Some(t) = self.txns.get_mut(&n.xid) {
-                t.nodes.retain(|o| *o != me);
-                if t.nodes.is_empty() {
-                    self.gone_candidates.insert(n.xid);
-                }
-            }
-        }
-        self.n.reclaims += 1;
-        Ok(ready)
-    }
-
     /// Algorithm 2 line 4's invalid records, "restored later by reading from disk": before a
     /// new version of `page` is written, each invalid slot's committed value is read back from
     /// the newest version that holds it and the slot is valid again, so the new version
@@ -286,7 +66,12 @@ impl FlagCommitEx {
     /// every frame was, the engine restarted transactions for room forever. Found as the
     /// never-ending seed-9 run of `tests/flagcommit_ex.rs`'s afc-ex planted-reclaim test
     /// (tiny config, log_pages = 8; it hangs without the plant too).
-    fn restore_invalid(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+    pub(super) fn restore_invalid(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        now: SimTime,
+    ) -> Result<SimTime> {
         let m = &self.meta[&page];
         let mut reads: Vec<u8> = Vec::new();
         let mut fixed = Vec::new();
@@ -384,7 +169,7 @@ impl FlagCommitEx {
         );
         let back = m.versions.last().map(|v| (v.slot, v.vno));
         let vno = m.next_vno;
-        let mut nodes: Vec<super::NodeTag> = Vec::new();
+        let mut nodes: Vec<NodeTag> = Vec::new();
         let mut records = Vec::with_capacity(m.slots.len());
         for s in &m.slots {
             let pending = match s.pending {
@@ -400,7 +185,7 @@ impl FlagCommitEx {
                                         .iter()
                                         .any(|n| self.version(n).is_some_and(|v| v.ack <= now))
                                 });
-                            nodes.push(super::NodeTag {
+                            nodes.push(NodeTag {
                                 xid: x,
                                 link,
                                 init_true,
