@@ -231,7 +231,10 @@ impl Holders {
 
 /// One locked key: 64 bytes, so a request touches one cache line of it (the first version
 /// kept holders in a `Vec` and waiters in a `VecDeque` inside the entry: two lines and a
-/// heap buffer per key).
+/// heap buffer per key). Aligned to a line: the slab's buffer is only as aligned as the
+/// allocator makes it (16 bytes), and an entry straddling two lines made the key compare
+/// and the holder scan two misses (perf annotate: 11 % and 30 % of `acquire`'s samples).
+#[repr(align(64))]
 struct Entry {
     key: u64,
     holders: Holders,
