@@ -15,17 +15,20 @@
 //! Invariants: a client waits for at most one key; a client appears at most once among a
 //! key's holders; holders of one key are pairwise compatible.
 //!
-//! Lookups use a hash map with a fixed hasher and are never iterated, so runs stay
-//! deterministic. The hasher is FxHash (`FxHasher`): a lock is taken for every record a
-//! transaction touches (TPC-C: about 130 per transaction with the index path), and SipHash
-//! plus one allocation per lock entry were about a quarter of a TPC-C run. Entries live in
-//! a slab (see `LockManager`).
+//! Lookups use a hash table with a fixed hash and are never iterated on simulation paths,
+//! so runs stay deterministic (nothing observable depends on where a key sits in the
+//! table). The hash is FxHash: a lock is taken for every record a transaction touches
+//! (TPC-C: about 130 per transaction with the index path), and SipHash plus one allocation
+//! per lock entry were about a quarter of a TPC-C run. Each key's state lives inline in its
+//! slot of an open-addressing table (`table`, see `LockManager`).
 
 use crate::data::PageNo;
-use hashbrown::HashTable;
 use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
 use workload::db::Rid;
+
+mod table;
+use table::Table;
 
 /// FxHash, the multiply-rotate hash of rustc (`rustc-hash` 2): fast on small integer keys,
 /// not resistant to chosen keys (irrelevant here: keys come from the simulation). `finish`
@@ -107,7 +110,8 @@ impl LockKey {
     fn packed(self) -> u64 {
         match self {
             LockKey::Page(p) => {
-                debug_assert!(p.0 < 1 << 63);
+                // Below 2^63 - 1: the all-ones key marks an empty table slot.
+                debug_assert!(p.0 < (1 << 63) - 1);
                 (1 << 63) | p.0
             }
             LockKey::Record(r) => {
@@ -229,22 +233,23 @@ impl Holders {
     }
 }
 
-/// One locked key: 64 bytes, so a request touches one cache line of it (the first version
-/// kept holders in a `Vec` and waiters in a `VecDeque` inside the entry: two lines and a
-/// heap buffer per key). Aligned to a line: the slab's buffer is only as aligned as the
-/// allocator makes it (16 bytes), and an entry straddling two lines made the key compare
-/// and the holder scan two misses (perf annotate: 11 % and 30 % of `acquire`'s samples).
-#[repr(align(64))]
+/// One locked key's state, stored in its lock-table slot beside the key: 56 bytes, so key
+/// and state are one cache line (the first version kept holders in a `Vec` and waiters in
+/// a `VecDeque` inside the entry: two lines and a heap buffer per key).
+#[derive(Default)]
 struct Entry {
-    key: u64,
     holders: Holders,
     /// Queued requests (rare), `Some` only while not empty: allocated on a wait, freed when
-    /// the last waiter is granted or withdraws (`grant`). Boxed so the entry stays 64 bytes
-    /// (a bare `VecDeque` is 32). (Keeping an emptied box for the entry's next key made
-    /// every grant and many requests read the cold box to learn it was empty: 4 % of the
-    /// host bench.)
+    /// the last waiter is granted or withdraws (`grant`). Boxed so the slot stays 64 bytes
+    /// (a bare `VecDeque` is 32).
     #[allow(clippy::box_collection)]
     waiters: Option<Box<VecDeque<(u32, Mode)>>>,
+}
+
+impl Default for Holders {
+    fn default() -> Holders {
+        Holders::new()
+    }
 }
 
 impl Entry {
@@ -268,21 +273,20 @@ pub enum Acquire {
     Waiting,
 }
 
-/// Keys with holders or waiters live in a slab of entries; the hash table holds each key's
-/// slab index (4-byte buckets, the key compared in the entry, which the request reads next
-/// anyway), and clients list the slab indices they hold, so releasing needs no lookup but
-/// the one that drops an emptied key (found by its slab index, not its key). Freed entries
-/// (their spill buffers kept) are reused last-freed first, so the entries in use stay few
-/// and warm in cache. The table's buckets were the run's hottest cache misses with
-/// `(key, index)` pairs of 16 bytes; a quarter of that keeps four times as many in cache.
+/// Keys with holders or waiters live in the lock table (`table::Table`), each key's state
+/// inline in its slot, so a request that finds its key at home reads one cache line, and
+/// `prefetch` can start that line before the request. Clients list the keys they hold (not
+/// slot indices: deleting a key shifts its neighbours back), and releasing looks each up
+/// again, with the home slots of the keys a few places on prefetched.
+///
+/// (Until lockperf the state lived in a slab and a hashbrown `HashTable` mapped keys to slab
+/// indices: control byte, bucket, then entry, three likely misses in a dependent chain.)
 pub struct LockManager {
-    index: HashTable<u32>,
-    slab: Vec<Entry>,
-    free: Vec<u32>,
-    /// Per client: the slab indices of the keys it holds, in acquisition order.
-    held: Vec<Vec<u32>>,
-    /// Per client: the slab index and mode of its waiting request.
-    waiting: Vec<Option<(u32, Mode)>>,
+    table: Table<Entry>,
+    /// Per client: the keys it holds, in acquisition order.
+    held: Vec<Vec<u64>>,
+    /// Per client: the key and mode of its waiting request.
+    waiting: Vec<Option<(u64, Mode)>>,
     /// Per client, `RECENT` direct-mapped slots of keys it holds: (packed key, mode: 0 none,
     /// 1 shared, 2 exclusive). About a third of a TPC-C transaction's requests name a key
     /// its client already holds (index paths walked again); when the slot says so in a mode
@@ -302,22 +306,18 @@ fn mode_code(m: Mode) -> u8 {
     }
 }
 
-/// The lock table's hash of a packed key (FxHash).
+/// The lock table's hash of a packed key (FxHash: what `FxHasher` gives for one `u64`).
 #[inline]
 fn key_hash(k: u64) -> u64 {
-    let mut h = FxHasher::default();
-    h.write_u64(k);
-    h.finish()
+    table::hash(k)
 }
 
 impl LockManager {
     pub fn new(clients: u32) -> LockManager {
         LockManager {
-            // Sized for a TPC-C load (50 clients × ~130 keys) so the table does not grow and
-            // rehash during the run's first transactions.
-            index: HashTable::with_capacity(8192),
-            slab: Vec::new(),
-            free: Vec::new(),
+            // Sized for a TPC-C load (50 clients: at most about 4,500 keys locked at once at
+            // 20 warehouses) at under half full, so the table rarely grows.
+            table: Table::with_capacity(16384),
             held: vec![Vec::new(); clients as usize],
             waiting: vec![None; clients as usize],
             recent: vec![(0, 0); clients as usize * RECENT],
@@ -326,10 +326,24 @@ impl LockManager {
 
     fn entry(&self, key: LockKey) -> Option<&Entry> {
         let key = key.packed();
-        let slab = &self.slab;
-        self.index
-            .find(key_hash(key), |&i| slab[i as usize].key == key)
-            .map(|&i| &slab[i as usize])
+        self.table
+            .find(key, key_hash(key))
+            .map(|i| self.table.get(i))
+    }
+
+    /// A hint that `c` will soon request `key`: starts loading the cache lines the request
+    /// reads (the client's recent slot and the key's home slot in the table). Changes no
+    /// state, so calling it or not never changes a result.
+    #[inline]
+    pub fn prefetch(&self, c: u32, key: LockKey) {
+        let h = key_hash(key.packed());
+        if let Some(r) = self
+            .recent
+            .get(c as usize * RECENT + (h as usize & (RECENT - 1)))
+        {
+            sim::mem::prefetch(r);
+        }
+        self.table.prefetch(h);
     }
 
     /// The mode `c` holds `key` in, if any.
@@ -348,30 +362,8 @@ impl LockManager {
         if rk == key && (rm == 2 || (rm == 1 && mode == Mode::Shared)) {
             return Acquire::Granted;
         }
-        let (slab, free) = (&mut self.slab, &mut self.free);
-        let i = match self.index.find(h, |&i| slab[i as usize].key == key) {
-            Some(&i) => i,
-            None => {
-                let i = match free.pop() {
-                    Some(i) => {
-                        slab[i as usize].key = key;
-                        i
-                    }
-                    None => {
-                        slab.push(Entry {
-                            key,
-                            holders: Holders::new(),
-                            waiters: None,
-                        });
-                        (slab.len() - 1) as u32
-                    }
-                };
-                self.index
-                    .insert_unique(h, i, |&j| key_hash(slab[j as usize].key));
-                i
-            }
-        };
-        let e = &mut self.slab[i as usize];
+        let i = self.table.find_or_insert(key, h);
+        let e = self.table.get_mut(i);
         if let Some(pos) = e.holders.position(c) {
             let have = e.holders.get(pos).mode();
             if have == Mode::Exclusive || mode == Mode::Shared {
@@ -384,17 +376,17 @@ impl LockManager {
                 return Acquire::Granted;
             }
             e.waiters_mut().push_front((c, mode));
-            self.waiting[c as usize] = Some((i, mode));
+            self.waiting[c as usize] = Some((key, mode));
             return Acquire::Waiting;
         }
         if !e.has_waiters() && e.holders.iter().all(|h| compatible(h.mode(), mode)) {
             e.holders.push(Holder::new(c, mode));
-            self.held[c as usize].push(i);
+            self.held[c as usize].push(key);
             self.recent[r] = (key, mode_code(mode));
             return Acquire::Granted;
         }
         e.waiters_mut().push_back((c, mode));
-        self.waiting[c as usize] = Some((i, mode));
+        self.waiting[c as usize] = Some((key, mode));
         Acquire::Waiting
     }
 
@@ -411,10 +403,13 @@ impl LockManager {
 
     /// Whom `c` waits for (empty if it is not waiting).
     pub fn waits_for(&self, c: u32) -> Vec<u32> {
-        let Some((i, mode)) = self.waiting[c as usize] else {
+        let Some((key, mode)) = self.waiting[c as usize] else {
             return Vec::new();
         };
-        let e = &self.slab[i as usize];
+        let Some(e) = self.entry(LockKey::unpack(key)) else {
+            debug_assert!(false, "client {c} waits for an absent key");
+            return Vec::new();
+        };
         let mut out: Vec<u32> = e
             .holders
             .iter()
@@ -444,11 +439,15 @@ impl LockManager {
 
     /// Withdraws `c`'s waiting request (it is being aborted). Returns the clients this grants.
     pub fn cancel_wait(&mut self, c: u32) -> Vec<u32> {
-        let Some((i, _)) = self.waiting[c as usize].take() else {
+        let Some((key, _)) = self.waiting[c as usize].take() else {
             return Vec::new();
         };
-        self.slab[i as usize].waiters_mut().retain(|w| w.0 != c);
         let mut granted = Vec::new();
+        let Some(i) = self.table.find(key, key_hash(key)) else {
+            debug_assert!(false, "client {c} waited for an absent key");
+            return granted;
+        };
+        self.table.get_mut(i).waiters_mut().retain(|w| w.0 != c);
         self.grant(i, &mut granted);
         granted
     }
@@ -456,22 +455,26 @@ impl LockManager {
     /// Releases every lock `c` holds. Returns the clients whose requests this granted.
     pub fn release_all(&mut self, c: u32) -> Vec<u32> {
         debug_assert!(self.waiting[c as usize].is_none());
-        let mut ids = std::mem::take(&mut self.held[c as usize]);
+        let mut keys = std::mem::take(&mut self.held[c as usize]);
         self.recent[c as usize * RECENT..(c as usize + 1) * RECENT].fill((0, 0));
         let mut granted = Vec::new();
         // The entries were last touched when acquired, a whole transaction ago: nearly every
         // one is a cache miss, and the loop body (holder removal, grants) is too long for the
-        // CPU to overlap them by itself. Hints for the entries `AHEAD` keys on let the misses
-        // overlap (the load of each entry was 87 % of this function's samples).
+        // CPU to overlap them by itself. Hints for the home slots `AHEAD` keys on let the
+        // misses overlap.
         const AHEAD: usize = 8;
-        for &i in ids.iter().take(AHEAD) {
-            sim::mem::prefetch(&self.slab[i as usize]);
+        for &k in keys.iter().take(AHEAD) {
+            self.table.prefetch(key_hash(k));
         }
-        for (n, &i) in ids.iter().enumerate() {
-            if let Some(&j) = ids.get(n + AHEAD) {
-                sim::mem::prefetch(&self.slab[j as usize]);
+        for (n, &k) in keys.iter().enumerate() {
+            if let Some(&j) = keys.get(n + AHEAD) {
+                self.table.prefetch(key_hash(j));
             }
-            let e = &mut self.slab[i as usize];
+            let Some(i) = self.table.find(k, key_hash(k)) else {
+                debug_assert!(false, "client {c} holds an absent key {k:#x}");
+                continue;
+            };
+            let e = self.table.get_mut(i);
             if let Some(pos) = e.holders.position(c) {
                 e.holders.remove(pos);
             }
@@ -479,19 +482,20 @@ impl LockManager {
         }
         // Keep the vector's capacity for the client's next transaction (grants above
         // pushed to other clients' lists only).
-        ids.clear();
+        keys.clear();
         if self.held[c as usize].is_empty() {
-            self.held[c as usize] = ids;
+            self.held[c as usize] = keys;
         }
         granted
     }
 
-    /// Grants queued requests on entry `i` in FIFO order; frees the entry if nobody holds
-    /// or waits for it any more.
-    fn grant(&mut self, i: u32, granted: &mut Vec<u32>) {
-        let e = &mut self.slab[i as usize];
+    /// Grants queued requests on the key in slot `i` in FIFO order; removes the key if
+    /// nobody holds or waits for it any more (which moves other slots).
+    fn grant(&mut self, i: usize, granted: &mut Vec<u32>) {
+        let key = self.table.key_at(i);
+        let e = self.table.get_mut(i);
         if let Some(waiters) = e.waiters.as_mut() {
-            let slot = key_hash(e.key) as usize & (RECENT - 1);
+            let slot = key_hash(key) as usize & (RECENT - 1);
             while let Some(&(w, mode)) = waiters.front() {
                 if let Some(pos) = e.holders.position(w) {
                     // An upgrade: possible once `w` is the only holder.
@@ -499,11 +503,11 @@ impl LockManager {
                         break;
                     }
                     e.holders.set(pos, Holder::new(w, Mode::Exclusive));
-                    self.recent[w as usize * RECENT + slot] = (e.key, 2);
+                    self.recent[w as usize * RECENT + slot] = (key, 2);
                 } else if e.holders.iter().all(|h| compatible(h.mode(), mode)) {
                     e.holders.push(Holder::new(w, mode));
-                    self.held[w as usize].push(i);
-                    self.recent[w as usize * RECENT + slot] = (e.key, mode_code(mode));
+                    self.held[w as usize].push(key);
+                    self.recent[w as usize * RECENT + slot] = (key, mode_code(mode));
                 } else {
                     break;
                 }
@@ -516,10 +520,7 @@ impl LockManager {
             }
         }
         if e.holders.is_empty() && !e.has_waiters() {
-            if let Ok(found) = self.index.find_entry(key_hash(e.key), |&j| j == i) {
-                found.remove();
-            }
-            self.free.push(i);
+            self.table.remove_at(i);
         }
     }
 
@@ -528,9 +529,10 @@ impl LockManager {
         self.held[c as usize].len()
     }
 
-    /// Checks the invariants in the module docs (debug builds, tests), and that the index,
-    /// the slab and the free list agree.
+    /// Checks the invariants in the module docs (debug builds, tests), the table's own, and
+    /// that the table, the clients' held lists and their waiting requests agree.
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.table.check_invariants()?;
         for (n, &(key, m)) in self.recent.iter().enumerate() {
             if m == 0 {
                 continue;
@@ -552,28 +554,13 @@ impl LockManager {
                 ));
             }
         }
-        if self.index.len() + self.free.len() != self.slab.len() {
-            return Err(format!(
-                "lock table: {} keys and {} free entries but {} slab entries",
-                self.index.len(),
-                self.free.len(),
-                self.slab.len()
-            ));
-        }
-        for &i in self.index.iter() {
-            let e = &self.slab[i as usize];
-            let packed = e.key;
+        let mut holdings = 0;
+        for (_, packed, e) in self.table.iter() {
             let key = LockKey::unpack(packed);
             if key.packed() != packed {
                 return Err(format!(
                     "{key:?}: packed key {packed:#x} does not round-trip"
                 ));
-            }
-            if self.free.contains(&i) {
-                return Err(format!("{key:?}: index names free entry {i}"));
-            }
-            if self.entry(key).map(|x| x as *const Entry) != Some(e as *const Entry) {
-                return Err(format!("{key:?}: entry {i} is not what a lookup finds"));
             }
             if e.waiters.as_ref().is_some_and(|w| w.is_empty()) {
                 return Err(format!("{key:?}: an empty waiter queue is kept"));
@@ -589,19 +576,37 @@ impl LockManager {
                 ));
             }
             let hs: Vec<(u32, Mode)> = e.holders.iter().map(|h| (h.client(), h.mode())).collect();
+            holdings += hs.len();
             for (n, a) in hs.iter().enumerate() {
                 for b in &hs[n + 1..] {
                     if a.0 == b.0 || !compatible(a.1, b.1) {
                         return Err(format!("{key:?}: holders {a:?} and {b:?} conflict"));
                     }
                 }
-                if !self.held[a.0 as usize].contains(&i) {
+                if !self.held[a.0 as usize].contains(&packed) {
                     return Err(format!("{key:?}: holder {} does not list it", a.0));
                 }
             }
             for w in e.waiters() {
-                if self.waiting[w.0 as usize] != Some((i, w.1)) {
+                if self.waiting[w.0 as usize] != Some((packed, w.1)) {
                     return Err(format!("{key:?}: waiter {} is not waiting for it", w.0));
+                }
+            }
+        }
+        // Every listed holding is a holder in the table (the count closes the loop above).
+        let listed: usize = self.held.iter().map(Vec::len).sum();
+        if listed != holdings {
+            return Err(format!(
+                "clients list {listed} held keys but the table has {holdings} holders"
+            ));
+        }
+        for (c, w) in self.waiting.iter().enumerate() {
+            if let Some((key, _)) = *w {
+                let queued = self
+                    .entry(LockKey::unpack(key))
+                    .is_some_and(|e| e.waiters().any(|x| x.0 == c as u32));
+                if !queued {
+                    return Err(format!("client {c} waits for {key:#x} but is not queued"));
                 }
             }
         }
@@ -647,13 +652,13 @@ mod tests {
         l.check_invariants().unwrap();
     }
 
-    /// Random requests, releases and cancellations over a few keys: the slab, the index and
-    /// every client's lists stay consistent, entries are reused, and holders never conflict.
+    /// Random requests, releases and cancellations over a few keys: the table and every
+    /// client's lists stay consistent, emptied keys are removed, and holders never conflict.
     #[test]
     fn random_traffic_keeps_the_table_consistent() {
         let mut rng = sim::Rng::new(7);
         let mut l = LockManager::new(6);
-        let mut max_slab = 0;
+        let mut max_keys = 0;
         for step in 0..20_000 {
             let c = rng.below(6) as u32;
             if l.is_waiting(c) {
@@ -688,10 +693,15 @@ mod tests {
             if let Err(e) = l.check_invariants() {
                 panic!("step {step}: {e}");
             }
-            max_slab = max_slab.max(l.slab.len());
+            max_keys = max_keys.max(l.table.len());
         }
         // 11 keys at most are ever in use at once.
-        assert!(max_slab <= 11, "{max_slab}");
+        assert!(max_keys <= 11, "{max_keys}");
+        for c in 0..6 {
+            l.cancel_wait(c);
+            l.release_all(c);
+        }
+        assert_eq!(l.table.len(), 0);
     }
 
     /// Holders keep their grant order across the inline part and the spill vector when
@@ -717,11 +727,12 @@ mod tests {
     }
 
     #[test]
-    fn an_entry_is_one_cache_line_and_keys_pack_both_ways() {
-        assert_eq!(std::mem::size_of::<Entry>(), 64);
+    fn a_slot_is_one_cache_line_and_keys_pack_both_ways() {
+        assert_eq!(std::mem::size_of::<table::Slot<Entry>>(), 64);
         for key in [
             k(0),
             k((1 << 40) + 3),
+            k((1 << 63) - 2),
             LockKey::Record(Rid {
                 table: workload::db::TableId(0x7FFF),
                 page: u32::MAX,
