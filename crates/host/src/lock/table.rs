@@ -1,14 +1,13 @@
 //! The lock table: an open-addressing hash table keyed by packed lock keys (`u64`), whose
 //! slots hold the lock state itself, one 64-byte cache line per slot.
 //!
-//! Why its own table: a request used to touch three places (hashbrown's control bytes, its
-//! bucket of slab indices, then the slab entry), each a likely cache miss, and the entry's
-//! address was known only after the bucket was read, so nobody could prefetch it. Here the
-//! key's home slot *is* the entry: `prefetch` of the home slot before the request brings in
-//! the key and its holders in one line, and a probe that hits its home slot reads nothing
-//! else.
+//! Why its own table: with hashbrown's `HashTable` of slab indices a request touched its
+//! control bytes, then its bucket, then the slab entry to compare keys, and nobody could
+//! prefetch a bucket (no address is exposed). Here the key sits beside its value in one
+//! 16-byte slot, four slots to a cache line, so a probe usually reads one line and compares
+//! keys there, and `prefetch` can start that line before the request.
 //!
-//! Layout: a power-of-two array of `Slot { key, val }`, aligned to 64 bytes; `key == EMPTY`
+//! Layout: a power-of-two array of `Slot { key, val }`, 16-byte aligned; `key == EMPTY`
 //! marks a free slot (its `val` is `V::default()`). Linear probing from `home(key) = hash &
 //! mask`. Deletion is tombstone-free by backward shift: after emptying slot `i`, each
 //! following occupied slot `j` whose home does not lie cyclically in `(i, j]` moves back
@@ -27,9 +26,10 @@
 /// asserts it).
 pub const EMPTY: u64 = u64::MAX;
 
-/// One slot: the key and the value inline, one cache line for the lock manager's value.
+/// One slot: the key and the value inline (16 bytes for a `u32` value: never straddles a
+/// cache line).
 #[derive(Default)]
-#[repr(C, align(64))]
+#[repr(C, align(16))]
 pub struct Slot<V> {
     key: u64,
     val: V,
@@ -59,7 +59,6 @@ impl<V: Default> Table<V> {
         }
     }
 
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -99,15 +98,15 @@ impl<V: Default> Table<V> {
     }
 
     /// The slot holding `key` (hash `h`), inserting it with `V::default()` first if absent
-    /// (which may grow the table and move every slot).
+    /// (which may grow the table and move every slot), and whether it was inserted.
     #[inline]
-    pub fn find_or_insert(&mut self, key: u64, h: u64) -> usize {
+    pub fn find_or_insert(&mut self, key: u64, h: u64) -> (usize, bool) {
         debug_assert!(key != EMPTY && h == hash(key));
         let mut i = self.home(h);
         loop {
             let k = self.slots[i].key;
             if k == key {
-                return i;
+                return (i, false);
             }
             if k == EMPTY {
                 break;
@@ -123,7 +122,7 @@ impl<V: Default> Table<V> {
         }
         self.slots[i].key = key;
         self.len += 1;
-        i
+        (i, true)
     }
 
     /// Doubles the slot array and re-inserts every key.
@@ -144,7 +143,7 @@ impl<V: Default> Table<V> {
         }
     }
 
-    #[inline]
+    #[cfg(test)]
     pub fn key_at(&self, i: usize) -> u64 {
         self.slots[i].key
     }
@@ -257,11 +256,11 @@ mod tests {
     }
 
     #[test]
-    fn slots_are_one_cache_line_and_aligned() {
-        assert_eq!(std::mem::size_of::<Slot<u32>>(), 64);
-        assert_eq!(std::mem::align_of::<Slot<u32>>(), 64);
+    fn four_slots_fill_a_cache_line() {
+        assert_eq!(std::mem::size_of::<Slot<u32>>(), 16);
+        assert_eq!(std::mem::align_of::<Slot<u32>>(), 16);
         let t: Table<u32> = Table::with_capacity(16);
-        assert_eq!(t.slots.as_ptr() as usize % 64, 0);
+        assert_eq!(t.slots.as_ptr() as usize % 16, 0);
     }
 
     /// Keys that share a home fill consecutive slots; removing the first shifts the rest
@@ -272,13 +271,13 @@ mod tests {
         let mut t: Table<u32> = Table::with_capacity(16);
         let ks = colliding(16, 14, 4);
         for (n, &k) in ks.iter().enumerate() {
-            let i = t.find_or_insert(k, hash(k));
+            let i = t.find_or_insert(k, hash(k)).0;
             assert_eq!(i, (14 + n) & 15, "the run wraps around the end");
             *t.get_mut(i) = n as u32;
         }
         // A key homed at slot 0 sits behind the wrapped run.
         let k0 = colliding(16, 0, 1)[0];
-        let i0 = t.find_or_insert(k0, hash(k0));
+        let i0 = t.find_or_insert(k0, hash(k0)).0;
         assert_eq!(i0, 2);
         *t.get_mut(i0) = 99;
         t.check_invariants().unwrap();
@@ -309,8 +308,9 @@ mod tests {
         let mut t: Table<u32> = Table::with_capacity(16);
         let a = colliding(16, 5, 1)[0];
         let b = colliding(16, 6, 1)[0];
-        assert_eq!(t.find_or_insert(a, hash(a)), 5);
-        assert_eq!(t.find_or_insert(b, hash(b)), 6);
+        assert_eq!(t.find_or_insert(a, hash(a)), (5, true));
+        assert_eq!(t.find_or_insert(b, hash(b)), (6, true));
+        assert_eq!(t.find_or_insert(a, hash(a)), (5, false));
         t.remove_at(5);
         assert_eq!(t.find(b, hash(b)), Some(6));
         t.check_invariants().unwrap();
@@ -320,7 +320,7 @@ mod tests {
     fn the_table_doubles_past_half_full_and_keeps_every_value() {
         let mut t: Table<u64> = Table::with_capacity(8);
         for k in 0..1000u64 {
-            let i = t.find_or_insert(k * 7919, hash(k * 7919));
+            let i = t.find_or_insert(k * 7919, hash(k * 7919)).0;
             *t.get_mut(i) = k;
             assert!(2 * t.len() <= t.capacity());
         }
@@ -348,7 +348,8 @@ mod tests {
                 let h = hash(k);
                 match rng.below(3) {
                     0 | 1 => {
-                        let i = t.find_or_insert(k, h);
+                        let (i, new) = t.find_or_insert(k, h);
+                        assert_eq!(new, !model.contains_key(&k));
                         *t.get_mut(i) += step;
                         *model.entry(k).or_insert(0) += step;
                     }
