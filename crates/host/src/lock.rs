@@ -274,9 +274,10 @@ pub enum Acquire {
 }
 
 /// Keys with holders or waiters live in a slab of entries; the lock table (`table::Table`)
-/// holds each key beside its slab index, 16 bytes a slot, four to a cache line, so a probe
-/// reads one line and compares keys without touching the slab, and `prefetch` can start
-/// that line (and, once it is in cache, the entry) before the request. Clients list the
+/// holds each key's 32-bit tag beside its slab index, 8 bytes a slot, eight to a cache
+/// line, so a probe reads one line (the key is confirmed in the entry, which the request
+/// reads next anyway), and `prefetch` can start that line (and, once it is in cache, the
+/// entry) before the request. Clients list the
 /// slab indices they hold, so releasing needs no lookup but the one that drops an emptied
 /// key. Freed entries (their spill buffers kept) are reused last-freed first, so the
 /// entries in use stay few and warm in cache: a new key's entry is usually a hit.
@@ -288,7 +289,7 @@ pub enum Acquire {
 /// the free list hands out a warm entry; `acquire` went from 9.6 % to 15.3 % of the host
 /// bench.)
 pub struct LockManager {
-    index: Table<u32>,
+    index: Table,
     slab: Vec<Entry>,
     free: Vec<u32>,
     /// Per client: the slab indices of the keys it holds, in acquisition order.
@@ -314,17 +315,20 @@ fn mode_code(m: Mode) -> u8 {
     }
 }
 
-/// The lock table's hash of a packed key (FxHash: what `FxHasher` gives for one `u64`).
+/// The lock table's hash of a packed key (FxHash).
 #[inline]
 fn key_hash(k: u64) -> u64 {
-    table::hash(k)
+    let mut h = FxHasher::default();
+    h.write_u64(k);
+    h.finish()
 }
 
 impl LockManager {
     pub fn new(clients: u32) -> LockManager {
         LockManager {
             // Sized for a TPC-C load (50 clients at 20 warehouses lock at most about 4,500
-            // keys at once) at under half full, so the table does not grow during the run.
+            // keys at once) at under half full, so the table does not grow during the run:
+            // 128 KiB.
             index: Table::with_capacity(16384),
             slab: Vec::new(),
             free: Vec::new(),
@@ -336,9 +340,15 @@ impl LockManager {
 
     fn entry(&self, key: LockKey) -> Option<&Entry> {
         let key = key.packed();
-        self.index
-            .find(key, key_hash(key))
-            .map(|s| &self.slab[*self.index.get(s) as usize])
+        self.slot(key, table::tag_of(key_hash(key)))
+            .map(|s| &self.slab[self.index.get(s) as usize])
+    }
+
+    /// The table slot of packed `key` (tag `tag`), if it is locked.
+    #[inline]
+    fn slot(&self, key: u64, tag: u32) -> Option<usize> {
+        let slab = &self.slab;
+        self.index.find(tag, |i| slab[i as usize].key == key)
     }
 
     /// A hint that `c` will soon request `key`: starts loading the lines the request reads
@@ -355,7 +365,7 @@ impl LockManager {
         {
             sim::mem::prefetch(r);
         }
-        self.index.prefetch(h);
+        self.index.prefetch(table::tag_of(h));
     }
 
     /// Like `prefetch`, but also probes the table now and prefetches the entry it names:
@@ -364,8 +374,8 @@ impl LockManager {
     pub fn prefetch_entry(&self, c: u32, key: LockKey) {
         self.prefetch(c, key);
         let key = key.packed();
-        if let Some(s) = self.index.find(key, key_hash(key)) {
-            if let Some(e) = self.slab.get(*self.index.get(s) as usize) {
+        if let Some(s) = self.slot(key, table::tag_of(key_hash(key))) {
+            if let Some(e) = self.slab.get(self.index.get(s) as usize) {
                 sim::mem::prefetch(e);
             }
         }
@@ -387,10 +397,11 @@ impl LockManager {
         if rk == key && (rm == 2 || (rm == 1 && mode == Mode::Shared)) {
             return Acquire::Granted;
         }
-        let (slab, free) = (&mut self.slab, &mut self.free);
-        let i = match self.index.find_or_insert(key, h) {
-            (s, false) => *self.index.get(s),
-            (s, true) => {
+        let tag = table::tag_of(h);
+        let i = match self.slot(key, tag) {
+            Some(s) => self.index.get(s),
+            None => {
+                let (slab, free) = (&mut self.slab, &mut self.free);
                 let i = match free.pop() {
                     Some(i) => {
                         slab[i as usize].key = key;
@@ -405,7 +416,7 @@ impl LockManager {
                         (slab.len() - 1) as u32
                     }
                 };
-                *self.index.get_mut(s) = i;
+                self.index.insert(tag, i);
                 i
             }
         };
@@ -554,9 +565,9 @@ impl LockManager {
             }
         }
         if e.holders.is_empty() && !e.has_waiters() {
-            match self.index.find(e.key, key_hash(e.key)) {
+            // Found by slab index: no need to read any other entry's key.
+            match self.index.find(table::tag_of(key_hash(e.key)), |j| j == i) {
                 Some(s) => {
-                    debug_assert_eq!(*self.index.get(s), i);
                     self.index.remove_at(s);
                 }
                 None => debug_assert!(false, "entry {i} is not in the table"),
@@ -603,10 +614,13 @@ impl LockManager {
             ));
         }
         self.index.check_invariants()?;
-        for (_, tkey, &i) in self.index.iter() {
-            if self.slab.get(i as usize).map(|e| e.key) != Some(tkey) {
+        for (_, tag, i) in self.index.iter() {
+            let Some(e) = self.slab.get(i as usize) else {
+                return Err(format!("lock table: slot names slab entry {i} of {}", self.slab.len()));
+            };
+            if table::tag_of(key_hash(e.key)) != tag {
                 return Err(format!(
-                    "lock table: key {tkey:#x} names slab entry {i}, which holds another key"
+                    "lock table: tag {tag:#x} names slab entry {i}, whose key has another tag"
                 ));
             }
             let e = &self.slab[i as usize];
