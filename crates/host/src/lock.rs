@@ -15,21 +15,17 @@
 //! Invariants: a client waits for at most one key; a client appears at most once among a
 //! key's holders; holders of one key are pairwise compatible.
 //!
-//! Lookups use a hash table with a fixed hash and are never iterated on simulation paths,
-//! so runs stay deterministic (nothing observable depends on where a key sits in the
-//! table). The hash is FxHash: a lock is taken for every record a transaction touches
-//! (TPC-C: about 130 per transaction with the index path), and SipHash plus one allocation
-//! per lock entry were about a quarter of a TPC-C run. Entries live in a slab, found
-//! through an open-addressing table of (key, slab index) pairs (`table`, see
-//! `LockManager`).
+//! Lookups use a hash map with a fixed hasher and are never iterated, so runs stay
+//! deterministic. The hasher is FxHash (`FxHasher`): a lock is taken for every record a
+//! transaction touches (TPC-C: about 130 per transaction with the index path), and SipHash
+//! plus one allocation per lock entry were about a quarter of a TPC-C run. Entries live in
+//! a slab (see `LockManager`).
 
 use crate::data::PageNo;
+use hashbrown::HashTable;
 use std::collections::VecDeque;
 use std::hash::{BuildHasherDefault, Hasher};
 use workload::db::Rid;
-
-mod table;
-use table::Table;
 
 /// FxHash, the multiply-rotate hash of rustc (`rustc-hash` 2): fast on small integer keys,
 /// not resistant to chosen keys (irrelevant here: keys come from the simulation). `finish`
@@ -111,8 +107,7 @@ impl LockKey {
     fn packed(self) -> u64 {
         match self {
             LockKey::Page(p) => {
-                // Below 2^63 - 1: the all-ones key marks an empty table slot.
-                debug_assert!(p.0 < (1 << 63) - 1);
+                debug_assert!(p.0 < 1 << 63);
                 (1 << 63) | p.0
             }
             LockKey::Record(r) => {
@@ -273,23 +268,15 @@ pub enum Acquire {
     Waiting,
 }
 
-/// Keys with holders or waiters live in a slab of entries; the lock table (`table::Table`)
-/// holds each key's 32-bit tag beside its slab index, 8 bytes a slot, eight to a cache
-/// line, so a probe reads one line (the key is confirmed in the entry, which the request
-/// reads next anyway), and `prefetch` can start that line (and, once it is in cache, the
-/// entry) before the request. Clients list the
-/// slab indices they hold, so releasing needs no lookup but the one that drops an emptied
-/// key. Freed entries (their spill buffers kept) are reused last-freed first, so the
-/// entries in use stay few and warm in cache: a new key's entry is usually a hit.
-///
-/// (Until lockperf the table was hashbrown's `HashTable` of slab indices: control byte,
-/// bucket and entry were three dependent loads, the entry needed to compare keys, and no
-/// address could be prefetched. Keeping each key's state inline in its table slot, one
-/// 64-byte slot per key, was tried and was slower: a new key's slot is a cold line where
-/// the free list hands out a warm entry; `acquire` went from 9.6 % to 15.3 % of the host
-/// bench.)
+/// Keys with holders or waiters live in a slab of entries; the hash table holds each key's
+/// slab index (4-byte buckets, the key compared in the entry, which the request reads next
+/// anyway), and clients list the slab indices they hold, so releasing needs no lookup but
+/// the one that drops an emptied key (found by its slab index, not its key). Freed entries
+/// (their spill buffers kept) are reused last-freed first, so the entries in use stay few
+/// and warm in cache. The table's buckets were the run's hottest cache misses with
+/// `(key, index)` pairs of 16 bytes; a quarter of that keeps four times as many in cache.
 pub struct LockManager {
-    index: Table,
+    index: HashTable<u32>,
     slab: Vec<Entry>,
     free: Vec<u32>,
     /// Per client: the slab indices of the keys it holds, in acquisition order.
@@ -326,10 +313,9 @@ fn key_hash(k: u64) -> u64 {
 impl LockManager {
     pub fn new(clients: u32) -> LockManager {
         LockManager {
-            // Sized for a TPC-C load (50 clients at 20 warehouses lock at most about 4,500
-            // keys at once) at under half full, so the table does not grow during the run:
-            // 128 KiB.
-            index: Table::with_capacity(16384),
+            // Sized for a TPC-C load (50 clients × ~130 keys) so the table does not grow and
+            // rehash during the run's first transactions.
+            index: HashTable::with_capacity(8192),
             slab: Vec::new(),
             free: Vec::new(),
             held: vec![Vec::new(); clients as usize],
@@ -340,45 +326,10 @@ impl LockManager {
 
     fn entry(&self, key: LockKey) -> Option<&Entry> {
         let key = key.packed();
-        self.slot(key, table::tag_of(key_hash(key)))
-            .map(|s| &self.slab[self.index.get(s) as usize])
-    }
-
-    /// The table slot of packed `key` (tag `tag`), if it is locked.
-    #[inline]
-    fn slot(&self, key: u64, tag: u32) -> Option<usize> {
         let slab = &self.slab;
-        self.index.find(tag, |i| slab[i as usize].key == key)
-    }
-
-    /// A hint that `c` will soon request `key`: starts loading the lines the request reads
-    /// (the client's recent slot, the key's table slot and, if that slot is already in
-    /// cache and names an entry, the entry). Changes no state, so calling it or not never
-    /// changes a result.
-    #[inline]
-    pub fn prefetch(&self, c: u32, key: LockKey) {
-        let key = key.packed();
-        let h = key_hash(key);
-        if let Some(r) = self
-            .recent
-            .get(c as usize * RECENT + (h as usize & (RECENT - 1)))
-        {
-            sim::mem::prefetch(r);
-        }
-        self.index.prefetch(table::tag_of(h));
-    }
-
-    /// Like `prefetch`, but also probes the table now and prefetches the entry it names:
-    /// worth it where the table's line is likely in cache already.
-    #[inline]
-    pub fn prefetch_entry(&self, c: u32, key: LockKey) {
-        self.prefetch(c, key);
-        let key = key.packed();
-        if let Some(s) = self.slot(key, table::tag_of(key_hash(key))) {
-            if let Some(e) = self.slab.get(self.index.get(s) as usize) {
-                sim::mem::prefetch(e);
-            }
-        }
+        self.index
+            .find(key_hash(key), |&i| slab[i as usize].key == key)
+            .map(|&i| &slab[i as usize])
     }
 
     /// The mode `c` holds `key` in, if any.
@@ -397,11 +348,10 @@ impl LockManager {
         if rk == key && (rm == 2 || (rm == 1 && mode == Mode::Shared)) {
             return Acquire::Granted;
         }
-        let tag = table::tag_of(h);
-        let i = match self.slot(key, tag) {
-            Some(s) => self.index.get(s),
+        let (slab, free) = (&mut self.slab, &mut self.free);
+        let i = match self.index.find(h, |&i| slab[i as usize].key == key) {
+            Some(&i) => i,
             None => {
-                let (slab, free) = (&mut self.slab, &mut self.free);
                 let i = match free.pop() {
                     Some(i) => {
                         slab[i as usize].key = key;
@@ -416,7 +366,8 @@ impl LockManager {
                         (slab.len() - 1) as u32
                     }
                 };
-                self.index.insert(tag, i);
+                self.index
+                    .insert_unique(h, i, |&j| key_hash(slab[j as usize].key));
                 i
             }
         };
@@ -565,12 +516,8 @@ impl LockManager {
             }
         }
         if e.holders.is_empty() && !e.has_waiters() {
-            // Found by slab index: no need to read any other entry's key.
-            match self.index.find(table::tag_of(key_hash(e.key)), |j| j == i) {
-                Some(s) => {
-                    self.index.remove_at(s);
-                }
-                None => debug_assert!(false, "entry {i} is not in the table"),
+            if let Ok(found) = self.index.find_entry(key_hash(e.key), |&j| j == i) {
+                found.remove();
             }
             self.free.push(i);
         }
@@ -613,16 +560,7 @@ impl LockManager {
                 self.slab.len()
             ));
         }
-        self.index.check_invariants()?;
-        for (_, tag, i) in self.index.iter() {
-            let Some(e) = self.slab.get(i as usize) else {
-                return Err(format!("lock table: slot names slab entry {i} of {}", self.slab.len()));
-            };
-            if table::tag_of(key_hash(e.key)) != tag {
-                return Err(format!(
-                    "lock table: tag {tag:#x} names slab entry {i}, whose key has another tag"
-                ));
-            }
+        for &i in self.index.iter() {
             let e = &self.slab[i as usize];
             let packed = e.key;
             let key = LockKey::unpack(packed);
@@ -709,7 +647,7 @@ mod tests {
         l.check_invariants().unwrap();
     }
 
-    /// Random requests, releases and cancellations over a few keys: the slab, the table and
+    /// Random requests, releases and cancellations over a few keys: the slab, the index and
     /// every client's lists stay consistent, entries are reused, and holders never conflict.
     #[test]
     fn random_traffic_keeps_the_table_consistent() {
@@ -781,10 +719,13 @@ mod tests {
     #[test]
     fn an_entry_is_one_cache_line_and_keys_pack_both_ways() {
         assert_eq!(std::mem::size_of::<Entry>(), 64);
+        assert_eq!(std::mem::align_of::<Entry>(), 64);
+        let mut l = LockManager::new(1);
+        l.acquire(0, k(1), Mode::Shared);
+        assert_eq!(l.slab.as_ptr() as usize % 64, 0, "an entry straddles two lines");
         for key in [
             k(0),
             k((1 << 40) + 3),
-            k((1 << 63) - 2),
             LockKey::Record(Rid {
                 table: workload::db::TableId(0x7FFF),
                 page: u32::MAX,
