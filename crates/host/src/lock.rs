@@ -231,7 +231,10 @@ impl Holders {
 
 /// One locked key: 64 bytes, so a request touches one cache line of it (the first version
 /// kept holders in a `Vec` and waiters in a `VecDeque` inside the entry: two lines and a
-/// heap buffer per key).
+/// heap buffer per key). Aligned to a line: the slab's buffer is only as aligned as the
+/// allocator makes it (16 bytes), and an entry straddling two lines made the key compare
+/// and the holder scan two misses (perf annotate: 11 % and 30 % of `acquire`'s samples).
+#[repr(align(64))]
 struct Entry {
     key: u64,
     holders: Holders,
@@ -716,6 +719,10 @@ mod tests {
     #[test]
     fn an_entry_is_one_cache_line_and_keys_pack_both_ways() {
         assert_eq!(std::mem::size_of::<Entry>(), 64);
+        assert_eq!(std::mem::align_of::<Entry>(), 64);
+        let mut l = LockManager::new(1);
+        l.acquire(0, k(1), Mode::Shared);
+        assert_eq!(l.slab.as_ptr() as usize % 64, 0, "an entry straddles two lines");
         for key in [
             k(0),
             k((1 << 40) + 3),
