@@ -510,4 +510,50 @@ mod tests {
         let order: Vec<u64> = p.lru_order().map(|x| p.frame(x).page.0).collect();
         assert_eq!(order, vec![10, 12, 4]);
     }
+
+    /// A `Disk` frame is built from the values `Core::frame_mut` hands over; after a write
+    /// `unbuild_to_disk` gives the values back and leaves the frame clean and unbuilt.
+    #[test]
+    fn disk_frames_build_from_given_values_and_unbuild_in_place() {
+        let mut p = Pool::new(2);
+        let f = p.install(Frame::unbuilt(PageNo(3), Unbuilt::Disk, 0, SimTime::ZERO));
+        assert!(p.frame(f).refers_to_disk() && p.frame(f).values.is_empty());
+        p.check_invariants().unwrap();
+        p.build_from_disk(f, vec![4, 5, 6], 17);
+        assert!(p.frame(f).is_built() && !p.frame(f).refers_to_disk());
+        assert_eq!(p.frame(f).lsn, 17);
+        let fr = p.frame_mut(f);
+        fr.values[1] = 9;
+        fr.dirty = true;
+        fr.rec_lsn = 20;
+        fr.lsn = 21;
+        p.check_invariants().unwrap();
+        assert_eq!(p.unbuild_to_disk(f), vec![4, 9, 6]);
+        let fr = p.frame(f);
+        assert!(!fr.dirty && fr.refers_to_disk() && fr.values.is_empty());
+        assert_eq!((fr.rec_lsn, fr.lsn), (0, 21));
+        p.check_invariants().unwrap();
+    }
+
+    /// The pool cannot see the disk: building a `Disk` frame through it is a bug.
+    #[test]
+    #[should_panic(expected = "build it with Core::frame_mut")]
+    fn the_pool_refuses_to_build_a_disk_frame() {
+        let mut p = Pool::new(1);
+        let f = p.install(Frame::unbuilt(PageNo(0), Unbuilt::Disk, 0, SimTime::ZERO));
+        p.frame_mut(f);
+    }
+
+    /// `reserve_pages` keeps the pages already mapped.
+    #[test]
+    fn reserving_the_page_map_keeps_mappings() {
+        let mut p = Pool::new(2);
+        let a = p.install(Frame::new(PageNo(5), vec![], 0, SimTime::ZERO));
+        p.reserve_pages(100);
+        assert_eq!(p.find(PageNo(5)), Some(a));
+        let b = p.install(Frame::new(PageNo(99), vec![], 0, SimTime::ZERO));
+        assert_eq!(p.find(PageNo(99)), Some(b));
+        assert_eq!(p.find(PageNo(50)), None);
+        p.check_invariants().unwrap();
+    }
 }

@@ -69,6 +69,9 @@ pub struct Core {
     /// the disk image's values instead of copying them. Set by the strategy's `create`
     /// (`wal`); default off.
     pub lazy_disk: bool,
+    /// Builds that took a disk image's values instead of copying them (not a metric: for
+    /// tests and profiles).
+    pub disk_values_taken: u64,
     pub stats: HostStats,
     /// The device commands issued, as a `txn` trace (when capturing one).
     pub trace: Option<Vec<workload::txn::Timed>>,
@@ -178,7 +181,10 @@ impl Core {
                 Some((_, img)) => {
                     let lsn = img.lsn;
                     let values = match Arc::get_mut(img) {
-                        Some(own) => std::mem::take(&mut own.values),
+                        Some(own) => {
+                            self.disk_values_taken += 1;
+                            std::mem::take(&mut own.values)
+                        }
                         None => img.values.clone(),
                     };
                     debug_assert!(!values.is_empty(), "page {}'s disk image was taken", page.0);
@@ -636,6 +642,7 @@ impl Engine {
             tags: TagTable::new(record || cfg.measure_recovery),
             disk: sim::mem::huge_vec(pages, None),
             lazy_disk: false,
+            disk_values_taken: 0,
             stats: HostStats::default(),
             trace: None,
             net: Default::default(),
@@ -1365,4 +1372,95 @@ fn measure_recovery(
         pages_read: rep.pages_read + db.pages_read,
         wall_time_s: wall.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small TPC-C on `wal`: 16 frames (many write-backs) and a checkpoint every 4 KiB of
+    /// log (many in-place checkpoint writes).
+    fn small_tpcc() -> (HostConfig, ssd::DeviceConfig) {
+        let (mut h, mut d) = crate::check::tiny_config("wal", "none");
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 200;
+        h.tpcc.delta_abort = 0.1;
+        h.transactions = 120;
+        h.buffer_frames = 16;
+        h.log_pages = 64;
+        h.checkpoint_log_bytes = 4096;
+        d.nand.blocks_per_plane = 64;
+        (h, d)
+    }
+
+    /// Every page's values at the end of a run: its frame's (built here) or the disk's.
+    fn db_now(core: &mut Core) -> Vec<Vec<u64>> {
+        (0..core.layout.pages)
+            .map(|p| match core.pool.find(PageNo(p)) {
+                Some(f) => core.frame_mut(f).values.clone(),
+                None => core.disk_image(PageNo(p)).0,
+            })
+            .collect()
+    }
+
+    /// Without a tag table keeping page images, a build takes the disk image's values
+    /// (`Core::frame_mut`); with one (recording) it copies them. Both give the same
+    /// metrics and the same database, page by page.
+    #[test]
+    fn taking_disk_values_gives_what_copying_them_gives() {
+        let (h, d) = small_tpcc();
+        let go = |record: bool| {
+            let dev = Device::in_memory(&d).unwrap();
+            run(&h, &d, dev, 5, record).unwrap()
+        };
+        let mut taken = go(false);
+        let mut copied = go(true);
+        assert!(taken.core.disk_values_taken > 0);
+        assert_eq!(copied.core.disk_values_taken, 0);
+        assert!(taken.core.stats.checkpoints > 0 && taken.core.stats.page_writes > 0);
+        let j = |m: &HostMetrics| {
+            let mut v = serde_json::to_value(m).unwrap();
+            v.as_object_mut().unwrap().remove("wall_time_s");
+            v.to_string()
+        };
+        assert_eq!(j(&taken.metrics), j(&copied.metrics));
+        assert_eq!(db_now(&mut taken.core), db_now(&mut copied.core));
+        taken.core.check_disk().unwrap();
+    }
+
+    /// The engine's queue pops in exactly `sim::EventQueue`'s order (time, then push
+    /// order), and `peek_client` names the client of the next pop.
+    #[test]
+    fn the_queue_pops_like_the_sim_queue_and_peeks_the_next_client() {
+        let mut rng = Rng::new(3);
+        let mut q = Queue::default();
+        let mut sq: sim::EventQueue<u32> = sim::EventQueue::new();
+        let mut popped = 0;
+        for i in 0..2000u32 {
+            let t = SimTime::from_ns(rng.below(50));
+            let ev = Ev {
+                client: i,
+                epoch: 0,
+                finished: false,
+            };
+            q.push(t, ev);
+            sq.push(t, i);
+            if rng.below(3) == 0 {
+                let next = q.peek_client();
+                let (t1, e) = q.pop().unwrap();
+                assert_eq!(Some(e.client), next);
+                assert_eq!(sq.pop(), Some((t1, e.client)));
+                popped += 1;
+            }
+        }
+        while let Some((t, e)) = q.pop() {
+            assert_eq!(sq.pop(), Some((t, e.client)));
+            popped += 1;
+        }
+        assert_eq!(popped, 2000);
+        assert!(sq.pop().is_none() && q.peek_client().is_none());
+    }
 }
