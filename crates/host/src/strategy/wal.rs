@@ -413,11 +413,22 @@ impl Wal {
     /// Writes `fr` (a copy, or a frame leaving the pool: its values move into the image).
     fn write_page(&mut self, core: &mut Core, fr: Frame, now: SimTime) -> Result<SimTime> {
         let at = self.force(core, fr.lsn, now)?;
-        let img = Arc::new(PageImage {
-            page: fr.page,
-            lsn: fr.lsn,
-            values: fr.values,
-        });
+        // The page's previous image, when no one else holds it (its values were usually
+        // taken by the frame: `Core::frame_mut`), becomes the new one: no allocation, and
+        // the replaced entry frees nothing.
+        let img = match &mut core.disk[fr.page.0 as usize] {
+            Some((_, old)) if Arc::strong_count(old) == 1 && Arc::weak_count(old) == 0 => {
+                let o = Arc::get_mut(old).expect("the only reference");
+                o.lsn = fr.lsn;
+                o.values = fr.values;
+                old.clone()
+            }
+            _ => Arc::new(PageImage {
+                page: fr.page,
+                lsn: fr.lsn,
+                values: fr.values,
+            }),
+        };
         if let Some(ipa) = self.ipa.as_mut() {
             if let Some(end) = ipa.try_append(core, &img, at)? {
                 self.data_ack = self.data_ack.max(end);
