@@ -374,13 +374,6 @@ pub fn fetch_for(
     if count {
         core.stats.buffer_misses += 1;
     }
-    // The read below starts with the device's mapping entry of the page, a cache miss (70 %
-    // of `read_page`): load it now so it overlaps the victim's choice and write-back.
-    for k in 0..core.layout.parts {
-        core.device
-            .core
-            .prefetch_page(data_lpn(&core.layout, page, k));
-    }
     let mut ready = now;
     if !core.pool.has_free() {
         let choice = {
