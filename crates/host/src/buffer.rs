@@ -39,6 +39,15 @@ pub enum Unbuilt {
     Image(Arc<PageImage>),
     /// The contents are the page as loaded (`Layout::initial_page`).
     Loaded,
+    /// The contents are the image `Core::disk` holds for the page when the frame is built,
+    /// and so is the frame's `lsn` (set then; 0 after a fetch until then). Unlike `Image`, installing and evicting
+    /// such a frame touches nothing of the image: the `Arc` count of a cold image was the
+    /// bulk of a miss's cost (docs/PERFORMANCE.md, "engperf"). Built only by
+    /// `Core::frame_mut` (the pool cannot see `disk`; `Pool::frame_mut` refuses it), so
+    /// only strategies whose every mutable access goes through that install it
+    /// (`Core::lazy_disk`). Valid because the entry changes only when the page is written,
+    /// and a page is written only from a dirty, hence built, frame.
+    Disk,
 }
 
 #[derive(Clone, Debug)]
@@ -83,6 +92,11 @@ impl Frame {
         matches!(self.unbuilt, Unbuilt::Built)
     }
 
+    /// Are the contents `Core::disk`'s image of the page (`Unbuilt::Disk`)?
+    pub fn refers_to_disk(&self) -> bool {
+        matches!(self.unbuilt, Unbuilt::Disk)
+    }
+
     /// Builds `values` (a no-op when built). `layout` is needed for a loaded page.
     fn build(&mut self, layout: Option<&Layout>) {
         match std::mem::take(&mut self.unbuilt) {
@@ -99,6 +113,10 @@ impl Frame {
                     .expect("a loaded-page frame in a pool without a layout")
                     .initial_page(self.page)
             }
+            Unbuilt::Disk => panic!(
+                "frame of page {} refers to the disk image: build it with Core::frame_mut",
+                self.page.0
+            ),
         }
     }
 }
@@ -227,6 +245,42 @@ impl Pool {
             fr.build(self.layout.as_deref());
         }
         fr
+    }
+
+    /// Builds an `Unbuilt::Disk` frame from the disk image's `values` and `lsn`
+    /// (`Core::frame_mut`).
+    pub fn build_from_disk(&mut self, f: u32, values: Vec<u64>, lsn: u64) {
+        let fr = self.frames[f as usize]
+            .as_mut()
+            .expect("frame index of an empty frame");
+        debug_assert!(fr.refers_to_disk());
+        fr.values = values;
+        fr.lsn = lsn;
+        fr.unbuilt = Unbuilt::Built;
+    }
+
+    /// Turns frame `f` into a clean `Unbuilt::Disk` frame and returns its values: the
+    /// caller has just written them as the page's disk image (a checkpoint or a
+    /// commit-time force keeps the page cached without a copy of its values).
+    pub fn unbuild_to_disk(&mut self, f: u32) -> Vec<u64> {
+        let fr = self.frames[f as usize]
+            .as_mut()
+            .expect("frame index of an empty frame");
+        debug_assert!(fr.is_built());
+        fr.dirty = false;
+        fr.rec_lsn = 0;
+        fr.unbuilt = Unbuilt::Disk;
+        std::mem::take(&mut fr.values)
+    }
+
+    /// Sizes the page map for `pages` DB pages up front, in huge pages where the OS allows
+    /// (`sim::mem::huge_vec`): it is read at random on every access.
+    pub fn reserve_pages(&mut self, pages: u64) {
+        if self.map.len() < pages as usize {
+            let mut map = sim::mem::huge_vec(pages as usize, NIL);
+            map[..self.map.len()].copy_from_slice(&self.map);
+            self.map = map;
+        }
     }
 
     pub fn has_free(&self) -> bool {
@@ -455,5 +509,51 @@ mod tests {
         p.check_invariants().unwrap();
         let order: Vec<u64> = p.lru_order().map(|x| p.frame(x).page.0).collect();
         assert_eq!(order, vec![10, 12, 4]);
+    }
+
+    /// A `Disk` frame is built from the values `Core::frame_mut` hands over; after a write
+    /// `unbuild_to_disk` gives the values back and leaves the frame clean and unbuilt.
+    #[test]
+    fn disk_frames_build_from_given_values_and_unbuild_in_place() {
+        let mut p = Pool::new(2);
+        let f = p.install(Frame::unbuilt(PageNo(3), Unbuilt::Disk, 0, SimTime::ZERO));
+        assert!(p.frame(f).refers_to_disk() && p.frame(f).values.is_empty());
+        p.check_invariants().unwrap();
+        p.build_from_disk(f, vec![4, 5, 6], 17);
+        assert!(p.frame(f).is_built() && !p.frame(f).refers_to_disk());
+        assert_eq!(p.frame(f).lsn, 17);
+        let fr = p.frame_mut(f);
+        fr.values[1] = 9;
+        fr.dirty = true;
+        fr.rec_lsn = 20;
+        fr.lsn = 21;
+        p.check_invariants().unwrap();
+        assert_eq!(p.unbuild_to_disk(f), vec![4, 9, 6]);
+        let fr = p.frame(f);
+        assert!(!fr.dirty && fr.refers_to_disk() && fr.values.is_empty());
+        assert_eq!((fr.rec_lsn, fr.lsn), (0, 21));
+        p.check_invariants().unwrap();
+    }
+
+    /// The pool cannot see the disk: building a `Disk` frame through it is a bug.
+    #[test]
+    #[should_panic(expected = "build it with Core::frame_mut")]
+    fn the_pool_refuses_to_build_a_disk_frame() {
+        let mut p = Pool::new(1);
+        let f = p.install(Frame::unbuilt(PageNo(0), Unbuilt::Disk, 0, SimTime::ZERO));
+        p.frame_mut(f);
+    }
+
+    /// `reserve_pages` keeps the pages already mapped.
+    #[test]
+    fn reserving_the_page_map_keeps_mappings() {
+        let mut p = Pool::new(2);
+        let a = p.install(Frame::new(PageNo(5), vec![], 0, SimTime::ZERO));
+        p.reserve_pages(100);
+        assert_eq!(p.find(PageNo(5)), Some(a));
+        let b = p.install(Frame::new(PageNo(99), vec![], 0, SimTime::ZERO));
+        assert_eq!(p.find(PageNo(99)), Some(b));
+        assert_eq!(p.find(PageNo(50)), None);
+        p.check_invariants().unwrap();
     }
 }

@@ -34,7 +34,7 @@ use crate::lock::{Acquire, LockKey, LockManager, Mode};
 use crate::metrics::{HostMetrics, HostStats};
 use crate::strategy::{self, Strategy};
 use crate::{DeadlockPolicy, HostConfig, HostError, LockLevel, Result};
-use sim::{EventQueue, Histogram, Lpn, Rng, SimTime, TxnId};
+use sim::{Histogram, Lpn, Rng, SimTime, TxnId};
 use ssd::{Device, SsdError};
 use std::sync::Arc;
 use workload::db::{RecOp, TxnSource, TxnSpec};
@@ -57,7 +57,21 @@ pub struct Core {
     pub pool: Pool,
     pub tags: TagTable,
     /// Per DB page: the version a read returns now (None: as loaded), with its first tag.
+    ///
+    /// With `lazy_disk`, the image's `values` may be *taken* (left empty) by `frame_mut`
+    /// when nothing else holds the image (no tag table keeps it): the frame then owns them
+    /// and is dirty, so the entry is replaced by its write-back before any read of the page
+    /// could look at it. Invariant: an entry with taken values belongs to a page with a
+    /// built frame in the pool (`check_disk`).
     pub disk: Vec<Option<(u64, Arc<PageImage>)>>,
+    /// The strategy builds every frame through `Core::frame_mut` (never `Pool::frame_mut`
+    /// directly), so a fetch may install `buffer::Unbuilt::Disk` frames and a build may take
+    /// the disk image's values instead of copying them. Set by the strategy's `create`
+    /// (`wal`); default off.
+    pub lazy_disk: bool,
+    /// Builds that took a disk image's values instead of copying them (not a metric: for
+    /// tests and profiles).
+    pub disk_values_taken: u64,
     pub stats: HostStats,
     /// The device commands issued, as a `txn` trace (when capturing one).
     pub trace: Option<Vec<workload::txn::Timed>>,
@@ -145,9 +159,63 @@ impl Core {
     /// The values of `page` as the device holds them now.
     pub fn disk_image(&self, page: PageNo) -> (Vec<u64>, u64) {
         match &self.disk[page.0 as usize] {
-            Some((_, img)) => (img.values.clone(), img.lsn),
+            Some((_, img)) => {
+                debug_assert!(
+                    !img.values.is_empty(),
+                    "page {}'s disk image was taken by its frame",
+                    page.0
+                );
+                (img.values.clone(), img.lsn)
+            }
             None => (self.layout.initial_page(page), 0),
         }
+    }
+
+    /// Frame `f`, its values built. An `Unbuilt::Disk` frame takes the disk image's values
+    /// when no one else holds the image (`disk`'s invariant) and copies them otherwise;
+    /// every other frame is built by `Pool::frame_mut`.
+    pub fn frame_mut(&mut self, f: u32) -> &mut Frame {
+        if self.pool.frame(f).refers_to_disk() {
+            let page = self.pool.frame(f).page;
+            let (values, lsn) = match &mut self.disk[page.0 as usize] {
+                Some((_, img)) => {
+                    let lsn = img.lsn;
+                    let values = match Arc::get_mut(img) {
+                        Some(own) => {
+                            self.disk_values_taken += 1;
+                            std::mem::take(&mut own.values)
+                        }
+                        None => img.values.clone(),
+                    };
+                    debug_assert!(!values.is_empty(), "page {}'s disk image was taken", page.0);
+                    (values, lsn)
+                }
+                None => (self.layout.initial_page(page), 0),
+            };
+            self.pool.build_from_disk(f, values, lsn);
+        }
+        self.pool.frame_mut(f)
+    }
+
+    /// `disk`'s invariant: every entry whose values were taken belongs to a page with a
+    /// built frame in the pool.
+    pub fn check_disk(&self) -> std::result::Result<(), String> {
+        for (p, d) in self.disk.iter().enumerate() {
+            if let Some((_, img)) = d {
+                if img.values.is_empty() {
+                    let ok = self
+                        .pool
+                        .find(PageNo(p as u64))
+                        .is_some_and(|f| self.pool.frame(f).is_built());
+                    if !ok {
+                        return Err(format!(
+                            "page {p}'s disk image was taken but no built frame holds it"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Allocates the tags of a new image of `img.page` (one per part, consecutive).
@@ -330,6 +398,12 @@ pub fn fetch_for(
             let lsn = img.lsn;
             (Unbuilt::Image(img), lsn)
         }
+        None if core.lazy_disk => {
+            debug_assert!(core.disk[page.0 as usize]
+                .as_ref()
+                .is_none_or(|d| !d.1.values.is_empty()));
+            (Unbuilt::Disk, 0)
+        }
         None => match &core.disk[page.0 as usize] {
             Some((_, img)) => (Unbuilt::Image(img.clone()), img.lsn),
             None => {
@@ -411,6 +485,57 @@ struct Ev {
     finished: bool,
 }
 
+/// The engine's event queue: a min-heap on `(time, seq)` exactly like `sim::EventQueue`
+/// (`seq` counts pushes, so equal instants pop in push order and the pop order is the
+/// same), plus `peek_client`: the run loop prefetches the state of the client the next
+/// event wakes while it handles the current one.
+#[derive(Default)]
+struct Queue {
+    heap: std::collections::BinaryHeap<QEntry>,
+    next_seq: u64,
+}
+
+struct QEntry {
+    time: SimTime,
+    seq: u64,
+    ev: Ev,
+}
+
+impl PartialEq for QEntry {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+impl Eq for QEntry {}
+impl PartialOrd for QEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for QEntry {
+    // Reversed: BinaryHeap is a max-heap and the earliest (time, seq) pops first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+
+impl Queue {
+    fn push(&mut self, time: SimTime, ev: Ev) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(QEntry { time, seq, ev });
+    }
+
+    fn pop(&mut self) -> Option<(SimTime, Ev)> {
+        self.heap.pop().map(|e| (e.time, e.ev))
+    }
+
+    /// The client of the event that pops next (if nothing earlier is pushed first).
+    fn peek_client(&self) -> Option<u32> {
+        self.heap.peek().map(|e| e.ev.client)
+    }
+}
+
 /// What a run leaves behind.
 pub struct HostRun {
     pub metrics: HostMetrics,
@@ -430,7 +555,7 @@ pub struct Engine {
     source: Box<dyn TxnSource>,
     locks: LockManager,
     clients: Vec<Client>,
-    queue: EventQueue<Ev>,
+    queue: Queue,
     rng_source: Rng,
     rng_backoff: Rng,
     rng_think: Rng,
@@ -515,13 +640,16 @@ impl Engine {
             device,
             pool: Pool::new(cfg.buffer_frames),
             tags: TagTable::new(record || cfg.measure_recovery),
-            disk: vec![None; pages],
+            disk: sim::mem::huge_vec(pages, None),
+            lazy_disk: false,
+            disk_values_taken: 0,
             stats: HostStats::default(),
             trace: None,
             net: Default::default(),
             also_read: Default::default(),
             also_read_pages: 0,
         };
+        core.pool.reserve_pages(core.layout.pages);
         let strat = (info.create)(cfg, &mut core)?;
         let rng = Rng::new(seed).fork("host");
         let clients = (0..cfg.clients)
@@ -552,7 +680,7 @@ impl Engine {
             source,
             locks: LockManager::new(cfg.clients),
             clients,
-            queue: EventQueue::new(),
+            queue: Queue::default(),
             rng_source: rng.fork("source"),
             rng_backoff: rng.fork("backoff"),
             rng_think: rng.fork("think"),
@@ -595,6 +723,7 @@ impl Engine {
         }
         while let Some((t, ev)) = self.queue.pop() {
             self.now = t;
+            self.prefetch_client_spec();
             let cl = &self.clients[ev.client as usize];
             if ev.epoch != cl.epoch {
                 continue;
@@ -605,6 +734,7 @@ impl Engine {
                 self.on_wake(ev.client, t)?;
             }
             self.strat.maintain(&mut self.core, t)?;
+            self.prefetch_client_op();
         }
         if let Some(c) = self.clients.iter().position(|c| c.phase != Phase::Done) {
             return Err(HostError::Stuck(format!(
@@ -620,8 +750,38 @@ impl Engine {
                 .pool
                 .check_invariants()
                 .map_err(HostError::Stuck)?;
+            self.core.check_disk().map_err(HostError::Stuck)?;
         }
         Ok(())
+    }
+
+    /// First half of the next event's prefetch (hints only): the header of the transaction
+    /// its client runs and the effect of its current operation. A client's transaction is
+    /// cold when it is woken (49 other clients ran since), and `advance` starts with a chain
+    /// of dependent loads through it (spec, ops, op, page) — 40 % of `Engine::run` before.
+    #[inline]
+    fn prefetch_client_spec(&self) {
+        if let Some(n) = self.queue.peek_client() {
+            let cl = &self.clients[n as usize];
+            if let Some(spec) = &cl.spec {
+                sim::mem::prefetch(&**spec);
+            }
+            if let Some(e) = cl.effects.get(cl.op) {
+                sim::mem::prefetch(e);
+            }
+        }
+    }
+
+    /// Second half, at the end of the current event (the spec's header has arrived by
+    /// then): the next event's current operation.
+    #[inline]
+    fn prefetch_client_op(&self) {
+        if let Some(n) = self.queue.peek_client() {
+            let cl = &self.clients[n as usize];
+            if let Some(op) = cl.spec.as_ref().and_then(|s| s.ops.get(cl.op)) {
+                sim::mem::prefetch(op);
+            }
+        }
     }
 
     fn on_wake(&mut self, c: u32, now: SimTime) -> Result<()> {
@@ -782,7 +942,7 @@ impl Engine {
                     }
                 }
                 let slot = op.rid().slot;
-                let fr = self.core.pool.frame_mut(f);
+                let fr = self.core.frame_mut(f);
                 let before = fr.values[slot as usize];
                 let after = eff.apply(before);
                 fr.values[slot as usize] = after;
@@ -1212,4 +1372,95 @@ fn measure_recovery(
         pages_read: rep.pages_read + db.pages_read,
         wall_time_s: wall.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small TPC-C on `wal`: 16 frames (many write-backs) and a checkpoint every 4 KiB of
+    /// log (many in-place checkpoint writes).
+    fn small_tpcc() -> (HostConfig, ssd::DeviceConfig) {
+        let (mut h, mut d) = crate::check::tiny_config("wal", "none");
+        h.workload = "tpcc".into();
+        h.tpcc.warehouses = 1;
+        h.tpcc.customers_per_district = 20;
+        h.tpcc.items = 50;
+        h.tpcc.max_txns = 200;
+        h.tpcc.delta_abort = 0.1;
+        h.transactions = 120;
+        h.buffer_frames = 16;
+        h.log_pages = 64;
+        h.checkpoint_log_bytes = 4096;
+        d.nand.blocks_per_plane = 64;
+        (h, d)
+    }
+
+    /// Every page's values at the end of a run: its frame's (built here) or the disk's.
+    fn db_now(core: &mut Core) -> Vec<Vec<u64>> {
+        (0..core.layout.pages)
+            .map(|p| match core.pool.find(PageNo(p)) {
+                Some(f) => core.frame_mut(f).values.clone(),
+                None => core.disk_image(PageNo(p)).0,
+            })
+            .collect()
+    }
+
+    /// Without a tag table keeping page images, a build takes the disk image's values
+    /// (`Core::frame_mut`); with one (recording) it copies them. Both give the same
+    /// metrics and the same database, page by page.
+    #[test]
+    fn taking_disk_values_gives_what_copying_them_gives() {
+        let (h, d) = small_tpcc();
+        let go = |record: bool| {
+            let dev = Device::in_memory(&d).unwrap();
+            run(&h, &d, dev, 5, record).unwrap()
+        };
+        let mut taken = go(false);
+        let mut copied = go(true);
+        assert!(taken.core.disk_values_taken > 0);
+        assert_eq!(copied.core.disk_values_taken, 0);
+        assert!(taken.core.stats.checkpoints > 0 && taken.core.stats.page_writes > 0);
+        let j = |m: &HostMetrics| {
+            let mut v = serde_json::to_value(m).unwrap();
+            v.as_object_mut().unwrap().remove("wall_time_s");
+            v.to_string()
+        };
+        assert_eq!(j(&taken.metrics), j(&copied.metrics));
+        assert_eq!(db_now(&mut taken.core), db_now(&mut copied.core));
+        taken.core.check_disk().unwrap();
+    }
+
+    /// The engine's queue pops in exactly `sim::EventQueue`'s order (time, then push
+    /// order), and `peek_client` names the client of the next pop.
+    #[test]
+    fn the_queue_pops_like_the_sim_queue_and_peeks_the_next_client() {
+        let mut rng = Rng::new(3);
+        let mut q = Queue::default();
+        let mut sq: sim::EventQueue<u32> = sim::EventQueue::new();
+        let mut popped = 0;
+        for i in 0..2000u32 {
+            let t = SimTime::from_ns(rng.below(50));
+            let ev = Ev {
+                client: i,
+                epoch: 0,
+                finished: false,
+            };
+            q.push(t, ev);
+            sq.push(t, i);
+            if rng.below(3) == 0 {
+                let next = q.peek_client();
+                let (t1, e) = q.pop().unwrap();
+                assert_eq!(Some(e.client), next);
+                assert_eq!(sq.pop(), Some((t1, e.client)));
+                popped += 1;
+            }
+        }
+        while let Some((t, e)) = q.pop() {
+            assert_eq!(sq.pop(), Some((t, e.client)));
+            popped += 1;
+        }
+        assert_eq!(popped, 2000);
+        assert!(sq.pop().is_none() && q.peek_client().is_none());
+    }
 }

@@ -191,12 +191,15 @@ pub struct LogPageImage {
     pub entries: Vec<LogEntry>,
 }
 
+/// (lsn, page, slot, before, prev) of an update.
+type UndoRec = (u64, PageNo, u16, u64, Option<u64>);
+
 struct Tx {
     txn: TxnId,
     first: u64,
     last: u64,
-    /// (lsn, page, slot, before, prev) of its updates, oldest first.
-    undo: Vec<(u64, PageNo, u16, u64, Option<u64>)>,
+    /// Its updates, oldest first.
+    undo: Vec<UndoRec>,
     pages: Vec<PageNo>,
 }
 
@@ -215,7 +218,11 @@ pub struct Wal {
     /// The latest completion of any log write issued.
     issued_ack: SimTime,
     txs: Vec<Option<Tx>>,
-    /// No-steal: active transactions holding uncommitted changes per page.
+    /// Per client: the `undo` and `pages` vectors of its last transaction, emptied, for the
+    /// next one (two to four allocations per transaction saved).
+    spare: Vec<(Vec<UndoRec>, Vec<PageNo>)>,
+    /// No-steal: active transactions holding uncommitted changes per page (not kept under
+    /// steal, where nothing reads it).
     uncommitted: HashMap<PageNo, u32, FixedHash>,
     steal: bool,
     force_at_commit: bool,
@@ -238,6 +245,8 @@ pub struct Wal {
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
+    // Every mutable frame access below and in the engine goes through `Core::frame_mut`.
+    core.lazy_disk = true;
     let page_bytes = u64::from(core.device.core.geo.page_bytes);
     let d = data_lpns(&core.layout);
     let need = d + 1 + u64::from(cfg.log_pages);
@@ -280,6 +289,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         issued_upto: 0,
         issued_ack: SimTime::ZERO,
         txs: (0..cfg.clients).map(|_| None).collect(),
+        spare: (0..cfg.clients).map(|_| Default::default()).collect(),
         uncommitted: HashMap::default(),
         steal: cfg.steal,
         force_at_commit: cfg.force,
@@ -403,11 +413,22 @@ impl Wal {
     /// Writes `fr` (a copy, or a frame leaving the pool: its values move into the image).
     fn write_page(&mut self, core: &mut Core, fr: Frame, now: SimTime) -> Result<SimTime> {
         let at = self.force(core, fr.lsn, now)?;
-        let img = Arc::new(PageImage {
-            page: fr.page,
-            lsn: fr.lsn,
-            values: fr.values,
-        });
+        // The page's previous image, when no one else holds it (its values were usually
+        // taken by the frame: `Core::frame_mut`), becomes the new one: no allocation, and
+        // the replaced entry frees nothing.
+        let img = match &mut core.disk[fr.page.0 as usize] {
+            Some((_, old)) if Arc::strong_count(old) == 1 && Arc::weak_count(old) == 0 => {
+                let o = Arc::get_mut(old).expect("the only reference");
+                o.lsn = fr.lsn;
+                o.values = fr.values;
+                old.clone()
+            }
+            _ => Arc::new(PageImage {
+                page: fr.page,
+                lsn: fr.lsn,
+                values: fr.values,
+            }),
+        };
         if let Some(ipa) = self.ipa.as_mut() {
             if let Some(end) = ipa.try_append(core, &img, at)? {
                 self.data_ack = self.data_ack.max(end);
@@ -430,17 +451,45 @@ impl Wal {
         Ok(end)
     }
 
-    fn finish_tx(&mut self, c: u32) -> Option<Tx> {
-        let tx = self.txs[c as usize].take()?;
-        for p in &tx.pages {
-            if let Some(n) = self.uncommitted.get_mut(p) {
-                *n -= 1;
-                if *n == 0 {
-                    self.uncommitted.remove(p);
+    fn finish_tx(&mut self, c: u32) {
+        let Some(mut tx) = self.txs[c as usize].take() else {
+            return;
+        };
+        if !self.steal {
+            for p in &tx.pages {
+                if let Some(n) = self.uncommitted.get_mut(p) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.uncommitted.remove(p);
+                    }
                 }
             }
         }
-        Some(tx)
+        tx.undo.clear();
+        tx.pages.clear();
+        self.spare[c as usize] = (tx.undo, tx.pages);
+    }
+
+    /// Writes dirty frame `f` and leaves it clean in the pool: its values move into the
+    /// written image and the frame refers to it (`buffer::Unbuilt::Disk`), so a checkpoint
+    /// or a commit-time force copies no page.
+    fn write_frame_in_place(&mut self, core: &mut Core, f: u32, now: SimTime) -> Result<SimTime> {
+        let fr = if core.lazy_disk {
+            let (page, lsn) = {
+                let fr = core.pool.frame(f);
+                (fr.page, fr.lsn)
+            };
+            Frame::new(page, core.pool.unbuild_to_disk(f), lsn, now)
+        } else {
+            core.pool.frame(f).clone()
+        };
+        let t = self.write_page(core, fr, now)?;
+        if !core.lazy_disk {
+            let fm = core.pool.frame_mut(f);
+            fm.dirty = false;
+            fm.rec_lsn = 0;
+        }
+        Ok(t)
     }
 
     fn checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
@@ -456,15 +505,12 @@ impl Wal {
             .collect();
         let mut done = now;
         for f in dirty {
-            let fr = core.pool.frame(f).clone();
+            let fr = core.pool.frame(f);
             if !self.steal && self.uncommitted.contains_key(&fr.page) {
                 redo = redo.min(fr.rec_lsn);
                 continue;
             }
-            done = done.max(self.write_page(core, fr, now)?);
-            let fm = core.pool.frame_mut(f);
-            fm.dirty = false;
-            fm.rec_lsn = 0;
+            done = done.max(self.write_frame_in_place(core, f, now)?);
         }
         let att: Vec<(TxnId, u64)> = self.txs.iter().flatten().map(|t| (t.txn, t.last)).collect();
         let end = self.append(core, LogRec::CkptEnd { begin, att }, now)?;
@@ -492,12 +538,13 @@ impl Strategy for Wal {
 
     fn begin(&mut self, core: &mut Core, c: u32, txn: TxnId, now: SimTime) -> Result<()> {
         let lsn = self.append(core, LogRec::Begin { txn }, now)?;
+        let (undo, pages) = std::mem::take(&mut self.spare[c as usize]);
         self.txs[c as usize] = Some(Tx {
             txn,
             first: lsn,
             last: lsn,
-            undo: Vec::new(),
-            pages: Vec::new(),
+            undo,
+            pages,
         });
         Ok(())
     }
@@ -530,17 +577,20 @@ impl Strategy for Wal {
             },
             now,
         )?;
-        let fr = core.pool.frame_mut(frame);
+        let fr = core.frame_mut(frame);
         fr.lsn = lsn;
         if fr.rec_lsn == 0 {
             fr.rec_lsn = lsn.max(1);
         }
+        let steal = self.steal;
         let t = self.tx(c)?;
         t.last = lsn;
         t.undo.push((lsn, page, slot, before, Some(prev)));
         if !t.pages.contains(&page) {
             t.pages.push(page);
-            *self.uncommitted.entry(page).or_insert(0) += 1;
+            if !steal {
+                *self.uncommitted.entry(page).or_insert(0) += 1;
+            }
         }
         Ok(())
     }
@@ -577,11 +627,7 @@ impl Strategy for Wal {
             for p in pages {
                 if let Some(f) = core.pool.find(p) {
                     if core.pool.frame(f).dirty {
-                        let fr = core.pool.frame(f).clone();
-                        ack = ack.max(self.write_page(core, fr, at)?);
-                        let fm = core.pool.frame_mut(f);
-                        fm.dirty = false;
-                        fm.rec_lsn = 0;
+                        ack = ack.max(self.write_frame_in_place(core, f, at)?);
                     }
                 }
             }
@@ -611,7 +657,7 @@ impl Strategy for Wal {
             },
             now,
         )?;
-        let undo = std::mem::take(&mut self.tx(c)?.undo);
+        let mut undo = std::mem::take(&mut self.tx(c)?.undo);
         let mut done = now;
         // Undo records whose log pages have left the log buffer are read back, one read
         // per page.
@@ -632,7 +678,7 @@ impl Strategy for Wal {
             core.stats.log_page_reads += 1;
             done = done.max(t);
         }
-        for (_, page, slot, before, uprev) in undo.into_iter().rev() {
+        for &(_, page, slot, before, uprev) in undo.iter().rev() {
             let f = match fetch(core, self, c, page, now, true)? {
                 Fetch::Ready(f, t) => {
                     done = done.max(t);
@@ -664,7 +710,7 @@ impl Strategy for Wal {
             core.net.on_undo(&core.layout, page, slot);
             match f {
                 Some(f) => {
-                    let fr = core.pool.frame_mut(f);
+                    let fr = core.frame_mut(f);
                     fr.values[slot as usize] = before;
                     fr.lsn = clr;
                     fr.dirty = true;
@@ -682,6 +728,8 @@ impl Strategy for Wal {
                 }
             }
         }
+        undo.clear();
+        self.tx(c)?.undo = undo;
         self.append(
             core,
             LogRec::End {
