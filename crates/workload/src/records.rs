@@ -247,11 +247,29 @@ impl TxnSource for Records {
     fn loaded(&self, rid: Rid) -> bool {
         self.heap.loaded(rid)
     }
+
+    fn loaded_prefix(&self, table: TableId, page: u32) -> Option<u16> {
+        Some(if table == TABLE {
+            self.heap.loaded_prefix(page)
+        } else {
+            0
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loaded_prefix_agrees_with_loaded() {
+        // 1001 records: the last page is partly filled.
+        let cfg = RecordsConfig {
+            records: 1001,
+            ..RecordsConfig::default()
+        };
+        crate::db::check_loaded_prefix(&Records::new(&cfg).unwrap()).unwrap();
+    }
 
     #[test]
     fn distinct_sorted_updates_validate_and_count() {

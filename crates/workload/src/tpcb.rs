@@ -278,6 +278,16 @@ impl TxnSource for Tpcb {
         }
     }
 
+    fn loaded_prefix(&self, table: TableId, page: u32) -> Option<u16> {
+        Some(match table {
+            table::BRANCH => self.branch.loaded_prefix(page),
+            table::TELLER => self.teller.loaded_prefix(page),
+            table::ACCOUNT => self.account.loaded_prefix(page),
+            table::HISTORY => self.history.loaded_prefix(page),
+            _ => 0,
+        })
+    }
+
     fn remaining_txns(&self) -> Option<u64> {
         Some(self.cfg.max_txns.saturating_sub(self.generated))
     }
@@ -373,6 +383,17 @@ mod tests {
             let end: u16 = def.fields.iter().map(|f| f.len).sum();
             assert_eq!(end, def.record_bytes, "{}", def.name);
         }
+    }
+
+    #[test]
+    fn loaded_prefix_agrees_with_loaded() {
+        let cfg = TpcbConfig {
+            branches: 3,
+            accounts_per_branch: 1000,
+            delta_abort: 0.0,
+            max_txns: 500,
+        };
+        crate::db::check_loaded_prefix(&Tpcb::new(&cfg).unwrap()).unwrap();
     }
 
     #[test]
