@@ -14,7 +14,9 @@
 
 use crate::address::{AddressKind, Addresses};
 use crate::btree::{fields, heap_records_per_page, Heap};
-use crate::db::{Change, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES};
+use crate::db::{
+    Change, Changes, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+};
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
 use sim::Rng;
@@ -208,7 +210,7 @@ impl TxnSource for Records {
         for (r, update) in order {
             let rid = self.heap.loaded_rid(r);
             if update {
-                let mut changes = Vec::with_capacity(2);
+                let mut changes = Changes::new();
                 changes.push(Change {
                     offset: COUNTER,
                     len: 8,

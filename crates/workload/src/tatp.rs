@@ -31,7 +31,9 @@
 //! into an occupied slot as an overwrite and a delete of a free one as a no-op.
 
 use crate::btree::{fields, mix, nurand, Heap, Index};
-use crate::db::{Change, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES};
+use crate::db::{
+    Change, FieldOp, RecOp, Rid, Schema, SetBytes, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+};
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
 use sim::Rng;
@@ -370,11 +372,12 @@ impl Tatp {
                 let data_a = rng.below(256) as u8;
                 ops.push(RecOp::Update {
                     rid: self.subscriber.loaded_rid(sl),
-                    changes: vec![Change {
+                    changes: [Change {
                         offset: S_BIT_1,
                         len: 1,
-                        op: FieldOp::Set(vec![bit]),
-                    }],
+                        op: FieldOp::Set(SetBytes::new(&[bit])),
+                    }]
+                    .into(),
                 });
                 let rid = self
                     .special_facility
@@ -382,11 +385,12 @@ impl Tatp {
                 if self.loaded_rows(s).sf & (1 << sf_type) != 0 {
                     ops.push(RecOp::Update {
                         rid,
-                        changes: vec![Change {
+                        changes: [Change {
                             offset: SF_DATA_A,
                             len: 1,
-                            op: FieldOp::Set(vec![data_a]),
-                        }],
+                            op: FieldOp::Set(SetBytes::new(&[data_a])),
+                        }]
+                        .into(),
                     });
                 } else {
                     ops.push(RecOp::Read(rid)); // the update finds no row
@@ -397,11 +401,12 @@ impl Tatp {
                 self.by_sub_nbr(&mut ops, s);
                 ops.push(RecOp::Update {
                     rid: self.subscriber.loaded_rid(sl),
-                    changes: vec![Change {
+                    changes: [Change {
                         offset: S_VLR_LOCATION,
                         len: 4,
                         op: FieldOp::Fill(rng.next_u64()),
-                    }],
+                    }]
+                    .into(),
                 });
             }
             TatpTxn::InsertCallForwarding | TatpTxn::DeleteCallForwarding => {

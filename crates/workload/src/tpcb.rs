@@ -207,11 +207,12 @@ impl Tpcb {
     fn add(rid: Rid, delta: i64) -> RecOp {
         RecOp::Update {
             rid,
-            changes: vec![Change {
+            changes: [Change {
                 offset: BALANCE,
                 len: 8,
                 op: FieldOp::AddI64(delta),
-            }],
+            }]
+            .into(),
         }
     }
 }

@@ -45,7 +45,8 @@
 
 use crate::btree::{fields, mix, nurand, Heap, Index};
 use crate::db::{
-    Change, FieldOp, RecOp, Rid, RowContent, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+    Change, Changes, FieldOp, RecOp, Rid, RowContent, Schema, SetBytes, TableId, TxnSource,
+    TxnSpec, DB_PAGE_BYTES,
 };
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
@@ -938,11 +939,12 @@ impl Tpcc {
             .lookup(ops, self.district_pk.loaded_pos(di as u64));
         ops.push(RecOp::Update {
             rid: self.district.loaded_rid(di as u64),
-            changes: vec![Change {
+            changes: [Change {
                 offset: D_NEXT_O_ID,
                 len: 8,
                 op: FieldOp::AddI64(1),
-            }],
+            }]
+            .into(),
         });
         let cord = self.customer_ord(di, c_id);
         self.customer_pk
@@ -999,7 +1001,7 @@ impl Tpcc {
             if commit {
                 self.stock_qty[sord as usize] = new_q as u8;
             }
-            let mut changes = Vec::with_capacity(4);
+            let mut changes = Changes::new();
             changes.push(Change {
                 offset: S_QUANTITY,
                 len: 8,
@@ -1075,26 +1077,28 @@ impl Tpcc {
             .lookup(ops, self.warehouse_pk.loaded_pos(wo));
         ops.push(RecOp::Update {
             rid: self.warehouse.loaded_rid(wo),
-            changes: vec![Change {
+            changes: [Change {
                 offset: W_YTD,
                 len: 8,
                 op: FieldOp::AddI64(amount),
-            }],
+            }]
+            .into(),
         });
         let di = self.district_index(w, d) as u64;
         self.district_pk
             .lookup(ops, self.district_pk.loaded_pos(di));
         ops.push(RecOp::Update {
             rid: self.district.loaded_rid(di),
-            changes: vec![Change {
+            changes: [Change {
                 offset: D_YTD,
                 len: 8,
                 op: FieldOp::AddI64(amount),
-            }],
+            }]
+            .into(),
         });
         let cdi = self.district_index(cw, cd);
         let cord = self.select_customer(ops, rng, cdi);
-        let mut changes = Vec::with_capacity(4);
+        let mut changes = Changes::new();
         changes.push(Change {
             offset: C_BALANCE,
             len: 8,
@@ -1174,11 +1178,12 @@ impl Tpcc {
             self.order_pk.lookup(ops, opos);
             ops.push(RecOp::Update {
                 rid: orid,
-                changes: vec![Change {
+                changes: [Change {
                     offset: O_CARRIER_ID,
                     len: 2,
-                    op: FieldOp::Set(carrier.to_le_bytes().to_vec()),
-                }],
+                    op: FieldOp::Set(SetBytes::new(&carrier.to_le_bytes())),
+                }]
+                .into(),
             });
             let info = self.dists[di].orders[(o_id - 1) as usize];
             let stamp = rng.next_u64();
@@ -1190,11 +1195,12 @@ impl Tpcc {
                 ops.push(RecOp::Read(self.order_line_pk.leaf_rid(lpos.0, lpos.1)));
                 ops.push(RecOp::Update {
                     rid: lrid,
-                    changes: vec![Change {
+                    changes: [Change {
                         offset: OL_DELIVERY_D,
                         len: 8,
                         op: FieldOp::Fill(stamp),
-                    }],
+                    }]
+                    .into(),
                 });
             }
             let cord = self.customer_ord(di, u32::from(info.c_id));
@@ -1202,7 +1208,7 @@ impl Tpcc {
                 .lookup(ops, self.customer_pk.loaded_pos(cord));
             ops.push(RecOp::Update {
                 rid: self.customer.loaded_rid(cord),
-                changes: vec![
+                changes: [
                     Change {
                         offset: C_BALANCE,
                         len: 8,
@@ -1213,7 +1219,8 @@ impl Tpcc {
                         len: 8,
                         op: FieldOp::AddI64(1),
                     },
-                ],
+                ]
+                .into(),
             });
             if commit {
                 self.dists[di].oldest_new_order += 1;
@@ -1385,7 +1392,11 @@ impl TxnSource for Tpcc {
                     STOCK_PK => self.stock_pk.loaded_prefix(page, w * u64::from(self.items)),
                     _ => 0,
                 };
-                let rpp = self.schema.tables.get(usize::from(table.0)).map_or(0, |t| t.records_per_page);
+                let rpp = self
+                    .schema
+                    .tables
+                    .get(usize::from(table.0))
+                    .map_or(0, |t| t.records_per_page);
                 n.min(u32::from(rpp)) as u16
             }
         };
@@ -2005,11 +2016,12 @@ mod tests {
                         done = true;
                         return Some(RecOp::Update {
                             rid: *rid,
-                            changes: vec![Change {
+                            changes: [Change {
                                 offset: D_NEXT_O_ID,
                                 len: 8,
                                 op: FieldOp::AddI64(2),
-                            }],
+                            }]
+                            .into(),
                         });
                     }
                 }

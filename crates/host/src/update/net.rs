@@ -303,11 +303,12 @@ mod tests {
         };
         let up = |d: i64| RecOp::Update {
             rid,
-            changes: vec![Change {
+            changes: [Change {
                 offset: 16,
                 len: 8,
                 op: FieldOp::AddI64(d),
-            }],
+            }]
+            .into(),
         };
         // 0x..10 + 1: one byte; 0x..FF + 1: a carry into the next byte.
         assert_eq!(changed_ranges(&up(1), 0x1234_5610, 100), vec![(16, 1)]);
@@ -319,11 +320,12 @@ mod tests {
         assert_eq!(changed_ranges(&up(0x01_0101), 0x10_1010, 100).len(), 3);
         let fill = RecOp::Update {
             rid,
-            changes: vec![Change {
+            changes: [Change {
                 offset: 4,
                 len: 20,
                 op: FieldOp::Fill(9),
-            }],
+            }]
+            .into(),
         };
         assert_eq!(changed_ranges(&fill, 0, 100), vec![(4, 20)]);
         assert_eq!(changed_ranges(&RecOp::Delete(rid), 0, 100), vec![(0, 1)]);
@@ -362,7 +364,7 @@ mod tests {
             };
             let op = RecOp::Update {
                 rid,
-                changes: vec![
+                changes: [
                     Change {
                         offset: 8,
                         len: 8,
