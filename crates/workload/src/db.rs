@@ -596,6 +596,10 @@ mod tests {
     fn sizes() {
         assert_eq!(std::mem::size_of::<FieldOp>(), 16);
         assert_eq!(std::mem::size_of::<Change>(), 24);
-        assert!(std::mem::size_of::<RecOp>() <= 112, "{}", std::mem::size_of::<RecOp>());
+        assert!(
+            std::mem::size_of::<RecOp>() <= 112,
+            "{}",
+            std::mem::size_of::<RecOp>()
+        );
     }
 }

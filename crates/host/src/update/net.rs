@@ -102,9 +102,9 @@ pub const BUCKET_NAMES: &[&str] = &[
 pub struct NetBytes {
     /// Dirty DB page → its index in `lists`. Looked up, never iterated.
     dirty: hashbrown::HashMap<PageNo, u32, FixedHash>,
-    /// Changed byte ranges [start, end) of a dirty DB page since its last write; entries
-    /// not named by `dirty` are empty and listed in `free`.
-    lists: Vec<Vec<(u32, u32)>>,
+    /// Changed byte ranges of a dirty DB page since its last write; entries not named by
+    /// `dirty` are empty and listed in `free`.
+    lists: Vec<Ranges>,
     free: Vec<u32>,
     /// Pages written (out of place or by an append).
     pub pages_written: u64,
@@ -134,43 +134,58 @@ pub struct NetBytesMetrics {
     pub dbms_write_amplification: f64,
 }
 
-/// Bytes [s, s + len) join the sorted, disjoint, non-adjacent ranges `v`: ranges
-/// overlapping or touching them are merged into one.
-#[inline]
-fn union_into(v: &mut Vec<(u32, u32)>, s: u32, len: u32) {
-    if len == 0 {
-        return;
-    }
-    let (mut s, mut e) = (s, s + len);
-    let i = v.partition_point(|r| r.1 < s);
-    let mut j = i;
-    while j < v.len() && v[j].0 <= e {
-        s = s.min(v[j].0);
-        e = e.max(v[j].1);
-        j += 1;
-    }
-    if i == j {
-        v.insert(i, (s, e));
-    } else {
-        v[i] = (s, e);
-        v.drain(i + 1..j);
-    }
+/// The changed bytes of one page: sorted, disjoint, non-adjacent ranges [start, end) and
+/// their total length (kept as ranges are added, so a write need not read the ranges: on
+/// eviction they are long out of cache).
+#[derive(Default)]
+struct Ranges {
+    v: Vec<(u32, u32)>,
+    bytes: u64,
 }
 
-fn bytes_of(v: &[(u32, u32)]) -> u64 {
-    v.iter().map(|r| u64::from(r.1 - r.0)).sum()
+impl Ranges {
+    /// Bytes [s, s + len) join the ranges: ranges overlapping or touching them are merged
+    /// into one.
+    #[inline]
+    fn union(&mut self, s: u32, len: u32) {
+        if len == 0 {
+            return;
+        }
+        let v = &mut self.v;
+        let (mut s, mut e) = (s, s + len);
+        let i = v.partition_point(|r| r.1 < s);
+        let mut j = i;
+        let mut merged = 0u64;
+        while j < v.len() && v[j].0 <= e {
+            s = s.min(v[j].0);
+            e = e.max(v[j].1);
+            merged += u64::from(v[j].1 - v[j].0);
+            j += 1;
+        }
+        if i == j {
+            v.insert(i, (s, e));
+        } else {
+            v[i] = (s, e);
+            v.drain(i + 1..j);
+        }
+        self.bytes = self.bytes + u64::from(e - s) - merged;
+        debug_assert_eq!(
+            self.bytes,
+            self.v.iter().map(|r| u64::from(r.1 - r.0)).sum::<u64>()
+        );
+    }
 }
 
 impl NetBytes {
     /// The range list of `page`, made (from the free slab entries first) if it has none.
-    fn list(&mut self, page: PageNo) -> &mut Vec<(u32, u32)> {
+    fn list(&mut self, page: PageNo) -> &mut Ranges {
         let i = match self.dirty.entry(page) {
             hashbrown::hash_map::Entry::Occupied(o) => *o.get(),
             hashbrown::hash_map::Entry::Vacant(v) => {
                 let i = match self.free.pop() {
                     Some(i) => i,
                     None => {
-                        self.lists.push(Vec::new());
+                        self.lists.push(Ranges::default());
                         (self.lists.len() - 1) as u32
                     }
                 };
@@ -185,7 +200,7 @@ impl NetBytes {
         if len == 0 {
             return;
         }
-        union_into(self.list(page), start, len);
+        self.list(page).union(start, len);
     }
 
     /// A record operation on `page`; `before` is the record's value before it (its digest,
@@ -196,7 +211,7 @@ impl NetBytes {
         }
         let (base, rb) = slot_bytes(layout, page, op.rid().slot);
         let v = self.list(page);
-        for_each_changed_range(op, before, rb, |s, l| union_into(v, base + s, l));
+        for_each_changed_range(op, before, rb, |s, l| v.union(base + s, l));
     }
 
     /// A rollback step restored record `slot` of `page`.
@@ -210,16 +225,17 @@ impl NetBytes {
     pub fn pending(&self, page: PageNo) -> u64 {
         self.dirty
             .get(&page)
-            .map_or(0, |&i| bytes_of(&self.lists[i as usize]))
+            .map_or(0, |&i| self.lists[i as usize].bytes)
     }
 
     /// `page` was written, `sent` bytes crossing to the device; returns its net bytes.
     pub fn written(&mut self, page: PageNo, sent: u64) -> u64 {
         let n = match self.dirty.remove(&page) {
             Some(i) => {
-                let v = &mut self.lists[i as usize];
-                let n = bytes_of(v);
-                v.clear();
+                let r = &mut self.lists[i as usize];
+                let n = r.bytes;
+                r.v.clear();
+                r.bytes = 0;
                 self.free.push(i);
                 n
             }
