@@ -521,6 +521,56 @@ impl RowContent {
     }
 }
 
+/// A digest of a generated transaction stream (kinds, rollbacks, every operation with its
+/// changes), for golden tests that a refactoring leaves the stream unchanged.
+#[cfg(test)]
+pub(crate) fn stream_digest(specs: &[TxnSpec]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u64| {
+        h ^= x;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17);
+    };
+    for s in specs {
+        s.kind.bytes().for_each(|b| eat(u64::from(b)));
+        eat(u64::from(s.rollback));
+        for op in &s.ops {
+            let r = op.rid();
+            let tag = match op {
+                RecOp::Read(_) => 1,
+                RecOp::Update { .. } => 2,
+                RecOp::Insert { .. } => 3,
+                RecOp::Delete(_) => 4,
+            };
+            eat(tag);
+            eat((u64::from(r.table.0) << 48) | (u64::from(r.page) << 16) | u64::from(r.slot));
+            match op {
+                RecOp::Update { changes, .. } => {
+                    for c in changes.iter() {
+                        eat((u64::from(c.offset) << 16) | u64::from(c.len));
+                        match &c.op {
+                            FieldOp::AddI64(d) => {
+                                eat(10);
+                                eat(*d as u64)
+                            }
+                            FieldOp::Fill(x) => {
+                                eat(11);
+                                eat(*x)
+                            }
+                            FieldOp::Set(b) => {
+                                eat(12);
+                                b.iter().for_each(|x| eat(u64::from(*x)))
+                            }
+                        }
+                    }
+                }
+                RecOp::Insert { fill, .. } => eat(*fill),
+                _ => {}
+            }
+        }
+    }
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -721,3 +721,57 @@ mod tests {
         assert!(e.what.contains("workload.tatp.delta_abort"));
     }
 }
+
+#[cfg(test)]
+mod golden_stream {
+    use super::*;
+
+    /// TATP, TPC-B and the records source generate exactly the streams they did before
+    /// netperf's type changes (`Changes`, `SetBytes`): digests computed by this test on main
+    /// at 623fa3d.
+    #[test]
+    fn streams_are_unchanged() {
+        let mut t = Tatp::new(
+            &TatpConfig {
+                subscribers: 10_000,
+                delta_abort: 0.05,
+                ..TatpConfig::default()
+            },
+            2,
+        )
+        .unwrap();
+        let mut rng = Rng::new(9);
+        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        assert!(specs.iter().any(|s| s.ops.iter().any(|o| matches!(o,
+            RecOp::Update { changes, .. } if matches!(changes[0].op, FieldOp::Set(_))))));
+        assert_eq!(
+            crate::db::stream_digest(&specs),
+            0xb3ec_6de3_8f48_bd82,
+            "tatp"
+        );
+        let mut t = crate::tpcb::Tpcb::new(&crate::tpcb::TpcbConfig {
+            branches: 4,
+            accounts_per_branch: 10_000,
+            delta_abort: 0.05,
+            max_txns: 5000,
+        })
+        .unwrap();
+        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        assert_eq!(
+            crate::db::stream_digest(&specs),
+            0x3207_fa6e_a61a_a5ef,
+            "tpcb"
+        );
+        let mut t = crate::records::Records::new(&crate::records::RecordsConfig {
+            records: 5000,
+            ..Default::default()
+        })
+        .unwrap();
+        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        assert_eq!(
+            crate::db::stream_digest(&specs),
+            0x4564_8284_c7cc_f879,
+            "records"
+        );
+    }
+}
