@@ -170,11 +170,12 @@ impl TxnSource for Bank {
             total += d;
             ops.push(RecOp::Update {
                 rid: self.account(*a),
-                changes: vec![Change {
+                changes: [Change {
                     offset: BALANCE,
                     len: 8,
                     op: FieldOp::AddI64(d),
-                }],
+                }]
+                .into(),
             });
         }
         let cap = u64::from(self.cfg.history_pages) * 160;

@@ -179,8 +179,8 @@ impl Layout {
         }
     }
 
-    /// As `new`, with the loaded slots the source says (`TxnSource::loaded`), asked once per
-    /// slot of every page here.
+    /// As `new`, with the loaded slots the source says: `TxnSource::loaded_prefix` per page
+    /// where the source knows it, else `TxnSource::loaded` once per slot of the page.
     pub fn from_source(source: &dyn workload::db::TxnSource, parts: u32) -> Layout {
         let mut l = Layout::new(source.schema().clone(), parts);
         let mut prefix = Vec::with_capacity(l.pages as usize);
@@ -189,6 +189,11 @@ impl Layout {
         for (ti, def) in l.schema.tables.iter().enumerate() {
             let table = TableId(ti as u16);
             for page in 0..def.pages_max {
+                if let Some(n) = source.loaded_prefix(table, page) {
+                    debug_assert!(n <= def.records_per_page && n != IRREGULAR);
+                    prefix.push(n);
+                    continue;
+                }
                 mask.clear();
                 mask.extend(
                     (0..def.records_per_page).map(|slot| source.loaded(Rid { table, page, slot })),
@@ -466,6 +471,73 @@ mod tests {
                 assert_eq!(*v != 0, want, "{rid:?}");
                 assert_eq!(l.initial_slot(PageNo(p), slot as u16), *v, "{rid:?}");
             }
+        }
+    }
+
+    /// A source seen only through `loaded` (its `loaded_prefix` hidden).
+    struct PerSlot<'a>(&'a dyn workload::db::TxnSource);
+    impl workload::db::TxnSource for PerSlot<'_> {
+        fn schema(&self) -> &Schema {
+            self.0.schema()
+        }
+        fn next_txn(&mut self, _: u32, _: &mut sim::Rng) -> workload::db::TxnSpec {
+            unreachable!()
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+        fn loaded(&self, rid: Rid) -> bool {
+            self.0.loaded(rid)
+        }
+    }
+
+    /// The per-page fast path (`loaded_prefix`) builds the same loaded map as asking every
+    /// slot: TPC-C (tiny, with index inner pages and growth regions), TPC-B and TATP (whose
+    /// optional rows' pages are irregular and fall back to per-slot questions).
+    #[test]
+    fn loaded_prefix_builds_the_same_layout_as_per_slot_questions() {
+        use workload::db::TxnSource;
+        let tpcc = workload::tpcc::Tpcc::new(
+            &workload::tpcc::TpccConfig {
+                warehouses: 2,
+                customers_per_district: 20,
+                items: 50,
+                max_txns: 300,
+                ..Default::default()
+            },
+            3,
+        )
+        .unwrap();
+        let tpcb = workload::tpcb::Tpcb::new(&workload::tpcb::TpcbConfig {
+            branches: 2,
+            accounts_per_branch: 500,
+            delta_abort: 0.0,
+            max_txns: 200,
+        })
+        .unwrap();
+        let tatp = workload::tatp::Tatp::new(
+            &workload::tatp::TatpConfig {
+                subscribers: 2_000,
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+        let sources: [&dyn TxnSource; 3] = [&tpcc, &tpcb, &tatp];
+        for src in sources {
+            let fast = Layout::from_source(src, 4);
+            let slow = Layout::from_source(&PerSlot(src), 4);
+            let mut prefixed = 0;
+            for p in 0..fast.pages {
+                let p = PageNo(p);
+                let (t, tp) = fast.locate(p);
+                prefixed += u32::from(src.loaded_prefix(t, tp).is_some());
+                assert_eq!(fast.initial_page(p), slow.initial_page(p), "{p:?}");
+                for slot in 0..fast.slots(p) {
+                    assert_eq!(fast.is_loaded(p, slot), slow.is_loaded(p, slot));
+                }
+            }
+            assert!(prefixed > 0, "{}", src.describe());
         }
     }
 

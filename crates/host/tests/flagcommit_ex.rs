@@ -312,11 +312,12 @@ fn upd(page: u32, slot: u16) -> workload::db::RecOp {
             page,
             slot,
         },
-        changes: vec![Change {
+        changes: [Change {
             offset: 8,
             len: 8,
             op: FieldOp::AddI64(1),
-        }],
+        }]
+        .into(),
     }
 }
 

@@ -393,6 +393,22 @@ impl Index {
         u64::from(leaf) * u64::from(self.per_leaf.get()) + u64::from(rid.slot) < loaded
     }
 
+    /// `loaded` for a whole page: its loaded entries are the prefix `[0, n)` of its slots
+    /// (`n` not clamped to the page's records per page; the caller does that).
+    pub fn loaded_prefix(&self, page: u32, loaded: u64) -> u32 {
+        let per = self.per_leaf.get();
+        if page < self.leaf_base {
+            return per;
+        }
+        let leaf = page - self.leaf_base;
+        if leaf >= self.leaves_initial {
+            return 0;
+        }
+        loaded
+            .saturating_sub(u64::from(leaf) * u64::from(per))
+            .min(u64::from(per)) as u32
+    }
+
     /// Levels read by a lookup, the leaf included.
     pub fn height(&self) -> usize {
         self.inner.len() + 1
@@ -509,6 +525,16 @@ impl Heap {
     pub fn loaded(&self, rid: Rid) -> bool {
         u64::from(rid.page) * u64::from(self.rpp.get()) + u64::from(rid.slot) < self.loaded
             && u32::from(rid.slot) < self.rpp.get()
+    }
+}
+
+impl Heap {
+    /// `loaded` for a whole page: its loaded rows are the prefix `[0, n)` of its slots.
+    pub fn loaded_prefix(&self, page: u32) -> u16 {
+        let rpp = self.rpp.get();
+        self.loaded
+            .saturating_sub(u64::from(page) * u64::from(rpp))
+            .min(u64::from(rpp)) as u16
     }
 }
 

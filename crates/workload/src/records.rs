@@ -14,7 +14,9 @@
 
 use crate::address::{AddressKind, Addresses};
 use crate::btree::{fields, heap_records_per_page, Heap};
-use crate::db::{Change, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES};
+use crate::db::{
+    Change, Changes, FieldOp, RecOp, Rid, Schema, TableId, TxnSource, TxnSpec, DB_PAGE_BYTES,
+};
 use crate::{werr, WorkloadError};
 use serde::{Deserialize, Serialize};
 use sim::Rng;
@@ -208,7 +210,7 @@ impl TxnSource for Records {
         for (r, update) in order {
             let rid = self.heap.loaded_rid(r);
             if update {
-                let mut changes = Vec::with_capacity(2);
+                let mut changes = Changes::new();
                 changes.push(Change {
                     offset: COUNTER,
                     len: 8,
@@ -247,11 +249,29 @@ impl TxnSource for Records {
     fn loaded(&self, rid: Rid) -> bool {
         self.heap.loaded(rid)
     }
+
+    fn loaded_prefix(&self, table: TableId, page: u32) -> Option<u16> {
+        Some(if table == TABLE {
+            self.heap.loaded_prefix(page)
+        } else {
+            0
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loaded_prefix_agrees_with_loaded() {
+        // 1001 records: the last page is partly filled.
+        let cfg = RecordsConfig {
+            records: 1001,
+            ..RecordsConfig::default()
+        };
+        crate::db::check_loaded_prefix(&Records::new(&cfg).unwrap()).unwrap();
+    }
 
     #[test]
     fn distinct_sorted_updates_validate_and_count() {

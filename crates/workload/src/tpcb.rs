@@ -207,11 +207,12 @@ impl Tpcb {
     fn add(rid: Rid, delta: i64) -> RecOp {
         RecOp::Update {
             rid,
-            changes: vec![Change {
+            changes: [Change {
                 offset: BALANCE,
                 len: 8,
                 op: FieldOp::AddI64(delta),
-            }],
+            }]
+            .into(),
         }
     }
 }
@@ -276,6 +277,16 @@ impl TxnSource for Tpcb {
             table::HISTORY => self.history.loaded(rid),
             _ => false,
         }
+    }
+
+    fn loaded_prefix(&self, table: TableId, page: u32) -> Option<u16> {
+        Some(match table {
+            table::BRANCH => self.branch.loaded_prefix(page),
+            table::TELLER => self.teller.loaded_prefix(page),
+            table::ACCOUNT => self.account.loaded_prefix(page),
+            table::HISTORY => self.history.loaded_prefix(page),
+            _ => 0,
+        })
     }
 
     fn remaining_txns(&self) -> Option<u64> {
@@ -373,6 +384,17 @@ mod tests {
             let end: u16 = def.fields.iter().map(|f| f.len).sum();
             assert_eq!(end, def.record_bytes, "{}", def.name);
         }
+    }
+
+    #[test]
+    fn loaded_prefix_agrees_with_loaded() {
+        let cfg = TpcbConfig {
+            branches: 3,
+            accounts_per_branch: 1000,
+            delta_abort: 0.0,
+            max_txns: 500,
+        };
+        crate::db::check_loaded_prefix(&Tpcb::new(&cfg).unwrap()).unwrap();
     }
 
     #[test]
