@@ -48,7 +48,7 @@ struct Nibbles(Vec<u8>);
 
 impl Nibbles {
     fn new(n: usize) -> Nibbles {
-        Nibbles(sim::mem::huge_vec(n.div_ceil(2), 0))
+        Nibbles(sim::mem::huge_zeroed_bytes(n.div_ceil(2)))
     }
     #[inline]
     fn get(&self, i: u32) -> u8 {
