@@ -26,6 +26,13 @@ pub fn huge_zeroed_bytes(n: usize) -> Vec<u8> {
     v
 }
 
+/// `n` zero `u32`s, like `huge_zeroed_bytes` (untouched until used).
+pub fn huge_zeroed_u32(n: usize) -> Vec<u32> {
+    let mut v = vec![0u32; n];
+    advise_huge(v.as_mut_ptr() as *mut u8, n * 4);
+    v
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge(ptr: *mut u8, len: usize) {
     const MADV_HUGEPAGE: i32 = 14;
@@ -78,6 +85,9 @@ mod tests {
         assert_eq!(super::huge_vec(3, 1u32), vec![1, 1, 1]);
         let z = super::huge_zeroed_bytes(5 << 20);
         assert_eq!(z.len(), 5 << 20);
+        assert!(z.iter().all(|x| *x == 0));
+        let z = super::huge_zeroed_u32(3 << 20);
+        assert_eq!(z.len(), 3 << 20);
         assert!(z.iter().all(|x| *x == 0));
     }
 }

@@ -197,6 +197,8 @@ pub struct FtlCore {
     l2p: Vec<Ppa>,
     /// Per physical page: the logical page it was mapped from when programmed. Meaningful
     /// only while the page's VALID bit is set; not cleared when the page is invalidated.
+    /// Starts as untouched zeroed memory (every read is guarded by VALID), so a 32 GiB
+    /// device does not write 64 MiB of "no page" at construction.
     rmap: Vec<u32>,
     flags: Nibbles,
     pub(crate) blocks: Vec<BlockMeta>,
@@ -300,7 +302,7 @@ impl FtlCore {
             logical_pages: logical as u32,
             data_pages_per_block,
             l2p: sim::mem::huge_vec(logical as usize, Ppa::NONE),
-            rmap: sim::mem::huge_vec(geo.pages() as usize, NO_LPN),
+            rmap: sim::mem::huge_zeroed_u32(geo.pages() as usize),
             flags: Nibbles::new(geo.pages() as usize),
             blocks: vec![BlockMeta::new(); blocks],
             live: vec![0; blocks],
