@@ -176,7 +176,11 @@ impl ImageFile {
         let pb = image.params.geometry.page_bytes as usize;
         let mut r = Vec::with_capacity(10 + n + pb);
         r.extend_from_slice(&image.tag_of(i).to_le_bytes());
-        r.extend_from_slice(image.oob_at(i));
+        // An erased page's record holds zeros; its OOB is all 0xFF on the medium.
+        match image.oob(ppa) {
+            Some(oob) => r.extend_from_slice(oob),
+            None => r.extend_from_slice(image.oob_at(i)),
+        }
         r.extend_from_slice(&image.data[i * pb..(i + 1) * pb]);
         r.push(image.np(i));
         r.push(image.st(i));
@@ -328,6 +332,7 @@ impl ImageFile {
                 let rec = image.record_mut(p);
                 rec[0] = ST_UNCORRECTABLE_PUB;
                 rec[1] = np.max(1);
+                rec[10..].fill(0xFF);
                 continue;
             }
             let rec = image.record_mut(p);

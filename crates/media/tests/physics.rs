@@ -337,3 +337,46 @@ fn full_mode_stores_and_verifies_every_byte() {
         v => panic!("{v:?}"),
     }
 }
+
+// Erased page records are stored as zeros (devperf: a new device's records are untouched
+// zeroed memory), but an erased page's OOB still reads as all 1s: on a new device, after an
+// erase, and as the starting point of a torn program; and an erase leaves the image equal
+// to a never-programmed one, so image comparisons (crash checker, tests) still hold.
+#[test]
+fn erased_oob_reads_as_ones_before_and_after_use() {
+    for mode in [DataMode::Tag, DataMode::Full] {
+        let mut n = nand(CellType::Slc, mode);
+        let fresh = n.image().clone();
+        assert_eq!(n.image().oob(Ppa(3)), Some(&[0xFF; 8][..]));
+        assert!(matches!(n.image().view(Ppa(3)), PageView::Erased));
+        for p in 0..8 {
+            n.program(Ppa(p), Content::Tag(40 + u64::from(p)), &OOB, T0)
+                .unwrap();
+        }
+        assert_eq!(n.image().oob(Ppa(3)), Some(&OOB[..]));
+        n.erase(BlockId(0), T0).unwrap();
+        assert_eq!(n.image().oob(Ppa(3)), Some(&[0xFF; 8][..]));
+        n.image().check_invariants().unwrap();
+        let mut img = n.image().clone();
+        assert_eq!(img.erase_count(BlockId(0)), 1);
+        // Apart from the erase count, the block is as manufactured.
+        let mut f = fresh.clone();
+        f.erase(BlockId(0)).unwrap();
+        assert_eq!(img, f);
+        // A torn program of an erased page: uncorrectable, no OOB to read.
+        img.apply_torn(
+            &OpKind::Program {
+                ppa: Ppa(5),
+                content: Content::Tag(9),
+                oob: OOB.into(),
+            },
+            TornKind::Program,
+        )
+        .unwrap();
+        assert_eq!(img.oob(Ppa(5)), None);
+        img.check_invariants().unwrap();
+        img.erase(BlockId(0)).unwrap();
+        assert_eq!(img.oob(Ppa(5)), Some(&[0xFF; 8][..]));
+        img.check_invariants().unwrap();
+    }
+}

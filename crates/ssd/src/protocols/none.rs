@@ -89,6 +89,7 @@ impl NoneFtl {
         tomb: bool,
         now: SimTime,
     ) -> Result<SimTime> {
+        core.prefetch_remap(lpn);
         let mut oob = blank_oob(core, kind::DATA);
         put_u32(&mut oob, OFF_LPN, lpn.0);
         put_u64(&mut oob, OFF_SEQ, self.next_seq);
