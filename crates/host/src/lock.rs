@@ -722,7 +722,11 @@ mod tests {
         assert_eq!(std::mem::align_of::<Entry>(), 64);
         let mut l = LockManager::new(1);
         l.acquire(0, k(1), Mode::Shared);
-        assert_eq!(l.slab.as_ptr() as usize % 64, 0, "an entry straddles two lines");
+        assert_eq!(
+            l.slab.as_ptr() as usize % 64,
+            0,
+            "an entry straddles two lines"
+        );
         for key in [
             k(0),
             k((1 << 40) + 3),

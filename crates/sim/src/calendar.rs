@@ -212,7 +212,11 @@ mod tests {
             } else {
                 t
             };
-            for probe in [ready, ready + rng.below(500), ready.saturating_sub(rng.below(5_000))] {
+            for probe in [
+                ready,
+                ready + rng.below(500),
+                ready.saturating_sub(rng.below(5_000)),
+            ] {
                 let want = c.booked.partition_point(|b| b.1 <= SimTime(probe));
                 assert_eq!(c.first_ending_after(SimTime(probe)), want, "round {round}");
             }
