@@ -485,57 +485,6 @@ struct Ev {
     finished: bool,
 }
 
-/// The engine's event queue: a min-heap on `(time, seq)` exactly like `sim::EventQueue`
-/// (`seq` counts pushes, so equal instants pop in push order and the pop order is the
-/// same), plus `peek_client`: the run loop prefetches the state of the client the next
-/// event wakes while it handles the current one.
-#[derive(Default)]
-struct Queue {
-    heap: std::collections::BinaryHeap<QEntry>,
-    next_seq: u64,
-}
-
-struct QEntry {
-    time: SimTime,
-    seq: u64,
-    ev: Ev,
-}
-
-impl PartialEq for QEntry {
-    fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
-    }
-}
-impl Eq for QEntry {}
-impl PartialOrd for QEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for QEntry {
-    // Reversed: BinaryHeap is a max-heap and the earliest (time, seq) pops first.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-
-impl Queue {
-    fn push(&mut self, time: SimTime, ev: Ev) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.heap.push(QEntry { time, seq, ev });
-    }
-
-    fn pop(&mut self) -> Option<(SimTime, Ev)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
-    }
-
-    /// The client of the event that pops next (if nothing earlier is pushed first).
-    fn peek_client(&self) -> Option<u32> {
-        self.heap.peek().map(|e| e.ev.client)
-    }
-}
-
 /// What a run leaves behind.
 pub struct HostRun {
     pub metrics: HostMetrics,
@@ -555,7 +504,7 @@ pub struct Engine {
     source: Box<dyn TxnSource>,
     locks: LockManager,
     clients: Vec<Client>,
-    queue: Queue,
+    queue: sim::EventQueue<Ev>,
     rng_source: Rng,
     rng_backoff: Rng,
     rng_think: Rng,
@@ -680,7 +629,7 @@ impl Engine {
             source,
             locks: LockManager::new(cfg.clients),
             clients,
-            queue: Queue::default(),
+            queue: sim::EventQueue::new(),
             rng_source: rng.fork("source"),
             rng_backoff: rng.fork("backoff"),
             rng_think: rng.fork("think"),
@@ -761,7 +710,7 @@ impl Engine {
     /// of dependent loads through it (spec, ops, op, page) — 40 % of `Engine::run` before.
     #[inline]
     fn prefetch_client_spec(&self) {
-        if let Some(n) = self.queue.peek_client() {
+        if let Some(n) = self.queue.peek().map(|(_, e)| e.client) {
             let cl = &self.clients[n as usize];
             if let Some(spec) = &cl.spec {
                 sim::mem::prefetch(&**spec);
@@ -776,7 +725,7 @@ impl Engine {
     /// then): the next event's current operation.
     #[inline]
     fn prefetch_client_op(&self) {
-        if let Some(n) = self.queue.peek_client() {
+        if let Some(n) = self.queue.peek().map(|(_, e)| e.client) {
             let cl = &self.clients[n as usize];
             if let Some(op) = cl.spec.as_ref().and_then(|s| s.ops.get(cl.op)) {
                 sim::mem::prefetch(op);
@@ -1429,38 +1378,5 @@ mod tests {
         assert_eq!(j(&taken.metrics), j(&copied.metrics));
         assert_eq!(db_now(&mut taken.core), db_now(&mut copied.core));
         taken.core.check_disk().unwrap();
-    }
-
-    /// The engine's queue pops in exactly `sim::EventQueue`'s order (time, then push
-    /// order), and `peek_client` names the client of the next pop.
-    #[test]
-    fn the_queue_pops_like_the_sim_queue_and_peeks_the_next_client() {
-        let mut rng = Rng::new(3);
-        let mut q = Queue::default();
-        let mut sq: sim::EventQueue<u32> = sim::EventQueue::new();
-        let mut popped = 0;
-        for i in 0..2000u32 {
-            let t = SimTime::from_ns(rng.below(50));
-            let ev = Ev {
-                client: i,
-                epoch: 0,
-                finished: false,
-            };
-            q.push(t, ev);
-            sq.push(t, i);
-            if rng.below(3) == 0 {
-                let next = q.peek_client();
-                let (t1, e) = q.pop().unwrap();
-                assert_eq!(Some(e.client), next);
-                assert_eq!(sq.pop(), Some((t1, e.client)));
-                popped += 1;
-            }
-        }
-        while let Some((t, e)) = q.pop() {
-            assert_eq!(sq.pop(), Some((t, e.client)));
-            popped += 1;
-        }
-        assert_eq!(popped, 2000);
-        assert!(sq.pop().is_none() && q.peek_client().is_none());
     }
 }

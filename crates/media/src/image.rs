@@ -275,7 +275,7 @@ impl NandImage {
         };
         let stride = REC_OOB + params.oob_used as usize;
         Ok(NandImage {
-            rec: sim::mem::huge_zeroed_bytes(pages * stride),
+            rec: sim::mem::huge_zeroed::<u8>(pages * stride),
             erased_oob: vec![0xFF; params.oob_used as usize].into(),
             stride,
             data,

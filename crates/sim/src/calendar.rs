@@ -98,7 +98,7 @@ impl Calendar {
     /// the end finds the index in a step or two, on cache lines the previous call touched,
     /// where a binary search over the whole deque (up to `MAX_INTERVALS`, mostly bookings
     /// long past) took seven dependent loads (~2 % of a host TPC-C run). Past `BACK_STEPS`
-    /// steps it falls back to the binary search over what is left. Same index either way:
+    /// steps it falls back to the binary search. Same index either way:
     /// the intervals are sorted by end as well as by start, being disjoint.
     #[inline]
     fn first_ending_after(&self, ready: SimTime) -> usize {
@@ -110,17 +110,9 @@ impl Calendar {
                 _ => return i,
             }
         }
-        let (a, b) = self.booked.as_slices();
-        if i <= a.len() {
-            a[..i].partition_point(|x| x.1 <= ready)
-        } else {
-            let k = b[..i - a.len()].partition_point(|x| x.1 <= ready);
-            if k == 0 {
-                a.partition_point(|x| x.1 <= ready)
-            } else {
-                a.len() + k
-            }
-        }
+        // Every interval from `i` on ends after `ready`, so the search over the whole deque
+        // lands in [0, i].
+        self.booked.partition_point(|x| x.1 <= ready)
     }
 
     fn push_back(&mut self, start: SimTime, end: SimTime) {

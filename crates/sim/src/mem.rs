@@ -15,21 +15,16 @@ pub fn huge_vec<T: Clone>(n: usize, value: T) -> Vec<T> {
     v
 }
 
-/// `n` zero bytes, advised to use huge pages, and never touched here: a large zeroed
-/// allocation comes straight from `mmap` (the allocator's `calloc` path), whose pages the
-/// kernel zeroes on first touch. Building a 32 GiB device's page records this way costs
-/// nothing up front (a memset of them was most of the ~10 % of a host benchmark process spent
-/// in the kernel zeroing pages), and a run only ever touches the records of pages it programs.
-pub fn huge_zeroed_bytes(n: usize) -> Vec<u8> {
-    let mut v = vec![0u8; n];
-    advise_huge(v.as_mut_ptr(), n);
-    v
-}
-
-/// `n` zero `u32`s, like `huge_zeroed_bytes` (untouched until used).
-pub fn huge_zeroed_u32(n: usize) -> Vec<u32> {
-    let mut v = vec![0u32; n];
-    advise_huge(v.as_mut_ptr() as *mut u8, n * 4);
+/// `n` zeros of an integer type, advised to use huge pages, and never touched here: `vec![0; n]`
+/// of an integer is a zeroed allocation, which for a large one comes straight from `mmap`
+/// (the allocator's `calloc` path), whose pages the kernel zeroes on first touch. Building a
+/// 32 GiB device's page records this way costs nothing up front (a memset of them was most of
+/// the ~10 % of a host benchmark process spent in the kernel zeroing pages), and a run only
+/// ever touches the records of pages it programs. (For a type whose zero is not all-zero
+/// bytes, `vec!` would write every element: use `huge_vec`.)
+pub fn huge_zeroed<T: Copy + Default>(n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    advise_huge(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
     v
 }
 
@@ -83,10 +78,10 @@ mod tests {
         assert_eq!(v.len(), 5 << 20);
         assert!(v.iter().all(|x| *x == 7));
         assert_eq!(super::huge_vec(3, 1u32), vec![1, 1, 1]);
-        let z = super::huge_zeroed_bytes(5 << 20);
+        let z = super::huge_zeroed::<u8>(5 << 20);
         assert_eq!(z.len(), 5 << 20);
         assert!(z.iter().all(|x| *x == 0));
-        let z = super::huge_zeroed_u32(3 << 20);
+        let z = super::huge_zeroed::<u32>(3 << 20);
         assert_eq!(z.len(), 3 << 20);
         assert!(z.iter().all(|x| *x == 0));
     }

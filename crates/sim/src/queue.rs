@@ -66,6 +66,12 @@ impl<E> EventQueue<E> {
         self.heap.peek().map(|e| e.time)
     }
 
+    /// The event that pops next (if nothing earlier is pushed first): the host engine
+    /// prefetches the state of the client it will wake while it handles the current one.
+    pub fn peek(&self) -> Option<(SimTime, &E)> {
+        self.heap.peek().map(|e| (e.time, &e.event))
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }
@@ -88,5 +94,18 @@ mod tests {
         q.push(SimTime(1), "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, vec!["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn peek_names_what_pops_next() {
+        let mut q = EventQueue::new();
+        assert!(q.peek().is_none());
+        for (t, e) in [(5, "c"), (1, "a"), (5, "d"), (1, "b")] {
+            q.push(SimTime(t), e);
+        }
+        while let Some((t, &e)) = q.peek() {
+            assert_eq!(q.pop(), Some((t, e)));
+        }
+        assert!(q.is_empty());
     }
 }

@@ -48,7 +48,7 @@ struct Nibbles(Vec<u8>);
 
 impl Nibbles {
     fn new(n: usize) -> Nibbles {
-        Nibbles(sim::mem::huge_zeroed_bytes(n.div_ceil(2)))
+        Nibbles(sim::mem::huge_zeroed::<u8>(n.div_ceil(2)))
     }
     #[inline]
     fn get(&self, i: u32) -> u8 {
@@ -302,7 +302,7 @@ impl FtlCore {
             logical_pages: logical as u32,
             data_pages_per_block,
             l2p: sim::mem::huge_vec(logical as usize, Ppa::NONE),
-            rmap: sim::mem::huge_zeroed_u32(geo.pages() as usize),
+            rmap: sim::mem::huge_zeroed::<u32>(geo.pages() as usize),
             flags: Nibbles::new(geo.pages() as usize),
             blocks: vec![BlockMeta::new(); blocks],
             live: vec![0; blocks],
