@@ -25,6 +25,24 @@ pub enum Striping {
     LeastBusy,
 }
 
+/// Where a mapping checkpoint's translation and journal pages are programmed (`meta`).
+///
+/// LightTx §3.3.3 makes the mapping table persistent at each zone sliding and says nothing
+/// of where its pages go; a controller programs them with the device's parallelism, as it
+/// programs host pages (DECISIONS.md, "Mapping checkpoints striped over the planes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapPlacement {
+    /// Consecutive map pages go to consecutive parallel units in the host striping order
+    /// (each unit keeps its own open map block), so a checkpoint of k pages occupies each
+    /// plane for at most ceil(k / units) program times.
+    Striped,
+    /// Map pages fill one open map block before another is opened, in the map stream's own
+    /// rotation over the units: a checkpoint's pages queue on one plane (3–5 ms for 15–23
+    /// pages), and the next transaction striped over every plane waits for it.
+    OneUnit,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
@@ -68,6 +86,8 @@ pub struct FtlConfig {
     /// Most journal pages before the translation pages are rewritten (0: as many as there
     /// are translation pages).
     pub map_journal_pages: u32,
+    /// Where checkpoints program their translation and journal pages.
+    pub map_placement: MapPlacement,
     /// Largest transaction, in pages.
     pub max_tx_pages: u32,
     /// Most transactions active at once.
@@ -97,6 +117,7 @@ impl Default for FtlConfig {
             checkpoint_window_blocks: 2,
             map_journal: true,
             map_journal_pages: 0,
+            map_placement: MapPlacement::Striped,
             max_tx_pages: 1024,
             max_active_txs: 256,
             interface_mbps: 0,

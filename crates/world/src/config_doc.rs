@@ -79,6 +79,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("ftl.checkpoint_window_blocks", "blocks", &[], "Blocks per parallel unit reserved (and recorded) for writes after a checkpoint."),
     k("ftl.map_journal", "", &[], "Checkpoints journal changed mapping entries instead of rewriting whole translation pages when that writes fewer pages."),
     k("ftl.map_journal_pages", "pages", &[], "Most journal pages before translation pages are rewritten (0: as many as there are translation pages)."),
+    k("ftl.map_placement", "", &["striped", "one-unit"], "Where checkpoints program their translation and journal pages: striped over the parallel units like host pages (each unit keeps an open map block), or one unit's map block filled before another is opened (a checkpoint's pages then queue on one plane)."),
     k("ftl.max_tx_pages", "pages", &[], "Largest transaction the device accepts."),
     k("ftl.max_active_txs", "", &[], "Most transactions active at once."),
     k("ftl.interface_mbps", "MB/s", &[], "Host interface bandwidth for moving a page into the device (0: free)."),
