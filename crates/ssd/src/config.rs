@@ -28,19 +28,20 @@ pub enum Striping {
 /// Where a mapping checkpoint's translation and journal pages are programmed (`meta`).
 ///
 /// LightTx §3.3.3 makes the mapping table persistent at each zone sliding and says nothing
-/// of where its pages go; a controller programs them with the device's parallelism, as it
-/// programs host pages (DECISIONS.md, "Mapping checkpoints striped over the planes").
+/// of where its pages go. Striping them like host pages was measured to cost more than it
+/// saves (DECISIONS.md, "Mapping checkpoint placement: one unit stays, striping measured"),
+/// so one unit is the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MapPlacement {
-    /// Consecutive map pages go to consecutive parallel units in the host striping order
-    /// (each unit keeps its own open map block), so a checkpoint of k pages occupies each
-    /// plane for at most ceil(k / units) program times.
-    Striped,
     /// Map pages fill one open map block before another is opened, in the map stream's own
-    /// rotation over the units: a checkpoint's pages queue on one plane (3–5 ms for 15–23
-    /// pages), and the next transaction striped over every plane waits for it.
+    /// rotation over the units: one map block is open at a time, and a checkpoint's pages
+    /// queue on one plane.
     OneUnit,
+    /// Consecutive map pages go to consecutive parallel units in the host striping order,
+    /// so a checkpoint of k pages occupies each plane for at most ceil(k / units) program
+    /// times, but every unit keeps an open map block.
+    Striped,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,7 +118,7 @@ impl Default for FtlConfig {
             checkpoint_window_blocks: 2,
             map_journal: true,
             map_journal_pages: 0,
-            map_placement: MapPlacement::Striped,
+            map_placement: MapPlacement::OneUnit,
             max_tx_pages: 1024,
             max_active_txs: 256,
             interface_mbps: 0,

@@ -992,10 +992,10 @@ impl FtlCore {
                 })?,
             None => {
                 let mut found = None;
-                // Striped (the default): each map page goes to the next unit of the map
-                // stream's own rotation, so a checkpoint's pages are programmed in parallel
-                // and no plane holds more than its share of them (DECISIONS.md, "Mapping
-                // checkpoints striped over the planes").
+                // Striped (`ftl.map_placement = "striped"`): each map page goes to the next
+                // unit of the map stream's own rotation, so a checkpoint's pages are
+                // programmed in parallel, but every unit keeps an open map block
+                // (DECISIONS.md, "Mapping checkpoint placement").
                 if stream == Stream::MAP && self.cfg.map_placement == MapPlacement::Striped {
                     let n = self.stripe_order.len();
                     for k in 0..n {
@@ -1007,10 +1007,11 @@ impl FtlCore {
                         }
                     }
                 } else if stream == Stream::MAP {
-                    // One unit (`ftl.map_placement = "one-unit"`): translation and journal
-                    // pages fill one open block before another is opened, which keeps a
-                    // single map block open but queues a checkpoint's pages on one plane
-                    // (DECISIONS.md, "Map stream placement").
+                    // One unit (the default): translation and journal pages fill one open
+                    // block before another is opened: striped like host pages they would
+                    // keep a nearly empty map block open in every unit, space GC cannot
+                    // reclaim (DECISIONS.md, "Map stream placement", "Mapping checkpoint
+                    // placement").
                     let n = self.stripe_order.len();
                     if let Some(pu) = (0..n)
                         .map(|k| self.stripe_order[k])

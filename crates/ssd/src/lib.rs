@@ -20,5 +20,7 @@ pub use config::{FtlConfig, GcPolicyKind, MapPlacement, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};
 pub use device::{Device, DeviceConfig, RecoveryReport};
 pub use error::SsdError;
-pub use protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY};
+pub use protocol::{
+    BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY,
+};
 pub use stats::FtlStats;

@@ -92,6 +92,24 @@ pub struct ProtocolConfig {
     /// un-erased until that record (or a checkpoint) is durable (false, the default:
     /// LightTx's AW baseline writes mapping pages at commits only, Fig. 19's 3.70 %).
     pub aw_gc_move_records: bool,
+    /// BPCC: how long an uncommitted intention keeps its straddlers on flash (see
+    /// `protocols::bpcc`).
+    pub bpcc_srs: BpccSrs,
+}
+
+/// BPCC's straddle responsibility sets (TxFlash §3.3, "BPCC Garbage Collection").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BpccSrs {
+    /// TxFlash §3.3 with its three pruning rules: an uncommitted intention leaves every SRS
+    /// once a higher version of its page is committed, only the highest straddler of its
+    /// next-link holds it, and aborted intentions hold nothing.
+    Pruned,
+    /// The BPCC LightTx §4.3 compares against: "a page whose SRS is not null, even if it is
+    /// invalid, cannot be erased and has to be moved". Every committed straddler of an
+    /// uncommitted intention's next-link holds it, and it leaves those SRS only when every
+    /// copy of it is erased (§3.3's definition without the first two pruning rules).
+    UntilErased,
 }
 
 impl Default for ProtocolConfig {
@@ -103,6 +121,7 @@ impl Default for ProtocolConfig {
             scc_erase_at_abort: true,
             aw_log_chains: 8,
             aw_gc_move_records: false,
+            bpcc_srs: BpccSrs::Pruned,
         }
     }
 }

@@ -331,10 +331,11 @@ fn checkpoint_then_stripe(placement: MapPlacement) -> (Vec<u32>, u64, u64) {
 #[test]
 fn a_checkpoint_stripes_its_map_pages_over_the_planes() {
     // LightTx §3.3.3 persists the mapping at each zone sliding and does not say where the
-    // pages go. With all of a checkpoint's pages in one unit's map block ("one-unit", the
-    // only placement before), its 15–23 pages held one plane for 3–5 ms on the LightTx quick
-    // configuration and the next transaction, striped over every plane, waited for them
-    // (plain `none` lost 31.7 % of its throughput to checkpoints at LightTx's rate).
+    // pages go. In one unit's map block (`ftl.map_placement = "one-unit"`, the default) a
+    // checkpoint's pages hold one plane and the next transaction, striped over every plane,
+    // waits for them; `striped` spreads them like host pages. (Striping was measured slower
+    // overall on the LightTx quick configuration: DECISIONS.md, "Mapping checkpoint
+    // placement".)
     let (striped, t_striped, prog) = checkpoint_then_stripe(MapPlacement::Striped);
     let n: u32 = striped.iter().sum();
     let pus = striped.len() as u32;
