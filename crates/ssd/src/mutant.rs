@@ -25,6 +25,10 @@
 //!   version of such a page may be programmed before the erase that removes the uncommitted
 //!   intention has completed (TxFlash §3.2's SCC Invariant, "Handling Uncommitted Intention
 //!   Records").
+//! - `bpcc-straddler-unpinned`: BPCC unpins a committed straddler at its commit even when its
+//!   SRS is not empty, so GC may erase the only proof that an uncommitted intention is
+//!   uncommitted (TxFlash §3.3, "BPCC Garbage Collection"; in both `protocol.bpcc_srs`
+//!   forms).
 
 /// Whether mutant `name` is switched on in this process.
 #[cfg(feature = "mutants")]

@@ -275,6 +275,10 @@ impl BpccFtl {
             );
             self.straddler_at.insert(*ppa, m.at);
             self.straddlers_pinned += 1;
+            #[cfg(feature = "mutants")]
+            if crate::mutant::on("bpcc-straddler-unpinned") {
+                core.unpin(*ppa, ack);
+            }
         }
     }
 }
