@@ -240,7 +240,12 @@ impl BpccFtl {
                     let e = self.uncommitted.remove(core, &x);
                     match (self.srs_mode, e) {
                         (BpccSrs::UntilErased, Some(e)) => {
-                            self.superseded.insert(core, x, e.next, e.places)
+                            // Its straddlers are released no earlier than the erases
+                            // already noticed and this commit's ack (when rule 1 would
+                            // have released them).
+                            let gone_at = e.gone_at.max(ack);
+                            self.superseded.insert(core, x, e.next, e.places);
+                            self.superseded.raise_gone_at(&x, gone_at);
                         }
                         _ => self.release_member(core, &x, ack),
                     }
