@@ -147,3 +147,23 @@ fn the_checker_catches_a_stolen_page_not_written_again() {
         assert!(caught, "planted bug {fault} went unnoticed");
     }
 }
+
+/// `host.device_tx.pin = "all"` is the former rule: nothing stolen but what the oldest
+/// transaction writes early for room, so SCC and BPCC issue the same I/O again.
+#[test]
+fn pin_all_keeps_the_former_no_steal_rule() {
+    let mut runs = Vec::new();
+    for p in ["scc", "bpcc"] {
+        let (mut h, d) = tpcc(p);
+        h.device_tx.pin = DeviceTxPin::All;
+        let m = run(&h, &d, 1);
+        eprintln!(
+            "{p} pin=all: {} programs, {} erases, {:.1} tx/s, {:?}",
+            m.nand_programs, m.nand_erases, m.throughput_per_s, m.strategy_counters
+        );
+        assert_eq!(counter(&m, "device_tx_reopens"), 0, "{p}");
+        runs.push(m);
+    }
+    assert_eq!(runs[0].nand_programs, runs[1].nand_programs);
+    assert_eq!(runs[0].nand_erases, runs[1].nand_erases);
+}
