@@ -8,9 +8,9 @@
 //! - A transaction's first write-back opens a device transaction `TxId(txn id)` (BEGIN).
 //! - Steal: a dirty page evicted before commit is written inside that transaction (one
 //!   WRITE per device page of the DB page): a *shadow page* in the paper's words, invisible
-//!   until COMMIT is acked.
+//!   until COMMIT is acked. Which dirty pages may be stolen: `host.device_tx.pin` (below).
 //! - Commit: every page the transaction still has dirty in the pool is written inside the
-//!   transaction, then COMMIT; the ack is the device's (durable). A transaction that wrote
+//!   transaction (its last shadow page last), then COMMIT; the ack is the device's (durable). A transaction that wrote
 //!   nothing commits without device I/O.
 //! - Abort: ABORT (if a device transaction was opened), and every buffered page the
 //!   transaction touched is dropped from the pool (its device version is the committed one).
@@ -286,10 +286,6 @@ impl DeviceTx {
     /// page written so far (from the shadow table; a page dirty in the pool is written
     /// from there later, and `page` by the caller).
     fn reopen(&mut self, core: &mut Core, c: u32, page: PageNo, now: SimTime) -> Result<()> {
-        let left = {
-            let tx = self.tx(c)?;
-            tx.shadows.len() as u64
-        };
         let programmed = {
             let tx = self.txs[c as usize].as_ref();
             tx.map_or(0, |t| self.programmed(t))
@@ -305,7 +301,6 @@ impl DeviceTx {
             .map_err(Core::dev_err(now, format!("ABORT {id} (reopen)")))?;
         self.reopens += 1;
         self.uncommitted_pages_left += programmed;
-        debug_assert!(left >= 1);
         for (p, (_, img)) in old {
             if p == page {
                 continue;
