@@ -976,6 +976,15 @@ pub(crate) fn cmd_host_crash(
         "host run: {} commits, {} operations recorded, most in flight at once: {}",
         rep.commits, rep.ops, rep.max_in_flight_seen
     );
+    if !rec.metrics.strategy_counters.is_empty() {
+        let c: Vec<String> = rec
+            .metrics
+            .strategy_counters
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("host run counters: {}", c.join(", "));
+    }
     println!(
         "crash states checked: {}, violations: {}",
         rep.states, rep.violations
