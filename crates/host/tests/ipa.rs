@@ -496,6 +496,23 @@ fn ipl_survives_random_crashes_of_a_larger_run() {
 }
 
 #[test]
+fn ipl_in_block_survives_every_crash_on_pslc() {
+    // pSLC: LSB pages only, so 16-page blocks give the unit its 8 slots.
+    let (mut h, mut d) = ipl_config();
+    mlc(&mut d, ssd::modes::MlcMode::Pslc);
+    d.nand.pages_per_block = 16;
+    h.transactions = 120;
+    let rec = check::record(&h, &d, 7).unwrap();
+    let c = &rec.metrics.strategy_counters;
+    assert!(c["ipl_unit_erases"] > 0, "{c:?}");
+    let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 4 }, 1, None).unwrap();
+    report(&rep);
+    eprintln!("pSLC in-block: {} states", rep.states);
+    assert!(rep.states > 1000, "{} states", rep.states);
+    assert_eq!(rep.violations, 0);
+}
+
+#[test]
 fn ipl_separate_survives_crashes_on_pslc_and_odd_mlc() {
     for mode in [ssd::modes::MlcMode::Pslc, ssd::modes::MlcMode::OddMlc] {
         let (mut h, mut d) = ipl_separate_config();
