@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, VecDeque};
 #[path = "delta.rs"]
 mod delta;
 pub(crate) use delta::tail_ones;
+#[path = "native.rs"]
+mod native;
+pub use native::NativeOob;
 
 /// Everything needed to build a device.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

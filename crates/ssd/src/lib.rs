@@ -18,7 +18,7 @@ pub mod stats;
 
 pub use config::{FtlConfig, GcPolicyKind, MapPlacement, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};
-pub use device::{Device, DeviceConfig, RecoveryReport};
+pub use device::{Device, DeviceConfig, NativeOob, RecoveryReport};
 pub use error::SsdError;
 pub use protocol::{
     BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY,

@@ -62,4 +62,8 @@ pub struct FtlStats {
     /// mapping table, without a NAND read (docs/DECISIONS.md, "Issue 10 audit").
     #[serde(default)]
     pub unmapped_reads: u64,
+    /// Erases of host-managed erase units the host gave back (`Device::native_erase`,
+    /// In-Page Logging's merges).
+    #[serde(default)]
+    pub native_erases: u64,
 }

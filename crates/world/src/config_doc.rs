@@ -174,6 +174,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.ipl.log_sectors", "sectors", &[], "ipl: log sectors in an erase unit's log region; a write-back that finds it full merges the unit (16)."),
     k("host.ipl.sector_bytes", "bytes", &[], "ipl: bytes of a log sector and of a buffered page's in-memory log sector; divides the flash page (512)."),
     k("host.ipl.record_header_bytes", "bytes", &[], "ipl: bytes of an update log record besides its changed bytes (8; the original is silent)."),
+    k("host.ipl.layout", "", &["in-block", "separate"], "ipl: where each erase unit's log region lives: in-block (Lee & Moon, in-place-appends.md §1: in the unit's own flash block, host-managed on protocol none; a merge programs the unit into a fresh block and erases the old one; needs unit_pages × DB page parts + log pages ≤ a block's pages, sectors per flash page ≤ nand.nop, no ftl.checkpoint_interval, SLC or pSLC) or separate (log pages as FTL logical pages past the WAL log; merges rewrite out of place and GC erases later)."),
     k("host.bank.accounts", "records", &[], "bank: number of accounts."),
     k("host.bank.records_per_page", "records", &[], "bank: account records per DB page."),
     k("host.bank.history_pages", "pages", &[], "bank: pages of the history table (inserts wrap around)."),

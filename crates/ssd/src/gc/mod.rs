@@ -150,6 +150,26 @@ pub fn collect(
     Ok(done)
 }
 
+/// Reclaims one victim in `pu` whether or not the unit is below the GC threshold (a
+/// host-managed erase unit needs a block beyond the ones GC keeps: `Device::native_take_
+/// block`). Returns None when no block holds anything reclaimable.
+pub(crate) fn collect_one(
+    core: &mut FtlCore,
+    hooks: &mut dyn FtlHooks,
+    pu: PuId,
+    now: SimTime,
+) -> Result<Option<SimTime>> {
+    let first = pu.0 * core.geo.blocks_per_plane;
+    let view = view_of(core, first, core.geo.blocks_per_plane);
+    let Some(victim) = policy(core.cfg.gc_policy).choose(&view) else {
+        return Ok(None);
+    };
+    if core.valid(victim) >= core.data_pages_per_block() {
+        return Ok(None);
+    }
+    relocate(core, hooks, victim, now, Reason::Gc).map(Some)
+}
+
 /// Why a block is being emptied (for the statistics).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
