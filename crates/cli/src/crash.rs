@@ -473,7 +473,7 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     if a.host.as_deref() == Some("all") {
-        return cmd_host_matrix(a);
+        return cmd_host_matrix(a, quiet);
     }
     if let Some(h) = &a.host {
         let protocol = a.protocol.as_deref().unwrap_or("none");
@@ -985,7 +985,7 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
 /// crash-checked in parallel, exhaustively on the tiny host run and with `--schedules N`
 /// random states (default 1,000) on a larger one (`HOST_CRASH_LARGER`); unsupported pairs are
 /// listed as refused with the reason. Exit 1 on any violation or failed run.
-pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
+pub fn cmd_host_matrix(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     if a.state.is_some() {
         return Err(Fail(
             2,
@@ -1002,6 +1002,9 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
         .map(|&c| {
             let r = host_cell(a, c, random);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if quiet {
+                return r;
+            }
             eprintln!(
                 "[{k}/{n}] {} / {} / {}{}: {}",
                 c.0,
