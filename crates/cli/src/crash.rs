@@ -981,6 +981,60 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
     out
 }
 
+/// The progress line of a finished `crash --host all` cell ("[k/n] strategy / protocol /
+/// update: states, violations"), or none with `--quiet`.
+fn matrix_progress(quiet: bool, k: usize, n: usize, c: Cell, r: &HostCell) -> Option<String> {
+    if quiet {
+        return None;
+    }
+    Some(format!(
+        "[{k}/{n}] {} / {} / {}{}: {}",
+        c.0,
+        c.1,
+        c.2,
+        c.3.map(|e| format!(" / external {e}")).unwrap_or_default(),
+        match (&r.refused, &r.failed) {
+            (Some(_), _) => "refused".to_string(),
+            (_, Some(_)) => "FAILED".to_string(),
+            _ => format!(
+                "{} + {} states, {} violations ({:.1} s)",
+                r.exhaustive, r.random, r.violations, r.wall_s
+            ),
+        }
+    ))
+}
+
+#[cfg(test)]
+mod matrix_tests {
+    use super::*;
+
+    /// `crash --host all -q` writes no "[k/N]" lines (it wrote one per cell whatever `-q`
+    /// said).
+    #[test]
+    fn the_host_matrix_is_quiet_with_quiet() {
+        let r = HostCell {
+            strategy: "wal",
+            protocol: "none",
+            update: "out-of-place",
+            external: None,
+            refused: None,
+            exhaustive: 10,
+            random: 5,
+            violations: 0,
+            replay: None,
+            failed: None,
+            wall_s: 0.1,
+        };
+        let c: Cell = ("wal", "none", "out-of-place", None);
+        let line = matrix_progress(false, 1, 3, c, &r).unwrap();
+        assert!(
+            line.starts_with("[1/3] wal / none / out-of-place: 10 + 5 states"),
+            "{line}"
+        );
+        assert_eq!(matrix_progress(true, 1, 3, c, &r), None);
+    }
+}
+
 /// `crash --host all`: every supported strategy × protocol (× update strategy for `wal`)
 /// crash-checked in parallel, exhaustively on the tiny host run and with `--schedules N`
 /// random states (default 1,000) on a larger one (`HOST_CRASH_LARGER`); unsupported pairs are
@@ -1002,24 +1056,9 @@ pub fn cmd_host_matrix(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
         .map(|&c| {
             let r = host_cell(a, c, random);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if quiet {
-                return r;
+            if let Some(line) = matrix_progress(quiet, k, n, c, &r) {
+                eprintln!("{line}");
             }
-            eprintln!(
-                "[{k}/{n}] {} / {} / {}{}: {}",
-                c.0,
-                c.1,
-                c.2,
-                c.3.map(|e| format!(" / external {e}")).unwrap_or_default(),
-                match (&r.refused, &r.failed) {
-                    (Some(_), _) => "refused".to_string(),
-                    (_, Some(_)) => "FAILED".to_string(),
-                    _ => format!(
-                        "{} + {} states, {} violations ({:.1} s)",
-                        r.exhaustive, r.random, r.violations, r.wall_s
-                    ),
-                }
-            );
             r
         })
         .collect();
