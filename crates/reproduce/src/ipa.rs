@@ -352,7 +352,7 @@ fn claim(id: &str, claim: String, paper: &str, measured: String, v: Verdict, not
 /// which end: judged against the nearest figure of the range (the measured change itself
 /// when it falls inside), by the one rule.
 fn change_in_range(lo: f64, hi: f64, measured: f64) -> Verdict {
-    Verdict::change(measured.clamp(lo.min(hi), lo.max(hi)), measured)
+    Verdict::change_in_range(lo, hi, measured)
 }
 
 /// Every point of a plan, in the order of the results.
