@@ -351,11 +351,12 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             };
             let rep = sqcrash::check(&rec, cm, c.seed, 0).map_err(bad)?;
             say(&format!(
-                "sqlite {} over {}: {} states ({} ops recorded, at most {} in flight, {} transfers committed, {} batch fallbacks), {} violations",
+                "sqlite {} over {}: {} states ({} ops recorded of which {} erases, at most {} in flight, {} transfers committed, {} batch fallbacks), {} violations",
                 m.name(),
                 p,
                 rep.states,
                 rep.ops,
+                rep.erases,
                 rep.max_in_flight_seen,
                 rep.transfers_committed,
                 rep.batch_fallbacks,

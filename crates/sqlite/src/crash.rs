@@ -127,6 +127,8 @@ pub struct SqlCheckReport {
     pub violations: u64,
     pub first: Vec<SqlViolation>,
     pub ops: usize,
+    /// Of the recorded operations, erases (GC ran during the recording if nonzero).
+    pub erases: usize,
     pub max_in_flight_seen: usize,
     pub transfers_committed: u64,
     pub batch_fallbacks: u64,
@@ -142,6 +144,11 @@ pub fn check(
 ) -> Result<SqlCheckReport, String> {
     let mut rep = SqlCheckReport {
         ops: rec.ops.len(),
+        erases: rec
+            .ops
+            .iter()
+            .filter(|o| matches!(o.kind, OpKind::Erase { .. }))
+            .count(),
         transfers_committed: rec.transfers.iter().filter(|t| !t.rolled_back).count() as u64,
         batch_fallbacks: rec.batch_fallbacks,
         ..Default::default()
