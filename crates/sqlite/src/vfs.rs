@@ -367,8 +367,9 @@ unsafe extern "C" fn x_randomness(vfs: *mut ffi::sqlite3_vfs, n: c_int, out: *mu
     })
 }
 
-unsafe extern "C" fn x_sleep(_vfs: *mut ffi::sqlite3_vfs, micros: c_int) -> c_int {
-    micros
+unsafe extern "C" fn x_sleep(vfs: *mut ffi::sqlite3_vfs, micros: c_int) -> c_int {
+    // No wall-clock sleep inside the simulation; nothing waits on another connection.
+    guard(vfs_ctx(vfs), || micros)
 }
 
 unsafe fn now_ms(vfs: *mut ffi::sqlite3_vfs) -> i64 {
@@ -557,16 +558,16 @@ unsafe extern "C" fn x_file_size(
     })
 }
 
-unsafe extern "C" fn x_lock(_file: *mut ffi::sqlite3_file, _level: c_int) -> c_int {
-    ffi::SQLITE_OK
+unsafe extern "C" fn x_lock(file: *mut ffi::sqlite3_file, _level: c_int) -> c_int {
+    // One connection per VFS: locks are granted at once.
+    guard((*(file as *mut File)).ctx, || ffi::SQLITE_OK)
 }
 
-unsafe extern "C" fn x_check_reserved_lock(
-    _file: *mut ffi::sqlite3_file,
-    out: *mut c_int,
-) -> c_int {
-    *out = 0;
-    ffi::SQLITE_OK
+unsafe extern "C" fn x_check_reserved_lock(file: *mut ffi::sqlite3_file, out: *mut c_int) -> c_int {
+    guard((*(file as *mut File)).ctx, || {
+        *out = 0;
+        ffi::SQLITE_OK
+    })
 }
 
 unsafe extern "C" fn x_file_control(
