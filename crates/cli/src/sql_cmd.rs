@@ -159,6 +159,28 @@ fn options(mode: &str, a: &SqlArgs) -> Result<SqliteOptions, Fail> {
     })
 }
 
+/// A SQLite run takes the device from the configuration (`seed`, `nand`, `ftl`, `protocol`)
+/// and its workload from the flags: keys of the other sections would be silently unused,
+/// so they are refused.
+fn device_only(a: &ConfigArgs) -> Result<(), Fail> {
+    if a.update.is_some() {
+        return Err(bad(
+            "--update: SQLite runs have no DBMS host; the update strategy does not apply",
+        ));
+    }
+    for set in &a.sets {
+        let key = set.split('=').next().unwrap_or("");
+        for section in ["workload", "host", "run"] {
+            if key == section || key.starts_with(&format!("{section}.")) {
+                return Err(bad(format!(
+                    "--set {key}: SQLite runs use the seed, nand, ftl and protocol sections; the workload comes from --workload / --sql / --transactions, so {section}.* does not apply"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn fail_of(e: RunError) -> Fail {
     match e {
         RunError::Input(_) | RunError::Config(_) => bad(e),
@@ -229,6 +251,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             if let Some(p) = protocol {
                 extra.push(format!("protocol.name={}", toml::Value::String(p.clone())));
             }
+            device_only(cfg)?;
             let cfg = load(cfg, None, &extra)?;
             let o = options(mode, sql)?;
             let out = Out::check(json)?;
@@ -250,6 +273,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             sql,
             json,
         } => {
+            device_only(cfg)?;
             let base = load(cfg, None, &[])?;
             let out = Out::check(json)?;
             let mut rows: Vec<(Mode, String)> = Vec::new();
@@ -327,6 +351,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             plant,
             no_fallback_journal_sync,
         } => {
+            device_only(cfg)?;
             let p = protocol.clone().unwrap_or_default();
             let base = sqcrash::small_config(&p);
             let extra = vec![format!("protocol.name={}", toml::Value::String(p.clone()))];

@@ -61,6 +61,14 @@ fn bad_input_is_refused_with_exit_2_naming_the_problem() {
     );
     refused(&["sqlite", "compare", "--protocols", "none"], "--protocols");
     refused(
+        &["sqlite", "run", "--set", "workload.kind=\"txn\""],
+        "workload.* does not apply",
+    );
+    refused(
+        &["sqlite", "crash", "--protocol", "tc", "--update", "ipa"],
+        "--update",
+    );
+    refused(
         &[
             "sqlite",
             "crash",

@@ -8,6 +8,14 @@
 //! - `crash`: crash checking a real database: record a run's NAND operations, crash at
 //!   each, recover the device alone, open the database with SQLite and judge it.
 //!
+//! Crash safety in one paragraph (the full case-by-case argument is `store`'s header): the
+//! files live in extents fixed at format time, so the extent map never changes; sizes and
+//! existence live in a superblock written alternately to LPN 0 and 1 (sequence number +
+//! CRC-32, the newest valid one wins), issued only after a BARRIER has made every data
+//! write before it durable, and waited for on xSync, xTruncate and xDelete; in batch mode
+//! the superblock is one more WRITE of the batch's device transaction, so data and size
+//! commit together.
+//!
 //! SQLite is the bundled library of `libsqlite3-sys` (version pinned in Cargo.toml),
 //! compiled with SQLITE_ENABLE_BATCH_ATOMIC_WRITE (`.cargo/config.toml`, checked at run
 //! time with `sqlite3_compileoption_used`).
