@@ -254,8 +254,9 @@ impl Session {
         let mut pragmas = String::new();
         if o.mode == Mode::Wal {
             // No shared-memory methods: WAL needs exclusive locking (the index in heap),
-            // set before anything reads the database (opening a WAL database without it
-            // is SQLITE_CANTOPEN).
+            // set before anything reads the database: opening a WAL database without it
+            // is SQLITE_CANTOPEN (found by `commitlab sqlite crash --protocol none --mode
+            // wal`, seed=1: every crash state failed to reopen while page_size came first).
             pragmas.push_str(&format!(
                 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA wal_autocheckpoint = {}; ",
                 o.wal_autocheckpoint

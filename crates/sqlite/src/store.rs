@@ -607,6 +607,7 @@ impl DeviceFs {
         let mm = &mut self.files[f as usize];
         mm.exists = true;
         mm.size = mm.size.max(end);
+        debug_assert_eq!(self.check_invariants(), Ok(()));
         Ok(())
     }
 
@@ -666,6 +667,7 @@ impl DeviceFs {
         if f == FileId::Db {
             self.fallback_pending = false;
         }
+        debug_assert_eq!(self.check_invariants(), Ok(()));
         Ok(())
     }
 
@@ -824,8 +826,21 @@ impl DeviceFs {
         Ok(())
     }
 
-    /// Checks the file table against the extent map (debug builds call it after changes).
+    /// Checks the file table against the extent map and the durable superblock (debug
+    /// builds call it after writes and syncs).
     pub fn check_invariants(&self) -> Result<(), String> {
+        if self
+            .durable
+            .files
+            .iter()
+            .zip(&self.files)
+            .any(|(d, f)| (d.start, d.pages) != (f.start, f.pages))
+        {
+            return Err("the extent map changed after format".into());
+        }
+        if self.batch.is_some() && !self.cache.is_empty() {
+            return Err("dirty cached pages during a batch".into());
+        }
         let mut at = SB_SLOTS;
         for (k, m) in self.files.iter().enumerate() {
             if m.start != at {
