@@ -104,3 +104,23 @@ fn a_sql_file_runs_and_counts_its_transactions() {
     let m = run(&small("none"), &o).expect("run");
     assert_eq!((m.transactions, m.rolled_back), (2, 1), "{m:?}");
 }
+
+#[test]
+fn the_vfs_itself_refuses_a_page_size_that_does_not_divide_the_flash_page() {
+    // Past the run's own validation: SQLite asked directly for 8 KiB pages on 4 KiB flash
+    // pages gets an I/O error with the VFS's message, not a panic across the FFI boundary.
+    let fs = commitlab_sqlite::run::build_fs(&small("none"), &opts(Mode::Delete)).expect("fs");
+    let vfs = commitlab_sqlite::vfs::Registered::new(fs, 1).expect("vfs");
+    let conn = rusqlite::Connection::open_with_flags_and_vfs(
+        "x.db",
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_CREATE,
+        vfs.name(),
+    )
+    .expect("open");
+    let e = conn
+        .execute_batch("PRAGMA page_size = 8192; CREATE TABLE t(a); INSERT INTO t VALUES(1);")
+        .unwrap_err();
+    let msg = vfs.take_error().unwrap_or_default();
+    assert!(msg.contains("does not divide the flash page"), "{e}: {msg}");
+    drop(conn);
+}
