@@ -927,3 +927,69 @@ fn describe_ops(ops: &[LoggedOp], base: &NandImage, s: &CrashState, prefix: &str
     }
     out
 }
+
+/// Crash states of any tape of media operations, for checkers above the device (a real
+/// database's, `crates/sqlite`): every state at the instants `extra_bounds` and the
+/// operations' own starts and ends (exhaustive), or `schedules` states drawn from `seed`
+/// (random: instant, in-flight subset and torn operation drawn as `check_with` draws
+/// them). `f` gets each state and its surviving image and returns false to stop. Returns
+/// the most operations in flight at once.
+pub fn for_each_crash_image(
+    base: &NandImage,
+    ops: &[LoggedOp],
+    extra_bounds: &[SimTime],
+    mode: Mode,
+    seed: u64,
+    f: &mut dyn FnMut(&CrashState, NandImage) -> Result<bool, String>,
+) -> Result<usize, String> {
+    let mut bounds = op_boundaries(ops);
+    bounds.extend_from_slice(extra_bounds);
+    bounds.sort_unstable();
+    bounds.dedup();
+    let tape = Tape { base, ops };
+    match mode {
+        Mode::Exhaustive { max_in_flight } => {
+            for_each_state(tape, &bounds, max_in_flight, &mut |sweep, state| {
+                let img = sweep.image(&state.persisted, state.torn)?;
+                f(&state, img)
+            })
+        }
+        Mode::Random { schedules } => {
+            let root = Rng::new(seed).fork("crash-schedules");
+            let mut seen = 0;
+            let mut lo = 0u64;
+            while lo < schedules {
+                let hi = lo.saturating_add(RANDOM_CHUNK).min(schedules);
+                let mut plan: Vec<(SimTime, u64)> = (lo..hi)
+                    .map(|k| {
+                        let mut r = root.fork(&k.to_string());
+                        (bounds[r.below(bounds.len() as u64) as usize], k)
+                    })
+                    .collect();
+                plan.sort_unstable();
+                let mut sweep = Sweep::new(tape);
+                for (t, k) in plan {
+                    sweep.advance(t)?;
+                    let fl = sweep.in_flight.clone();
+                    seen = seen.max(fl.len());
+                    let mut r = root.fork(&k.to_string());
+                    r.next_u64();
+                    let (persisted, torn) = draw_fates(ops, &fl, &mut r);
+                    let state = CrashState {
+                        index: k,
+                        t,
+                        persisted,
+                        torn,
+                        in_flight: fl,
+                    };
+                    let img = sweep.image(&state.persisted, state.torn)?;
+                    if !f(&state, img)? {
+                        return Ok(seen);
+                    }
+                }
+                lo = hi;
+            }
+            Ok(seen)
+        }
+    }
+}

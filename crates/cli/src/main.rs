@@ -3,6 +3,7 @@
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
 mod crash;
+mod sql_cmd;
 
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
 /// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
@@ -133,6 +134,12 @@ enum Cmd {
     Crash(crash::CrashArgs),
     /// Random double-crash schedules over every protocol on all cores, resumable.
     Soak(crash::SoakArgs),
+    /// SQLite on the emulated device: run a SQL workload, compare journal modes and
+    /// protocols, crash-check a real database.
+    Sqlite {
+        #[command(subcommand)]
+        cmd: sql_cmd::SqliteCmd,
+    },
     /// Measure simulator speed (NAND operations per CPU-second) and peak memory.
     Bench {
         /// A 2 GiB device instead of the 32 GiB TxFlash preset.
@@ -832,6 +839,7 @@ fn main() -> ExitCode {
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
         Cmd::Soak(a) => crash::cmd_soak(a),
+        Cmd::Sqlite { cmd } => sql_cmd::cmd_sqlite(cmd),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
             image,
