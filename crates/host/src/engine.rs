@@ -81,6 +81,11 @@ pub struct Core {
     /// of its erase unit holding records for it), and how many such reads were made.
     pub also_read: std::collections::BTreeMap<u64, Vec<Lpn>>,
     pub also_read_pages: u64,
+    /// The number of the transaction whose attempt `Strategy::begin` is starting:
+    /// transactions are numbered 1, 2, … in the order clients take them from the workload,
+    /// and a restart keeps its number (as wait-die keeps its timestamp), while every
+    /// attempt gets a fresh `TxnId`. PCMLogging's XIDs (§4's residence clock) use it.
+    pub txn_number: u64,
 }
 
 impl Core {
@@ -462,6 +467,8 @@ struct Client {
     first_start: SimTime,
     /// Wait-die age (kept across restarts); also the buffer's priority (`no_room`).
     age: (SimTime, TxnId),
+    /// The transaction's number (`Core::txn_number`), kept across restarts.
+    number: u64,
     /// Wait-die: the older transaction (client, attempt) this one died for. Its restart
     /// waits until that attempt has ended (`on_finished`), instead of retrying into the
     /// same conflict after a random backoff.
@@ -597,6 +604,7 @@ impl Engine {
             net: Default::default(),
             also_read: Default::default(),
             also_read_pages: 0,
+            txn_number: 0,
         };
         core.pool.reserve_pages(core.layout.pages);
         let strat = (info.create)(cfg, &mut core)?;
@@ -610,6 +618,7 @@ impl Engine {
                 started: SimTime::ZERO,
                 first_start: SimTime::ZERO,
                 age: (SimTime::ZERO, TxnId(0)),
+                number: 0,
                 restart_after: None,
                 parked: false,
                 blocked_by: Vec::new(),
@@ -773,10 +782,12 @@ impl Engine {
         cl.started = now;
         if fresh {
             cl.age = (now, txn);
+            cl.number = self.handed_out;
         }
         cl.op = 0;
         cl.retry = false;
         cl.phase = Phase::Running;
+        self.core.txn_number = cl.number;
         self.strat.begin(&mut self.core, c, txn, now)
     }
 
