@@ -112,6 +112,7 @@ pub struct DeviceTx {
     txs: Vec<Option<Tx>>,
     /// SCC/BPCC: no page of an active transaction leaves the pool.
     pin_active: bool,
+
     early_ack: bool,
     device_commits: u64,
     device_aborts: u64,
@@ -164,6 +165,53 @@ impl DeviceTx {
             core.write_image(&img, Some(id), now, |d, lpn, tag| d.write(id, lpn, tag, t))?;
         self.tx(c)?.shadows.insert(frame.page, (t0, img));
         Ok(end)
+    }
+}
+
+impl DeviceTx {
+    /// Writes the transaction's last dirty page at commit and commits with it: every part
+    /// but the last as a WRITE, the last with the COMMIT (`Device::commit_write`). Returns
+    /// the COMMIT's ack.
+    fn write_commit_in_tx(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        frame: &Frame,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let tx = self.tx(c)?;
+        let id = TxId(tx.txn.0);
+        let mut t = now;
+        if !tx.opened {
+            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
+            t = core
+                .device
+                .begin(id, now)
+                .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
+            tx.opened = true;
+        }
+        let img = Arc::new(PageImage {
+            page: frame.page,
+            lsn: 0,
+            values: frame.values.clone(),
+        });
+        let parts = core.layout.parts;
+        let last = crate::engine::data_lpn(&core.layout, frame.page, parts - 1);
+        let mut ack = now;
+        let mut k = 0;
+        let (t0, _) = core.write_image_with_commit(&img, id, now, |d, lpn, tag| {
+            k += 1;
+            if lpn == last {
+                let a = d.commit_write(id, lpn, tag, t)?;
+                ack = a;
+                Ok(a)
+            } else {
+                d.write(id, lpn, tag, t)
+            }
+        })?;
+        debug_assert_eq!(k, parts);
+        self.tx(c)?.shadows.insert(frame.page, (t0, img));
+        Ok(ack)
     }
 }
 
@@ -227,17 +275,24 @@ impl Strategy for DeviceTx {
 
     fn commit(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {
         let pages = self.tx(c)?.pages.clone();
-        for page in pages {
-            if let Some(f) = core.pool.find(page) {
-                let fr = core.pool.frame(f);
-                if fr.dirty {
-                    let fr = fr.clone();
-                    self.write_in_tx(core, c, &fr, now)?;
-                    let fm = core.pool.frame_mut(f);
-                    fm.dirty = false;
-                    fm.owner = None;
-                }
+        let dirty: Vec<u32> = pages
+            .iter()
+            .filter_map(|&page| core.pool.find(page))
+            .filter(|&f| core.pool.frame(f).dirty)
+            .collect();
+        // The last page written at commit goes with the COMMIT itself (Flag Commit §3.3: a
+        // buffered last shadow page carries the commit flag; `Device::commit_write`).
+        let mut fused_ack = None;
+        for (i, &f) in dirty.iter().enumerate() {
+            let fr = core.pool.frame(f).clone();
+            if i + 1 == dirty.len() {
+                fused_ack = Some(self.write_commit_in_tx(core, c, &fr, now)?);
+            } else {
+                self.write_in_tx(core, c, &fr, now)?;
             }
+            let fm = core.pool.frame_mut(f);
+            fm.dirty = false;
+            fm.owner = None;
         }
         let Some(tx) = self.txs[c as usize].take() else {
             return Err(HostError::Stuck(
@@ -248,11 +303,21 @@ impl Strategy for DeviceTx {
             return Ok(now);
         }
         let id = TxId(tx.txn.0);
-        core.trace(now, workload::txn::TxCmd::Commit { tx: id });
-        let ack = core
-            .device
-            .commit(id, now)
-            .map_err(Core::dev_err(now, format!("COMMIT {id}")))?;
+        let ack = match fused_ack {
+            Some(a) => a,
+            None => {
+                core.trace(
+                    now,
+                    workload::txn::TxCmd::Commit {
+                        tx: id,
+                        write: None,
+                    },
+                );
+                core.device
+                    .commit(id, now)
+                    .map_err(Core::dev_err(now, format!("COMMIT {id}")))?
+            }
+        };
         self.device_commits += 1;
         for (page, (t0, img)) in tx.shadows {
             core.disk[page.0 as usize] = Some((t0, img));
