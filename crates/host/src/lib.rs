@@ -116,6 +116,11 @@ pub struct HostConfig {
     /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
     /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).
     pub max_c: u32,
+    /// cfc-ex/afc-ex ablation, off by default: a fetch reads only the newest version of the
+    /// page instead of every version holding its live committed records (§4.3's merge), to
+    /// show what the merge reads cost (§5.3.1's second reason for Fig. 15's drop).
+    #[serde(default)]
+    pub fc_no_merge_reads: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
     /// or "records" (the `workload` crate's generators), configured by its section below.
     pub workload: String,
@@ -185,6 +190,7 @@ impl Default for HostConfig {
             log_pages: 4096,
             checkpoint_log_bytes: 1 << 20,
             max_c: 3,
+            fc_no_merge_reads: false,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             tpcc: Default::default(),
