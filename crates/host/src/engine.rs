@@ -300,17 +300,54 @@ impl Core {
         img: &Arc<PageImage>,
         tx: Option<sim::TxId>,
         now: SimTime,
+        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
+    ) -> Result<(u64, SimTime)> {
+        self.write_image_traced(img, tx, false, now, write)
+    }
+
+    /// `write_image` for the last page a device transaction writes at commit: the last
+    /// part's write goes with the COMMIT (`write` calls `Device::commit_write` for it), and
+    /// the trace shows it on the COMMIT line.
+    pub fn write_image_with_commit(
+        &mut self,
+        img: &Arc<PageImage>,
+        tx: sim::TxId,
+        now: SimTime,
+        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
+    ) -> Result<(u64, SimTime)> {
+        self.write_image_traced(img, Some(tx), true, now, write)
+    }
+
+    fn write_image_traced(
+        &mut self,
+        img: &Arc<PageImage>,
+        tx: Option<sim::TxId>,
+        commit_last: bool,
+        now: SimTime,
         mut write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
     ) -> Result<(u64, SimTime)> {
         let t0 = self.tag_image(img);
-        self.trace(
-            now,
-            workload::txn::TxCmd::Write {
-                tx,
-                lpn: data_lpn(&self.layout, img.page, 0),
-                pages: self.layout.parts,
-            },
-        );
+        let parts = self.layout.parts;
+        let plain = if commit_last { parts - 1 } else { parts };
+        if plain > 0 {
+            self.trace(
+                now,
+                workload::txn::TxCmd::Write {
+                    tx,
+                    lpn: data_lpn(&self.layout, img.page, 0),
+                    pages: plain,
+                },
+            );
+        }
+        if let (true, Some(tx)) = (commit_last, tx) {
+            self.trace(
+                now,
+                workload::txn::TxCmd::Commit {
+                    tx,
+                    write: Some(data_lpn(&self.layout, img.page, parts - 1)),
+                },
+            );
+        }
         let mut end = now;
         for k in 0..self.layout.parts {
             self.device

@@ -146,6 +146,11 @@ pub struct HostConfig {
     pub max_c: u32,
     /// device-tx: which pages of an in-progress transaction stay in the buffer pool.
     pub device_tx: DeviceTxConfig,
+    /// cfc-ex/afc-ex ablation, off by default: a fetch reads only the newest version of the
+    /// page instead of every version holding its live committed records (§4.3's merge), to
+    /// show what the merge reads cost (§5.3.1's second reason for Fig. 15's drop).
+    #[serde(default)]
+    pub fc_no_merge_reads: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
     /// or "records" (the `workload` crate's generators), configured by its section below.
     pub workload: String,
@@ -222,6 +227,7 @@ impl Default for HostConfig {
             checkpoint_log_bytes: 1 << 20,
             max_c: 3,
             device_tx: DeviceTxConfig::default(),
+            fc_no_merge_reads: false,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             tpcc: Default::default(),

@@ -73,6 +73,12 @@ pub struct ProtocolConfig {
     /// CFC / AFC: the block-based flag technique of Flag Commit §3.4. On by default: §5.1
     /// evaluated "the basic CFC and AFC protocols with block-based flag technique".
     pub block_flags: bool,
+    /// CFC: set the commit flag by a separate partial program after the last shadow page
+    /// even when that page arrives with COMMIT (`Device::commit_write`). Off by default:
+    /// Flag Commit §3.3 writes a buffered last page with its flag already TRUE ("a
+    /// page-reprogramming operation is saved"); on is the rule used before, kept as an
+    /// ablation of that saving.
+    pub cfc_flag_reprogram: bool,
     /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
     pub log_heads: u32,
     /// SCC: start erasing an aborted transaction's intentions at ABORT, in the background
@@ -117,6 +123,7 @@ impl Default for ProtocolConfig {
         ProtocolConfig {
             name: "none".into(),
             block_flags: true,
+            cfc_flag_reprogram: false,
             log_heads: 8,
             scc_erase_at_abort: true,
             aw_log_chains: 8,
@@ -160,6 +167,28 @@ pub trait CommitProtocol: FtlHooks + CloneProtocol + Send + Sync {
 
     /// COMMIT(tx): returns when the transaction is durable.
     fn commit(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;
+
+    /// Whether `commit_write` records the commit in the last page's own program. When
+    /// false (the default) the device runs a fused WRITE + COMMIT as the two commands.
+    fn fuses_commit_write(&self) -> bool {
+        false
+    }
+
+    /// WRITE(tx, lpn, data) of the transaction's last page, sent with its COMMIT(tx): the
+    /// host had the page buffered at commit (Flag Commit §3.3). Returns when the transaction
+    /// is durable, as `commit`. Called only when `fuses_commit_write`; the default is the
+    /// WRITE followed by the COMMIT.
+    fn commit_write(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.write(core, tx, lpn, tag, now)?;
+        self.commit(core, tx, now)
+    }
 
     /// ABORT(tx): returns when the transaction is rolled back.
     fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;

@@ -33,6 +33,15 @@ pub struct FtlStats {
     pub map_translation_writes: u64,
     /// Partial programs issued by a protocol (commit flags).
     pub flag_writes: u64,
+    /// Of which (CFC, AFC): set at COMMIT, and moved or added by GC before an erase.
+    #[serde(default)]
+    pub commit_flag_programs: u64,
+    #[serde(default)]
+    pub gc_flag_programs: u64,
+    /// CFC commits whose TRUE flag was programmed with their last page, written at commit
+    /// (Flag Commit §3.3): no partial program for it.
+    #[serde(default)]
+    pub commit_flags_in_page: u64,
     pub checkpoints: u64,
     /// Blocks retired because they wore out.
     pub bad_blocks: u64,

@@ -316,6 +316,64 @@ impl DeviceTx {
     }
 }
 
+impl DeviceTx {
+    /// Writes the transaction's last dirty page at commit and commits with it: every part
+    /// but the last as a WRITE, the last with the COMMIT (`Device::commit_write`). Returns
+    /// the COMMIT's ack.
+    fn write_commit_in_tx(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        frame: &Frame,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        // As `write_in_tx`: scc/bpcc take one intention per page per device transaction.
+        let (again, held) = {
+            let tx = self.tx(c)?;
+            (
+                tx.shadows.contains_key(&frame.page),
+                tx.held == Some(frame.page),
+            )
+        };
+        if self.cyclic && again && !(held && self.parts == 1) {
+            self.reopen(core, c, frame.page, now)?;
+        }
+        let tx = self.tx(c)?;
+        let id = TxId(tx.txn.0);
+        let mut t = now;
+        if !tx.opened {
+            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
+            t = core
+                .device
+                .begin(id, now)
+                .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
+            tx.opened = true;
+        }
+        let img = Arc::new(PageImage {
+            page: frame.page,
+            lsn: 0,
+            values: frame.values.clone(),
+        });
+        let parts = core.layout.parts;
+        let last = crate::engine::data_lpn(&core.layout, frame.page, parts - 1);
+        let mut ack = now;
+        let mut k = 0;
+        let (t0, _) = core.write_image_with_commit(&img, id, now, |d, lpn, tag| {
+            k += 1;
+            if lpn == last {
+                let a = d.commit_write(id, lpn, tag, t)?;
+                ack = a;
+                Ok(a)
+            } else {
+                d.write(id, lpn, tag, t)
+            }
+        })?;
+        debug_assert_eq!(k, parts);
+        self.tx(c)?.shadows.insert(frame.page, (t0, img));
+        Ok(ack)
+    }
+}
+
 impl Strategy for DeviceTx {
     fn name(&self) -> &'static str {
         "device-tx"
@@ -406,21 +464,32 @@ impl Strategy for DeviceTx {
                 pages.push(p);
             }
         }
+        let mut dirty = Vec::new();
         for page in pages {
             if let Some(f) = core.pool.find(page) {
-                let fr = core.pool.frame(f);
-                let planted =
-                    self.fault == Fault::SkipRewrite && self.tx(c)?.shadows.contains_key(&page);
-                if fr.dirty {
-                    if !planted {
-                        let fr = fr.clone();
-                        self.write_in_tx(core, c, &fr, now)?;
-                    }
-                    let fm = core.pool.frame_mut(f);
-                    fm.dirty = false;
-                    fm.owner = None;
+                if core.pool.frame(f).dirty {
+                    let planted =
+                        self.fault == Fault::SkipRewrite && self.tx(c)?.shadows.contains_key(&page);
+                    dirty.push((f, planted));
                 }
             }
+        }
+        // The last page written at commit goes with the COMMIT itself (Flag Commit §3.3: a
+        // buffered last shadow page carries the commit flag; `Device::commit_write`).
+        let fused = dirty.iter().rposition(|&(_, planted)| !planted);
+        let mut fused_ack = None;
+        for (i, &(f, planted)) in dirty.iter().enumerate() {
+            if !planted {
+                let fr = core.pool.frame(f).clone();
+                if Some(i) == fused {
+                    fused_ack = Some(self.write_commit_in_tx(core, c, &fr, now)?);
+                } else {
+                    self.write_in_tx(core, c, &fr, now)?;
+                }
+            }
+            let fm = core.pool.frame_mut(f);
+            fm.dirty = false;
+            fm.owner = None;
         }
         let Some(tx) = self.txs[c as usize].take() else {
             return Err(HostError::Stuck(
@@ -431,11 +500,21 @@ impl Strategy for DeviceTx {
             return Ok(now);
         }
         let id = TxId(tx.txn.0);
-        core.trace(now, workload::txn::TxCmd::Commit { tx: id });
-        let ack = core
-            .device
-            .commit(id, now)
-            .map_err(Core::dev_err(now, format!("COMMIT {id}")))?;
+        let ack = match fused_ack {
+            Some(a) => a,
+            None => {
+                core.trace(
+                    now,
+                    workload::txn::TxCmd::Commit {
+                        tx: id,
+                        write: None,
+                    },
+                );
+                core.device
+                    .commit(id, now)
+                    .map_err(Core::dev_err(now, format!("COMMIT {id}")))?
+            }
+        };
         self.device_commits += 1;
         for (page, (t0, img)) in tx.shadows {
             core.disk[page.0 as usize] = Some((t0, img));
