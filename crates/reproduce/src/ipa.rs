@@ -1042,6 +1042,8 @@ mod tests {
             "ipa-table1-odd-mlc-migrations-per-write",
             "ipa-table1-pslc-erases-per-write",
             "ipa-table1-odd-mlc-throughput",
+            "ipa-table1-pslc-host-reads",
+            "ipa-table1-odd-mlc-host-writes",
             "ipa-s1-page-invalidations",
             "ipa-s1-gc-overhead",
             "ipa-s1-longevity",
@@ -1053,7 +1055,7 @@ mod tests {
         ] {
             assert!(ids.contains(&want), "{want} missing from {ids:?}");
         }
-        assert_eq!(ids.len(), 12 + 3 + 9 + 6);
+        assert_eq!(ids.len(), 16 + 3 + 9 + 6);
         for c in v.as_array().unwrap() {
             let d = c["verdict"]["direction"].as_str().unwrap();
             let m = c["verdict"]["magnitude"].as_str().unwrap();
