@@ -8,7 +8,7 @@ mod sql_cmd;
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
 /// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
 /// (`_int_free`, `unlink_chunk`, `malloc_consolidate`) was about 9 % of a TPC-C run
-/// (docs/DECISIONS.md and docs/PERFORMANCE.md, section alloc). Never changes results.
+/// (docs/DECISIONS.md, "The tool: commands, output, Python"; docs/PERFORMANCE.md). Never changes results.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -522,7 +522,7 @@ fn sweep_for_deferred_checkpoints() {
 }
 
 /// `fault_fc_empty_commit_list` (a checkpoint master that does not wait for flag programs):
-/// not caught on the tiny run in 40 seeds (stop 14); on the deferring configuration afc-ex
+/// not caught on the tiny run in 40 seeds; on the deferring configuration afc-ex
 /// catches it with seed 0 (an acked commit's values lost: AFC's commit needs every FALSE
 /// node programmed, and the master let restart skip the COMMIT record below B). cfc-ex is
 /// not caught there in seeds 0–11: with one flag deciding and commits acked only after it,

@@ -982,7 +982,7 @@ const GC_ABORTS: [f64; 2] = [0.0, 0.1];
 /// the logical capacity of the sweep's smallest threshold (`ftl.capacity_gc_threshold`):
 /// the FTL sizes its logical space to keep the GC threshold's blocks free, so without it a
 /// higher threshold also meant a smaller device holding less data, and the points compared
-/// different capacities (DECISIONS.md, "GC-threshold capacity"). LightTx's sweep moves only
+/// different capacities (DECISIONS.md, "The FTL", logical capacity). LightTx's sweep moves only
 /// the trigger.
 fn fig13_16_jobs(b: &Config, thresholds: &[f64]) -> Vec<Job> {
     let smallest = thresholds.iter().copied().fold(f64::INFINITY, f64::min);
@@ -1552,7 +1552,7 @@ mod tests {
         );
     }
 
-    /// Issue 9 (DECISIONS.md, "GC-threshold capacity"): every point of the Figs. 13–16
+    /// (DECISIONS.md, "The FTL", logical capacity): every point of the Figs. 13–16
     /// sweep exports the same logical capacity, the one of the sweep's smallest threshold.
     /// Before, the FTL sized each point's logical space with its own threshold, so the 20 %
     /// points were smaller devices holding less data than the 5 % ones.

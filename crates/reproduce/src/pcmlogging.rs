@@ -37,7 +37,7 @@
 //!
 //! What it does not do: tune anything toward the paper; replay the paper's PostgreSQL
 //! traces (the engine's TPC-C and TATP stand in); run the paper's 100,000 transactions per
-//! point (DECISIONS.md "pcmrepro", "pcmfigs").
+//! point (DECISIONS.md "Reproduction: PCMLogging").
 
 use crate::runner::{run_each, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict};
@@ -96,7 +96,7 @@ impl Plan {
         match scale {
             // Quick: 2 warehouses, the most whose warm-ups (until PCM is full) keep the
             // paper's report near 90 CPU-s, so `reproduce --paper all --quick` stays within
-            // 2 minutes on 2 cores (DECISIONS.md "PCMLogging at the paper's scale").
+            // 2 minutes on 2 cores (DECISIONS.md "Reproduction: PCMLogging").
             Scale::Quick => Plan {
                 tpcc_warehouses: 2,
                 tpcc_customers_per_district: None,
@@ -124,7 +124,7 @@ impl Plan {
                 tpcc_items: None,
                 // 10,000 + 10,000 (not the paper's 100,000 after a warm-up): the first
                 // attempt at 20,000 + 20,000 got 3.4 CPU-minutes in 17 minutes of wall time
-                // on the shared 2-core VM (DECISIONS.md "pcmfigs").
+                // on the shared 2-core VM (DECISIONS.md "Reproduction: PCMLogging").
                 warmup: 10_000,
                 transactions: 10_000,
                 other_transactions: 5_000,
@@ -135,7 +135,7 @@ impl Plan {
                 client_sweep: vec![10, 50, 70],
                 pcm_mb: vec![32, 64, 96, 128, 160],
                 // Figs. 12, 13, 15 at both ends and the default of Fig. 7's range, to keep
-                // the full run feasible (DECISIONS.md "pcmfigs").
+                // the full run feasible (DECISIONS.md "Reproduction: PCMLogging").
                 side_mb: vec![32, 128, 160],
                 tatp_subscribers: 100_000,
                 // Twice the default database (the paper's Fig. 14: ten times, 200

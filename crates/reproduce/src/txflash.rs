@@ -440,7 +440,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
 
 /// The stand-ins of Figs. 7 and 9 for the paper's TxExt3 traces (data journaling mode: every
 /// page a transaction writes is transactional). The traces are not available; DESIGN.md's
-/// synthetic generators stand in (docs/DECISIONS.md, "fidelity figures (stop 15)"):
+/// synthetic generators stand in (docs/DECISIONS.md, "Reproduction: TxFlash"):
 /// - `large-seq` for IOzone and Linux-build (no syncs, transactions "over 2 MB"): the
 ///   sequential writer with a 3 MB sync interval;
 /// - `maildir-like` (e-mails of 4 KB–1 MB, synchronous, transactions under 100 KB):
