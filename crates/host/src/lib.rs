@@ -285,6 +285,15 @@ impl HostConfig {
                 format!("unknown data mode '{}' (known: tag, full)", self.data),
             );
         }
+        if self.ipl.layout != "in-block" && self.ipl.layout != "separate" {
+            return bad(
+                "ipl.layout",
+                format!(
+                    "unknown In-Page Logging layout '{}' (known: in-block, separate)",
+                    self.ipl.layout
+                ),
+            );
+        }
         if !update::NAMES.contains(&self.update.as_str()) {
             return bad(
                 "update",
