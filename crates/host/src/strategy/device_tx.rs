@@ -237,16 +237,7 @@ impl DeviceTx {
         frame: &Frame,
         now: SimTime,
     ) -> Result<SimTime> {
-        let (again, held) = {
-            let tx = self.tx(c)?;
-            (
-                tx.shadows.contains_key(&frame.page),
-                tx.held == Some(frame.page),
-            )
-        };
-        if self.cyclic && again && !(held && self.parts == 1) {
-            self.reopen(core, c, frame.page, now)?;
-        }
+        self.reopen_if_programmed(core, c, frame.page, now)?;
         let img = Arc::new(PageImage {
             page: frame.page,
             lsn: 0,
@@ -279,6 +270,25 @@ impl DeviceTx {
         tx.held = Some(img.page);
         tx.shadows.insert(img.page, (t0, img));
         Ok(end)
+    }
+
+    /// scc/bpcc take one intention per page per device transaction: before `page` is written
+    /// again after it was programmed (not merely held by the device), reopen the transaction.
+    fn reopen_if_programmed(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        page: PageNo,
+        now: SimTime,
+    ) -> Result<()> {
+        let (again, held) = {
+            let tx = self.tx(c)?;
+            (tx.shadows.contains_key(&page), tx.held == Some(page))
+        };
+        if self.cyclic && again && !(held && self.parts == 1) {
+            self.reopen(core, c, page, now)?;
+        }
+        Ok(())
     }
 
     /// Client `c` must write `page` again after its device transaction programmed it:
@@ -327,17 +337,7 @@ impl DeviceTx {
         frame: &Frame,
         now: SimTime,
     ) -> Result<SimTime> {
-        // As `write_in_tx`: scc/bpcc take one intention per page per device transaction.
-        let (again, held) = {
-            let tx = self.tx(c)?;
-            (
-                tx.shadows.contains_key(&frame.page),
-                tx.held == Some(frame.page),
-            )
-        };
-        if self.cyclic && again && !(held && self.parts == 1) {
-            self.reopen(core, c, frame.page, now)?;
-        }
+        self.reopen_if_programmed(core, c, frame.page, now)?;
         let tx = self.tx(c)?;
         let id = TxId(tx.txn.0);
         let mut t = now;
