@@ -253,23 +253,30 @@ impl DeviceTx {
         img: Arc<PageImage>,
         now: SimTime,
     ) -> Result<SimTime> {
-        let tx = self.tx(c)?;
-        let id = TxId(tx.txn.0);
-        let mut t = now;
-        if !tx.opened {
-            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
-            t = core
-                .device
-                .begin(id, now)
-                .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
-            tx.opened = true;
-        }
+        let (id, t) = self.open(core, c, now)?;
         let (t0, end) =
             core.write_image(&img, Some(id), now, |d, lpn, tag| d.write(id, lpn, tag, t))?;
         let tx = self.tx(c)?;
         tx.held = Some(img.page);
         tx.shadows.insert(img.page, (t0, img));
         Ok(end)
+    }
+
+    /// Client `c`'s device transaction id, BEGIN issued on its first write: returns the id
+    /// and the instant its writes may be issued.
+    fn open(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<(TxId, SimTime)> {
+        let tx = self.tx(c)?;
+        let id = TxId(tx.txn.0);
+        if tx.opened {
+            return Ok((id, now));
+        }
+        core.trace(now, workload::txn::TxCmd::Begin { tx: id });
+        let t = core
+            .device
+            .begin(id, now)
+            .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
+        tx.opened = true;
+        Ok((id, t))
     }
 
     /// scc/bpcc take one intention per page per device transaction: before `page` is written
@@ -338,17 +345,7 @@ impl DeviceTx {
         now: SimTime,
     ) -> Result<SimTime> {
         self.reopen_if_programmed(core, c, frame.page, now)?;
-        let tx = self.tx(c)?;
-        let id = TxId(tx.txn.0);
-        let mut t = now;
-        if !tx.opened {
-            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
-            t = core
-                .device
-                .begin(id, now)
-                .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
-            tx.opened = true;
-        }
+        let (id, t) = self.open(core, c, now)?;
         let img = Arc::new(PageImage {
             page: frame.page,
             lsn: 0,
