@@ -13,6 +13,7 @@
 //! Scales: `quick` shrinks devices and workloads so both papers finish in minutes on two
 //! cores; `full` uses the papers' device sizes and workload lengths (hours).
 
+pub mod ablation;
 pub mod flagcommit;
 pub mod html;
 pub mod ipa;

@@ -35,12 +35,25 @@
 //! schemes' `disk_dirty_records`; Fig. 11's wear figures (mean, worst 1 % / 5 %, variance)
 //! from `media::pcm::WearFigures`, exported by every strategy that writes PCM.
 //!
+//! Ablations (a tested cause for every disagreement, `crate::ablation`). Three suspected
+//! causes each get runs that change exactly that cause, and every claim that disagrees is
+//! judged again, by the same figure code, on the ablation's points; its explanation's class
+//! follows from how far that moves it: (1) the database's scale — the Fig. 7 / 8 points
+//! (and recovery) at `ablate_warehouses` (quick: 1 and 4 around the plan's 2; full: 1 and 4
+//! beside the paper's 20, where the scale is matched and a disagreement is a finding), Fig. 12 at
+//! the count nearest the paper's 20 (Fig. 9's client sweep is not ablated: CPU budget); (2) PCMLogging's DRAM tables reserved at their
+//! largest — its Fig. 7 / 8 points with tables that take no DRAM
+//! (`host.pcm.table_entry_bytes` = `tx_entry_bytes` = 0); (3) Fig. 11's short window — PL,
+//! PL-10 and PL-1 over `ablate_window_x` times the window. A claim no ablation covers
+//! (Figs. 9, 10, 13, 14, 15) stays unexplained in the summary.
+//!
 //! What it does not do: tune anything toward the paper; replay the paper's PostgreSQL
 //! traces (the engine's TPC-C and TATP stand in); run the paper's 100,000 transactions per
 //! point (DECISIONS.md "Reproduction: PCMLogging").
 
+use crate::ablation::{self, Candidate, Cause};
 use crate::runner::{run_each, Job, Progress};
-use crate::{pct, Claim, Output, Scale, Verdict};
+use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use world::{Config, ConfigSource};
@@ -49,6 +62,8 @@ const PAPER: &str = "pcmlogging";
 /// The paper's run length (§6.1: 100,000 transactions), against which the wear-leveling
 /// threshold is scaled (module docs, DECISIONS.md).
 const PAPER_TXNS: u64 = 100_000;
+/// §6.1, Table 2: the paper's TPC-C warehouses.
+const PAPER_WAREHOUSES: u32 = 20;
 /// The three schemes of §6.1, in the paper's legend order.
 const SCHEMES: [&str; 3] = ["pcmlogging", "wal-pcm", "scmlogging"];
 
@@ -80,6 +95,16 @@ pub(crate) struct Plan {
     pub large_transactions: u64,
     /// Lengthen each point's warm-up until its PCM is full (`warmup_for`).
     pub fill_pcm: bool,
+    /// Ablations (module docs): the warehouses the Fig. 7 / 8 points (and the points of
+    /// recovery, Fig. 9, Fig. 12) are run at besides `tpcc_warehouses`.
+    pub ablate_warehouses: Vec<u32>,
+    /// Fig. 11's long-window ablation: its points measured over this many times the plan's
+    /// window.
+    pub ablate_window_x: u64,
+    /// A plan's variant (set only on the plans the ablations derive; `Pt::base` copies
+    /// them): the measured window × this, and whether PCMLogging's DRAM tables take DRAM.
+    pub window_x: u64,
+    pub dram_tables: bool,
 }
 
 impl Plan {
@@ -116,6 +141,11 @@ impl Plan {
                 large_warehouses: 4,
                 large_transactions: 1_000,
                 fill_pcm: true,
+                // 1 and 4 around the plan's 2 (the paper's 20 does not fit the quick budget).
+                ablate_warehouses: vec![1, 4],
+                ablate_window_x: 4,
+                window_x: 1,
+                dram_tables: true,
             },
             // Full: §6.1's 20 warehouses (Table 2), 50 clients.
             Scale::Full => Plan {
@@ -143,6 +173,12 @@ impl Plan {
                 large_warehouses: 40,
                 large_transactions: 5_000,
                 fill_pcm: true,
+                // The plan's own 20 is the paper's; 1 and 4 show how far the claims move
+                // with the scale (Fig. 7 at 1, 4 and 20 warehouses).
+                ablate_warehouses: vec![1, 4],
+                ablate_window_x: 4,
+                window_x: 1,
+                dram_tables: true,
             },
         }
     }
@@ -168,6 +204,13 @@ struct Pt {
     recovery: bool,
     /// Fig. 10's transaction-size class: all, or only short / long transactions.
     size: Size,
+    /// TPC-C warehouses (of the plan, or of a warehouse ablation; Fig. 14's are the plan's
+    /// `large_warehouses`).
+    warehouses: u32,
+    /// The measured window × this (Fig. 11's long-window ablation).
+    window_x: u64,
+    /// PCMLogging's DRAM tables take DRAM (§6.1); false only in the DRAM-table ablation.
+    dram_tables: bool,
 }
 
 /// Fig. 10 (§6.2.3): transactions split by m, the pages a transaction updates (short
@@ -196,14 +239,23 @@ impl Pt {
             large: false,
             recovery: false,
             size: Size::All,
+            warehouses: plan.tpcc_warehouses,
+            window_x: plan.window_x,
+            // Only PCMLogging has DRAM tables: the other schemes' points are shared.
+            dram_tables: plan.dram_tables || strategy != "pcmlogging",
         }
     }
 
     fn label(&self) -> String {
         format!(
-            "pcmlogging {} {}{} {}{} {} {}c {}{}{}",
+            "pcmlogging {} {}{}{} {}{} {} {}c {}{}{}{}{}",
             self.strategy,
             self.workload,
+            if self.large {
+                String::new()
+            } else {
+                format!(" {}wh", self.warehouses)
+            },
             match self.size {
                 Size::All => "",
                 Size::Short => " short",
@@ -219,13 +271,27 @@ impl Pt {
             } else {
                 String::new()
             },
-            if self.recovery { " recovery" } else { "" }
+            if self.recovery { " recovery" } else { "" },
+            if self.window_x > 1 {
+                format!(" window×{}", self.window_x)
+            } else {
+                String::new()
+            },
+            if self.dram_tables {
+                ""
+            } else {
+                " no-dram-tables"
+            }
         )
     }
 }
 
 /// Transactions measured at a point (after its warm-up).
 fn measured_txns(plan: &Plan, pt: &Pt) -> u64 {
+    pt.window_x.max(1) * measured_txns_1(plan, pt)
+}
+
+fn measured_txns_1(plan: &Plan, pt: &Pt) -> u64 {
     if pt.large {
         plan.large_transactions
     } else if pt.size != Size::All {
@@ -277,7 +343,7 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32, warmup: u64) -> Result<
     h.tpcc.warehouses = if pt.large {
         plan.large_warehouses
     } else {
-        plan.tpcc_warehouses
+        pt.warehouses
     };
     if let Some(n) = plan.tpcc_customers_per_district {
         h.tpcc.customers_per_district = n;
@@ -294,6 +360,11 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32, warmup: u64) -> Result<
     h.measure_recovery = pt.recovery;
     h.pcm.external = pt.external.into();
     h.pcm.destage = pt.destage.into();
+    if !pt.dram_tables {
+        // The DRAM-table ablation: the tables take no DRAM, every byte is buffer frames.
+        h.pcm.table_entry_bytes = 0;
+        h.pcm.tx_entry_bytes = 0;
+    }
     h.pcm.wear_delta = if pt.wear == 0 {
         0
     } else {
@@ -589,39 +660,10 @@ fn points(plan: &Plan) -> Vec<Pt> {
             v.push(p);
         }
     };
-    // Fig. 7 / 8: the three schemes over the PCM sizes; §6.2.4's recovery at 128 MB.
-    for &mb in &plan.pcm_mb {
-        for s in SCHEMES {
-            add(Pt {
-                recovery: mb == DEFAULT_MB && s != "scmlogging",
-                ..Pt::base(plan, s, mb)
-            });
-        }
-    }
-    // Fig. 11: PL-10 and PL-1 at 128 MB.
-    for wear in [10, 1] {
-        add(Pt {
-            wear,
-            ..Pt::base(plan, "pcmlogging", DEFAULT_MB)
-        });
-    }
-    // Fig. 12: the high-low watermark baseline.
-    for &mb in &plan.side_mb {
-        add(Pt {
-            destage: "watermark",
-            ..Pt::base(plan, "pcmlogging", mb)
-        });
-    }
-    // Fig. 9: clients.
-    for &c in &plan.client_sweep {
-        for s in SCHEMES {
-            add(Pt {
-                clients: c,
-                recovery: c == plan.clients && s != "scmlogging",
-                ..Pt::base(plan, s, DEFAULT_MB)
-            });
-        }
-    }
+    fig7_points(plan, &mut add);
+    fig11_points(plan, &mut add);
+    fig12_points(plan, &mut add);
+    fig9_points(plan, &mut add);
     // Fig. 13: TATP; Fig. 15: SSD and SD card.
     for &mb in &plan.side_mb {
         for s in SCHEMES {
@@ -657,7 +699,97 @@ fn points(plan: &Plan) -> Vec<Pt> {
             }
         }
     }
+    // The ablations (module docs): Fig. 7 / 8 at every ablated warehouse count, and at the
+    // one nearest the paper's 20 also Fig. 12's watermark points; Fig. 11 over a longer
+    // window; Fig. 7 / 8's PCMLogging points without DRAM tables.
+    for p in warehouse_plans(plan) {
+        fig7_points(&p, &mut add);
+    }
+    if let Some(p) = nearest_warehouse_plan(plan) {
+        fig12_points(&p, &mut add);
+    }
+    fig11_points(&window_plan(plan), &mut add);
+    fig7_points(&tables_plan(plan), &mut add);
     v
+}
+
+/// Fig. 7 / 8: the three schemes over the PCM sizes; §6.2.4's recovery at 128 MB.
+fn fig7_points(plan: &Plan, add: &mut dyn FnMut(Pt)) {
+    for &mb in &plan.pcm_mb {
+        for s in SCHEMES {
+            add(f7(plan, s, mb));
+        }
+    }
+}
+
+/// Fig. 11: PL (the Fig. 7 point at 128 MB), PL-10 and PL-1.
+fn fig11_points(plan: &Plan, add: &mut dyn FnMut(Pt)) {
+    add(f7(plan, "pcmlogging", DEFAULT_MB));
+    for wear in [10, 1] {
+        add(Pt {
+            wear,
+            ..Pt::base(plan, "pcmlogging", DEFAULT_MB)
+        });
+    }
+}
+
+/// Fig. 12: the high-low watermark baseline (and adaptive destaging's Fig. 7 points).
+fn fig12_points(plan: &Plan, add: &mut dyn FnMut(Pt)) {
+    for &mb in &plan.side_mb {
+        add(f7(plan, "pcmlogging", mb));
+        add(Pt {
+            destage: "watermark",
+            ..Pt::base(plan, "pcmlogging", mb)
+        });
+    }
+}
+
+/// Fig. 9: clients.
+fn fig9_points(plan: &Plan, add: &mut dyn FnMut(Pt)) {
+    for &c in &plan.client_sweep {
+        for s in SCHEMES {
+            add(Pt {
+                clients: c,
+                recovery: c == plan.clients && s != "scmlogging",
+                ..Pt::base(plan, s, DEFAULT_MB)
+            });
+        }
+    }
+}
+
+/// The plan at each ablated warehouse count.
+fn warehouse_plans(plan: &Plan) -> Vec<Plan> {
+    plan.ablate_warehouses
+        .iter()
+        .filter(|&&w| w != plan.tpcc_warehouses)
+        .map(|&w| Plan {
+            tpcc_warehouses: w,
+            ..plan.clone()
+        })
+        .collect()
+}
+
+/// The ablated warehouse count nearest the paper's 20 (§6.1, Table 2), as a plan.
+fn nearest_warehouse_plan(plan: &Plan) -> Option<Plan> {
+    warehouse_plans(plan)
+        .into_iter()
+        .min_by_key(|p| p.tpcc_warehouses.abs_diff(PAPER_WAREHOUSES))
+}
+
+/// Fig. 11's points measured over `ablate_window_x` times the window.
+fn window_plan(plan: &Plan) -> Plan {
+    Plan {
+        window_x: plan.ablate_window_x,
+        ..plan.clone()
+    }
+}
+
+/// PCMLogging's points with DRAM tables that take no DRAM.
+fn tables_plan(plan: &Plan) -> Plan {
+    Plan {
+        dram_tables: false,
+        ..plan.clone()
+    }
 }
 
 /// The Fig. 7 / 8 point of `strategy` at `mb` (recovery measured at 128 MB).
@@ -694,15 +826,22 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     let x = Pts { pts, r };
 
     let mut out = Output::default();
-    let mut csv = String::from("strategy,workload,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read\n");
+    let mut csv = String::from("strategy,workload,warehouses,window_x,dram_tables,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read\n");
     for (i, p) in x.pts.iter().enumerate() {
         let Ok(r) = &x.r[i] else { continue };
         let m = &r.full;
         let c = &cfg_of[i];
         csv.push_str(&format!(
-            "{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{}\n",
             p.strategy,
             p.workload,
+            if p.large {
+                plan.large_warehouses
+            } else {
+                p.warehouses
+            },
+            p.window_x,
+            p.dram_tables,
             match p.size {
                 Size::All => "all",
                 Size::Short => "short",
@@ -764,11 +903,12 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     fig7_8(&mut out, plan, &x)?;
     recovery(&mut out, plan, &x)?;
     fig13_15(&mut out, plan, &x)?;
-    fig11(&mut out, plan, &x)?;
+    fig11(&mut out, plan, &x, true)?;
     fig12(&mut out, plan, &x)?;
     fig9(&mut out, plan, &x)?;
     fig10(&mut out, plan, &x)?;
     fig14(&mut out, plan, &x)?;
+    explain(&mut out, plan, &x)?;
 
     let b = point_cfg(plan, &f7(plan, "pcmlogging", DEFAULT_MB))?;
     let (db, _) = db_size(&b)?;
@@ -796,6 +936,134 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     Ok(out)
 }
 
+/// The explanations of the claims that disagree (module docs: ablations): each suspected
+/// cause has its ablation runs; the claim is judged again on them by the same code that
+/// judged it (the figure functions run on the ablation's plan), and the class follows from
+/// how far that moves it (`ablation::explain_first`).
+fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
+    let mut cands: Vec<(String, Candidate)> = Vec::new();
+
+    // 1. The database's scale (§6.1, Table 2: 20 warehouses, 50 clients).
+    if let Some(near) = nearest_warehouse_plan(plan) {
+        let nw = near.tpcc_warehouses;
+        let mut by_wh: Vec<(u32, Output)> = Vec::new();
+        for p in warehouse_plans(plan) {
+            let mut o = Output::default();
+            fig7_8(&mut o, &p, x)?;
+            recovery(&mut o, &p, x)?;
+            if p.tpcc_warehouses == nw {
+                fig12(&mut o, &p, x)?;
+            }
+            by_wh.push((p.tpcc_warehouses, o));
+        }
+        let ablated = &by_wh
+            .iter()
+            .find(|(w, _)| *w == nw)
+            .ok_or("internal: no ablation at the nearest warehouse count")?
+            .1;
+        let counts: Vec<String> = by_wh.iter().map(|(w, _)| w.to_string()).collect();
+        let cause = Cause {
+            class: CauseClass::Setup,
+            what: format!(
+                "the database is {} warehouse(s) against the paper's {PAPER_WAREHOUSES} (§6.1, Table 2) with {} clients, so lock contention (wait-die restarts) is higher and DRAM and PCM, scaled with the database, are smaller",
+                plan.tpcc_warehouses, plan.clients
+            ),
+            run: f7(&near, "pcmlogging", DEFAULT_MB).label(),
+            changes: format!(
+                "the Fig. 7 / 8 points (three schemes, every PCM size, recovery at {DEFAULT_MB} MB) at {} warehouses, Fig. 12 at {nw}; the paper: {PAPER_WAREHOUSES}",
+                counts.join(" and ")
+            ),
+            matched_in_base: plan.tpcc_warehouses == PAPER_WAREHOUSES,
+        };
+        let base_wh = plan.tpcc_warehouses;
+        let text = |c: &Claim, _: &Claim| {
+            let mut parts: Vec<(u32, String)> = by_wh
+                .iter()
+                .filter_map(|(w, o)| {
+                    let a = o.claims.iter().find(|a| a.id == c.id)?;
+                    Some((*w, ablation::headline(a)))
+                })
+                .collect();
+            parts.push((base_wh, format!("{} (this run)", ablation::headline(c))));
+            parts.sort_by_key(|p| p.0);
+            parts
+                .iter()
+                .map(|(w, t)| format!("{w} wh: {t}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        cands.extend(ablation::candidates(
+            &out.claims,
+            &ablated.claims,
+            &cause,
+            &text,
+        ));
+    }
+
+    // 2. PCMLogging's DRAM tables reserved at their largest (§6.1 counts them against DRAM
+    //    without saying at what size).
+    {
+        let tp = tables_plan(plan);
+        let mut o = Output::default();
+        fig7_8(&mut o, &tp, x)?;
+        let frames = format!(
+            "{} → {} buffer frames at {DEFAULT_MB} MB",
+            x.get(&f7(plan, "pcmlogging", DEFAULT_MB))?
+                .end("buffer_frames"),
+            x.get(&f7(&tp, "pcmlogging", DEFAULT_MB))?
+                .end("buffer_frames")
+        );
+        let cause = Cause {
+            class: CauseClass::Setup,
+            what: "PCMLogging's DRAM tables (Mapping, Dirty Page and Transaction Table) are reserved at their largest, one 16 B entry per PCM unit, and take buffer frames from DRAM as PCM grows (§6.1 counts them against DRAM without saying at what size)".into(),
+            run: f7(&tp, "pcmlogging", DEFAULT_MB).label(),
+            changes: format!("PCMLogging's Fig. 7 / 8 points with tables that take no DRAM ({frames})"),
+            matched_in_base: false,
+        };
+        let text = |c: &Claim, a: &Claim| {
+            format!(
+                "without table DRAM: {}; this run: {}",
+                ablation::headline(a),
+                ablation::headline(c)
+            )
+        };
+        cands.extend(ablation::candidates(&out.claims, &o.claims, &cause, &text));
+    }
+
+    // 3. Fig. 11's window: thousands of transactions against the paper's 100,000.
+    {
+        let wp = window_plan(plan);
+        let mut o = Output::default();
+        fig11(&mut o, &wp, x, false)?;
+        let pl10 = |p: &Plan| Pt {
+            wear: 10,
+            ..Pt::base(p, "pcmlogging", DEFAULT_MB)
+        };
+        let (n0, n1) = (
+            measured_txns(plan, &pl10(plan)),
+            measured_txns(&wp, &pl10(&wp)),
+        );
+        let cause = Cause {
+            class: CauseClass::Setup,
+            what: format!("the wear figures come from a window of {n0} measured transactions, the paper's from 100,000 (§6.1), too short for the skew wear leveling evens out to build"),
+            run: pl10(&wp).label(),
+            changes: format!("PL, PL-10 and PL-1 measured over {n1} transactions (δ scaled with the run, as in every point)"),
+            matched_in_base: n0 >= PAPER_TXNS,
+        };
+        let text = |c: &Claim, a: &Claim| {
+            format!(
+                "{n1} transactions: {}; {n0} (this run): {}",
+                ablation::headline(a),
+                ablation::headline(c)
+            )
+        };
+        cands.extend(ablation::candidates(&out.claims, &o.claims, &cause, &text));
+    }
+
+    ablation::attach(out, &cands);
+    Ok(())
+}
+
 /// A claim whose PCMLogging window may not have destaged (`no_destage`): then its verdict
 /// is "not modelled" (no evidence either way) and the measured text says why, first.
 fn evidence(idle: &Option<String>, measured: String, v: Verdict) -> (String, Verdict) {
@@ -811,8 +1079,6 @@ fn evidence(idle: &Option<String>, measured: String, v: Verdict) -> (String, Ver
 fn tput(x: &Pts, p: &Pt) -> Result<f64, String> {
     Ok(x.get(p)?.tput())
 }
-
-const CAUSES: &str = "Likely causes of disagreement: at quick scale a database of 2 warehouses with 50 clients (more lock contention than the paper's 20 warehouses: restarts in the CSV), a measured window of thousands of transactions instead of 100,000, PCMLogging's DRAM tables reserved at their largest (16 B per 128 B PCM unit, §6.1), which take buffer frames from DRAM as PCM grows (buffer_frames in the CSV), a DRAM miss that needs a record PCM lacks still reading the whole page from disk (§3.3 record hits serve only the records PCM holds; counters pcm_hits / pcm_record_hits / pcm_miss_disk_reads), and no CPU time in the model.";
 
 fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let sizes = &plan.pcm_mb;
@@ -842,7 +1108,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "+19.2%",
         format!("{} (all sizes: {gtext})", pct(gains[0])),
         Verdict::change(0.192, gains[0]),
-        CAUSES,
+        "Committed transactions per simulated second of the measured window, HDD, PCM sizes scaled with the database.",
     ));
     let gl = gains[gains.len() - 1];
     out.claims.push(claim(
@@ -851,7 +1117,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "+78.3%",
         format!("{} (all sizes: {gtext})", pct(gl)),
         Verdict::change(0.783, gl),
-        CAUSES,
+        "Committed transactions per simulated second of the measured window, HDD, PCM sizes scaled with the database.",
     ));
     out.claims.push(claim(
         "pcm-fig7-gain-grows",
@@ -859,7 +1125,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "grows",
         format!("{} at {first} MB → {} at {last} MB", pct(gains[0]), pct(gl)),
         Verdict::qualitative(gl > gains[0] + crate::SAME_WITHIN),
-        &format!("Tested as stated: the gain at the largest size exceeds the gain at the smallest by more than the report's sameness threshold ({} points). {CAUSES}", crate::SAME_WITHIN * 100.0),
+        &format!("Tested as stated: the gain at the largest size exceeds the gain at the smallest by more than the report's sameness threshold ({} points).", crate::SAME_WITHIN * 100.0),
     ));
     out.claims.push(claim(
         "pcm-fig7-wal-above-scm",
@@ -867,7 +1133,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "everywhere",
         format!("tx/s PCMLogging / WAL / SCMLogging: {}", detail.join("; ")),
         Verdict::qualitative(wal_above),
-        &format!("WAL caches dirty pages in PCM; SCMLogging uses PCM only for the log. {CAUSES}"),
+        &format!("WAL caches dirty pages in PCM; SCMLogging uses PCM only for the log."),
     ));
     out.svgs.push((
         "pcmlogging_fig7_throughput.svg".into(),
@@ -922,7 +1188,7 @@ fn fig7_8(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         ));
     }
     let stext = stext.join(", ");
-    let io_note = format!("Disk I/Os per committed transaction of the measured window (reads + writes of the external disk; for WAL the log archive writes are among the writes; PCMLogging's reads include one merge read per destaged page, §5). The paper's saving comes mostly from writes, with PCM also absorbing DRAM misses (Fig. 8c); here PCMLogging's PCM serves a miss only for the records it holds (§3.3 record hits: a miss on a record in PCM reads no disk page, and the disk page is merged in when a record PCM lacks is accessed), while WAL's PCM page cache serves whole pages (pcm_hits in the CSV), and PCMLogging's DRAM tables leave it fewer buffer frames. {CAUSES}");
+    let io_note = format!("Disk I/Os per committed transaction of the measured window (reads + writes of the external disk; for WAL the log archive writes are among the writes; PCMLogging's reads include one merge read per destaged page, §5). The paper's saving comes mostly from writes, with PCM also absorbing DRAM misses (Fig. 8c); here PCMLogging's PCM serves a miss only for the records it holds (§3.3 record hits: a miss on a record in PCM reads no disk page, and the disk page is merged in when a record PCM lacks is accessed), while WAL's PCM page cache serves whole pages (pcm_hits in the CSV), and PCMLogging's DRAM tables leave it fewer buffer frames.");
     out.claims.push(claim(
         "pcm-fig8a-total-io-smallest",
         format!("PCMLogging saves 21.5 % of WAL's total I/Os at the smallest PCM ({first} MB; Fig. 8a: 21.5–46.6 % over the sizes)"),
@@ -1018,7 +1284,7 @@ fn fig7b(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "mean response time, ms, PCMLogging / WAL / SCMLogging: {}",
         detail.join("; ")
     );
-    let note = format!("Mean response time (first start to commit ack, restarts included) of the measured window's transactions, HDD, PCM sizes {sizes:?} MB scaled. {CAUSES}");
+    let note = format!("Mean response time (first start to commit ack, restarts included) of the measured window's transactions, HDD, PCM sizes {sizes:?} MB scaled.");
     out.claims.push(claim(
         "pcm-fig7b-response-lowest",
         "PCMLogging has the lowest mean response time of the three schemes at every PCM size (Fig. 7b)".into(),
@@ -1088,7 +1354,7 @@ fn fig8c(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "per transaction, PCMLogging / WAL / SCMLogging — {}",
         detail.join("; ")
     );
-    let note = format!("Fig. 8c's bars: DRAM (buffer pool) misses of the measured window per committed transaction, split into the ones PCM served (pcm_hits: PCMLogging's misses that read no disk page, §3.3 record hits; WAL's PCM page-cache hits) and the disk reads (every external-disk read but PCMLogging's destage merge reads, one per destaged page). SCMLogging has no PCM cache: its disk reads are its misses. PCM sizes {sizes:?} MB scaled, HDD. {CAUSES}");
+    let note = format!("Fig. 8c's bars: DRAM (buffer pool) misses of the measured window per committed transaction, split into the ones PCM served (pcm_hits: PCMLogging's misses that read no disk page, §3.3 record hits; WAL's PCM page-cache hits) and the disk reads (every external-disk read but PCMLogging's destage merge reads, one per destaged page). SCMLogging has no PCM cache: its disk reads are its misses. PCM sizes {sizes:?} MB scaled, HDD.");
     out.claims.push(claim(
         "pcm-fig8c-fewest-disk-reads",
         "PCMLogging causes the fewest disk reads for its DRAM misses at every PCM size (Fig. 8c)"
@@ -1157,7 +1423,7 @@ fn fig8b(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     );
     let least = pl_wal.iter().copied().fold(f64::INFINITY, f64::min);
     let most = pl_wal.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let note = format!("Dirty records per data page written to the external disk, over the measured window: for PCMLogging the committed records a destage merges into the page it writes (§5: pcm_destaged_records ÷ pcm_destaged_pages); for WAL and SCMLogging the records whose value differs from the disk's copy when the page is written (the distinct records updated since the page was last written: disk_dirty_records ÷ disk_page_writes of wal_pcm.rs). Log archive writes are not data pages and are left out. The paper gives the range over its PCM sizes without saying which end is which size, so the least and the most gain over the sizes run ({sizes:?} MB) are judged against 60.4 % and 223 %. {CAUSES}");
+    let note = format!("Dirty records per data page written to the external disk, over the measured window: for PCMLogging the committed records a destage merges into the page it writes (§5: pcm_destaged_records ÷ pcm_destaged_pages); for WAL and SCMLogging the records whose value differs from the disk's copy when the page is written (the distinct records updated since the page was last written: disk_dirty_records ÷ disk_page_writes of wal_pcm.rs). Log archive writes are not data pages and are left out. The paper gives the range over its PCM sizes without saying which end is which size, so the least and the most gain over the sizes run ({sizes:?} MB) are judged against 60.4 % and 223 %.");
     out.claims.push(claim(
         "pcm-fig8b-dirty-records-least",
         "PCMLogging writes at least 60.4 % more dirty records per written page than WAL (Fig. 8b: +60.4 … +223 % over the PCM sizes)".into(),
@@ -1259,7 +1525,7 @@ fn fig10(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         ));
     }
     let detail = detail.join("; ");
-    let note = format!("The paper split its PostgreSQL trace by m, the pages a transaction updates; here the engine's TPC-C mix is drawn and only transactions of one class are run, through the TPC-C source's size filter (host.tpcc.max_pages_written = {SHORT_PAGES} for short, min_pages_written = {} for long; m counts the distinct DB pages of a transaction's updates, inserts and deletes, index pages included) — the mechanism of Flag Commit's Fig. 18. Short ones are mostly Payment, Order-Status and Stock-Level (read-only, m = 0), long ones mostly New-Order and Delivery. 128 MB of PCM (scaled), HDD, {} measured transactions after a warm-up of {} of the same class (short transactions update little: PCMLogging's destaged pages in the CSV show whether PCM filled). Where PCMLogging falls below WAL, compare the disk reads per transaction in the measured column: a DRAM miss under PCMLogging reads the disk page unless PCM holds the record it needs, while WAL's PCM page cache serves whole pages, and long transactions touch more pages; the write savings the paper credits for the long-transaction gain do appear (fewer PCMLogging writes). {CAUSES}", SHORT_PAGES + 1, plan.size_transactions, plan.size_warmup);
+    let note = format!("The paper split its PostgreSQL trace by m, the pages a transaction updates; here the engine's TPC-C mix is drawn and only transactions of one class are run, through the TPC-C source's size filter (host.tpcc.max_pages_written = {SHORT_PAGES} for short, min_pages_written = {} for long; m counts the distinct DB pages of a transaction's updates, inserts and deletes, index pages included) — the mechanism of Flag Commit's Fig. 18. Short ones are mostly Payment, Order-Status and Stock-Level (read-only, m = 0), long ones mostly New-Order and Delivery. 128 MB of PCM (scaled), HDD, {} measured transactions after a warm-up of {} of the same class (short transactions update little: PCMLogging's destaged pages in the CSV show whether PCM filled). Where PCMLogging falls below WAL, compare the disk reads per transaction in the measured column: a DRAM miss under PCMLogging reads the disk page unless PCM holds the record it needs, while WAL's PCM page cache serves whole pages, and long transactions touch more pages; the write savings the paper credits for the long-transaction gain do appear (fewer PCMLogging writes).", SHORT_PAGES + 1, plan.size_transactions, plan.size_warmup);
     let idle_of = |size: Size, label: &str| -> Result<Option<String>, String> {
         Ok(no_destage(&[(label, x.get(&at("pcmlogging", size))?)]))
     };
@@ -1397,7 +1663,7 @@ fn fig13_15(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         workload: "tatp",
         ..Pt::base(plan, s, mb)
     };
-    let note13 = format!("TATP (TM1) with {} subscribers on HDD, PCM sizes {sizes:?} MB scaled to the database; \"up to\" is the best gain over those sizes. {CAUSES}", plan.tatp_subscribers);
+    let note13 = format!("TATP (TM1) with {} subscribers on HDD, PCM sizes {sizes:?} MB scaled to the database; \"up to\" is the best gain over those sizes.", plan.tatp_subscribers);
     for (other, paper, name) in [("scmlogging", 1.10, "SCMLogging"), ("wal-pcm", 0.67, "WAL")] {
         let (f, parts) = best_over(x, plan, sizes, other, &tatp)?;
         out.claims.push(claim(
@@ -1433,7 +1699,7 @@ fn fig13_15(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
             &format!("×{paper}"),
             format!("×{f:.2} over WAL ({parts}); ×{fs:.2} over SCMLogging"),
             Verdict::factor(paper, f),
-            &format!("TPC-C on the Table 2 {name} constant latencies (one request at a time), PCM sizes {sizes:?} MB; the best factor over those sizes. The paper's mechanism is the saved write I/Os on a device with expensive writes (PCMLogging's write I/Os per transaction against WAL's are in the CSV).{} {CAUSES}", if ext == "ssd" { " The paper's SSD was a simulated 32 GB SSD with eight 4 GB packages; here the SATA SSD constant (the strategies cannot use the emulated SSD as external store yet)." } else { "" }),
+            &format!("TPC-C on the Table 2 {name} constant latencies (one request at a time), PCM sizes {sizes:?} MB; the best factor over those sizes. The paper's mechanism is the saved write I/Os on a device with expensive writes (PCMLogging's write I/Os per transaction against WAL's are in the CSV).{}", if ext == "ssd" { " The paper's SSD was a simulated 32 GB SSD with eight 4 GB packages; here the SATA SSD constant (the strategies cannot use the emulated SSD as external store yet)." } else { "" }),
         ));
         for &mb in sizes {
             cats.push(format!("{name} {mb} MB"));
@@ -1461,7 +1727,9 @@ fn fig13_15(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     Ok(())
 }
 
-fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
+/// Fig. 11's claims, and with `table` its wear table and plot (which need the WAL schemes'
+/// points of the plan: not run for the long-window ablation).
+fn fig11(out: &mut Output, plan: &Plan, x: &Pts, table: bool) -> Result<(), String> {
     let pl = |wear: u32| Pt {
         wear,
         ..Pt::base(plan, "pcmlogging", DEFAULT_MB)
@@ -1471,7 +1739,7 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let p10 = x.get(&pl(10))?;
     let p1 = x.get(&pl(1))?;
     let run = point_cfg(plan, &pl(10))?.host.transactions;
-    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {run} transactions of the full run (δ = {} and {} XIDs); an XID is a transaction's number, kept across wait-die restarts (DECISIONS.md \"PCMLogging's XID clock\"), so δ counts transactions as in §4.2. Wear figures are over every PCM unit (records, ActiveTxList, FreeSlotBitmap, superblock) at the end of the full run (per-unit write counters cannot be differenced): worst 1 % / 5 % = mean line writes of the 1 % / 5 % most written units, variance of the writes per unit (media::pcm::WearFigures; the same figures over the record units alone are in pcmlogging_wear.csv); traffic = PCM line writes per committed transaction of the measured window. Over a run of a few thousand transactions (the paper: 100,000 after a warm-up) the skew that wear leveling evens out has little time to build, while each swap adds its own writes (pcm_swaps in the CSV). {CAUSES}", (10 * 10_000 * run / PAPER_TXNS).max(1), (10_000 * run / PAPER_TXNS).max(1));
+    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {run} transactions of the full run (δ = {} and {} XIDs); an XID is a transaction's number, kept across wait-die restarts (DECISIONS.md \"PCMLogging's XID clock\"), so δ counts transactions as in §4.2. Wear figures are over every PCM unit (records, ActiveTxList, FreeSlotBitmap, superblock) at the end of the full run (per-unit write counters cannot be differenced): worst 1 % / 5 % = mean line writes of the 1 % / 5 % most written units, variance of the writes per unit (media::pcm::WearFigures; the same figures over the record units alone are in pcmlogging_wear.csv); traffic = PCM line writes per committed transaction of the measured window.", (10 * 10_000 * run / PAPER_TXNS).max(1), (10_000 * run / PAPER_TXNS).max(1));
     let w = |m: &Res, key: &str| m.wear(key) / p0.wear(key) - 1.0;
     for (id, key, paper, what) in [
         (
@@ -1550,7 +1818,7 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
 
     // §6.3's second observation: PL-1 against PL-10.
     let swap_rate = |m: &Res| m.d("pcm_swaps") as f64 / m.d("pcm_records_flushed").max(1) as f64;
-    let pl_note = format!("PL-1's threshold is a tenth of PL-10's; the paper's smaller threshold swaps more, levelling more at more traffic. Swaps per flushed record of the window are in the measured column (with a fresh XID per wait-die restart, as before, both thresholds swapped on 0.88–0.96 of the records). Each swap adds the moved record's writes, so in a run too short for skew to build, more swaps raise the worst units and the variance instead of lowering them. {note}");
+    let pl_note = format!("PL-1's threshold is a tenth of PL-10's; the paper's smaller threshold swaps more, levelling more at more traffic. Swaps per flushed record of the window are in the measured column (with a fresh XID per wait-die restart, as before, both thresholds swapped on 0.88–0.96 of the records). {note}");
     let v = |m: &Res, key: &str| m.wear(key);
     for (id, what, paper, g) in [
         (
@@ -1599,6 +1867,9 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         ));
     }
 
+    if !table {
+        return Ok(());
+    }
     // The PCM write figures of every scheme that writes PCM (issue 11 item 3), at 128 MB:
     // PL, PL-10, PL-1 and the two WAL baselines (wal-pcm's page cache and log buffer,
     // scmlogging's circular log).
@@ -1689,7 +1960,7 @@ fn fig12(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         .join(", ");
     let best = cuts.iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
     let least = cuts.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
-    let note = format!("Worst 1 % response time = the 99th percentile of transaction response time (the engine keeps percentiles, not the mean of the worst 1 %), PCMLogging with adaptive destaging (§5.2) against the high-low watermark (99 % / 97.5 %, §5.1), HDD, PCM sizes {sizes:?} MB scaled. The percentile is over the measured window's transactions only (the full run's response-time histogram less the warm-up run's). {CAUSES}");
+    let note = format!("Worst 1 % response time = the 99th percentile of transaction response time (the engine keeps percentiles, not the mean of the worst 1 %), PCMLogging with adaptive destaging (§5.2) against the high-low watermark (99 % / 97.5 %, §5.1), HDD, PCM sizes {sizes:?} MB scaled. The percentile is over the measured window's transactions only (the full run's response-time histogram less the warm-up run's).");
     out.claims.push(claim(
         "pcm-fig12-worst-response-least",
         "Adaptive destaging cuts the worst 1 % response time of the watermark policy by at least 6.8 % (Fig. 12a: 6.8–21.9 % over the sizes)".into(),
@@ -1722,7 +1993,7 @@ fn fig12(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
             cv(w)
         ),
         Verdict::qualitative(cv(a) < cv(w) * (1.0 - crate::SAME_WITHIN)),
-        &format!("Steadier = a lower coefficient of variation (standard deviation ÷ mean) of the destage I/O series over 100 ms intervals (the strategies' destage_io_* counters), by more than the sameness threshold. {CAUSES}"),
+        &format!("Steadier = a lower coefficient of variation (standard deviation ÷ mean) of the destage I/O series over 100 ms intervals (the strategies' destage_io_* counters), by more than the sameness threshold."),
     ));
     Ok(())
 }
@@ -1756,7 +2027,7 @@ fn fig9(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "flat",
         parts.join("; "),
         Verdict::qualitative(flat),
-        &format!("Flat = every scheme's throughput at {hi} clients within the report's sameness threshold ({} %) of its throughput at {lo}. The paper does not state its client counts. {CAUSES}", crate::SAME_WITHIN * 100.0),
+        &format!("Flat = every scheme's throughput at {hi} clients within the report's sameness threshold ({} %) of its throughput at {lo}. The paper does not state its client counts.", crate::SAME_WITHIN * 100.0),
     ));
     let pl = growth[0].1;
     let holds = growth[1..].iter().all(|g| pl < g.1);
@@ -1770,7 +2041,7 @@ fn fig9(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
             .collect::<Vec<_>>()
             .join("; "),
         Verdict::qualitative(holds),
-        &format!("Growth = the increase of the mean response time in ms (Fig. 9b plots absolute response times). The paper does not state its client counts; {lo} and {hi} here. {CAUSES}"),
+        &format!("Growth = the increase of the mean response time in ms (Fig. 9b plots absolute response times). The paper does not state its client counts; {lo} and {hi} here."),
     ));
     Ok(())
 }
@@ -1818,7 +2089,7 @@ fn fig14(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         "+56%",
         measured,
         v,
-        &format!("Scaled: {} warehouses instead of 200 (the paper's ten-fold database over the default), DRAM 5 % of the database, PCM 2.5 % and 5 % of it (the paper does not list Fig. 14's PCM sizes), {} transactions, HDD. WAL keeps its one-page log buffer (the paper gave it 1 MB here). \"Up to\" is the best gain over the PCM sizes whose PCMLogging window destaged: a window in which PCM never filled is not the paper's steady state and is left out (pages destaged per size in the measured column). {CAUSES}", plan.large_warehouses, plan.large_transactions),
+        &format!("Scaled: {} warehouses instead of 200 (the paper's ten-fold database over the default), DRAM 5 % of the database, PCM 2.5 % and 5 % of it (the paper does not list Fig. 14's PCM sizes), {} transactions, HDD. WAL keeps its one-page log buffer (the paper gave it 1 MB here). \"Up to\" is the best gain over the PCM sizes whose PCMLogging window destaged: a window in which PCM never filled is not the paper's steady state and is left out (pages destaged per size in the measured column).", plan.large_warehouses, plan.large_transactions),
     ));
     Ok(())
 }
@@ -1846,6 +2117,10 @@ mod tests {
             large_warehouses: 0,
             large_transactions: 0,
             fill_pcm: false,
+            ablate_warehouses: vec![2],
+            ablate_window_x: 2,
+            window_x: 1,
+            dram_tables: true,
         }
     }
 
@@ -1855,11 +2130,23 @@ mod tests {
     fn tiny_reproduction_keeps_the_output_contract() {
         let plan = tiny();
         let say = |_: &str| {};
-        let two = run_plan(&plan, &Progress::new(2, &say)).unwrap();
+        let p2 = Progress::new(2, &say);
+        let mut two = run_plan(&plan, &p2).unwrap();
         let one = run_plan(&plan, &Progress::new(1, &say)).unwrap();
         let json = |o: &Output| serde_json::to_string(&o.claims).unwrap();
         assert_eq!(json(&two), json(&one));
         assert_eq!(two.csvs, one.csvs);
+        assert_eq!(two.explanations, one.explanations);
+        // Every explanation stands (its ablation is a run of the reproduction), and the
+        // ablations ran: the points of the warehouse, window and DRAM-table ablations.
+        two.configs = p2.take_configs();
+        two.check_explanations().unwrap();
+        for want in [" 2wh ", " window×2", " no-dram-tables"] {
+            assert!(
+                two.configs.iter().any(|(l, _)| l.contains(want)),
+                "{want} not run"
+            );
+        }
         let v: serde_json::Value = serde_json::from_str(&json(&two)).unwrap();
         let cs = v.as_array().unwrap();
         let ids: Vec<&str> = cs.iter().map(|c| c["id"].as_str().unwrap()).collect();
@@ -1939,6 +2226,7 @@ mod tests {
             } else {
                 plan.transactions
             };
+            let want = want * n("window_x");
             let warmup = plan.warmup_of(sized);
             let (w, c) = (n("warmup_committed"), n("committed"));
             assert!(w * 10 >= warmup * 9 && w <= warmup, "{l}");
@@ -1950,11 +2238,12 @@ mod tests {
         assert_eq!(two.svgs.len(), 6);
         // Fig. 8b: the WAL schemes write data pages and count their dirty records.
         let (hp, hd) = (col("disk_page_writes"), col("dirty_records_written"));
-        for l in pts
-            .lines()
-            .skip(1)
-            .filter(|l| l.starts_with("scmlogging,tpcc,all"))
-        {
+        for l in pts.lines().skip(1).filter(|l| {
+            l.starts_with(&format!(
+                "scmlogging,tpcc,{},1,true,all",
+                plan.tpcc_warehouses
+            ))
+        }) {
             let f: Vec<&str> = l.split(',').collect();
             let (p, d) = (f[hp].parse::<u64>().unwrap(), f[hd].parse::<u64>().unwrap());
             assert!(p > 0 && d >= p, "{l}");
@@ -1979,7 +2268,12 @@ mod tests {
         let per = |size: &str| {
             pts.lines()
                 .skip(1)
-                .find(|l| l.starts_with(&format!("wal-pcm,tpcc,{size},")))
+                .find(|l| {
+                    l.starts_with(&format!(
+                        "wal-pcm,tpcc,{},1,true,{size},",
+                        plan.tpcc_warehouses
+                    ))
+                })
                 .map(|l| {
                     l.split(',')
                         .nth(col("disk_writes_per_txn"))
