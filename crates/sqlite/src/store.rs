@@ -229,6 +229,12 @@ impl Plant {
         }
     }
     pub const NAMES: [&'static str; 2] = ["ack-commit-early", "skip-journal-sync"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Plant::AckCommitEarly => "ack-commit-early",
+            Plant::SkipJournalSync => "skip-journal-sync",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
