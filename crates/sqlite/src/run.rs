@@ -59,7 +59,7 @@ impl Mode {
                 )
             })
     }
-    fn journal_mode(self) -> &'static str {
+    pub(crate) fn journal_mode(self) -> &'static str {
         match self {
             Mode::Delete | Mode::Batch => "DELETE",
             Mode::Truncate => "TRUNCATE",
