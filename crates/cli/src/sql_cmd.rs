@@ -17,8 +17,9 @@ use std::path::PathBuf;
 
 #[derive(Args, Clone)]
 pub struct SqlArgs {
-    /// Workload: mobile (X-FTL-style insert/update/delete of small rows, a commit each) or
-    /// bank (transfers between accounts, some rolled back).
+    /// Workload: mobile (X-FTL-style insert/update/delete of small rows, a commit each),
+    /// bank (transfers between accounts, some rolled back) or tpcb (TPC-B in SQL: one
+    /// branch, --rows accounts, --rollback-ratio as its δ).
     #[arg(long, default_value = "mobile", conflicts_with = "sql")]
     pub workload: String,
     /// Run this SQL file instead, statement by statement.
@@ -39,7 +40,7 @@ pub struct SqlArgs {
     /// WAL mode: checkpoint every N frames.
     #[arg(long, default_value_t = 1000)]
     pub wal_autocheckpoint: u32,
-    /// Bank: the fraction of transfers rolled back.
+    /// Bank and tpcb: the fraction of transactions rolled back (tpcb: at most 0.5).
     #[arg(long, default_value_t = 0.1)]
     pub rollback_ratio: f64,
     /// Extent of the database file in flash pages (with --journal-pages and --wal-pages;
@@ -74,6 +75,10 @@ pub enum SqliteCmd {
         /// Write the metrics as JSON to this file (`-`: stdout).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Run the same SQL on SQLite's in-memory database instead, without a device (the
+        /// CPU baseline of docs/PERFORMANCE.md; mobile workload only, no metrics).
+        #[arg(long, conflicts_with = "json")]
+        in_memory: bool,
     },
     /// Journal mode × protocol: transactions/s, device writes per transaction, write
     /// amplification, commit latency mean/p99.
@@ -140,9 +145,10 @@ fn options(mode: &str, a: &SqlArgs) -> Result<SqliteOptions, Fail> {
         },
         (None, "mobile") => Workload::Mobile,
         (None, "bank") => Workload::Bank,
+        (None, "tpcb") => Workload::Tpcb,
         (None, w) => {
             return Err(bad(format!(
-                "--workload: unknown workload '{w}' (known: mobile, bank; or --sql FILE)"
+                "--workload: unknown workload '{w}' (known: mobile, bank, tpcb; or --sql FILE)"
             )))
         }
     };
@@ -252,6 +258,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             mode,
             sql,
             json,
+            in_memory,
         } => {
             let mut extra = Vec::new();
             if let Some(p) = protocol {
@@ -260,6 +267,13 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             device_only(cfg)?;
             let cfg = load(cfg, None, &extra)?;
             let o = options(mode, sql)?;
+            if *in_memory {
+                let n = sqlite::run::run_in_memory(&cfg, &o).map_err(fail_of)?;
+                return say(&format!(
+                    "sqlite {} in memory (no device): {n} transactions",
+                    o.workload.name()
+                ));
+            }
             let out = Out::check(json)?;
             let m = sqlite::run(&cfg, &o).map_err(fail_of)?;
             match out {

@@ -311,7 +311,9 @@ impl Registry {
             return Ok(&*d.ctx);
         }
         let (cfg, opts) = params.resolve()?;
-        let fs = build_fs(&cfg, &opts).map_err(|e| e.to_string())?;
+        let mut fs = build_fs(&cfg, &opts).map_err(|e| e.to_string())?;
+        // No crash images here: an overwritten page version is never read again.
+        fs.opts.reclaim_versions = true;
         let ctx = Box::new(VfsCtx::new(fs, cfg.seed));
         let p: *const VfsCtx = &*ctx;
         dbs.insert(

@@ -73,7 +73,7 @@
 
 use sim::{Lpn, SimTime, TxId};
 use ssd::{Device, ReadOutcome, SsdError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// The files of one database.
@@ -203,6 +203,23 @@ impl Versions {
     pub fn len(&self) -> usize {
         self.base.len() + self.own.len()
     }
+    /// Drops the bytes of a version no page maps any more (its tag stays taken; reading it
+    /// is an error). Versions of the shared base are kept.
+    pub fn free(&mut self, tag: u64) {
+        let Some(i) = tag.checked_sub(1).and_then(|i| usize::try_from(i).ok()) else {
+            return;
+        };
+        if let Some(b) = i
+            .checked_sub(self.base.len())
+            .and_then(|k| self.own.get_mut(k))
+        {
+            *b = Box::default();
+        }
+    }
+    /// Bytes held for versions written since the base.
+    pub fn resident_bytes(&self) -> usize {
+        self.own.iter().map(|b| b.len()).sum()
+    }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -246,6 +263,12 @@ pub struct FsOptions {
     pub plant: Option<Plant>,
     /// Dirty flash pages the write-back cache holds before it issues them all.
     pub write_back_pages: usize,
+    /// Drop a page version's bytes once a newer version of its page is mapped (the write
+    /// issued, or its batch committed). Off when a run is recorded for the crash checker,
+    /// whose crash images may map any version; on for runs, where nothing reads an
+    /// overwritten version again (a read of one would fail, never return other bytes).
+    /// Memory only: results are the same either way.
+    pub reclaim_versions: bool,
 }
 
 impl Default for FsOptions {
@@ -255,6 +278,7 @@ impl Default for FsOptions {
             fallback_journal_sync: true,
             plant: None,
             write_back_pages: 1024,
+            reclaim_versions: false,
         }
     }
 }
@@ -332,6 +356,8 @@ pub struct DeviceFs {
     plain_until: SimTime,
     next_tx: u64,
     fallback_pending: bool,
+    /// The tag each LPN maps to, when versions are reclaimed (`FsOptions::reclaim_versions`).
+    mapped: HashMap<u32, u64>,
     pub opts: FsOptions,
     pub stats: FsStats,
 }
@@ -395,6 +421,7 @@ impl DeviceFs {
             plain_until: SimTime::ZERO,
             next_tx: 1,
             fallback_pending: false,
+            mapped: HashMap::new(),
             opts,
             stats: FsStats::default(),
         };
@@ -456,6 +483,7 @@ impl DeviceFs {
             plain_until: SimTime::ZERO,
             next_tx: 1,
             fallback_pending: false,
+            mapped: HashMap::new(),
             opts,
             stats: FsStats::default(),
         })
@@ -484,6 +512,7 @@ impl DeviceFs {
         let slot = (sb.seq % u64::from(SB_SLOTS)) as u32;
         let tag = self.versions.push(sb.encode().into_boxed_slice());
         let t = self.dev.write_plain(Lpn(slot), tag, self.now)?;
+        self.remap(slot, tag);
         self.now = self.now.max(t);
         self.durable = sb;
         self.stats.superblock_writes += 1;
@@ -631,6 +660,7 @@ impl DeviceFs {
             self.count_page_write(f);
             let tag = self.versions.push(bytes);
             let t = self.dev.write_plain(Lpn(lpn), tag, self.now)?;
+            self.remap(lpn, tag);
             self.plain_until = self.plain_until.max(t);
         }
         Ok(())
@@ -793,9 +823,11 @@ impl DeviceFs {
     fn write_batch(&mut self, b: &Batch, with_sb: bool) -> FsResult<()> {
         let mut t = self.now;
         self.stats.db_page_writes += b.pages.len() as u64;
+        let mut written = Vec::with_capacity(b.pages.len() + 1);
         for (lpn, bytes) in &b.pages {
             let tag = self.versions.push(bytes.clone());
             t = t.max(self.dev.write(b.tx, Lpn(*lpn), tag, self.now)?);
+            written.push((*lpn, tag));
         }
         let sb = Superblock {
             seq: self.durable.seq + 1,
@@ -806,9 +838,14 @@ impl DeviceFs {
             let slot = (sb.seq % u64::from(SB_SLOTS)) as u32;
             let tag = self.versions.push(sb.encode().into_boxed_slice());
             t = t.max(self.dev.write(b.tx, Lpn(slot), tag, self.now)?);
+            written.push((slot, tag));
             self.stats.superblock_writes += 1;
         }
         let acked = self.dev.commit(b.tx, t)?;
+        // Committed: the batch's versions replace the ones their pages mapped.
+        for (lpn, tag) in written {
+            self.remap(lpn, tag);
+        }
         if with_sb {
             self.durable = sb;
         }
@@ -819,6 +856,15 @@ impl DeviceFs {
             self.now.max(acked)
         };
         Ok(())
+    }
+
+    /// `lpn` now maps `tag`: with reclamation on, the version it mapped before is dropped.
+    fn remap(&mut self, lpn: u32, tag: u64) {
+        if self.opts.reclaim_versions {
+            if let Some(old) = self.mapped.insert(lpn, tag) {
+                self.versions.free(old);
+            }
+        }
     }
 
     /// SQLITE_FCNTL_ROLLBACK_ATOMIC_WRITE: ABORT(tx) (nothing if the batch already ended).
