@@ -546,6 +546,41 @@ impl DeviceFs {
         }
     }
 
+    /// Copies bytes `from..from + dst.len()` of `lpn`'s current contents into `dst`: what
+    /// `page` returns, without copying the whole page first (the same device READ).
+    fn read_part(&mut self, lpn: u32, from: usize, dst: &mut [u8]) -> FsResult<()> {
+        let to = from + dst.len();
+        if let Some(p) = self.batch.as_ref().and_then(|b| b.pages.get(&lpn)) {
+            dst.copy_from_slice(&p[from..to]);
+            return Ok(());
+        }
+        if let Some((_, p)) = self.cache.get(&lpn) {
+            dst.copy_from_slice(&p[from..to]);
+            return Ok(());
+        }
+        let (o, done) = self.dev.read(Lpn(lpn), self.now)?;
+        self.now = self.now.max(done);
+        match o {
+            ReadOutcome::Unmapped => {
+                dst.fill(0);
+                Ok(())
+            }
+            ReadOutcome::Tag(tag) => match self.versions.get(tag) {
+                Some(b) if b.len() == self.page_bytes => {
+                    dst.copy_from_slice(&b[from..to]);
+                    Ok(())
+                }
+                _ => Err(FsError::Corrupt(format!(
+                    "lpn {lpn} holds tag {tag}, which names no page version"
+                ))),
+            },
+            ReadOutcome::Bytes(_) => Err(FsError::Corrupt(format!(
+                "lpn {lpn} holds raw bytes; this VFS writes tagged pages only"
+            ))),
+            ReadOutcome::Uncorrectable => Err(FsError::Uncorrectable { lpn }),
+        }
+    }
+
     /// Reads `buf.len()` bytes at `off`; returns how many were inside the file (the rest is
     /// zero-filled, SQLite's short read).
     pub fn read(&mut self, f: FileId, off: u64, buf: &mut [u8]) -> FsResult<usize> {
@@ -562,9 +597,8 @@ impl DeviceFs {
             let lpn = m.start + (o / p) as u32;
             let in_page = (o % p) as usize;
             let n = ((p - o % p).min(end - o)) as usize;
-            let page = self.page(lpn)?;
             let b = (o - off) as usize;
-            buf[b..b + n].copy_from_slice(&page[in_page..in_page + n]);
+            self.read_part(lpn, in_page, &mut buf[b..b + n])?;
             o += n as u64;
         }
         Ok((end - off) as usize)
@@ -611,9 +645,14 @@ impl DeviceFs {
             let page_lo = o - o % p;
             let in_page = (o % p) as usize;
             let n = ((p - o % p).min(end - o)) as usize;
-            let mut page = if n == self.page_bytes {
-                vec![0u8; self.page_bytes]
-            } else {
+            let b = (o - wstart) as usize;
+            if n == self.page_bytes {
+                // A whole page: no read, no zeroing.
+                self.put_page(f, lpn, wdata[b..b + n].into())?;
+                o += n as u64;
+                continue;
+            }
+            let mut page = {
                 let cached = self.cache.contains_key(&lpn)
                     || self
                         .batch
@@ -634,7 +673,6 @@ impl DeviceFs {
                 }
                 cur
             };
-            let b = (o - wstart) as usize;
             page[in_page..in_page + n].copy_from_slice(&wdata[b..b + n]);
             self.put_page(f, lpn, page.into_boxed_slice())?;
             o += n as u64;
