@@ -222,6 +222,15 @@ impl SqliteOptions {
         if !(0.0..=1.0).contains(&self.rollback_ratio) {
             return Err(bad("sqlite.rollback_ratio", "must be in [0, 1]"));
         }
+        if self.workload == Workload::Tpcb && self.rollback_ratio > 0.5 {
+            return Err(bad(
+                "sqlite.rollback_ratio",
+                format!(
+                    "{}: tpcb rolls back at most half its transactions (the generator's delta_abort is in [0, 0.5])",
+                    self.rollback_ratio
+                ),
+            ));
+        }
         if self.workload == Workload::Tpcb {
             tpcb_config(self)
                 .validate()

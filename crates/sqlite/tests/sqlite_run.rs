@@ -154,6 +154,12 @@ fn tpcb_in_sql_keeps_its_balances_consistent_and_logs_each_committed_transaction
     assert_eq!(q("SELECT count(*) FROM history"), committed as i64);
     assert!(q("SELECT count(DISTINCT aid) FROM history") > 10);
     assert!(q("SELECT max(aid) FROM history") < 200);
+    drop(s);
+    let mut bad = opts(Mode::Wal);
+    bad.workload = Workload::Tpcb;
+    bad.rollback_ratio = 0.7;
+    let e = run(&small("none"), &bad).unwrap_err().to_string();
+    assert!(e.starts_with("sqlite.rollback_ratio"), "{e}");
 }
 
 #[test]
