@@ -46,6 +46,13 @@ def test_rollback_undoes_and_journal_modes_write_their_journal():
         con.close()
 
 
+def test_import_commitlab_is_enough():
+    assert commitlab.sqlite is csql
+    con = commitlab.sqlite.connect()
+    assert con.execute("SELECT 1 + 1").fetchone() == (2,)
+    con.close()
+
+
 def test_same_seed_same_metrics():
     def once():
         con = csql.connect({"protocol.name": "afc", "seed": 7}, journal="batch")
