@@ -23,6 +23,7 @@ import json
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _commitlab
+from . import sqlite  # commitlab.sqlite.connect: SQLite on an emulated device
 from ._commitlab import CommitlabError
 
 __all__ = ["run", "compare", "sweep", "protocols", "explain", "CommitlabError", "records_to_frame"]

@@ -13,6 +13,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use world::ConfigSource;
 
+mod sqlite;
+
 create_exception!(_commitlab, CommitlabError, PyValueError);
 
 fn err(e: impl std::fmt::Display) -> PyErr {
@@ -211,5 +213,8 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(point_json, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(sqlite::sqlite_connect, m)?)?;
+    m.add_class::<sqlite::SqliteConnection>()?;
+    m.add("SqliteError", m.py().get_type::<sqlite::SqliteError>())?;
     Ok(())
 }

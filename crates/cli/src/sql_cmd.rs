@@ -17,8 +17,9 @@ use std::path::PathBuf;
 
 #[derive(Args, Clone)]
 pub struct SqlArgs {
-    /// Workload: mobile (X-FTL-style insert/update/delete of small rows, a commit each) or
-    /// bank (transfers between accounts, some rolled back).
+    /// Workload: mobile (X-FTL-style insert/update/delete of small rows, a commit each),
+    /// bank (transfers between accounts, some rolled back) or tpcb (TPC-B in SQL: one
+    /// branch, --rows accounts, --rollback-ratio as its δ).
     #[arg(long, default_value = "mobile", conflicts_with = "sql")]
     pub workload: String,
     /// Run this SQL file instead, statement by statement.
@@ -39,7 +40,7 @@ pub struct SqlArgs {
     /// WAL mode: checkpoint every N frames.
     #[arg(long, default_value_t = 1000)]
     pub wal_autocheckpoint: u32,
-    /// Bank: the fraction of transfers rolled back.
+    /// Bank and tpcb: the fraction of transactions rolled back (tpcb: at most 0.5).
     #[arg(long, default_value_t = 0.1)]
     pub rollback_ratio: f64,
     /// Extent of the database file in flash pages (with --journal-pages and --wal-pages;
@@ -74,6 +75,10 @@ pub enum SqliteCmd {
         /// Write the metrics as JSON to this file (`-`: stdout).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Run the same SQL on SQLite's in-memory database instead, without a device (the
+        /// CPU baseline of docs/PERFORMANCE.md; mobile workload only, no metrics).
+        #[arg(long, conflicts_with = "json")]
+        in_memory: bool,
     },
     /// Journal mode × protocol: transactions/s, device writes per transaction, write
     /// amplification, commit latency mean/p99.
@@ -98,9 +103,11 @@ pub enum SqliteCmd {
     Crash {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Commit protocol (overrides protocol.name).
+        /// Commit protocol (overrides protocol.name), or `all`: every protocol.
         #[arg(long, required = true)]
         protocol: Option<String>,
+        /// delete, truncate, persist, wal, batch, or `all` (every journal mode, and batch
+        /// over the atomic protocols).
         #[arg(long, default_value = "delete")]
         mode: String,
         /// Bank transfers in the recorded run.
@@ -121,6 +128,10 @@ pub enum SqliteCmd {
         plant: Option<String>,
         #[arg(long)]
         no_fallback_journal_sync: bool,
+        /// Invert the verdict, to show the checker catches a planted bug: exit 0 only if
+        /// every cell has a violation (exit 1 names the cells without one).
+        #[arg(long, requires = "plant")]
+        expect_violations: bool,
     },
 }
 
@@ -134,9 +145,10 @@ fn options(mode: &str, a: &SqlArgs) -> Result<SqliteOptions, Fail> {
         },
         (None, "mobile") => Workload::Mobile,
         (None, "bank") => Workload::Bank,
+        (None, "tpcb") => Workload::Tpcb,
         (None, w) => {
             return Err(bad(format!(
-                "--workload: unknown workload '{w}' (known: mobile, bank; or --sql FILE)"
+                "--workload: unknown workload '{w}' (known: mobile, bank, tpcb; or --sql FILE)"
             )))
         }
     };
@@ -246,6 +258,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             mode,
             sql,
             json,
+            in_memory,
         } => {
             let mut extra = Vec::new();
             if let Some(p) = protocol {
@@ -254,6 +267,13 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             device_only(cfg)?;
             let cfg = load(cfg, None, &extra)?;
             let o = options(mode, sql)?;
+            if *in_memory {
+                let n = sqlite::run::run_in_memory(&cfg, &o).map_err(fail_of)?;
+                return say(&format!(
+                    "sqlite {} in memory (no device): {n} transactions",
+                    o.workload.name()
+                ));
+            }
             let out = Out::check(json)?;
             let m = sqlite::run(&cfg, &o).map_err(fail_of)?;
             match out {
@@ -345,72 +365,156 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             protocol,
             mode,
             transfers,
-            exhaustive: _,
+            exhaustive,
             schedules,
             max_in_flight,
             plant,
             no_fallback_journal_sync,
+            expect_violations,
         } => {
             device_only(cfg)?;
             let p = protocol.clone().unwrap_or_default();
-            let base = sqcrash::small_config(&p);
-            let extra = vec![format!("protocol.name={}", toml::Value::String(p.clone()))];
-            let c = load(cfg, Some(base), &extra)?;
-            let m = Mode::parse(mode).map_err(bad)?;
-            let mut o = sqcrash::small_options(m, *transfers);
-            o.fallback_journal_sync = !no_fallback_journal_sync;
-            if let Some(pl) = plant {
-                o.plant = Some(Plant::parse(pl).ok_or_else(|| {
+            let plant = match plant {
+                None => None,
+                Some(pl) => Some(Plant::parse(pl).ok_or_else(|| {
                     bad(format!(
                         "--plant: unknown bug '{pl}' (known: {})",
                         Plant::NAMES.join(", ")
                     ))
-                })?);
-            }
-            let rec = sqcrash::record(&c, &o).map_err(fail_of)?;
-            let cm = match schedules {
-                Some(n) => check::Mode::Random { schedules: *n },
-                None => check::Mode::Exhaustive {
-                    max_in_flight: *max_in_flight,
-                },
+                })?),
             };
-            let rep = sqcrash::check(&rec, cm, c.seed, 0).map_err(bad)?;
-            say(&format!(
-                "sqlite {} over {}: {} states ({} ops recorded of which {} erases, at most {} in flight, {} transfers committed, {} batch fallbacks), {} violations",
-                m.name(),
-                p,
-                rep.states,
-                rep.ops,
-                rep.erases,
-                rep.max_in_flight_seen,
-                rep.transfers_committed,
-                rep.batch_fallbacks,
-                rep.violations
-            ))?;
-            for v in &rep.first {
-                say(&sqcrash::describe(&rec, &v.state))?;
-                for f in &v.findings {
-                    say(&format!("  {f}"))?;
+            let cells = sqcrash::matrix(&p, mode).map_err(bad)?;
+            let a = CrashArgs {
+                cfg,
+                transfers: *transfers,
+                exhaustive: *exhaustive,
+                schedules: *schedules,
+                max_in_flight: *max_in_flight,
+                plant,
+                no_fallback_journal_sync: *no_fallback_journal_sync,
+            };
+            // Every cell runs (a violation in one does not hide the others).
+            let (mut states, mut fewest, mut violations) = (0u64, u64::MAX, 0u64);
+            let (mut bad_cells, mut missed, mut seed) = (0, Vec::new(), 0);
+            for (p, m) in &cells {
+                let (s, v, sd) = crash_cell(&a, p, *m)?;
+                seed = sd;
+                states += s;
+                fewest = fewest.min(s);
+                violations += v;
+                bad_cells += usize::from(v > 0);
+                if v == 0 {
+                    missed.push(format!("{} over {p}", m.name()));
                 }
             }
-            if rep.violations > 0 {
-                let mut cmd = format!(
-                    "commitlab sqlite crash --protocol {} --mode {} --transfers {} --seed {}",
-                    quote(&p),
-                    m.name(),
-                    transfers,
-                    c.seed
-                );
-                if let Some(n) = schedules {
-                    cmd.push_str(&format!(" --schedules {n}"));
+            if cells.len() > 1 {
+                say(&format!(
+                    "sqlite crash matrix: {} cells (mode x protocol), {states} crash states in all, fewest in one cell {fewest}, {violations} violations in {bad_cells} cells",
+                    cells.len()
+                ))?;
+            }
+            if *expect_violations {
+                if !missed.is_empty() {
+                    return Err(Fail(
+                        1,
+                        format!(
+                            "the planted bug went unnoticed in {} (seed={seed})",
+                            missed.join(", ")
+                        ),
+                    ));
                 }
-                for s in &cfg.sets {
-                    cmd.push_str(&format!(" --set {}", quote(s)));
-                }
-                say(&format!("seed={} replay: {cmd}", c.seed))?;
-                return Err(Fail(1, format!("{} violations", rep.violations)));
+                say("the planted bug was caught in every cell")?;
+                return Ok(());
+            }
+            if violations > 0 {
+                return Err(Fail(1, format!("{violations} violations")));
             }
             Ok(())
         }
     }
+}
+
+struct CrashArgs<'a> {
+    cfg: &'a ConfigArgs,
+    transfers: u64,
+    exhaustive: bool,
+    schedules: Option<u64>,
+    max_in_flight: usize,
+    plant: Option<Plant>,
+    no_fallback_journal_sync: bool,
+}
+
+/// Records and checks one (protocol, mode) cell; prints its summary line and, on
+/// violations, the first states, the seed and the replay command. Returns (states,
+/// violations, seed).
+fn crash_cell(a: &CrashArgs, p: &str, m: Mode) -> Result<(u64, u64, u64), Fail> {
+    let base = sqcrash::small_config(p);
+    let extra = vec![format!(
+        "protocol.name={}",
+        toml::Value::String(p.to_string())
+    )];
+    let c = load(a.cfg, Some(base), &extra)?;
+    let mut o = sqcrash::small_options(m, a.transfers);
+    o.fallback_journal_sync = !a.no_fallback_journal_sync;
+    o.plant = a.plant;
+    let rec = sqcrash::record(&c, &o).map_err(fail_of)?;
+    let cm = match a.schedules {
+        Some(n) => check::Mode::Random { schedules: n },
+        None => check::Mode::Exhaustive {
+            max_in_flight: a.max_in_flight,
+        },
+    };
+    let rep = sqcrash::check(&rec, cm, c.seed, 0).map_err(bad)?;
+    say(&format!(
+        "sqlite {} over {}: {} states ({} ops recorded of which {} erases, at most {} in flight, {} transfers committed, {} batch fallbacks), {} violations",
+        m.name(),
+        p,
+        rep.states,
+        rep.ops,
+        rep.erases,
+        rep.max_in_flight_seen,
+        rep.transfers_committed,
+        rep.batch_fallbacks,
+        rep.violations
+    ))?;
+    for v in &rep.first {
+        say(&sqcrash::describe(&rec, &v.state))?;
+        for f in &v.findings {
+            say(&format!("  {f}"))?;
+        }
+    }
+    if rep.violations > 0 {
+        let mut cmd = format!(
+            "commitlab sqlite crash --protocol {} --mode {} --transfers {} --seed {}",
+            quote(p),
+            m.name(),
+            a.transfers,
+            c.seed
+        );
+        match a.schedules {
+            Some(n) => cmd.push_str(&format!(" --schedules {n}")),
+            None if a.exhaustive => cmd.push_str(" --exhaustive"),
+            None => {}
+        }
+        if a.max_in_flight != 10 && a.schedules.is_none() {
+            cmd.push_str(&format!(" --max-in-flight {}", a.max_in_flight));
+        }
+        if let Some(pl) = a.plant {
+            cmd.push_str(&format!(" --plant {}", pl.name()));
+        }
+        if a.no_fallback_journal_sync {
+            cmd.push_str(" --no-fallback-journal-sync");
+        }
+        if let Some(x) = &a.cfg.preset {
+            cmd.push_str(&format!(" --preset {}", quote(x)));
+        }
+        if let Some(x) = &a.cfg.config {
+            cmd.push_str(&format!(" --config {}", quote(&x.display().to_string())));
+        }
+        for s in &a.cfg.sets {
+            cmd.push_str(&format!(" --set {}", quote(s)));
+        }
+        say(&format!("seed={} replay: {cmd}", c.seed))?;
+    }
+    Ok((rep.states, rep.violations, c.seed))
 }

@@ -56,6 +56,35 @@ pub fn small_options(mode: Mode, transfers: u64) -> SqliteOptions {
     }
 }
 
+/// The cells of a crash matrix: `protocol` and `mode` are a name or `all`. `all`
+/// protocols are every registered one; `all` modes are the four journal modes over any
+/// protocol and batch mode over the atomic ones only (batch needs device transactions).
+/// A named pair is returned as asked (an unsupported one is refused when recorded).
+pub fn matrix(protocol: &str, mode: &str) -> Result<Vec<(String, Mode)>, String> {
+    let protocols: Vec<&str> = if protocol == "all" {
+        ssd::protocol::names()
+    } else {
+        ssd::protocol::lookup(protocol).map_err(|e| format!("--protocol: {e}"))?;
+        vec![protocol]
+    };
+    let modes: Vec<Mode> = if mode == "all" {
+        Mode::ALL.to_vec()
+    } else {
+        vec![Mode::parse(mode)?]
+    };
+    let mut cells = Vec::new();
+    for p in protocols {
+        let atomic = ssd::protocol::lookup(p).map(|i| i.atomic).unwrap_or(false);
+        for &m in &modes {
+            if m == Mode::Batch && !atomic && (protocol == "all" || mode == "all") {
+                continue;
+            }
+            cells.push((p.to_string(), m));
+        }
+    }
+    Ok(cells)
+}
+
 /// A recorded SQLite run.
 pub struct SqlRecording {
     pub cfg: Config,

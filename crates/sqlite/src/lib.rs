@@ -5,6 +5,8 @@
 //!   on device transactions; its header has the on-device layout and the crash argument;
 //! - `vfs`: the SQLite VFS over it (FFI callbacks, each behind `catch_unwind`);
 //! - `run`: a run's options, the session, the built-in workloads and the metrics;
+//! - `ext`: the `commitlab` URI VFS (`file:x.db?vfs=commitlab&protocol=bpcc`), one device
+//!   per database, which the loadable extension registers;
 //! - `crash`: crash checking a real database: record a run's NAND operations, crash at
 //!   each, recover the device alone, open the database with SQLite and judge it.
 //!
@@ -21,6 +23,7 @@
 //! time with `sqlite3_compileoption_used`).
 
 pub mod crash;
+pub mod ext;
 pub mod run;
 pub mod store;
 pub mod vfs;

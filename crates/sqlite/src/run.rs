@@ -18,6 +18,8 @@ use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 use sim::histogram::{Histogram, Percentiles};
 use sim::{Rng, SimTime};
+use workload::db::{FieldOp, RecOp, TxnSource};
+use workload::tpcb::{Tpcb, TpcbConfig};
 use world::Config;
 
 /// How SQLite gets atomicity.
@@ -59,7 +61,7 @@ impl Mode {
                 )
             })
     }
-    fn journal_mode(self) -> &'static str {
+    pub(crate) fn journal_mode(self) -> &'static str {
         match self {
             Mode::Delete | Mode::Batch => "DELETE",
             Mode::Truncate => "TRUNCATE",
@@ -73,6 +75,9 @@ impl Mode {
 pub enum Workload {
     Mobile,
     Bank,
+    /// TPC-B in SQL, its transactions drawn by `workload::tpcb` (one branch, `rows`
+    /// accounts, `rollback_ratio` as δ).
+    Tpcb,
     /// A SQL file's text and its name.
     Sql {
         name: String,
@@ -85,6 +90,7 @@ impl Workload {
         match self {
             Workload::Mobile => "mobile".into(),
             Workload::Bank => "bank".into(),
+            Workload::Tpcb => "tpcb".into(),
             Workload::Sql { name, .. } => format!("sql:{name}"),
         }
     }
@@ -216,6 +222,20 @@ impl SqliteOptions {
         if !(0.0..=1.0).contains(&self.rollback_ratio) {
             return Err(bad("sqlite.rollback_ratio", "must be in [0, 1]"));
         }
+        if self.workload == Workload::Tpcb && self.rollback_ratio > 0.5 {
+            return Err(bad(
+                "sqlite.rollback_ratio",
+                format!(
+                    "{}: tpcb rolls back at most half its transactions (the generator's delta_abort is in [0, 0.5])",
+                    self.rollback_ratio
+                ),
+            ));
+        }
+        if self.workload == Workload::Tpcb {
+            tpcb_config(self)
+                .validate()
+                .map_err(|e| bad("sqlite.workload", format!("tpcb: {e}")))?;
+        }
         if self.rows == 0 && !matches!(self.workload, Workload::Sql { .. }) {
             return Err(bad("sqlite.rows", "must be at least 1"));
         }
@@ -291,6 +311,21 @@ impl Session {
 
     pub fn now(&self) -> SimTime {
         self.vfs.ctx().fs.borrow().now
+    }
+
+    /// The device's counters and simulated clock now (a live connection's metrics are the
+    /// difference of two of these).
+    pub fn counters(&self) -> Counters {
+        let s = snapshot(self);
+        Counters {
+            sim_time_ns: s.t.as_ns(),
+            device_writes: s.writes,
+            device_reads: s.reads,
+            nand_programs: s.programs,
+            nand_erases: s.erases,
+            gc_page_migrations: s.migrations,
+            vfs: s.fs,
+        }
     }
 
     /// Closes the connection and hands back the file layer.
@@ -382,6 +417,116 @@ pub fn bank_transfer(
     })
 }
 
+/// Loads TPC-B and runs `o.transactions` of it on an open session: returns
+/// (committed, rolled back).
+pub fn tpcb_load_and_run(s: &Session, o: &SqliteOptions, seed: u64) -> Result<(u64, u64), String> {
+    let mut g = tpcb_setup(s, o)?;
+    let mut r = Rng::new(seed).fork("sqlite-workload");
+    let mut lat = Histogram::new();
+    let (mut c, mut rb) = (0, 0);
+    for id in 0..o.transactions {
+        if tpcb_txn(s, &mut g, &mut r, id, &mut lat)? {
+            rb += 1;
+        } else {
+            c += 1;
+        }
+    }
+    Ok((c, rb))
+}
+
+fn tpcb_config(o: &SqliteOptions) -> TpcbConfig {
+    TpcbConfig {
+        branches: 1,
+        accounts_per_branch: u32::try_from(o.rows).unwrap_or(u32::MAX),
+        delta_abort: o.rollback_ratio,
+        max_txns: o.transactions.max(1),
+    }
+}
+
+/// TPC-B's tables in SQL (TPC-B 2.0 §1.3: branch, teller and account rows of at least
+/// 100 bytes, history rows of at least 50), loaded in one transaction.
+fn tpcb_setup(s: &Session, o: &SqliteOptions) -> Result<Tpcb, String> {
+    let cfg = tpcb_config(o);
+    let g = Tpcb::new(&cfg).map_err(|e| e.to_string())?;
+    let tellers = workload::tpcb::TELLERS_PER_BRANCH;
+    let mut sql = String::from(
+        "BEGIN;
+         CREATE TABLE branches(bid INTEGER PRIMARY KEY, bbalance INTEGER NOT NULL, filler TEXT);
+         CREATE TABLE tellers(tid INTEGER PRIMARY KEY, bid INTEGER NOT NULL, tbalance INTEGER NOT NULL, filler TEXT);
+         CREATE TABLE accounts(aid INTEGER PRIMARY KEY, bid INTEGER NOT NULL, abalance INTEGER NOT NULL, filler TEXT);
+         CREATE TABLE history(tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER, mtime INTEGER, filler TEXT);
+         INSERT INTO branches VALUES(0, 0, printf('%88s', ''));",
+    );
+    sql.push_str(&format!(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i+1 < {tellers})
+         INSERT INTO tellers SELECT i, 0, 0, printf('%84s', '') FROM n;
+         WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i+1 < {})
+         INSERT INTO accounts SELECT i, 0, 0, printf('%84s', '') FROM n;
+         COMMIT;",
+        cfg.accounts_per_branch
+    ));
+    s.conn.execute_batch(&sql).map_err(|e| s.err(e))?;
+    Ok(g)
+}
+
+/// One TPC-B transaction (§1.2: account, its balance read back, history, teller, branch)
+/// as the generator draws it; returns whether it rolled back.
+fn tpcb_txn(
+    s: &Session,
+    g: &mut Tpcb,
+    r: &mut Rng,
+    id: u64,
+    lat: &mut Histogram,
+) -> Result<bool, String> {
+    let spec = g.next_txn(0, r);
+    // The generator names records by (page, slot); a heap record's ordinal is
+    // page × records per page + slot (workload::btree::Heap::loaded_rid).
+    let ord = |op: &RecOp| -> Option<(u64, i64)> {
+        let RecOp::Update { rid, changes } = op else {
+            return None;
+        };
+        let rpp = u64::from(g.schema().tables[rid.table.0 as usize].records_per_page);
+        let FieldOp::AddI64(d) = changes.first()?.op else {
+            return None;
+        };
+        Some((u64::from(rid.page) * rpp + u64::from(rid.slot), d))
+    };
+    let (Some((aid, delta)), Some((tid, _)), Some((bid, _))) = (
+        spec.ops.first().and_then(ord),
+        spec.ops.get(2).and_then(ord),
+        spec.ops.get(3).and_then(ord),
+    ) else {
+        return Err(format!("tpcb: unexpected transaction shape {:?}", spec.ops));
+    };
+    s.conn
+        .execute_batch(&format!(
+            "BEGIN; UPDATE accounts SET abalance = abalance + {delta} WHERE aid = {aid};"
+        ))
+        .map_err(|e| s.err(e))?;
+    let _balance: i64 = s
+        .conn
+        .query_row(
+            &format!("SELECT abalance FROM accounts WHERE aid = {aid}"),
+            [],
+            |x| x.get(0),
+        )
+        .map_err(|e| s.err(e))?;
+    s.conn
+        .execute_batch(&format!(
+            "INSERT INTO history VALUES({tid}, {bid}, {aid}, {delta}, {id}, printf('%22s', ''));
+             UPDATE tellers SET tbalance = tbalance + {delta} WHERE tid = {tid};
+             UPDATE branches SET bbalance = bbalance + {delta} WHERE bid = {bid};"
+        ))
+        .map_err(|e| s.err(e))?;
+    let t0 = s.now();
+    let end = if spec.rollback { "ROLLBACK" } else { "COMMIT" };
+    s.conn.execute_batch(end).map_err(|e| s.err(e))?;
+    if !spec.rollback {
+        lat.record(s.now() - t0);
+    }
+    Ok(spec.rollback)
+}
+
 /// What a run measured. Deterministic: a function of the configuration, the options and
 /// the seed.
 #[derive(Clone, Debug, Serialize)]
@@ -414,6 +559,36 @@ pub struct SqliteMetrics {
     /// From COMMIT issued to COMMIT returned, simulated ns.
     pub commit_latency_ns: Percentiles,
     pub vfs: FsStats,
+}
+
+/// A session's device counters at one instant (docs/METRICS.md, "SQLite runs").
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Counters {
+    pub sim_time_ns: u64,
+    pub device_writes: u64,
+    pub device_reads: u64,
+    pub nand_programs: u64,
+    pub nand_erases: u64,
+    pub gc_page_migrations: u64,
+    pub vfs: FsStats,
+}
+
+impl Counters {
+    /// What happened between `before` and `self`, with the write amplification.
+    pub fn since(&self, before: &Counters) -> serde_json::Value {
+        let writes = self.device_writes - before.device_writes;
+        let programs = self.nand_programs - before.nand_programs;
+        serde_json::json!({
+            "sim_time_ns": self.sim_time_ns - before.sim_time_ns,
+            "device_writes": writes,
+            "device_reads": self.device_reads - before.device_reads,
+            "nand_programs": programs,
+            "nand_erases": self.nand_erases - before.nand_erases,
+            "gc_page_migrations": self.gc_page_migrations - before.gc_page_migrations,
+            "write_amplification": if writes == 0 { 0.0 } else { programs as f64 / writes as f64 },
+            "vfs": diff_stats(before.vfs, self.vfs),
+        })
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -472,7 +647,9 @@ pub fn run(cfg: &Config, o: &SqliteOptions) -> Result<SqliteMetrics, RunError> {
     cfg.validate()
         .map_err(|e| RunError::Config(e.to_string()))?;
     o.validate(cfg)?;
-    let fs = build_fs(cfg, o)?;
+    let mut fs = build_fs(cfg, o)?;
+    // Nothing reads an overwritten page version in a run (crash recording keeps them all).
+    fs.opts.reclaim_versions = true;
     let s = Session::open(fs, cfg.seed, o).map_err(RunError::Run)?;
     let mut r = Rng::new(cfg.seed).fork("sqlite-workload");
     let mut lat = Histogram::new();
@@ -493,44 +670,27 @@ pub fn run(cfg: &Config, o: &SqliteOptions) -> Result<SqliteMetrics, RunError> {
                 }
             }
         }
-        Workload::Mobile => {
-            let mut live: Vec<u64> = Vec::new();
-            let mut sql = String::from(
-                "BEGIN; CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT); CREATE INDEX t_k ON t(k);",
-            );
-            for id in 0..o.rows {
-                sql.push_str(&format!(
-                    "INSERT INTO t VALUES({id}, {}, '{}');",
-                    r.below(1 << 30),
-                    text(&mut r)
-                ));
-                live.push(id);
+        Workload::Tpcb => {
+            let mut g = tpcb_setup(&s, o).map_err(RunError::Run)?;
+            before = snapshot(&s);
+            for id in 0..o.transactions {
+                let rb = tpcb_txn(&s, &mut g, &mut r, id, &mut lat).map_err(RunError::Run)?;
+                if rb {
+                    rolled_back += 1;
+                } else {
+                    committed += 1;
+                }
             }
-            sql.push_str("COMMIT;");
+        }
+        Workload::Mobile => {
+            let mut g = Mobile::default();
+            let setup = g.setup(o.rows, &mut r);
             s.conn
-                .execute_batch(&sql)
+                .execute_batch(&setup)
                 .map_err(|e| RunError::Run(s.err(e)))?;
             before = snapshot(&s);
-            let mut next = o.rows;
             for _ in 0..o.transactions {
-                let x = r.below(100);
-                let stmt = if x < 50 || live.is_empty() {
-                    live.push(next);
-                    next += 1;
-                    format!(
-                        "INSERT INTO t VALUES({}, {}, '{}')",
-                        next - 1,
-                        r.below(1 << 30),
-                        text(&mut r)
-                    )
-                } else if x < 80 {
-                    let id = live[r.below(live.len() as u64) as usize];
-                    format!("UPDATE t SET v = '{}' WHERE id = {id}", text(&mut r))
-                } else {
-                    let i = r.below(live.len() as u64) as usize;
-                    let id = live.swap_remove(i);
-                    format!("DELETE FROM t WHERE id = {id}")
-                };
+                let stmt = g.next(&mut r);
                 // Autocommit: the statement is its own transaction.
                 let t0 = s.now();
                 s.conn
@@ -611,6 +771,85 @@ pub fn run(cfg: &Config, o: &SqliteOptions) -> Result<SqliteMetrics, RunError> {
         commit_latency_ns: lat.percentiles(),
         vfs: diff_stats(before.fs, after.fs),
     })
+}
+
+/// The mobile mix's statements (X-FTL's picture of Android apps): the statements depend on
+/// the random stream only, never on what SQLite returns, so the same seed gives the same
+/// SQL on the device and in memory (`run_in_memory`).
+#[derive(Default)]
+struct Mobile {
+    live: Vec<u64>,
+    next: u64,
+}
+
+impl Mobile {
+    /// The table, its index and `rows` rows, in one transaction.
+    fn setup(&mut self, rows: u64, r: &mut Rng) -> String {
+        let mut sql = String::from(
+            "BEGIN; CREATE TABLE t(id INTEGER PRIMARY KEY, k INTEGER, v TEXT); CREATE INDEX t_k ON t(k);",
+        );
+        for id in 0..rows {
+            sql.push_str(&format!(
+                "INSERT INTO t VALUES({id}, {}, '{}');",
+                r.below(1 << 30),
+                text(r)
+            ));
+            self.live.push(id);
+        }
+        sql.push_str("COMMIT;");
+        self.next = rows;
+        sql
+    }
+
+    /// One autocommit statement: INSERT 50 %, UPDATE 30 %, DELETE 20 %.
+    fn next(&mut self, r: &mut Rng) -> String {
+        let x = r.below(100);
+        if x < 50 || self.live.is_empty() {
+            self.live.push(self.next);
+            self.next += 1;
+            format!(
+                "INSERT INTO t VALUES({}, {}, '{}')",
+                self.next - 1,
+                r.below(1 << 30),
+                text(r)
+            )
+        } else if x < 80 {
+            let id = self.live[r.below(self.live.len() as u64) as usize];
+            format!("UPDATE t SET v = '{}' WHERE id = {id}", text(r))
+        } else {
+            let i = r.below(self.live.len() as u64) as usize;
+            let id = self.live.swap_remove(i);
+            format!("DELETE FROM t WHERE id = {id}")
+        }
+    }
+}
+
+/// The same SQL as `run` (mobile mix, same seed, same page size, cache and
+/// `synchronous = FULL`) on SQLite's in-memory database, with no device: the baseline of
+/// the CPU cost of running SQLite on the emulated device (docs/PERFORMANCE.md). Returns the
+/// transactions run.
+pub fn run_in_memory(cfg: &Config, o: &SqliteOptions) -> Result<u64, RunError> {
+    o.validate(cfg)?;
+    if o.workload != Workload::Mobile {
+        return Err(RunError::Input(bad(
+            "sqlite.workload",
+            "the in-memory baseline runs the mobile workload only",
+        )));
+    }
+    let page = o.effective_page_size(cfg.nand.page_bytes)?;
+    let c = Connection::open_in_memory().map_err(|e| RunError::Run(e.to_string()))?;
+    let run = |q: &str| c.execute_batch(q).map_err(|e| RunError::Run(e.to_string()));
+    run(&format!(
+        "PRAGMA page_size = {page}; PRAGMA cache_size = {}; PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY;",
+        o.cache_pages
+    ))?;
+    let mut r = Rng::new(cfg.seed).fork("sqlite-workload");
+    let mut g = Mobile::default();
+    run(&g.setup(o.rows, &mut r))?;
+    for _ in 0..o.transactions {
+        run(&g.next(&mut r))?;
+    }
+    Ok(o.transactions)
 }
 
 /// A short row payload (40..120 bytes of lowercase letters).

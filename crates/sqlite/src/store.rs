@@ -73,7 +73,7 @@
 
 use sim::{Lpn, SimTime, TxId};
 use ssd::{Device, ReadOutcome, SsdError};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 /// The files of one database.
@@ -203,6 +203,23 @@ impl Versions {
     pub fn len(&self) -> usize {
         self.base.len() + self.own.len()
     }
+    /// Drops the bytes of a version no page maps any more (its tag stays taken; reading it
+    /// is an error). Versions of the shared base are kept.
+    pub fn free(&mut self, tag: u64) {
+        let Some(i) = tag.checked_sub(1).and_then(|i| usize::try_from(i).ok()) else {
+            return;
+        };
+        if let Some(b) = i
+            .checked_sub(self.base.len())
+            .and_then(|k| self.own.get_mut(k))
+        {
+            *b = Box::default();
+        }
+    }
+    /// Bytes held for versions written since the base.
+    pub fn resident_bytes(&self) -> usize {
+        self.own.iter().map(|b| b.len()).sum()
+    }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -229,6 +246,12 @@ impl Plant {
         }
     }
     pub const NAMES: [&'static str; 2] = ["ack-commit-early", "skip-journal-sync"];
+    pub fn name(self) -> &'static str {
+        match self {
+            Plant::AckCommitEarly => "ack-commit-early",
+            Plant::SkipJournalSync => "skip-journal-sync",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -240,6 +263,12 @@ pub struct FsOptions {
     pub plant: Option<Plant>,
     /// Dirty flash pages the write-back cache holds before it issues them all.
     pub write_back_pages: usize,
+    /// Drop a page version's bytes once a newer version of its page is mapped (the write
+    /// issued, or its batch committed). Off when a run is recorded for the crash checker,
+    /// whose crash images may map any version; on for runs, where nothing reads an
+    /// overwritten version again (a read of one would fail, never return other bytes).
+    /// Memory only: results are the same either way.
+    pub reclaim_versions: bool,
 }
 
 impl Default for FsOptions {
@@ -249,6 +278,7 @@ impl Default for FsOptions {
             fallback_journal_sync: true,
             plant: None,
             write_back_pages: 1024,
+            reclaim_versions: false,
         }
     }
 }
@@ -326,6 +356,8 @@ pub struct DeviceFs {
     plain_until: SimTime,
     next_tx: u64,
     fallback_pending: bool,
+    /// The tag each LPN maps to, when versions are reclaimed (`FsOptions::reclaim_versions`).
+    mapped: HashMap<u32, u64>,
     pub opts: FsOptions,
     pub stats: FsStats,
 }
@@ -389,6 +421,7 @@ impl DeviceFs {
             plain_until: SimTime::ZERO,
             next_tx: 1,
             fallback_pending: false,
+            mapped: HashMap::new(),
             opts,
             stats: FsStats::default(),
         };
@@ -450,6 +483,7 @@ impl DeviceFs {
             plain_until: SimTime::ZERO,
             next_tx: 1,
             fallback_pending: false,
+            mapped: HashMap::new(),
             opts,
             stats: FsStats::default(),
         })
@@ -478,6 +512,7 @@ impl DeviceFs {
         let slot = (sb.seq % u64::from(SB_SLOTS)) as u32;
         let tag = self.versions.push(sb.encode().into_boxed_slice());
         let t = self.dev.write_plain(Lpn(slot), tag, self.now)?;
+        self.remap(slot, tag);
         self.now = self.now.max(t);
         self.durable = sb;
         self.stats.superblock_writes += 1;
@@ -511,6 +546,41 @@ impl DeviceFs {
         }
     }
 
+    /// Copies bytes `from..from + dst.len()` of `lpn`'s current contents into `dst`: what
+    /// `page` returns, without copying the whole page first (the same device READ).
+    fn read_part(&mut self, lpn: u32, from: usize, dst: &mut [u8]) -> FsResult<()> {
+        let to = from + dst.len();
+        if let Some(p) = self.batch.as_ref().and_then(|b| b.pages.get(&lpn)) {
+            dst.copy_from_slice(&p[from..to]);
+            return Ok(());
+        }
+        if let Some((_, p)) = self.cache.get(&lpn) {
+            dst.copy_from_slice(&p[from..to]);
+            return Ok(());
+        }
+        let (o, done) = self.dev.read(Lpn(lpn), self.now)?;
+        self.now = self.now.max(done);
+        match o {
+            ReadOutcome::Unmapped => {
+                dst.fill(0);
+                Ok(())
+            }
+            ReadOutcome::Tag(tag) => match self.versions.get(tag) {
+                Some(b) if b.len() == self.page_bytes => {
+                    dst.copy_from_slice(&b[from..to]);
+                    Ok(())
+                }
+                _ => Err(FsError::Corrupt(format!(
+                    "lpn {lpn} holds tag {tag}, which names no page version"
+                ))),
+            },
+            ReadOutcome::Bytes(_) => Err(FsError::Corrupt(format!(
+                "lpn {lpn} holds raw bytes; this VFS writes tagged pages only"
+            ))),
+            ReadOutcome::Uncorrectable => Err(FsError::Uncorrectable { lpn }),
+        }
+    }
+
     /// Reads `buf.len()` bytes at `off`; returns how many were inside the file (the rest is
     /// zero-filled, SQLite's short read).
     pub fn read(&mut self, f: FileId, off: u64, buf: &mut [u8]) -> FsResult<usize> {
@@ -527,9 +597,8 @@ impl DeviceFs {
             let lpn = m.start + (o / p) as u32;
             let in_page = (o % p) as usize;
             let n = ((p - o % p).min(end - o)) as usize;
-            let page = self.page(lpn)?;
             let b = (o - off) as usize;
-            buf[b..b + n].copy_from_slice(&page[in_page..in_page + n]);
+            self.read_part(lpn, in_page, &mut buf[b..b + n])?;
             o += n as u64;
         }
         Ok((end - off) as usize)
@@ -576,9 +645,14 @@ impl DeviceFs {
             let page_lo = o - o % p;
             let in_page = (o % p) as usize;
             let n = ((p - o % p).min(end - o)) as usize;
-            let mut page = if n == self.page_bytes {
-                vec![0u8; self.page_bytes]
-            } else {
+            let b = (o - wstart) as usize;
+            if n == self.page_bytes {
+                // A whole page: no read, no zeroing.
+                self.put_page(f, lpn, wdata[b..b + n].into())?;
+                o += n as u64;
+                continue;
+            }
+            let mut page = {
                 let cached = self.cache.contains_key(&lpn)
                     || self
                         .batch
@@ -599,7 +673,6 @@ impl DeviceFs {
                 }
                 cur
             };
-            let b = (o - wstart) as usize;
             page[in_page..in_page + n].copy_from_slice(&wdata[b..b + n]);
             self.put_page(f, lpn, page.into_boxed_slice())?;
             o += n as u64;
@@ -625,6 +698,7 @@ impl DeviceFs {
             self.count_page_write(f);
             let tag = self.versions.push(bytes);
             let t = self.dev.write_plain(Lpn(lpn), tag, self.now)?;
+            self.remap(lpn, tag);
             self.plain_until = self.plain_until.max(t);
         }
         Ok(())
@@ -787,9 +861,11 @@ impl DeviceFs {
     fn write_batch(&mut self, b: &Batch, with_sb: bool) -> FsResult<()> {
         let mut t = self.now;
         self.stats.db_page_writes += b.pages.len() as u64;
+        let mut written = Vec::with_capacity(b.pages.len() + 1);
         for (lpn, bytes) in &b.pages {
             let tag = self.versions.push(bytes.clone());
             t = t.max(self.dev.write(b.tx, Lpn(*lpn), tag, self.now)?);
+            written.push((*lpn, tag));
         }
         let sb = Superblock {
             seq: self.durable.seq + 1,
@@ -800,9 +876,14 @@ impl DeviceFs {
             let slot = (sb.seq % u64::from(SB_SLOTS)) as u32;
             let tag = self.versions.push(sb.encode().into_boxed_slice());
             t = t.max(self.dev.write(b.tx, Lpn(slot), tag, self.now)?);
+            written.push((slot, tag));
             self.stats.superblock_writes += 1;
         }
         let acked = self.dev.commit(b.tx, t)?;
+        // Committed: the batch's versions replace the ones their pages mapped.
+        for (lpn, tag) in written {
+            self.remap(lpn, tag);
+        }
         if with_sb {
             self.durable = sb;
         }
@@ -813,6 +894,15 @@ impl DeviceFs {
             self.now.max(acked)
         };
         Ok(())
+    }
+
+    /// `lpn` now maps `tag`: with reclamation on, the version it mapped before is dropped.
+    fn remap(&mut self, lpn: u32, tag: u64) {
+        if self.opts.reclaim_versions {
+            if let Some(old) = self.mapped.insert(lpn, tag) {
+                self.versions.free(old);
+            }
+        }
     }
 
     /// SQLITE_FCNTL_ROLLBACK_ATOMIC_WRITE: ABORT(tx) (nothing if the batch already ended).

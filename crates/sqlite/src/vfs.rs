@@ -31,7 +31,7 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// 2026-01-01T00:00:00Z in ms since the Unix epoch: the simulated clock's zero.
-const EPOCH_UNIX_MS: i64 = 1_767_225_600_000;
+pub(crate) const EPOCH_UNIX_MS: i64 = 1_767_225_600_000;
 
 /// The state a registered VFS hangs its callbacks on.
 pub struct VfsCtx {
@@ -41,6 +41,13 @@ pub struct VfsCtx {
 }
 
 impl VfsCtx {
+    pub(crate) fn new(fs: DeviceFs, seed: u64) -> VfsCtx {
+        VfsCtx {
+            fs: RefCell::new(fs),
+            last_error: RefCell::new(None),
+            rng: RefCell::new(sim::Rng::new(seed).fork("sqlite-vfs")),
+        }
+    }
     fn fail(&self, rc: c_int, msg: String) -> c_int {
         *self.last_error.borrow_mut() = Some(msg);
         rc
@@ -59,8 +66,13 @@ enum Kind {
     Mem(Vec<u8>),
 }
 
+/// The size SQLite allocates for one of this VFS's open files.
+pub(crate) fn file_size() -> c_int {
+    std::mem::size_of::<File>() as c_int
+}
+
 #[repr(C)]
-struct File {
+pub(crate) struct File {
     base: ffi::sqlite3_file,
     ctx: *const VfsCtx,
     kind: Kind,
@@ -79,11 +91,7 @@ pub struct Registered {
 
 impl Registered {
     pub fn new(fs: DeviceFs, seed: u64) -> Result<Registered, String> {
-        let ctx = Box::new(VfsCtx {
-            fs: RefCell::new(fs),
-            last_error: RefCell::new(None),
-            rng: RefCell::new(sim::Rng::new(seed).fork("sqlite-vfs")),
-        });
+        let ctx = Box::new(VfsCtx::new(fs, seed));
         let name =
             CString::new(format!("commitlab-{:p}", &*ctx)).map_err(|e| format!("vfs name: {e}"))?;
         let mut vfs = Box::new(ffi::sqlite3_vfs {
@@ -178,7 +186,7 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// Runs a callback body; a panic becomes `SQLITE_INTERNAL` with its message kept.
-fn guard(ctx: *const VfsCtx, f: impl FnOnce() -> c_int) -> c_int {
+pub(crate) fn guard(ctx: *const VfsCtx, f: impl FnOnce() -> c_int) -> c_int {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(rc) => rc,
         Err(p) => {
@@ -195,11 +203,11 @@ fn guard(ctx: *const VfsCtx, f: impl FnOnce() -> c_int) -> c_int {
     }
 }
 
-unsafe fn vfs_ctx(vfs: *mut ffi::sqlite3_vfs) -> *const VfsCtx {
+pub(crate) unsafe fn vfs_ctx(vfs: *mut ffi::sqlite3_vfs) -> *const VfsCtx {
     (*vfs).pAppData as *const VfsCtx
 }
 
-fn file_of_name(name: &str) -> FileId {
+pub(crate) fn file_of_name(name: &str) -> FileId {
     if name.ends_with("-journal") {
         FileId::Journal
     } else if name.ends_with("-wal") {
@@ -239,52 +247,69 @@ unsafe extern "C" fn x_open(
     out_flags: *mut c_int,
 ) -> c_int {
     let ctxp = vfs_ctx(vfs);
-    guard(ctxp, || {
-        let ctx = &*ctxp;
-        let f = file as *mut File;
-        // Until initialised, SQLite must not call xClose on it.
-        (*f).base.pMethods = std::ptr::null();
-        let persistent = flags
-            & (ffi::SQLITE_OPEN_MAIN_DB | ffi::SQLITE_OPEN_MAIN_JOURNAL | ffi::SQLITE_OPEN_WAL)
-            != 0;
-        let kind = if name.is_null() || !persistent {
-            Kind::Mem(Vec::new())
+    guard(ctxp, || open_file(ctxp, name, file, flags, out_flags))
+}
+
+/// Whether SQLite opens a file the device keeps (the main database, its journal, its
+/// WAL); everything else (temporary files, statement journals) lives in memory.
+pub(crate) fn on_device(name: *const c_char, flags: c_int) -> bool {
+    !name.is_null()
+        && flags & (ffi::SQLITE_OPEN_MAIN_DB | ffi::SQLITE_OPEN_MAIN_JOURNAL | ffi::SQLITE_OPEN_WAL)
+            != 0
+}
+
+/// xOpen's body for a file of the database `ctxp` serves.
+///
+/// # Safety
+/// `ctxp` points at a live `VfsCtx`; `file` at `szOsFile` bytes SQLite allocated.
+pub(crate) unsafe fn open_file(
+    ctxp: *const VfsCtx,
+    name: *const c_char,
+    file: *mut ffi::sqlite3_file,
+    flags: c_int,
+    out_flags: *mut c_int,
+) -> c_int {
+    let ctx = &*ctxp;
+    let f = file as *mut File;
+    // Until initialised, SQLite must not call xClose on it.
+    (*f).base.pMethods = std::ptr::null();
+    let kind = if !on_device(name, flags) {
+        Kind::Mem(Vec::new())
+    } else {
+        let id = if flags & ffi::SQLITE_OPEN_MAIN_JOURNAL != 0 {
+            FileId::Journal
+        } else if flags & ffi::SQLITE_OPEN_WAL != 0 {
+            FileId::Wal
         } else {
-            let id = if flags & ffi::SQLITE_OPEN_MAIN_JOURNAL != 0 {
-                FileId::Journal
-            } else if flags & ffi::SQLITE_OPEN_WAL != 0 {
-                FileId::Wal
-            } else {
-                FileId::Db
-            };
-            let mut fs = ctx.fs.borrow_mut();
-            if !fs.meta(id).exists {
-                if flags & ffi::SQLITE_OPEN_CREATE == 0 {
-                    return ctx.fail(
-                        ffi::SQLITE_CANTOPEN,
-                        format!("the {} file does not exist on the device", id.name()),
-                    );
-                }
-                fs.create(id);
-            }
-            Kind::Dev(id)
+            FileId::Db
         };
-        std::ptr::write(
-            f,
-            File {
-                base: ffi::sqlite3_file {
-                    pMethods: &IO_METHODS,
-                },
-                ctx: ctxp,
-                kind,
-                delete_on_close: flags & ffi::SQLITE_OPEN_DELETEONCLOSE != 0,
-            },
-        );
-        if !out_flags.is_null() {
-            *out_flags = flags;
+        let mut fs = ctx.fs.borrow_mut();
+        if !fs.meta(id).exists {
+            if flags & ffi::SQLITE_OPEN_CREATE == 0 {
+                return ctx.fail(
+                    ffi::SQLITE_CANTOPEN,
+                    format!("the {} file does not exist on the device", id.name()),
+                );
+            }
+            fs.create(id);
         }
-        ffi::SQLITE_OK
-    })
+        Kind::Dev(id)
+    };
+    std::ptr::write(
+        f,
+        File {
+            base: ffi::sqlite3_file {
+                pMethods: &IO_METHODS,
+            },
+            ctx: ctxp,
+            kind,
+            delete_on_close: flags & ffi::SQLITE_OPEN_DELETEONCLOSE != 0,
+        },
+    );
+    if !out_flags.is_null() {
+        *out_flags = flags;
+    }
+    ffi::SQLITE_OK
 }
 
 unsafe extern "C" fn x_delete(
@@ -294,18 +319,27 @@ unsafe extern "C" fn x_delete(
 ) -> c_int {
     let ctxp = vfs_ctx(vfs);
     guard(ctxp, || {
-        let ctx = &*ctxp;
         if name.is_null() {
             return ffi::SQLITE_OK;
         }
         let n = CStr::from_ptr(name).to_string_lossy();
-        let id = file_of_name(&n);
-        let r = ctx.fs.borrow_mut().delete(id);
-        match r {
-            Ok(()) => ffi::SQLITE_OK,
-            Err(e) => ctx.fs_err(ffi::SQLITE_IOERR_DELETE, e),
-        }
+        delete_file(&*ctxp, &n)
     })
+}
+
+/// xDelete's body: deletes the database's file `name` names (by its suffix).
+pub(crate) fn delete_file(ctx: &VfsCtx, name: &str) -> c_int {
+    let id = file_of_name(name);
+    let r = ctx.fs.borrow_mut().delete(id);
+    match r {
+        Ok(()) => ffi::SQLITE_OK,
+        Err(e) => ctx.fs_err(ffi::SQLITE_IOERR_DELETE, e),
+    }
+}
+
+/// Whether the database's file `name` names exists (a `-shm` never does).
+pub(crate) fn file_exists(ctx: &VfsCtx, name: &str) -> bool {
+    !name.ends_with("-shm") && ctx.fs.borrow().meta(file_of_name(name)).exists
 }
 
 unsafe extern "C" fn x_access(

@@ -117,3 +117,24 @@ fn batch_fallbacks_without_the_journal_sync_are_caught() {
     // (seed=1): 66 of 465 states lost a transfer's atomicity.
     assert!(violations("bpcc", Mode::Batch, 4, None, Some(2), false) > 0);
 }
+
+#[test]
+fn the_matrix_is_every_journal_mode_over_every_protocol_and_batch_over_the_atomic_ones() {
+    use commitlab_sqlite::crash::matrix;
+    let all = matrix("all", "all").expect("all");
+    let protocols = ssd::protocol::names();
+    let atomic = protocols
+        .iter()
+        .filter(|p| ssd::protocol::lookup(p).map(|i| i.atomic).unwrap_or(false))
+        .count();
+    assert_eq!(all.len(), 4 * protocols.len() + atomic);
+    assert!(all.contains(&("none".to_string(), Mode::Wal)));
+    assert!(!all.contains(&("none".to_string(), Mode::Batch)));
+    assert!(all.contains(&("mhl-m".to_string(), Mode::Batch)));
+    assert_eq!(matrix("none", "all").expect("none").len(), 4);
+    assert_eq!(matrix("all", "batch").expect("batch").len(), atomic);
+    // A named unsupported pair is kept, to be refused with its reason when recorded.
+    assert_eq!(matrix("none", "batch").expect("pair").len(), 1);
+    assert!(matrix("nope", "all").is_err());
+    assert!(matrix("all", "sometimes").is_err());
+}
