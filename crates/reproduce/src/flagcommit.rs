@@ -20,7 +20,7 @@
 //! What it does not do: tune anything toward the paper; run the paper's 4-hour traces (it
 //! runs a stated number of transactions per point).
 
-use crate::runner::{run_each, Job, Progress};
+use crate::runner::{run_each_shared, Job, Progress};
 use crate::{pct, Claim, Output, Scale, Verdict, MAGNITUDE_HIGH, MAGNITUDE_LOW};
 use host::HostMetrics;
 use report::svg::{bar_chart, line_chart, Chart, Series};
@@ -262,16 +262,70 @@ pub(crate) fn age(dev: &mut ssd::Device, from: u64, seed: u64) -> Result<(), Str
     Ok(())
 }
 
-/// One point: build the device, age it, run the host engine on it.
-pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
+/// A point's aged device, before the host runs on it (`aged`), with what ageing took.
+pub(crate) struct Aged {
+    dev: ssd::Device,
+    aged_ns: u64,
+    aged_gc_erases: u64,
+}
+
+/// The configuration a point runs (every point is a host run).
+fn host_cfg(cfg: &Config) -> Result<Config, String> {
     let mut cfg = cfg.clone();
     cfg.workload.kind = world::WorkloadKind::Host;
     cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// Everything `aged` depends on: the device (NAND, FTL, protocol), the seed and where the
+/// cold data starts. Points with the same key start from the same aged device, so the
+/// runner ages it once and gives each a copy (`runner::run_each_shared`); `None` (an
+/// invalid configuration) runs alone and reports its own error.
+pub(crate) fn aged_key(cfg: &Config) -> Option<String> {
+    let cfg = host_cfg(cfg).ok()?;
+    let page_bytes = cfg.device().image_params().ok()?.geometry.page_bytes;
+    let from = host_extent(&cfg, page_bytes).ok()?;
+    serde_json::to_string(&(cfg.device(), cfg.seed, from)).ok()
+}
+
+/// Builds a point's device and ages it (`age`).
+pub(crate) fn aged(cfg: &Config) -> Result<Aged, String> {
+    let cfg = host_cfg(cfg)?;
     let mut dev = world::build_device(&cfg, None).map_err(|e| e.to_string())?;
     let from = host_extent(&cfg, dev.core.geo.page_bytes)?;
     age(&mut dev, from, cfg.seed)?;
     let aged_ns = dev.barrier(SimTime::ZERO).as_ns();
     let aged_gc_erases = dev.core.stats.gc_erases;
+    Ok(Aged {
+        dev,
+        aged_ns,
+        aged_gc_erases,
+    })
+}
+
+/// An independent copy of an aged device (`ssd::Device::try_clone`).
+pub(crate) fn copy_aged(a: &Aged) -> Option<Aged> {
+    Some(Aged {
+        dev: a.dev.try_clone()?,
+        aged_ns: a.aged_ns,
+        aged_gc_erases: a.aged_gc_erases,
+    })
+}
+
+/// One point: build the device, age it, run the host engine on it.
+#[cfg(test)]
+pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
+    run_aged(cfg, aged(cfg)?)
+}
+
+/// One point from its aged device: run the host engine on it.
+pub(crate) fn run_aged(cfg: &Config, a: Aged) -> Result<Res, String> {
+    let cfg = host_cfg(cfg)?;
+    let Aged {
+        dev,
+        aged_ns,
+        aged_gc_erases,
+    } = a;
     let run = host::engine::run_traced(&cfg.host, &cfg.device(), dev, cfg.seed, false, false)
         .map_err(|e| e.to_string())?;
     let d = &run.core.device;
@@ -458,7 +512,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         });
     }
     progress.plan(jobs.len());
-    let r = run_each(jobs, progress, host_point);
+    let r = run_each_shared(jobs, progress, aged_key, aged, copy_aged, run_aged);
     let x = Pts {
         r: &r,
         deltas: &deltas,
@@ -1661,5 +1715,90 @@ mod tests {
             r.aged_gc_erases,
             r.m.strategy_counters
         );
+    }
+
+    /// Points that start from the same aged device (same device, protocol, seed and host
+    /// extent) share one ageing: each runs from its own copy and gets, byte for byte, what
+    /// it gets ageing its own device (`aged_key`, `runner::run_each_shared`), whatever the
+    /// number of jobs; points on other protocols never share.
+    #[test]
+    fn shared_ageing_gives_the_results_of_separate_ageing() {
+        let plan = Plan {
+            blocks_per_plane: 16,
+            warehouses: 1,
+            clients: 4,
+            transactions: 40,
+            log_pages: 1024,
+            customers_per_district: Some(30),
+            items: Some(200),
+            deltas: vec![],
+            max_cs: vec![],
+            frames: vec![],
+        };
+        let b = base(&plan).unwrap();
+        let jobs = || {
+            let mut v = Vec::new();
+            for (name, d, recovery) in [
+                ("cfc", 0.01, false),
+                ("scc", 0.05, true),
+                ("cfc", 0.05, true),
+                ("afc", 0.05, false),
+                ("wal", 0.05, false),
+                ("cfc-ex", 0.05, false),
+                ("scc", 0.30, false),
+                ("afc-ex", 0.05, false),
+            ] {
+                let mut c = strat(&b, name);
+                c.host.tpcc.delta_abort = d;
+                c.host.measure_recovery = recovery;
+                v.push(Job {
+                    label: format!("{name} {d}"),
+                    cfg: c,
+                });
+            }
+            v
+        };
+        // Everything but the wall time recovery took.
+        let text = |r: &Res| {
+            let mut m = r.m.clone();
+            if let Some(x) = m.recovery.as_mut() {
+                x.wall_time_s = 0.0;
+            }
+            format!(
+                "{} {} {} {} {}",
+                world::deterministic_json(&m),
+                r.aged_ns,
+                r.aged_gc_erases,
+                r.dram_bytes,
+                r.protocol_dram_bytes
+            )
+        };
+        let separate: Vec<String> = jobs()
+            .iter()
+            .map(|j| text(&host_point(&j.cfg).unwrap()))
+            .collect();
+        let keys: Vec<Option<String>> = jobs().iter().map(|j| aged_key(&j.cfg)).collect();
+        // cfc, scc, afc and none (wal, cfc-ex, afc-ex) age four devices.
+        let mut distinct = keys.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4, "{keys:?}");
+        let say = |_: &str| {};
+        for n in [1, 2, 3] {
+            let p = Progress::new(n, &say);
+            let shared: Vec<String> =
+                crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                    .into_iter()
+                    .map(|r| text(&r.unwrap()))
+                    .collect();
+            assert_eq!(separate, shared, "{n} jobs");
+            let t = p.take_timings();
+            // cfc (2 points), scc (2) and none (3) share; afc's one point ages alone.
+            let count = |task: &str| t.iter().filter(|t| t.task == task).count();
+            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 4, 1));
+            assert!(t
+                .iter()
+                .all(|t| t.setup_cpu_s.is_some() == (t.task != "follow")));
+        }
     }
 }
