@@ -19,6 +19,7 @@ pub mod ipa;
 pub mod lighttx;
 pub mod pcmlogging;
 pub mod runner;
+pub mod table;
 pub mod txflash;
 
 pub use runner::Progress;
