@@ -1800,5 +1800,16 @@ mod tests {
                 .iter()
                 .all(|t| t.setup_cpu_s.is_some() == (t.task != "follow")));
         }
+        // A budget that cannot hold an image beside a job on each worker: no sharing (which
+        // would leave a worker idle), every point ages its own, with the same results.
+        let mut p = Progress::new(2, &say);
+        p.set_mem_budget_bytes(1);
+        let apart: Vec<String> =
+            crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                .into_iter()
+                .map(|r| text(&r.unwrap()))
+                .collect();
+        assert_eq!(separate, apart);
+        assert!(p.take_timings().iter().all(|t| t.task == "alone"));
     }
 }

@@ -1141,7 +1141,23 @@ pub fn run_each_shared<T: Send, D: Send + Sync>(
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     let threads = progress.jobs.clamp(1, n.max(1));
-    let keys: Vec<Option<String>> = jobs.iter().map(|j| key(&j.cfg)).collect();
+    // Share a state only where its image and a job on every worker fit in the budget
+    // together: otherwise the admission rule would leave workers idle while the image lives,
+    // and building apart keeps them busy (a 32 GiB Flag Commit device under the default
+    // budget: 1.1 GiB image + 2 jobs > 3 GiB ran one job at a time).
+    let keys: Vec<Option<String>> = jobs
+        .iter()
+        .map(|j| {
+            let fits = image_bytes(&j.cfg)
+                .saturating_add(job_bytes(&j.cfg).saturating_mul(threads as u64))
+                <= progress.mem_budget_bytes;
+            if fits {
+                key(&j.cfg)
+            } else {
+                None
+            }
+        })
+        .collect();
     let plan = plan_keyed(&jobs, &keys, progress.mem_budget_bytes);
     let sched: Mutex<Sched<D>> = Mutex::new(Sched::new(&plan));
     let changed = Condvar::new();
