@@ -31,7 +31,7 @@
 //! What it does not do: tune anything toward the paper; run the paper's 4-hour traces (it
 //! runs a stated number of transactions per point).
 
-use crate::runner::{run_each, Job, Progress};
+use crate::runner::{run_each, run_each_shared, Job, Progress};
 use crate::{
     pct, Ablation, CauseClass, Claim, Explanation, Output, Scale, Verdict, MAGNITUDE_HIGH,
     MAGNITUDE_LOW,
@@ -455,16 +455,40 @@ fn own_extent(cfg: &Config, flash_page_bytes: u32) -> Result<u64, String> {
     Ok(host::engine::data_lpns(&layout))
 }
 
-/// One point: build the device, age it, run the host engine on it.
-pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
-    prepared_point(cfg, Prep::Aged)
+/// A point's aged device, before the host runs on it (`aged`), with what ageing took.
+pub(crate) struct Aged {
+    dev: ssd::Device,
+    aged_ns: u64,
+    aged_gc_erases: u64,
 }
 
-/// One point on a device prepared as `prep` says.
-pub(crate) fn prepared_point(cfg: &Config, prep: Prep) -> Result<Res, String> {
+/// The configuration a point runs (every point is a host run).
+fn host_cfg(cfg: &Config) -> Result<Config, String> {
     let mut cfg = cfg.clone();
     cfg.workload.kind = world::WorkloadKind::Host;
     cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// Everything `aged` depends on: the device (NAND, FTL, protocol), the seed and where the
+/// cold data starts. Points with the same key start from the same aged device, so the
+/// runner ages it once and gives each a copy (`runner::run_each_shared`); `None` (an
+/// invalid configuration) runs alone and reports its own error.
+pub(crate) fn aged_key(cfg: &Config) -> Option<String> {
+    let cfg = host_cfg(cfg).ok()?;
+    let page_bytes = cfg.device().image_params().ok()?.geometry.page_bytes;
+    let from = host_extent(&cfg, page_bytes).ok()?;
+    serde_json::to_string(&(cfg.device(), cfg.seed, from)).ok()
+}
+
+/// Builds a point's device and ages it (`age`).
+pub(crate) fn aged(cfg: &Config) -> Result<Aged, String> {
+    aged_as(cfg, Prep::Aged)
+}
+
+/// Builds a point's device and prepares it as `prep` says.
+fn aged_as(cfg: &Config, prep: Prep) -> Result<Aged, String> {
+    let cfg = host_cfg(cfg)?;
     let mut dev = world::build_device(&cfg, None).map_err(|e| e.to_string())?;
     let page_bytes = dev.core.geo.page_bytes;
     match prep {
@@ -474,6 +498,41 @@ pub(crate) fn prepared_point(cfg: &Config, prep: Prep) -> Result<Res, String> {
     }
     let aged_ns = dev.barrier(SimTime::ZERO).as_ns();
     let aged_gc_erases = dev.core.stats.gc_erases;
+    Ok(Aged {
+        dev,
+        aged_ns,
+        aged_gc_erases,
+    })
+}
+
+/// An independent copy of an aged device (`ssd::Device::try_clone`).
+pub(crate) fn copy_aged(a: &Aged) -> Option<Aged> {
+    Some(Aged {
+        dev: a.dev.try_clone()?,
+        aged_ns: a.aged_ns,
+        aged_gc_erases: a.aged_gc_erases,
+    })
+}
+
+/// One point: build the device, age it, run the host engine on it.
+#[cfg(test)]
+pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
+    prepared_point(cfg, Prep::Aged)
+}
+
+/// One point on a device prepared as `prep` says.
+pub(crate) fn prepared_point(cfg: &Config, prep: Prep) -> Result<Res, String> {
+    run_aged(cfg, aged_as(cfg, prep)?)
+}
+
+/// One point from its aged device: run the host engine on it.
+pub(crate) fn run_aged(cfg: &Config, a: Aged) -> Result<Res, String> {
+    let cfg = host_cfg(cfg)?;
+    let Aged {
+        dev,
+        aged_ns,
+        aged_gc_erases,
+    } = a;
     let before = dev.core.stats;
     let run = host::engine::run_traced(&cfg.host, &cfg.device(), dev, cfg.seed, false, false)
         .map_err(|e| e.to_string())?;
@@ -729,7 +788,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         None => None,
     };
     progress.plan(jobs.len() + own_jobs.len() + fresh_jobs.len());
-    let r = run_each(jobs, progress, host_point);
+    let r = run_each_shared(jobs, progress, aged_key, aged, copy_aged, run_aged);
     let r_own = run_each(own_jobs, progress, |c| prepared_point(c, Prep::OwnExtent));
     let r_fresh = run_each(fresh_jobs, progress, |c| prepared_point(c, Prep::Fresh));
     let x = Pts {
@@ -2642,5 +2701,102 @@ mod tests {
             r.aged_gc_erases,
             r.m.strategy_counters
         );
+    }
+
+    /// Points that start from the same aged device (same device, protocol, seed and host
+    /// extent) share one ageing: each runs from its own copy and gets, byte for byte, what
+    /// it gets ageing its own device (`aged_key`, `runner::run_each_shared`), whatever the
+    /// number of jobs; points on other protocols never share.
+    #[test]
+    fn shared_ageing_gives_the_results_of_separate_ageing() {
+        let plan = Plan {
+            blocks_per_plane: 16,
+            warehouses: 1,
+            clients: 4,
+            transactions: 40,
+            log_pages: 1024,
+            customers_per_district: Some(30),
+            items: Some(200),
+            deltas: vec![],
+            max_cs: vec![],
+            frames: vec![],
+            ablation_warehouses: None,
+        };
+        let b = base(&plan).unwrap();
+        let jobs = || {
+            let mut v = Vec::new();
+            for (name, d, recovery) in [
+                ("cfc", 0.01, false),
+                ("scc", 0.05, true),
+                ("cfc", 0.05, true),
+                ("afc", 0.05, false),
+                ("wal", 0.05, false),
+                ("cfc-ex", 0.05, false),
+                ("scc", 0.30, false),
+                ("afc-ex", 0.05, false),
+            ] {
+                let mut c = strat(&b, name);
+                c.host.tpcc.delta_abort = d;
+                c.host.measure_recovery = recovery;
+                v.push(Job {
+                    label: format!("{name} {d}"),
+                    cfg: c,
+                });
+            }
+            v
+        };
+        // Everything but the wall time recovery took.
+        let text = |r: &Res| {
+            let mut m = r.m.clone();
+            if let Some(x) = m.recovery.as_mut() {
+                x.wall_time_s = 0.0;
+            }
+            format!(
+                "{} {} {} {} {}",
+                world::deterministic_json(&m),
+                r.aged_ns,
+                r.aged_gc_erases,
+                r.dram_bytes,
+                r.protocol_dram_bytes
+            )
+        };
+        let separate: Vec<String> = jobs()
+            .iter()
+            .map(|j| text(&host_point(&j.cfg).unwrap()))
+            .collect();
+        let keys: Vec<Option<String>> = jobs().iter().map(|j| aged_key(&j.cfg)).collect();
+        // cfc, scc, afc and none (wal, cfc-ex, afc-ex) age four devices.
+        let mut distinct = keys.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4, "{keys:?}");
+        let say = |_: &str| {};
+        for n in [1, 2, 3] {
+            let p = Progress::new(n, &say);
+            let shared: Vec<String> =
+                crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                    .into_iter()
+                    .map(|r| text(&r.unwrap()))
+                    .collect();
+            assert_eq!(separate, shared, "{n} jobs");
+            let t = p.take_timings();
+            // cfc (2 points), scc (2) and none (3) share; afc's one point ages alone.
+            let count = |task: &str| t.iter().filter(|t| t.task == task).count();
+            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 4, 1));
+            assert!(t
+                .iter()
+                .all(|t| t.setup_cpu_s.is_some() == (t.task != "follow")));
+        }
+        // A budget that cannot hold an image beside a job on each worker: no sharing (which
+        // would leave a worker idle), every point ages its own, with the same results.
+        let mut p = Progress::new(2, &say);
+        p.set_mem_budget_bytes(1);
+        let apart: Vec<String> =
+            crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                .into_iter()
+                .map(|r| text(&r.unwrap()))
+                .collect();
+        assert_eq!(separate, apart);
+        assert!(p.take_timings().iter().all(|t| t.task == "alone"));
     }
 }

@@ -47,7 +47,7 @@
 
 use crate::ablation::{self, Candidate, Cause};
 use crate::flagcommit::age;
-use crate::runner::{run_each, Job, Progress};
+use crate::runner::{run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
 use report::svg::{bar_chart, Chart, Series};
@@ -361,15 +361,48 @@ fn host_extent(cfg: &Config, flash_page_bytes: u32) -> Result<(u64, u64), String
     ))
 }
 
-/// One point: build the device, age it, run the host engine on it.
-pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
+/// The configuration a point runs (every point is a host run).
+fn host_cfg(cfg: &Config) -> Result<Config, String> {
     let mut cfg = cfg.clone();
     cfg.workload.kind = world::WorkloadKind::Host;
     cfg.validate().map_err(|e| e.to_string())?;
+    Ok(cfg)
+}
+
+/// Everything a point's aged device depends on: the device (NAND, FTL, MLC mode), the seed
+/// and the host extent the cold data starts after. Points with the same key share one
+/// ageing (`runner::run_each_shared`, as Flag Commit's `flagcommit::aged_key`); `None` (an
+/// invalid configuration) runs alone and reports its own error.
+fn aged_key(cfg: &Config) -> Option<String> {
+    let cfg = host_cfg(cfg).ok()?;
+    let page_bytes = cfg.device().image_params().ok()?.geometry.page_bytes;
+    let (from, data_lpns) = host_extent(&cfg, page_bytes).ok()?;
+    serde_json::to_string(&(cfg.device(), cfg.seed, from, data_lpns)).ok()
+}
+
+/// Builds a point's device and ages it; with the data area's LPNs.
+fn aged(cfg: &Config) -> Result<(ssd::Device, u64), String> {
+    let cfg = host_cfg(cfg)?;
     let mut dev = world::build_device(&cfg, None).map_err(|e| e.to_string())?;
     let (from, data_lpns) = host_extent(&cfg, dev.core.geo.page_bytes)?;
     age(&mut dev, from, cfg.seed)?;
     dev.barrier(SimTime::ZERO);
+    Ok((dev, data_lpns))
+}
+
+/// An independent copy of an aged device (`ssd::Device::try_clone`).
+fn copy_aged(a: &(ssd::Device, u64)) -> Option<(ssd::Device, u64)> {
+    Some((a.0.try_clone()?, a.1))
+}
+
+/// One point: build the device, age it, run the host engine on it.
+pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
+    run_aged(cfg, aged(cfg)?)
+}
+
+/// One point from its aged device: run the host engine on it.
+fn run_aged(cfg: &Config, (dev, data_lpns): (ssd::Device, u64)) -> Result<Res, String> {
+    let cfg = host_cfg(cfg)?;
     let before = dev.core.stats;
     let run = host::engine::run_traced(&cfg.host, &cfg.device(), dev, cfg.seed, false, false)
         .map_err(|e| e.to_string())?;
@@ -532,15 +565,19 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     });
     progress.plan(jobs.len());
     let window = plan.transactions;
-    let mut r = run_each(jobs, progress, |c| {
+    let mut r = run_each_shared(jobs, progress, aged_key, aged, copy_aged, |c, a| {
         if c.host.transactions > window {
-            // A mapped-database point: the first pass is the prefix run of `window`.
+            // A mapped-database point: the first pass is the prefix run of `window`, from a
+            // copy of the same aged device.
             let mut warm = c.clone();
             warm.host.transactions = window;
-            let first = host_point(&warm)?;
-            Ok(host_point(c)?.since(&first))
+            let first = match copy_aged(&a) {
+                Some(b) => run_aged(&warm, b)?,
+                None => host_point(&warm)?,
+            };
+            Ok(run_aged(c, a)?.since(&first))
         } else {
-            host_point(c)
+            run_aged(c, a)
         }
     });
     let ablated: Vec<(Ablated, Result<Res, String>)> =
@@ -1353,6 +1390,69 @@ mod tests {
             let f: Vec<&str> = l.split(',').collect();
             assert!(f[ag].parse::<u64>().unwrap() > 0, "{l}");
             assert!(f[ge].parse::<u64>().unwrap() > 0, "{l}");
+        }
+    }
+
+    /// Points on the same device (mode, seed, host extent) share one ageing and get, byte
+    /// for byte, what ageing their own device gives (`aged_key`, `runner::run_each_shared`);
+    /// other MLC modes and other workloads' extents never share.
+    #[test]
+    fn shared_ageing_gives_the_results_of_separate_ageing() {
+        let plan = tiny();
+        let jobs = || {
+            let mut v = Vec::new();
+            let t = base(&plan, true, "tpcb").unwrap();
+            for (mode, s) in [
+                (MlcMode::Pslc, Scheme::Ipa(TABLE1.0, TABLE1.1)),
+                (MlcMode::Pslc, Scheme::OutOfPlace),
+                (MlcMode::Mlc, Scheme::OutOfPlace),
+            ] {
+                v.push(Job {
+                    label: format!("t1 {} {}", mode_name(mode), s.name()),
+                    cfg: point(&t, s, mode),
+                });
+            }
+            for w in ["tpcb", "tatp"] {
+                let b = base(&plan, false, w).unwrap();
+                for s in [Scheme::OutOfPlace, Scheme::Ipa(1, 4), Scheme::Ipl] {
+                    v.push(Job {
+                        label: format!("slc {w} {}", s.name()),
+                        cfg: point(&b, s, MlcMode::Mlc),
+                    });
+                }
+            }
+            v
+        };
+        let text = |r: &Res| {
+            format!(
+                "{} {:?} {} {}",
+                world::deterministic_json(&r.m),
+                r.ftl,
+                r.aged_gc_erases,
+                r.data_pages_mapped
+            )
+        };
+        let separate: Vec<String> = jobs()
+            .iter()
+            .map(|j| text(&host_point(&j.cfg).unwrap()))
+            .collect();
+        let mut keys: Vec<Option<String>> = jobs().iter().map(|j| aged_key(&j.cfg)).collect();
+        keys.sort();
+        keys.dedup();
+        // pSLC, MLC, and one SLC device per workload.
+        assert_eq!(keys.len(), 4);
+        let say = |_: &str| {};
+        for n in [1, 2] {
+            let p = Progress::new(n, &say);
+            let shared: Vec<String> =
+                run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                    .into_iter()
+                    .map(|r| text(&r.unwrap()))
+                    .collect();
+            assert_eq!(separate, shared, "{n} jobs");
+            let t = p.take_timings();
+            let count = |task: &str| t.iter().filter(|t| t.task == task).count();
+            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 5, 1));
         }
     }
 }

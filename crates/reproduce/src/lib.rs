@@ -20,6 +20,7 @@ pub mod ipa;
 pub mod lighttx;
 pub mod pcmlogging;
 pub mod runner;
+pub mod table;
 pub mod tested_cause;
 pub mod txflash;
 
@@ -433,6 +434,42 @@ impl Explanation {
     }
 }
 
+/// timings.csv: one row per point run, with its paper, in the order the points finished
+/// (`runner::PointTiming`); the sum of `cpu_s` is the reproduction's CPU cost.
+pub fn timings_csv(outputs: &[(String, Output)]) -> Result<String, String> {
+    #[derive(Serialize)]
+    struct Row<'a> {
+        paper: &'a str,
+        label: &'a str,
+        task: &'a str,
+        cpu_s: String,
+        setup_cpu_s: Option<String>,
+        wall_s: String,
+        cost_estimate: u64,
+        rss_end_bytes: u64,
+        peak_rss_bytes: u64,
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for (paper, o) in outputs {
+        for t in &o.timings {
+            w.serialize(Row {
+                paper,
+                label: &t.label,
+                task: t.task,
+                cpu_s: format!("{:.3}", t.cpu_s),
+                setup_cpu_s: t.setup_cpu_s.map(|x| format!("{x:.3}")),
+                wall_s: format!("{:.3}", t.wall_s),
+                cost_estimate: t.cost_estimate,
+                rss_end_bytes: t.rss_end_bytes,
+                peak_rss_bytes: t.peak_rss_bytes,
+            })
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
 /// What one paper's reproduction produced.
 #[derive(Clone, Debug, Default)]
 pub struct Output {
@@ -447,6 +484,9 @@ pub struct Output {
     /// (the runs that used it, configuration as TOML): every distinct configuration run,
     /// collected by `runner::run_all` (for REPORT.html).
     pub configs: Vec<(String, String)>,
+    /// What each point cost to run, collected by the runner (timings.csv; not a result:
+    /// the one file of a reproduction that changes from run to run).
+    pub timings: Vec<runner::PointTiming>,
 }
 
 impl Output {
@@ -515,6 +555,7 @@ pub fn planned_points(papers: &[String], scale: Scale) -> usize {
 /// Runs one paper's experiments.
 pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Output, String> {
     progress.take_configs();
+    progress.take_timings();
     let r = match paper {
         "txflash" => txflash::run(scale, progress),
         "lighttx" => lighttx::run(scale, progress),
@@ -527,6 +568,7 @@ pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Outpu
     };
     r.map(|mut o| {
         o.configs = progress.take_configs();
+        o.timings = progress.take_timings();
         o
     })
 }
@@ -701,6 +743,7 @@ pub fn write(
         "claims.json",
         &(serde_json::to_string_pretty(&records).map_err(|e| e.to_string())? + "\n"),
     )?;
+    w("timings.csv", &timings_csv(outputs)?)?;
     for (_, o) in outputs {
         for (n, c) in &o.csvs {
             w(n, c)?;

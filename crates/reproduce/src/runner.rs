@@ -58,6 +58,31 @@ pub struct Progress<'a> {
     /// (label, configuration as TOML) of every job `run_all` was given since the last
     /// `take_configs` (for REPORT.html).
     configs: Mutex<Vec<(String, String)>>,
+    /// What every job run since the last `take_timings` cost (timings.csv).
+    timings: Mutex<Vec<PointTiming>>,
+}
+
+/// What one point cost to run: the figures of timings.csv. Measurements of this machine,
+/// not results: unlike every other file of a reproduction they change from run to run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct PointTiming {
+    pub label: String,
+    /// How the job ran: `alone` (built its own device), `lead` (built a device its group
+    /// shares, then ran from it) or `follow` (ran from a copy of its group's device).
+    pub task: &'static str,
+    /// On-CPU time of the worker thread for the whole job (`world::bench::cpu_time_ns`).
+    pub cpu_s: f64,
+    /// Of `cpu_s`, the part spent building the device the job starts from (prefill,
+    /// ageing) where the runner builds it apart from the run; empty where the run builds
+    /// its own inside (`run_all` jobs that run alone).
+    pub setup_cpu_s: Option<f64>,
+    pub wall_s: f64,
+    /// The scheduler's estimate of the job's cost (`cost_estimate`), in its own units.
+    pub cost_estimate: u64,
+    /// The process's resident set when the job ended and its peak so far (VmRSS, VmHWM):
+    /// with several jobs at once, not one job's own figure.
+    pub rss_end_bytes: u64,
+    pub peak_rss_bytes: u64,
 }
 
 impl<'a> Progress<'a> {
@@ -78,7 +103,13 @@ impl<'a> Progress<'a> {
             preplanned: false,
             counting: false,
             configs: Mutex::new(Vec::new()),
+            timings: Mutex::new(Vec::new()),
         }
+    }
+
+    /// What every job run since the last call cost, in the order the jobs finished.
+    pub fn take_timings(&self) -> Vec<PointTiming> {
+        std::mem::take(&mut *self.timings.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// A progress that runs nothing: the papers' `plan` calls add up (`planned`) and every
@@ -141,16 +172,108 @@ impl<'a> Progress<'a> {
         (self.report)(line);
     }
 
-    fn finished(&self, label: &str, failed: bool) {
+    fn finished(&self, t: PointTiming, failed: bool) {
         let k = self.done.fetch_add(1, Ordering::SeqCst) + 1;
         let total = self.planned.load(Ordering::SeqCst).max(k);
         let el = self.start.elapsed().as_secs_f64();
         let eta = el / k as f64 * (total - k) as f64;
+        let setup = t.setup_cpu_s.map_or(String::new(), |x| {
+            format!(", {x:.1} of them building its device")
+        });
         (self.report)(&format!(
-            "[{k}/{total}] {label}{} ({el:.0} s elapsed, ETA {eta:.0} s)",
-            if failed { " (failed)" } else { "" }
+            "[{k}/{total}] {}{} ({:.1} CPU-s{setup}; {el:.0} s elapsed, ETA {eta:.0} s)",
+            t.label,
+            if failed { " (failed)" } else { "" },
+            t.cpu_s
         ));
+        self.timings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(t);
     }
+}
+
+/// Measures one job for timings.csv: the worker thread's CPU time and the wall time from
+/// `new` to `done`.
+struct Meter {
+    cpu_ns: u64,
+    wall: Instant,
+}
+
+impl Meter {
+    fn new() -> Meter {
+        Meter {
+            cpu_ns: world::bench::cpu_time_ns(),
+            wall: Instant::now(),
+        }
+    }
+
+    /// CPU seconds since `new`.
+    fn cpu_s(&self) -> f64 {
+        world::bench::cpu_time_ns().saturating_sub(self.cpu_ns) as f64 / 1e9
+    }
+
+    fn done(
+        &self,
+        label: &str,
+        task: &'static str,
+        setup_cpu_s: Option<f64>,
+        cost_estimate: u64,
+    ) -> PointTiming {
+        PointTiming {
+            label: label.to_string(),
+            task,
+            cpu_s: self.cpu_s(),
+            setup_cpu_s,
+            wall_s: self.wall.elapsed().as_secs_f64(),
+            cost_estimate,
+            rss_end_bytes: rss_bytes(),
+            peak_rss_bytes: world::bench::peak_rss_bytes(),
+        }
+    }
+}
+
+/// The process's resident set in bytes (VmRSS), or 0 if unknown.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The scheduler's estimate of what a job costs, for longest-first ordering (module docs:
+/// order): the device's pages times what building it writes (construction, prefill,
+/// ageing), plus the workload's page operations. Relative only (the units are page
+/// operations, weighted alike); it orders jobs, never changes them.
+pub fn cost_estimate(cfg: &Config) -> u64 {
+    let pages = cfg
+        .device()
+        .image_params()
+        .map_or(0, |p| u64::from(p.geometry.pages()));
+    let w = &cfg.workload;
+    let setup = pages as f64 * (1.0 + w.prefill.max(0.0) + w.age.max(0.0));
+    let work = match w.kind {
+        world::WorkloadKind::Txn => {
+            w.txn.transactions as f64 * f64::from(w.txn.size_min + w.txn.size_max) / 2.0
+        }
+        world::WorkloadKind::Synthetic => {
+            w.synthetic.requests as f64
+                * f64::from(w.synthetic.request_pages_min + w.synthetic.request_pages_max)
+                / 2.0
+        }
+        world::WorkloadKind::Seqwriter => w.seqwriter.pages as f64,
+        // A host transaction touches tens of pages, each with locking and buffer work: a
+        // TPC-C transaction costs about as much CPU as 60 device page writes (host bench:
+        // ~20,000 TPC-C transactions against ~1.2 M device writes per CPU-second).
+        world::WorkloadKind::Host => cfg.host.transactions as f64 * 60.0,
+        world::WorkloadKind::Trace => 0.0,
+    };
+    (setup + work) as u64
 }
 
 /// The error every run returns under a counting progress (`Progress::counting`).
@@ -231,6 +354,8 @@ struct Plan {
     job_bytes: Vec<u64>,
     image_bytes: Vec<u64>,
     budget_bytes: u64,
+    /// Each job's `cost_estimate`, for longest-first order (module docs: order).
+    cost: Vec<u64>,
 }
 
 /// A shared prefill's state (`D`: the prefilled device; `()` in the scheduler's tests).
@@ -284,7 +409,22 @@ struct Sched<D> {
 impl<D> Sched<D> {
     fn new(plan: &Plan) -> Sched<D> {
         let mut pending: Vec<usize> = (0..plan.group.len()).collect();
-        pending.sort_by_key(|&i| plan.group[i]);
+        // Longest first (module docs: order): a group's jobs stay together (one shared image
+        // alive at a time), groups by their costliest job, then jobs by cost; ties keep the
+        // batch's order.
+        let mut group_max: BTreeMap<usize, u64> = BTreeMap::new();
+        for (i, &g) in plan.group.iter().enumerate() {
+            let m = group_max.entry(g).or_insert(0);
+            *m = (*m).max(plan.cost[i]);
+        }
+        pending.sort_by(|&a, &b| {
+            let (ga, gb) = (plan.group[a], plan.group[b]);
+            group_max[&gb]
+                .cmp(&group_max[&ga])
+                .then(ga.cmp(&gb))
+                .then(plan.cost[b].cmp(&plan.cost[a]))
+                .then(a.cmp(&b))
+        });
         Sched {
             pending,
             slots: BTreeMap::new(),
@@ -402,37 +542,44 @@ impl<D> Sched<D> {
 /// Builds the plan of a batch: groups by prefill key (a group of one, or a job without a
 /// prefill, runs alone; so does every job when `share` is off).
 fn plan(jobs: &[Job], progress: &Progress, share: bool) -> Plan {
-    let mut keys: Vec<(String, usize)> = Vec::new();
-    let group: Vec<usize> = jobs
+    let keys: Vec<Option<String>> = jobs
         .iter()
-        .map(|j| {
-            let k = world::prefill_key(&j.cfg);
-            match keys.iter().position(|(x, _)| *x == k) {
-                Some(g) => {
-                    keys[g].1 += 1;
-                    g
-                }
-                None => {
-                    keys.push((k, 1));
-                    keys.len() - 1
-                }
-            }
+        .map(|j| (share && j.cfg.workload.prefill > 0.0).then(|| world::prefill_key(&j.cfg)))
+        .collect();
+    plan_keyed(jobs, &keys, progress.mem_budget_bytes)
+}
+
+/// Builds the plan of a batch from each job's sharing key: jobs with the same key share one
+/// device build; a job without a key, or alone with its key, runs alone.
+fn plan_keyed(jobs: &[Job], keys: &[Option<String>], budget_bytes: u64) -> Plan {
+    // A group's id is the index of its first job (a job without a key is its own group).
+    let group: Vec<usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| match k {
+            Some(k) => keys
+                .iter()
+                .position(|x| x.as_deref() == Some(k.as_str()))
+                .unwrap_or(i),
+            None => i,
         })
         .collect();
-    let mut image = vec![0u64; keys.len()];
+    let mut image = vec![0u64; jobs.len()];
     for (j, &g) in jobs.iter().zip(&group) {
         image[g] = image_bytes(&j.cfg);
     }
+    let members = |g: usize| group.iter().filter(|&&x| x == g).count();
     Plan {
-        shared: jobs
+        shared: keys
             .iter()
             .zip(&group)
-            .map(|(j, &g)| share && keys[g].1 > 1 && j.cfg.workload.prefill > 0.0)
+            .map(|(k, &g)| k.is_some() && members(g) > 1)
             .collect(),
-        group,
         job_bytes: jobs.iter().map(|j| job_bytes(&j.cfg)).collect(),
         image_bytes: image,
-        budget_bytes: progress.mem_budget_bytes,
+        budget_bytes,
+        cost: jobs.iter().map(|j| cost_estimate(&j.cfg)).collect(),
+        group,
     }
 }
 
@@ -487,15 +634,14 @@ pub fn run_all_sharing(
                 while let Some((i, task)) = take() {
                     let job = &jobs[i];
                     let g = plan.group[i];
-                    mem_log(
-                        progress,
-                        &job.label,
-                        match task {
-                            Task::Alone => "start alone",
-                            Task::Lead => "start lead",
-                            Task::Follow(_) => "start follow",
-                        },
-                    );
+                    let meter = Meter::new();
+                    let kind = match task {
+                        Task::Alone => "alone",
+                        Task::Lead => "lead",
+                        Task::Follow(_) => "follow",
+                    };
+                    let mut setup_cpu_s = None;
+                    mem_log(progress, &job.label, &format!("start {kind}"));
                     let err = |e: world::WorldError| format!("{}: {e}", job.label);
                     let r = match task {
                         Task::Alone => {
@@ -507,6 +653,7 @@ pub fn run_all_sharing(
                             .map_err(err),
                         Task::Lead => match world::prefill(&job.cfg) {
                             Ok(dev) => {
+                                setup_cpu_s = Some(meter.cpu_s());
                                 mem_log(progress, &job.label, "prefilled");
                                 let dev = Arc::new(dev);
                                 lock().published(&plan, g, Some(Arc::clone(&dev)));
@@ -528,7 +675,10 @@ pub fn run_all_sharing(
                     lock().finished(&plan, i);
                     changed.notify_all();
                     mem_log(progress, &job.label, "end");
-                    progress.finished(&job.label, r.is_err());
+                    progress.finished(
+                        meter.done(&job.label, kind, setup_cpu_s, plan.cost[i]),
+                        r.is_err(),
+                    );
                     if let Ok(mut v) = results.lock() {
                         v[i] = Some(r);
                     }
@@ -732,6 +882,7 @@ mod tests {
             job_bytes: vec![4, 5, 3, 12, 6],
             image_bytes: vec![0; 5],
             budget_bytes: 10,
+            cost: vec![0; 5],
         };
         assert_eq!(
             simulate(&alone, 2),
@@ -780,6 +931,7 @@ mod tests {
             job_bytes: vec![6, 3, 3, 3, 6, 3],
             image_bytes: vec![3, 3, 3],
             budget_bytes: 12,
+            cost: vec![0; 6],
         };
         assert_eq!(
             simulate(&shared, 2),
@@ -950,6 +1102,32 @@ pub fn run_each<T: Send>(
     progress: &Progress,
     f: impl Fn(&Config) -> Result<T, String> + Sync,
 ) -> Vec<Result<T, String>> {
+    run_each_shared(
+        jobs,
+        progress,
+        |_| None,
+        |_| Ok(()),
+        |_| Some(()),
+        |c: &Config, ()| f(c),
+    )
+}
+
+/// `run_each` for points that start from a state they build themselves (e.g. a device aged
+/// outside `world`): jobs whose `key` is the same `Some` share one `start` (built by the
+/// first of them to run, copied with `copy` for each other, the last taking the original),
+/// as `run_all` shares prefills (module docs, with the same admission rule: a shared state
+/// is charged `image_bytes`). `f` runs a point from its own state. A key must name
+/// everything the state depends on: sharing gives the same results as building separately
+/// only if equal keys build equal states (the caller's test). If the first job's `start`
+/// fails, the others of its group build their own, so each error is its own.
+pub fn run_each_shared<T: Send, D: Send + Sync>(
+    jobs: Vec<Job>,
+    progress: &Progress,
+    key: impl Fn(&Config) -> Option<String>,
+    start: impl Fn(&Config) -> Result<D, String> + Sync,
+    copy: impl Fn(&D) -> Option<D> + Sync,
+    f: impl Fn(&Config, D) -> Result<T, String> + Sync,
+) -> Vec<Result<T, String>> {
     let n = jobs.len();
     if progress.counting {
         return jobs
@@ -963,33 +1141,101 @@ pub fn run_each<T: Send>(
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     let threads = progress.jobs.clamp(1, n.max(1));
-    let plan = plan(&jobs, progress, false);
-    let sched: Mutex<Sched<()>> = Mutex::new(Sched::new(&plan));
+    // Share a state only where its image and a job on every worker fit in the budget
+    // together: otherwise the admission rule would leave workers idle while the image lives,
+    // and building apart keeps them busy (a 32 GiB Flag Commit device under the default
+    // budget: 1.1 GiB image + 2 jobs > 3 GiB ran one job at a time).
+    let keys: Vec<Option<String>> = jobs
+        .iter()
+        .map(|j| {
+            let fits = image_bytes(&j.cfg)
+                .saturating_add(job_bytes(&j.cfg).saturating_mul(threads as u64))
+                <= progress.mem_budget_bytes;
+            if fits {
+                key(&j.cfg)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let plan = plan_keyed(&jobs, &keys, progress.mem_budget_bytes);
+    let sched: Mutex<Sched<D>> = Mutex::new(Sched::new(&plan));
     let changed = Condvar::new();
     let lock = || sched.lock().unwrap_or_else(|e| e.into_inner());
     let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
-    let take = || -> Option<usize> {
+    let take = || -> Option<(usize, Task<D>)> {
         let mut s = lock();
         loop {
             match s.take(&plan) {
                 Pick::Done => return None,
-                Pick::Start(i, _) => return Some(i),
+                Pick::Start(i, task) => return Some((i, task)),
                 Pick::Wait => s = changed.wait(s).unwrap_or_else(|e| e.into_inner()),
             }
         }
     };
-    std::thread::scope(|s| {
+    // A job's own copy of its group's state (the last holder takes the state itself), then
+    // the image's charge is freed if it was the last to need it.
+    let own_copy = |g: usize, shared: Arc<D>| -> Result<D, String> {
+        let own = match Arc::try_unwrap(shared) {
+            Ok(d) => Ok(d),
+            Err(shared) => {
+                copy(&shared).ok_or_else(|| "a shared device could not be copied".to_string())
+            }
+        };
+        release_freed_memory();
+        lock().copied(&plan, g);
+        changed.notify_all();
+        own
+    };
+    std::thread::scope(|sc| {
         for _ in 0..threads {
-            s.spawn(|| {
-                while let Some(i) = take() {
+            sc.spawn(|| {
+                while let Some((i, task)) = take() {
                     let job = &jobs[i];
-                    mem_log(progress, &job.label, "start");
-                    let r = f(&job.cfg).map_err(|e| format!("{}: {e}", job.label));
+                    let g = plan.group[i];
+                    let meter = Meter::new();
+                    let kind = match task {
+                        Task::Alone => "alone",
+                        Task::Lead => "lead",
+                        Task::Follow(_) => "follow",
+                    };
+                    let mut setup_cpu_s = None;
+                    mem_log(progress, &job.label, &format!("start {kind}"));
+                    let r = match task {
+                        Task::Alone => start(&job.cfg).and_then(|d| {
+                            if keys[i].is_some() {
+                                setup_cpu_s = Some(meter.cpu_s());
+                            }
+                            f(&job.cfg, d)
+                        }),
+                        Task::Follow(shared) => {
+                            own_copy(g, shared).and_then(|own| f(&job.cfg, own))
+                        }
+                        Task::Lead => match start(&job.cfg) {
+                            Ok(d) => {
+                                setup_cpu_s = Some(meter.cpu_s());
+                                mem_log(progress, &job.label, "built");
+                                let d = Arc::new(d);
+                                lock().published(&plan, g, Some(Arc::clone(&d)));
+                                changed.notify_all();
+                                own_copy(g, d).and_then(|own| f(&job.cfg, own))
+                            }
+                            Err(e) => {
+                                lock().published(&plan, g, None);
+                                changed.notify_all();
+                                Err(e)
+                            }
+                        },
+                    }
+                    .map_err(|e| format!("{}: {e}", job.label));
                     release_freed_memory();
                     lock().finished(&plan, i);
                     changed.notify_all();
                     mem_log(progress, &job.label, "end");
-                    progress.finished(&job.label, r.is_err());
+                    progress.finished(
+                        meter.done(&job.label, kind, setup_cpu_s, plan.cost[i]),
+                        r.is_err(),
+                    );
                     if let Ok(mut v) = results.lock() {
                         v[i] = Some(r);
                     }
