@@ -472,6 +472,7 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 }
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
+    crate::host_image::check_crash_flags(a)?;
     if a.host.as_deref() == Some("all") {
         return cmd_host_matrix(a, quiet);
     }

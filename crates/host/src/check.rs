@@ -261,7 +261,17 @@ pub fn evaluate_with(
 
 /// The oracle (module docs). Returns the findings; empty means the database is right.
 pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -> Vec<String> {
-    let layout = &rec.layout;
+    judge_commits(&rec.layout, &rec.commits, t, db)
+}
+
+/// `judge` over any list of commits in commit order (`acklog::commits_as_logged` builds one
+/// from an ack log).
+pub fn judge_commits(
+    layout: &Layout,
+    commits: &[CommitRec],
+    t: SimTime,
+    db: &BTreeMap<PageNo, Vec<u64>>,
+) -> Vec<String> {
     let mut base: BTreeMap<(PageNo, u16), u64> = BTreeMap::new();
     let value = |m: &BTreeMap<(PageNo, u16), u64>, p: PageNo, s: u16| -> u64 {
         m.get(&(p, s))
@@ -286,7 +296,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         }
     };
     let empty = BTreeMap::new();
-    for (i, c) in rec.commits.iter().enumerate() {
+    for (i, c) in commits.iter().enumerate() {
         for op in &c.spec.ops {
             if !matches!(op, RecOp::Read(_)) {
                 pages.insert(layout.page_of(op.rid()));
@@ -301,7 +311,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         }
     }
     for (i, w) in in_flight.iter_mut() {
-        apply(w, &rec.commits[*i], &base);
+        apply(w, &commits[*i], &base);
     }
     let mut findings = Vec::new();
     let got = |p: PageNo, s: u16| -> u64 {
@@ -326,7 +336,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
                 findings.push(format!(
                     "page {} slot {s}: {g:#x} is neither before nor after in-flight {} ({:#x} / {v:#x})",
                     p.0,
-                    rec.commits[*i].txn,
+                    commits[*i].txn,
                     value(&base, p, s)
                 ));
             }
@@ -334,7 +344,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         if with > 0 && without > 0 {
             findings.push(format!(
                 "in-flight {} is partly visible: {with} records with it, {without} without",
-                rec.commits[*i].txn
+                commits[*i].txn
             ));
         }
     }
@@ -355,8 +365,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
             }
             let (g, want) = (got(p, s), value(&base, p, s));
             if g != want {
-                let who = rec
-                    .commits
+                let who = commits
                     .iter()
                     .rev()
                     .filter(|c| c.ack <= t)

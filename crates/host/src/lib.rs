@@ -36,6 +36,7 @@
 //! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, update strategies other
 //! than out-of-place page writes.
 
+pub mod acklog;
 pub mod bank;
 pub mod buffer;
 pub mod check;
@@ -334,6 +335,9 @@ pub enum HostError {
     /// The engine cannot make progress (a bug or a configuration that starves itself).
     #[error("host engine: {0}")]
     Stuck(String),
+    /// Writing what the run reports outside (the ack log) failed.
+    #[error("host output: {0}")]
+    Output(String),
 }
 
 pub type Result<T> = std::result::Result<T, HostError>;
