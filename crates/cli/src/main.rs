@@ -979,6 +979,7 @@ pub(crate) fn cmd_host_crash(
     schedules: Option<u64>,
     state: Option<u64>,
     max_in_flight: usize,
+    double: bool,
 ) -> Result<(), Fail> {
     ssd::protocol::lookup(protocol).map_err(bad)?;
     if schedules == Some(0) {
@@ -1001,7 +1002,7 @@ pub(crate) fn cmd_host_crash(
         world::WorldError::Config(_) => bad(e),
         other => Fail(1, format!("recording the host run failed: {other}")),
     })?;
-    let rep = world::host_run::check_host(&rec, mode, cfg.seed, state).map_err(bad)?;
+    let rep = world::host_run::check_host_with(&rec, mode, cfg.seed, state, double).map_err(bad)?;
     let replay = |k: u64| {
         let mut cmd = format!(
             "commitlab crash --host {} --protocol {} --seed {}",
@@ -1012,6 +1013,9 @@ pub(crate) fn cmd_host_crash(
         match schedules {
             Some(n) => cmd.push_str(&format!(" --schedules {n}")),
             None => cmd.push_str(" --exhaustive"),
+        }
+        if double {
+            cmd.push_str(" --double");
         }
         if let Some(c) = &a.config {
             cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
@@ -1050,6 +1054,17 @@ pub(crate) fn cmd_host_crash(
             v.state.persisted,
             v.state.torn
         );
+        for (d, s) in v.inside.iter().enumerate() {
+            println!(
+                "  then inside the {} recovery at T={} (its state {}): {} in flight, persisted {:?}, torn {:?}",
+                if d == 0 { "first" } else { "second" },
+                s.t,
+                s.index,
+                s.in_flight.len(),
+                s.persisted,
+                s.torn
+            );
+        }
         if v.findings.is_empty() {
             println!("  no violation");
         }
@@ -1072,6 +1087,12 @@ pub(crate) fn cmd_host_crash(
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         println!("host run counters: {}", c.join(", "));
+    }
+    if double {
+        println!(
+            "of them inside recovery: {} (most media operations one recovery issued: {})",
+            rep.states_in_recovery, rep.recovery_ops_max
+        );
     }
     println!(
         "crash states checked: {}, violations: {}",

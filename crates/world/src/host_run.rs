@@ -138,7 +138,18 @@ pub fn check_host(
     seed: u64,
     only: Option<u64>,
 ) -> Result<CheckReport, WorldError> {
-    host::check::check(rec, mode, seed, only).map_err(WorldError::Config)
+    check_host_with(rec, mode, seed, only, false)
+}
+
+/// As `check_host`; with `double`, also crashes inside the recoveries (`host::check::check_with`).
+pub fn check_host_with(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    double: bool,
+) -> Result<CheckReport, WorldError> {
+    host::check::check_with(rec, mode, seed, only, double).map_err(WorldError::Config)
 }
 
 #[cfg(test)]
