@@ -58,9 +58,9 @@ pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> 
     let m =
         world::host_image::run_host_file(&cfg, image, f.ack_log.as_deref(), f.record.as_deref())
             .map_err(|e| match e {
-                world::WorldError::Device { .. } | world::WorldError::Io(_) => {
-                    Fail(1, e.to_string())
-                }
+                // The device failed under the run: a check failed (exit 1). An image or ack
+                // log that cannot be written is the environment's fault (exit 2).
+                world::WorldError::Device { .. } => Fail(1, e.to_string()),
                 other => bad(other),
             })?;
     crate::print_host_metrics(&m);

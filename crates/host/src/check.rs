@@ -18,9 +18,18 @@
 //! database lists as changed, is compared — so a change of an aborted or unfinished
 //! transaction anywhere shows up as a record that differs from the replay.
 //!
-//! What it does not check: a crash during recovery, continuing to run after recovery
-//! (strategies do not write their restart results back), read isolation, and faults other
-//! than power loss.
+//! Crashes inside recovery (`check_with`, double mode): the restart runs with the NAND
+//! operation log on, and the media operations it issues (the device's recovery writes, and
+//! any a strategy's restart writes) are a second tape of crash points, enumerated like the
+//! run's — exhaustively every state of every restart, or randomly one state inside the first
+//! restart and, with probability 1/2, one inside the second (as the device checker,
+//! `check` crate). A state inside a restart is judged at the first crash's instant: a
+//! restart acks nothing. A restart that writes nothing has no states of its own; the PCM
+//! tier's restarts are pure functions of the PCM and disk images and never write.
+//!
+//! What it does not check: continuing to run after recovery and crashing again (the
+//! strategies do not write their restart results back; a run starts from a loaded
+//! database), read isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
@@ -626,8 +635,12 @@ pub fn check_with(
                     let ev = evaluate_logged(rec, img.clone(), t, full, double);
                     let failed = !ev.findings.is_empty();
                     note(&mut rep, &state, vec![], ev.findings);
-                    if let (false, Some(rops)) = (failed, ev.recovery_ops) {
-                        exhaustive_inside(&mut rep, &state, &img, &rops, max_in_flight)?;
+                    // A restart that wrote nothing has no crash point of its own.
+                    match ev.recovery_ops {
+                        Some(rops) if !failed && !rops.is_empty() => {
+                            exhaustive_inside(&mut rep, &state, &img, &rops, max_in_flight)?;
+                        }
+                        _ => {}
                     }
                 }
             }
