@@ -86,7 +86,7 @@ pub struct CrashArgs {
     /// trim-in-flight, near-full, checkpoints, no-summaries).
     #[arg(long)]
     pub shape: Option<String>,
-    #[arg(long, conflicts_with_all = ["all", "double", "timing", "shape"], help = crate::host_help(
+    #[arg(long, conflicts_with_all = ["all", "timing", "shape"], help = crate::host_help(
         "Crash-check a DBMS host run with this recovery strategy",
         "over `--protocol` (default none) instead of a device-level workload; `all` checks every strategy × protocol pair (and wal × update strategy) in parallel: exhaustively on the tiny run and --schedules N (default 1000) random states on a larger one"
     ))]
@@ -472,6 +472,7 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 }
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
+    crate::host_image::check_crash_flags(a)?;
     if a.host.as_deref() == Some("all") {
         return cmd_host_matrix(a, quiet);
     }
@@ -484,7 +485,15 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
                     .map_err(|_| Fail(2, format!("--state {k}: a host crash state is a number")))?,
             ),
         };
-        return crate::cmd_host_crash(&a.cfg, h, protocol, a.schedules, state, a.max_in_flight);
+        return crate::cmd_host_crash(
+            &a.cfg,
+            h,
+            protocol,
+            a.schedules,
+            state,
+            a.max_in_flight,
+            a.double,
+        );
     }
     note_replaced_base(&a.cfg, a.protocol.as_deref().unwrap_or("none"))?;
     if a.schedules == Some(0) {
@@ -824,9 +833,19 @@ enum CellError {
 }
 
 /// Records the host run `cfg` describes and crash-checks it.
+#[cfg(test)]
 fn check_cell(
     cfg: &Config,
     mode: host::check::Mode,
+) -> Result<host::check::CheckReport, CellError> {
+    check_cell_with(cfg, mode, false)
+}
+
+/// As `check_cell`; with `double`, crashes inside recovery too.
+fn check_cell_with(
+    cfg: &Config,
+    mode: host::check::Mode,
+    double: bool,
 ) -> Result<host::check::CheckReport, CellError> {
     let rec = match world::host_run::record_host(cfg) {
         Ok(r) => r,
@@ -837,7 +856,7 @@ fn check_cell(
             )))
         }
     };
-    world::host_run::check_host(&rec, mode, cfg.seed, None)
+    world::host_run::check_host_with(&rec, mode, cfg.seed, None, double)
         .map_err(|e| CellError::Failed(e.to_string()))
 }
 
@@ -937,7 +956,10 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
                 break;
             }
         };
-        let rep = match check_cell(&cfg, mode) {
+        // The random phase also crashes inside recovery (one crash in the first recovery,
+        // sometimes one in the second): cheap, and the exhaustive phase stays single.
+        let double = matches!(mode, host::check::Mode::Random { .. });
+        let rep = match check_cell_with(&cfg, mode, double) {
             Ok(r) => r,
             Err(CellError::Refused(e)) => {
                 out.refused = Some(e);
@@ -961,7 +983,7 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
             match mode {
                 host::check::Mode::Exhaustive { .. } => cmd.push_str(" --exhaustive"),
                 host::check::Mode::Random { schedules } => {
-                    cmd.push_str(&format!(" --schedules {schedules}"))
+                    cmd.push_str(&format!(" --schedules {schedules} --double"))
                 }
             }
             for s in &args.sets {

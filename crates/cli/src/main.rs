@@ -3,6 +3,7 @@
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
 mod crash;
+mod host_image;
 mod sql_cmd;
 
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
@@ -87,8 +88,9 @@ enum Cmd {
         /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op),
         /// txn (transactional: time_ns txid op lpn count flags), blkreplay (.load files),
         /// msr (MSR Cambridge CSV) or spc (SPC-1/UMass CSV); plain or gzip (docs/TRACES.md).
-        #[arg(long, default_value = "disksim")]
-        trace_format: String,
+        /// (Default: disksim.)
+        #[arg(long)]
+        trace_format: Option<String>,
         /// Write every command the run issues to this file as a txn trace.
         #[arg(long)]
         record: Option<PathBuf>,
@@ -96,12 +98,14 @@ enum Cmd {
         #[arg(long)]
         json: Option<PathBuf>,
         /// Keep the device image in this file, written through on every operation
-        /// (needs nand.data_mode = "full"); `commitlab recover --image` reopens it.
+        /// (needs nand.data_mode = "full"); `commitlab recover --image` reopens it. With
+        /// --host: the host's device (not the PCM strategies, whose PCM is in memory).
         #[arg(long)]
         image: Option<PathBuf>,
         /// Append every acked change as it is acked, unbuffered: "lpn tag" for a plain write
         /// and each page of a committed transaction, "lpn -" for a trim (for `recover
-        /// --verify-acks`).
+        /// --verify-acks`). With --host: one JSON line per commit issue and ack
+        /// ({"ev":"issue"|"ack","txn":N,"digest":D}), the ack before the locks are released.
         #[arg(long)]
         ack_log: Option<PathBuf>,
         #[arg(long, help = host_help("Run the DBMS host with this recovery strategy", "on the device"))]
@@ -160,6 +164,8 @@ enum Cmd {
         /// Write the recovery report as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
+        #[arg(long, help = host_help("The image is a DBMS host run's (`run --host S --image`) with this recovery strategy", ": restart the strategy from it and, with --verify-acks, judge every logged commit"))]
+        host: Option<String>,
     },
     /// Reproduce the papers' headline experiments and write a claims report.
     Reproduce {
@@ -815,26 +821,34 @@ fn main() -> ExitCode {
             json,
             image,
             ack_log,
-            host: None,
-        } => cmd_run(
-            cfg,
-            protocol,
-            trace,
-            trace_format,
-            record,
-            json,
-            image,
-            ack_log,
-            cli.quiet,
-        ),
-        Cmd::Run {
-            cfg,
-            protocol,
-            json,
-            record,
-            host: Some(h),
-            ..
-        } => cmd_host_run(cfg, h, protocol, json, record),
+            host,
+        } => {
+            let flags = host_image::RunFlags {
+                protocol,
+                trace,
+                trace_format,
+                record,
+                json,
+                image,
+                ack_log,
+            };
+            match host {
+                Some(h) => host_image::cmd_host_run(cfg, h, &flags),
+                None => host_image::check_device_run(cfg, &flags).and_then(|()| {
+                    cmd_run(
+                        cfg,
+                        protocol,
+                        trace,
+                        trace_format.as_deref().unwrap_or("disksim"),
+                        record,
+                        json,
+                        image,
+                        ack_log,
+                        cli.quiet,
+                    )
+                }),
+            }
+        }
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
@@ -845,7 +859,8 @@ fn main() -> ExitCode {
             image,
             verify_acks,
             json,
-        } => cmd_recover(image, verify_acks, json),
+            host,
+        } => host_image::cmd_recover(image, host, verify_acks, json),
         Cmd::Reproduce {
             papers,
             quick,
@@ -928,6 +943,12 @@ fn cmd_host_run(
         world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
         other => bad(other),
     })?;
+    print_host_metrics(&m);
+    write_json(json, &m)
+}
+
+/// The summary a host run prints.
+fn print_host_metrics(m: &world::host_run::HostMetrics) {
     println!(
         "host {} on {}: {}\ncommitted {} aborted {} restarted {} in {:.3} s simulated: {:.1} txn/s\ntxn time mean {:.3} ms p99 {:.3} ms; commit response mean {:.3} ms p99 {:.3} ms\nlock waits {} deadlocks {} buffer hit ratio {:.3}; log {} B in {} page writes; GC share {:.3}",
         m.strategy,
@@ -949,7 +970,6 @@ fn cmd_host_run(
         m.log_pages,
         m.gc_share
     );
-    write_json(json, &m)
 }
 
 pub(crate) fn cmd_host_crash(
@@ -959,6 +979,7 @@ pub(crate) fn cmd_host_crash(
     schedules: Option<u64>,
     state: Option<u64>,
     max_in_flight: usize,
+    double: bool,
 ) -> Result<(), Fail> {
     ssd::protocol::lookup(protocol).map_err(bad)?;
     if schedules == Some(0) {
@@ -981,7 +1002,7 @@ pub(crate) fn cmd_host_crash(
         world::WorldError::Config(_) => bad(e),
         other => Fail(1, format!("recording the host run failed: {other}")),
     })?;
-    let rep = world::host_run::check_host(&rec, mode, cfg.seed, state).map_err(bad)?;
+    let rep = world::host_run::check_host_with(&rec, mode, cfg.seed, state, double).map_err(bad)?;
     let replay = |k: u64| {
         let mut cmd = format!(
             "commitlab crash --host {} --protocol {} --seed {}",
@@ -992,6 +1013,9 @@ pub(crate) fn cmd_host_crash(
         match schedules {
             Some(n) => cmd.push_str(&format!(" --schedules {n}")),
             None => cmd.push_str(" --exhaustive"),
+        }
+        if double {
+            cmd.push_str(" --double");
         }
         if let Some(c) = &a.config {
             cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
@@ -1030,6 +1054,17 @@ pub(crate) fn cmd_host_crash(
             v.state.persisted,
             v.state.torn
         );
+        for (d, s) in v.inside.iter().enumerate() {
+            println!(
+                "  then inside the {} recovery at T={} (its state {}): {} in flight, persisted {:?}, torn {:?}",
+                if d == 0 { "first" } else { "second" },
+                s.t,
+                s.index,
+                s.in_flight.len(),
+                s.persisted,
+                s.torn
+            );
+        }
         if v.findings.is_empty() {
             println!("  no violation");
         }
@@ -1052,6 +1087,12 @@ pub(crate) fn cmd_host_crash(
             .map(|(k, v)| format!("{k} {v}"))
             .collect();
         println!("host run counters: {}", c.join(", "));
+    }
+    if double {
+        println!(
+            "of them inside recovery: {} (most media operations one recovery issued: {})",
+            rep.states_in_recovery, rep.recovery_ops_max
+        );
     }
     println!(
         "crash states checked: {}, violations: {}",

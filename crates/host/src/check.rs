@@ -18,9 +18,18 @@
 //! database lists as changed, is compared — so a change of an aborted or unfinished
 //! transaction anywhere shows up as a record that differs from the replay.
 //!
-//! What it does not check: a crash during recovery, continuing to run after recovery
-//! (strategies do not write their restart results back), read isolation, and faults other
-//! than power loss.
+//! Crashes inside recovery (`check_with`, double mode): the restart runs with the NAND
+//! operation log on, and the media operations it issues (the device's recovery writes, and
+//! any a strategy's restart writes) are a second tape of crash points, enumerated like the
+//! run's — exhaustively every state of every restart, or randomly one state inside the first
+//! restart and, with probability 1/2, one inside the second (as the device checker,
+//! `check` crate). A state inside a restart is judged at the first crash's instant: a
+//! restart acks nothing. A restart that writes nothing has no states of its own; the PCM
+//! tier's restarts are pure functions of the PCM and disk images and never write.
+//!
+//! What it does not check: continuing to run after recovery and crashing again (the
+//! strategies do not write their restart results back; a run starts from a loaded
+//! database), read isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
@@ -96,6 +105,9 @@ pub struct CrashState {
 #[derive(Clone, Debug)]
 pub struct Violation {
     pub state: CrashState,
+    /// Crashes inside the recoveries that followed `state` (double mode), first one first;
+    /// empty: the violation is of `state` itself.
+    pub inside: Vec<CrashState>,
     pub findings: Vec<String>,
 }
 
@@ -107,6 +119,10 @@ pub struct CheckReport {
     pub ops: usize,
     pub commits: usize,
     pub max_in_flight_seen: usize,
+    /// Of `states`, those inside a recovery (double mode).
+    pub states_in_recovery: u64,
+    /// The most media operations one recovery issued (double mode).
+    pub recovery_ops_max: usize,
 }
 
 const KEEP: usize = 5;
@@ -143,7 +159,7 @@ fn boundaries(rec: &HostRecording) -> Vec<SimTime> {
 }
 
 struct Sweep<'a> {
-    rec: &'a HostRecording,
+    ops: &'a [LoggedOp],
     by_end: Vec<usize>,
     by_start: Vec<usize>,
     end_pos: usize,
@@ -154,36 +170,42 @@ struct Sweep<'a> {
 
 impl<'a> Sweep<'a> {
     fn new(rec: &'a HostRecording) -> Sweep<'a> {
-        let mut by_end: Vec<usize> = (0..rec.ops.len()).collect();
-        by_end.sort_by_key(|i| (rec.ops[*i].end, *i));
-        let mut by_start: Vec<usize> = (0..rec.ops.len()).collect();
-        by_start.sort_by_key(|i| (rec.ops[*i].start, *i));
+        Sweep::over(&rec.base, &rec.ops)
+    }
+
+    /// A sweep over any tape: the run's operations from its base image, or a recovery's
+    /// from the crash image it started on.
+    fn over(base: &NandImage, ops: &'a [LoggedOp]) -> Sweep<'a> {
+        let mut by_end: Vec<usize> = (0..ops.len()).collect();
+        by_end.sort_by_key(|i| (ops[*i].end, *i));
+        let mut by_start: Vec<usize> = (0..ops.len()).collect();
+        by_start.sort_by_key(|i| (ops[*i].start, *i));
         Sweep {
-            rec,
+            ops,
             by_end,
             by_start,
             end_pos: 0,
             start_pos: 0,
-            durable: rec.base.clone(),
+            durable: base.clone(),
             in_flight: Vec::new(),
         }
     }
 
     fn advance(&mut self, t: SimTime) -> Result<(), String> {
         while self.start_pos < self.by_start.len()
-            && self.rec.ops[self.by_start[self.start_pos]].start <= t
+            && self.ops[self.by_start[self.start_pos]].start <= t
         {
             self.in_flight.push(self.by_start[self.start_pos]);
             self.start_pos += 1;
         }
-        while self.end_pos < self.by_end.len() && self.rec.ops[self.by_end[self.end_pos]].end <= t {
+        while self.end_pos < self.by_end.len() && self.ops[self.by_end[self.end_pos]].end <= t {
             let i = self.by_end[self.end_pos];
             self.durable
-                .apply(&self.rec.ops[i].kind)
+                .apply(&self.ops[i].kind)
                 .map_err(|e| format!("internal: replaying op {i}: {e}"))?;
             self.end_pos += 1;
         }
-        let ops = &self.rec.ops;
+        let ops = &self.ops;
         self.in_flight.retain(|i| ops[*i].end > t);
         self.in_flight.sort_unstable();
         Ok(())
@@ -196,11 +218,11 @@ impl<'a> Sweep<'a> {
     ) -> Result<NandImage, String> {
         let mut img = self.durable.clone();
         for &i in persisted {
-            img.apply(&self.rec.ops[i].kind)
+            img.apply(&self.ops[i].kind)
                 .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
         }
         if let Some((i, k)) = torn {
-            img.apply_torn(&self.rec.ops[i].kind, k)
+            img.apply_torn(&self.ops[i].kind, k)
                 .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
         }
         Ok(img)
@@ -220,33 +242,65 @@ pub fn evaluate_with(
     t: SimTime,
     full: Option<&crate::consistency::Contents>,
 ) -> Vec<String> {
-    let nand = Nand::from_image(img, rec.dcfg.nand.timing.clone());
-    let out = catch_unwind(AssertUnwindSafe(
-        || -> Result<crate::strategy::RecoveredDb, String> {
-            let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
-                .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
-            let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
-            let mut ctx = RecoverCtx {
-                cfg: &rec.cfg,
-                layout: &rec.layout,
-                device: &mut dev,
-                tags: &rec.tags,
-                now: SimTime::from_ns(rep.time_ns),
-            };
-            (info.recover)(&mut ctx).map_err(|e| e.to_string())
-        },
-    ));
-    let db = match out {
+    evaluate_logged(rec, img, t, full, false).findings
+}
+
+/// What one restart from a crash image gave.
+pub struct Evaluated {
+    /// What is wrong (empty: the database is right).
+    pub findings: Vec<String>,
+    /// With `log`: the media operations the restart issued (device and strategy recovery),
+    /// in issue order, timed from the restart's start — the tape of crashes inside it.
+    pub recovery_ops: Option<Vec<LoggedOp>>,
+}
+
+/// As `evaluate_with`; with `log`, the restart's own media operations are kept.
+pub fn evaluate_logged(
+    rec: &HostRecording,
+    img: NandImage,
+    t: SimTime,
+    full: Option<&crate::consistency::Contents>,
+    log: bool,
+) -> Evaluated {
+    let mut nand = Nand::from_image(img, rec.dcfg.nand.timing.clone());
+    if log {
+        nand.enable_log();
+    }
+    type Restart = (crate::strategy::RecoveredDb, Option<Vec<LoggedOp>>);
+    let out = catch_unwind(AssertUnwindSafe(|| -> Result<Restart, String> {
+        let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
+            .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+        let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
+        let mut ctx = RecoverCtx {
+            cfg: &rec.cfg,
+            layout: &rec.layout,
+            device: &mut dev,
+            tags: &rec.tags,
+            now: SimTime::from_ns(rep.time_ns),
+        };
+        let db = (info.recover)(&mut ctx).map_err(|e| e.to_string())?;
+        let ops = log.then(|| dev.core.nand.take_log());
+        Ok((db, ops))
+    }));
+    let (db, recovery_ops) = match out {
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            return vec![format!("recovery panicked: {msg}")];
+            return Evaluated {
+                findings: vec![format!("recovery panicked: {msg}")],
+                recovery_ops: None,
+            };
         }
-        Ok(Err(e)) => return vec![e],
-        Ok(Ok(db)) => db,
+        Ok(Err(e)) => {
+            return Evaluated {
+                findings: vec![e],
+                recovery_ops: None,
+            }
+        }
+        Ok(Ok(x)) => x,
     };
     let mut pages = db.pages;
     if rec.cfg.fault_drop_page {
@@ -256,12 +310,25 @@ pub fn evaluate_with(
     if let Some(c) = full {
         findings.extend(c.findings(&rec.layout, &pages));
     }
-    findings
+    Evaluated {
+        findings,
+        recovery_ops,
+    }
 }
 
 /// The oracle (module docs). Returns the findings; empty means the database is right.
 pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -> Vec<String> {
-    let layout = &rec.layout;
+    judge_commits(&rec.layout, &rec.commits, t, db)
+}
+
+/// `judge` over any list of commits in commit order (`acklog::commits_as_logged` builds one
+/// from an ack log).
+pub fn judge_commits(
+    layout: &Layout,
+    commits: &[CommitRec],
+    t: SimTime,
+    db: &BTreeMap<PageNo, Vec<u64>>,
+) -> Vec<String> {
     let mut base: BTreeMap<(PageNo, u16), u64> = BTreeMap::new();
     let value = |m: &BTreeMap<(PageNo, u16), u64>, p: PageNo, s: u16| -> u64 {
         m.get(&(p, s))
@@ -286,7 +353,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         }
     };
     let empty = BTreeMap::new();
-    for (i, c) in rec.commits.iter().enumerate() {
+    for (i, c) in commits.iter().enumerate() {
         for op in &c.spec.ops {
             if !matches!(op, RecOp::Read(_)) {
                 pages.insert(layout.page_of(op.rid()));
@@ -301,7 +368,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         }
     }
     for (i, w) in in_flight.iter_mut() {
-        apply(w, &rec.commits[*i], &base);
+        apply(w, &commits[*i], &base);
     }
     let mut findings = Vec::new();
     let got = |p: PageNo, s: u16| -> u64 {
@@ -326,7 +393,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
                 findings.push(format!(
                     "page {} slot {s}: {g:#x} is neither before nor after in-flight {} ({:#x} / {v:#x})",
                     p.0,
-                    rec.commits[*i].txn,
+                    commits[*i].txn,
                     value(&base, p, s)
                 ));
             }
@@ -334,7 +401,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
         if with > 0 && without > 0 {
             findings.push(format!(
                 "in-flight {} is partly visible: {with} records with it, {without} without",
-                rec.commits[*i].txn
+                commits[*i].txn
             ));
         }
     }
@@ -355,8 +422,7 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
             }
             let (g, want) = (got(p, s), value(&base, p, s));
             if g != want {
-                let who = rec
-                    .commits
+                let who = commits
                     .iter()
                     .rev()
                     .filter(|c| c.ack <= t)
@@ -388,7 +454,87 @@ pub fn check(
     seed: u64,
     only: Option<u64>,
 ) -> Result<CheckReport, String> {
+    check_with(rec, mode, seed, only, false)
+}
+
+/// Every (persisted subset, torn operation) of the operations `fl` in flight at one instant.
+fn fates_at(ops: &[LoggedOp], fl: &[usize]) -> Vec<(Vec<usize>, Option<(usize, TornKind)>)> {
+    let mut out = Vec::new();
+    for mask in 0u64..(1u64 << fl.len()) {
+        let persisted: Vec<usize> = fl
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| mask & (1 << k) != 0)
+            .map(|(_, i)| *i)
+            .collect();
+        let mut torns = vec![None];
+        for (k, &i) in fl.iter().enumerate() {
+            if mask & (1 << k) == 0 {
+                torns.extend(
+                    torn_variants(i, &ops[i].kind)
+                        .into_iter()
+                        .map(|v| Some((i, v))),
+                );
+            }
+        }
+        for torn in torns {
+            out.push((persisted.clone(), torn));
+        }
+    }
+    out
+}
+
+/// One random fate of the operations `fl` in flight: each persisted with probability 1/2,
+/// and with probability 0.3 one of the others torn.
+fn draw_fates(
+    ops: &[LoggedOp],
+    fl: &[usize],
+    r: &mut Rng,
+) -> (Vec<usize>, Option<(usize, TornKind)>) {
+    let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
+    let rest: Vec<usize> = fl
+        .iter()
+        .copied()
+        .filter(|i| !persisted.contains(i))
+        .collect();
+    let mut torn = None;
+    if !rest.is_empty() && r.chance(0.3) {
+        let i = rest[r.below(rest.len() as u64) as usize];
+        let vs = torn_variants(i, &ops[i].kind);
+        if !vs.is_empty() {
+            torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
+        }
+    }
+    (persisted, torn)
+}
+
+/// The crash instants of a recovery's operations: every start and end.
+fn recovery_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
+    let mut b = vec![SimTime::ZERO];
+    for o in ops {
+        b.push(o.start);
+        b.push(o.end);
+    }
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// As `check`; with `double`, also crashes inside the recovery of every state (module docs,
+/// "Crashes inside recovery"): exhaustively every crash state of the recovery's own media
+/// operations; randomly one state inside the first recovery and, with probability 1/2, one
+/// inside the second. A state inside recovery is judged at the first crash's instant:
+/// recovery acks nothing, so the contract is the same.
+pub fn check_with(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    double: bool,
+) -> Result<CheckReport, String> {
     if let Some(tier) = &rec.tier {
+        // The PCM tier's restarts are pure functions of the PCM and disk images
+        // (`pcm_tier::recover_for`): they write nothing, so no state lies inside them.
         return crate::pcm_tier::check(rec, tier, mode, seed, only);
     }
     let mut rep = CheckReport {
@@ -402,19 +548,63 @@ pub fn check(
     } else {
         None
     };
-    let run_state =
-        |sweep: &Sweep<'_>, state: CrashState, rep: &mut CheckReport| -> Result<(), String> {
-            let img = sweep.image(&state.persisted, state.torn)?;
-            let findings = evaluate_with(rec, img, state.t, full.as_ref());
-            rep.states += 1;
-            if !findings.is_empty() {
-                rep.violations += 1;
+    let full = full.as_ref();
+    let note = |rep: &mut CheckReport,
+                state: &CrashState,
+                inside: Vec<CrashState>,
+                findings: Vec<String>| {
+        rep.states += 1;
+        if !inside.is_empty() {
+            rep.states_in_recovery += 1;
+        }
+        if !findings.is_empty() {
+            rep.violations += 1;
+        }
+        if (!findings.is_empty() && rep.first.len() < KEEP) || (only.is_some() && inside.is_empty())
+        {
+            rep.first.push(Violation {
+                state: state.clone(),
+                inside,
+                findings,
+            });
+        }
+    };
+    // The states inside the recovery of `state` (whose image is `img`, whose recovery issued
+    // `rops`), exhaustively.
+    let exhaustive_inside = |rep: &mut CheckReport,
+                             state: &CrashState,
+                             img: &NandImage,
+                             rops: &[LoggedOp],
+                             max_in_flight: usize|
+     -> Result<(), String> {
+        rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+        let mut sweep = Sweep::over(img, rops);
+        let mut index = 0u64;
+        for t2 in recovery_boundaries(rops) {
+            sweep.advance(t2)?;
+            let fl = sweep.in_flight.clone();
+            if fl.len() > max_in_flight {
+                return Err(format!(
+                    "{} recovery operations are in progress at {t2}; exhaustive checking allows {max_in_flight}",
+                    fl.len()
+                ));
             }
-            if (!findings.is_empty() && rep.first.len() < KEEP) || only.is_some() {
-                rep.first.push(Violation { state, findings });
+            for (persisted, torn) in fates_at(rops, &fl) {
+                let inner = CrashState {
+                    index,
+                    t: t2,
+                    persisted,
+                    torn,
+                    in_flight: fl.clone(),
+                };
+                index += 1;
+                let img2 = sweep.image(&inner.persisted, inner.torn)?;
+                let f = evaluate_logged(rec, img2, state.t, full, false).findings;
+                note(rep, state, vec![inner], f);
             }
-            Ok(())
-        };
+        }
+        Ok(())
+    };
     match mode {
         Mode::Exhaustive { max_in_flight } => {
             let mut sweep = Sweep::new(rec);
@@ -429,36 +619,28 @@ pub fn check(
                         fl.len()
                     ));
                 }
-                for mask in 0u64..(1u64 << fl.len()) {
-                    let persisted: Vec<usize> = fl
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, _)| mask & (1 << k) != 0)
-                        .map(|(_, i)| *i)
-                        .collect();
-                    let mut torns = vec![None];
-                    for (k, &i) in fl.iter().enumerate() {
-                        if mask & (1 << k) == 0 {
-                            torns.extend(
-                                torn_variants(i, &rec.ops[i].kind)
-                                    .into_iter()
-                                    .map(|v| Some((i, v))),
-                            );
-                        }
+                for (persisted, torn) in fates_at(&rec.ops, &fl) {
+                    let state = CrashState {
+                        index,
+                        t,
+                        persisted,
+                        torn,
+                        in_flight: fl.clone(),
+                    };
+                    index += 1;
+                    if only.is_some_and(|o| o != state.index) {
+                        continue;
                     }
-                    for torn in torns {
-                        let state = CrashState {
-                            index,
-                            t,
-                            persisted: persisted.clone(),
-                            torn,
-                            in_flight: fl.clone(),
-                        };
-                        index += 1;
-                        if only.is_some_and(|o| o != state.index) {
-                            continue;
+                    let img = sweep.image(&state.persisted, state.torn)?;
+                    let ev = evaluate_logged(rec, img.clone(), t, full, double);
+                    let failed = !ev.findings.is_empty();
+                    note(&mut rep, &state, vec![], ev.findings);
+                    // A restart that wrote nothing has no crash point of its own.
+                    match ev.recovery_ops {
+                        Some(rops) if !failed && !rops.is_empty() => {
+                            exhaustive_inside(&mut rep, &state, &img, &rops, max_in_flight)?;
                         }
-                        run_state(&sweep, state, &mut rep)?;
+                        _ => {}
                     }
                 }
             }
@@ -480,20 +662,7 @@ pub fn check(
                 rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
                 let mut r = root.fork(&k.to_string());
                 r.next_u64();
-                let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
-                let rest: Vec<usize> = fl
-                    .iter()
-                    .copied()
-                    .filter(|i| !persisted.contains(i))
-                    .collect();
-                let mut torn = None;
-                if !rest.is_empty() && r.chance(0.3) {
-                    let i = rest[r.below(rest.len() as u64) as usize];
-                    let vs = torn_variants(i, &rec.ops[i].kind);
-                    if !vs.is_empty() {
-                        torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
-                    }
-                }
+                let (persisted, torn) = draw_fates(&rec.ops, &fl, &mut r);
                 let state = CrashState {
                     index: k,
                     t,
@@ -501,7 +670,48 @@ pub fn check(
                     torn,
                     in_flight: fl,
                 };
-                run_state(&sweep, state, &mut rep)?;
+                let img = sweep.image(&state.persisted, state.torn)?;
+                let ev = evaluate_logged(rec, img.clone(), t, full, double);
+                let failed = !ev.findings.is_empty();
+                note(&mut rep, &state, vec![], ev.findings);
+                if failed || !double {
+                    continue;
+                }
+                // Up to two crashes inside the recoveries that follow, as the device
+                // checker draws them.
+                let mut r = root.fork(&format!("{k}/double"));
+                let mut inside: Vec<CrashState> = Vec::new();
+                let mut base = img;
+                let mut rops = ev.recovery_ops.unwrap_or_default();
+                for depth in 0..2u64 {
+                    rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+                    if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
+                        break;
+                    }
+                    let rb = recovery_boundaries(&rops);
+                    let t2 = rb[r.below(rb.len() as u64) as usize];
+                    let mut rs = Sweep::over(&base, &rops);
+                    rs.advance(t2)?;
+                    let fl = rs.in_flight.clone();
+                    let (persisted, torn) = draw_fates(&rops, &fl, &mut r);
+                    let inner = CrashState {
+                        index: depth,
+                        t: t2,
+                        persisted,
+                        torn,
+                        in_flight: fl,
+                    };
+                    let img2 = rs.image(&inner.persisted, inner.torn)?;
+                    inside.push(inner);
+                    let ev2 = evaluate_logged(rec, img2.clone(), t, full, depth == 0);
+                    let failed = !ev2.findings.is_empty();
+                    note(&mut rep, &state, inside.clone(), ev2.findings);
+                    if failed {
+                        break;
+                    }
+                    base = img2;
+                    rops = ev2.recovery_ops.unwrap_or_default();
+                }
             }
         }
     }

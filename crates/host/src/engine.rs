@@ -566,6 +566,8 @@ pub struct Engine {
     /// When the device is first idle: the run starts here (zero on a fresh device; later on
     /// one aged before the run, whose ageing is not part of the run's time).
     start: SimTime,
+    /// Where commit issues and acks are reported as they happen (`acklog`).
+    ack_sink: Option<crate::acklog::AckSink>,
 }
 
 /// Device pages a DB page spans on a device with `flash_page_bytes` pages.
@@ -691,7 +693,26 @@ impl Engine {
             base_ftl,
             base_busy_ns,
             start,
+            ack_sink: None,
         })
+    }
+
+    /// Reports every commit to `sink`: its issue just before the strategy's `commit`, its
+    /// ack when the ack instant is reached, before the locks are released (`acklog`).
+    pub fn set_ack_sink(&mut self, sink: crate::acklog::AckSink) {
+        self.ack_sink = Some(sink);
+    }
+
+    fn report_ack(&mut self, ev: crate::acklog::AckEv, c: u32) -> Result<()> {
+        let Some(sink) = self.ack_sink.as_mut() else {
+            return Ok(());
+        };
+        let cl = &self.clients[c as usize];
+        let Some(spec) = &cl.spec else {
+            return Ok(());
+        };
+        let line = crate::acklog::line(ev, cl.txn, &self.core.layout, spec);
+        sink(&line).map_err(|e| HostError::Output(format!("ack log: {e}")))
     }
 
     /// Captures the device commands of the run as a `txn` trace (`HostRun::trace`).
@@ -1150,6 +1171,7 @@ impl Engine {
     fn end_txn(&mut self, c: u32, now: SimTime, end: End) -> Result<()> {
         let at = match end {
             End::Commit => {
+                self.report_ack(crate::acklog::AckEv::Issue, c)?;
                 let ack = self.strat.commit(&mut self.core, c, now)?;
                 let cl = &self.clients[c as usize];
                 if self.record {
@@ -1183,6 +1205,9 @@ impl Engine {
     }
 
     fn on_finished(&mut self, c: u32, now: SimTime) -> Result<()> {
+        if self.clients[c as usize].ending == End::Commit {
+            self.report_ack(crate::acklog::AckEv::Ack, c)?;
+        }
         let granted = self.locks.release_all(c);
         self.grant(&granted, now);
         // Admission waiters for this transaction retry now (in client order; one that
@@ -1319,12 +1344,29 @@ pub fn run_traced(
     record: bool,
     trace: bool,
 ) -> Result<HostRun> {
+    run_acked(cfg, dcfg, device, seed, record, trace, None)
+}
+
+/// As `run_traced`; with `acks`, every commit's issue and ack is reported to it as it
+/// happens (`acklog`, the file-backed run's ack log).
+pub fn run_acked(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+    trace: bool,
+    acks: Option<crate::acklog::AckSink>,
+) -> Result<HostRun> {
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
     let protocol = device.info().name;
     let mut e = Engine::new(cfg, device, source, seed, record)?;
     if trace {
         e.capture_trace();
+    }
+    if let Some(s) = acks {
+        e.set_ack_sink(s);
     }
     e.run()?;
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());

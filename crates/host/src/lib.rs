@@ -36,6 +36,7 @@
 //! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, update strategies other
 //! than out-of-place page writes.
 
+pub mod acklog;
 pub mod bank;
 pub mod buffer;
 pub mod check;
@@ -184,6 +185,12 @@ pub struct HostConfig {
     /// outside tests.
     #[serde(skip)]
     pub fault_early_commit_ack: bool,
+    /// A planted bug for testing crashes inside recovery (wal): restart overwrites the first
+    /// log page it scanned with a later one before any redone page is durable, so a second
+    /// crash during that restart loses the log the next restart needs. Recovery that is not
+    /// idempotent; a single crash cannot see it. Never set this outside tests.
+    #[serde(skip)]
+    pub fault_recovery_reuses_log: bool,
     /// A planted bug for testing the crash checker (flagcommit-ex): the checkpoint's master
     /// does not wait for commit-flag programs, so commit status can be lost with the
     /// truncated log. Never set this outside tests.
@@ -242,6 +249,7 @@ impl Default for HostConfig {
             pcm: pcm_tier::PcmSettings::default(),
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
+            fault_recovery_reuses_log: false,
             fault_fc_empty_commit_list: false,
             fault_fc: String::new(),
             fault_device_tx: String::new(),
@@ -334,6 +342,9 @@ pub enum HostError {
     /// The engine cannot make progress (a bug or a configuration that starves itself).
     #[error("host engine: {0}")]
     Stuck(String),
+    /// Writing what the run reports outside (the ack log) failed.
+    #[error("host output: {0}")]
+    Output(String),
 }
 
 pub type Result<T> = std::result::Result<T, HostError>;

@@ -728,6 +728,7 @@ pub fn check(
                     );
                 }
                 rep.first.push(Violation {
+                    inside: Vec::new(),
                     state: CrashState {
                         index: k,
                         t,

@@ -47,16 +47,24 @@ pub fn run_host_traced(
     )
     .map_err(herr)?;
     if let (Some(path), Some(cmds)) = (trace, run.trace.as_ref()) {
-        use std::io::Write;
-        let io = |e: std::io::Error| WorldError::Io(format!("{}: {e}", path.display()));
-        let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-        writeln!(w, "{}", workload::txtrace::HEADER).map_err(io)?;
-        for t in cmds {
-            workload::txtrace::write_line(&mut w, t).map_err(io)?;
-        }
-        w.flush().map_err(io)?;
+        write_trace(path, cmds)?;
     }
     Ok(run.metrics)
+}
+
+/// Writes captured device commands as a `txn` trace.
+pub(crate) fn write_trace(
+    path: &std::path::Path,
+    cmds: &[workload::txn::Timed],
+) -> Result<(), WorldError> {
+    use std::io::Write;
+    let io = |e: std::io::Error| WorldError::Io(format!("{}: {e}", path.display()));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    writeln!(w, "{}", workload::txtrace::HEADER).map_err(io)?;
+    for t in cmds {
+        workload::txtrace::write_line(&mut w, t).map_err(io)?;
+    }
+    w.flush().map_err(io)
 }
 
 /// The configuration `commitlab crash --host S --protocol P` starts from: the host
@@ -130,7 +138,18 @@ pub fn check_host(
     seed: u64,
     only: Option<u64>,
 ) -> Result<CheckReport, WorldError> {
-    host::check::check(rec, mode, seed, only).map_err(WorldError::Config)
+    check_host_with(rec, mode, seed, only, false)
+}
+
+/// As `check_host`; with `double`, also crashes inside the recoveries (`host::check::check_with`).
+pub fn check_host_with(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    double: bool,
+) -> Result<CheckReport, WorldError> {
+    host::check::check_with(rec, mode, seed, only, double).map_err(WorldError::Config)
 }
 
 #[cfg(test)]

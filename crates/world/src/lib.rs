@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod config;
 pub mod config_doc;
+pub mod host_image;
 pub mod host_run;
 pub mod hostlog;
 pub mod metrics;

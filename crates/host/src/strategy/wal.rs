@@ -986,6 +986,15 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
             other => return Err(corrupt(format!("undo reached {other:?} at {lsn}"))),
         };
     }
+    if ctx.cfg.fault_recovery_reuses_log {
+        // The planted bug (`HostConfig::fault_recovery_reuses_log`): the scan's first log
+        // page overwritten with the next one's contents before any redone page is durable.
+        if let ssd::ReadOutcome::Tag(t) = read(ctx, log_lpn(base, pages, first + 1))? {
+            ctx.device
+                .write_plain(log_lpn(base, pages, first), t, ctx.now)
+                .map_err(|e| corrupt(format!("the planted log overwrite: {e}")))?;
+        }
+    }
     let after = ctx.device.core.nand.counters();
     Ok(RecoveredDb {
         pages: db.into_iter().map(|(p, (v, _))| (p, v)).collect(),
