@@ -12,6 +12,7 @@
 //! states (an active transaction's undo records overwritten); unmutated it is refused with
 //! exit 2 naming `host.log_pages`.
 
+use commitlab_host as host;
 use host::check;
 
 /// Long transactions (16 updates) on a four-page log with a checkpoint every 512 bytes: the
