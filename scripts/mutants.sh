@@ -14,6 +14,9 @@
 #   T  targeted: for scc, bpcc, cfc, lighttx and aw, one exhaustive run of a configuration and
 #      seed found by searching geometry/workload/timing knobs with core-erase-early on
 #      (the window of FtlCore::erase_not_before; docs/MUTATION.md); for other protocols "-"
+#   V  safety variants: `crash --variants --protocol P`, exhaustive over the timing profiles,
+#      for the protocols that have a variant (check::variants: the non-default position of
+#      each option that switches a safety mechanism); for other protocols "-"
 #
 # A check that already fails on the unmutated protocol (a known, unfixed bug) cannot judge
 # mutants of that protocol and is reported as n/a. Prints a Markdown table (docs/MUTATION.md).
@@ -42,8 +45,11 @@ declare -A SCOPE=(
   [aw-carrier-not-awaited]="aw mhl-m"
   [scc-abort-erase-unawaited]="scc"
   [bpcc-straddler-unpinned]="bpcc"
+  [scc-write-erase-unawaited]="scc"
+  [none-root-trusted]="none"
+  [gc-erase-before-copies]="none tc"
 )
-ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited bpcc-straddler-unpinned"
+ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited bpcc-straddler-unpinned scc-write-erase-unawaited none-root-trusted gc-erase-before-copies"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
 # T: targeted configurations (exhaustive, one timing profile), per protocol. Found on
@@ -72,12 +78,16 @@ check() {
     S*) $B crash --protocol "$p" --shape "${c#S:}" --schedules 2048 ;;
     # shellcheck disable=SC2086 # the targeted arguments are words
     T) $B crash --protocol "$p" ${TARGETED[$p]} ;;
+    V) $B crash --variants --protocol "$p" ;;
   esac >/dev/null 2>&1
 }
 
 # S: the stress shapes, each judged against its own unmutated baseline: a shape the
 # protocol cannot run (tc cannot trim) or that an open bug breaks is skipped for it.
 SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight erase-race"
+
+# V: the protocols with a safety variant (crates/check/src/variants.rs).
+has_variants() { case " none tc scc bpcc cfc afc lighttx aw mhl-m " in *" $1 "*) return 0 ;; esac; return 1; }
 
 declare -A BASE
 for p in $ALL; do
@@ -88,10 +98,11 @@ for p in $ALL; do
     check "S:$s" "$p"; BASE[$p"S:$s"]=$?
   done
   if [ -n "${TARGETED[$p]:-}" ]; then check T "$p"; BASE[${p}T]=$?; fi
+  if has_variants "$p"; then check V "$p"; BASE[${p}V]=$?; fi
 done
 
-echo "| mutant | protocol | A one timing | B timing profiles | C random timing | D double | S shapes | T targeted | verdict |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| mutant | protocol | A one timing | B timing profiles | C random timing | D double | S shapes | T targeted | V variants | verdict |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in $ORDER; do
   for p in ${SCOPE[$m]}; do
     row="| $m | $p |"
@@ -119,6 +130,16 @@ for m in $ORDER; do
     elif [ "${BASE[${p}T]}" != 0 ]; then row="$row n/a |";
     else
       COMMITLAB_MUTANT=$m check T "$p"; r=$?
+      case $r in
+        0) row="$row survived |" ;;
+        1) row="$row **caught** |"; any=1 ;;
+        *) row="$row error $r |" ;;
+      esac
+    fi
+    if ! has_variants "$p"; then row="$row - |";
+    elif [ "${BASE[${p}V]}" != 0 ]; then row="$row n/a |";
+    else
+      COMMITLAB_MUTANT=$m check V "$p"; r=$?
       case $r in
         0) row="$row survived |" ;;
         1) row="$row **caught** |"; any=1 ;;

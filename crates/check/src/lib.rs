@@ -48,6 +48,7 @@
 pub mod oracle;
 pub mod shapes;
 pub mod timing;
+pub mod variants;
 
 use media::{LoggedOp, Nand, NandImage, OpKind, TornKind};
 use sim::{Lpn, Rng, SimTime, TxId};

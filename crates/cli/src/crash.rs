@@ -25,6 +25,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use world::Config;
 
+mod variants;
+
 /// Random schedules per recording (per timing profile).
 pub const BATCH: u64 = 512;
 
@@ -48,12 +50,18 @@ pub struct CrashArgs {
     pub cfg: ConfigArgs,
     /// The protocol to check: one of none, tc, scc, bpcc, cfc, afc, lighttx, aw, mhl-d,
     /// mhl-m.
-    #[arg(long, required_unless_present_any = ["all", "host"], conflicts_with = "all")]
+    #[arg(long, required_unless_present_any = ["all", "host", "variants"], conflicts_with = "all")]
     pub protocol: Option<String>,
     /// Check every registered protocol (in parallel): exhaustively over the timing profiles,
     /// plus `--schedules N` random schedules each when given.
     #[arg(long)]
     pub all: bool,
+    /// Check every safety variant instead (in parallel, as --all): the non-default position
+    /// of each option that switches a protocol's crash-safety mechanism
+    /// (`check::variants`), exhaustively plus `--schedules N` random schedules each; with
+    /// --protocol P only P's variants.
+    #[arg(long, conflicts_with_all = ["all", "host", "state", "shape"])]
+    pub variants: bool,
     /// Enumerate every crash state for each timing profile. The default without
     /// --schedules; with --schedules N it runs both, exhaustive then N random states (as
     /// --all always does). Replay commands of exhaustive states spell it out.
@@ -512,6 +520,9 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
                 .into(),
         ));
     }
+    if a.variants {
+        return variants::cmd_variants(a, quiet);
+    }
     if a.all {
         if a.state.is_some() {
             return Err(Fail(
@@ -688,6 +699,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         double: true,
         timing: None,
         shape: None,
+        variants: false,
         min_states: None,
         host: None,
     };

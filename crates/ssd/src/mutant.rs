@@ -29,6 +29,30 @@
 //!   SRS is not empty, so GC may erase the only proof that an uncommitted intention is
 //!   uncommitted (TxFlash §3.3, "BPCC Garbage Collection"; in both `protocol.bpcc_srs`
 //!   forms).
+//! - `scc-write-erase-unawaited`: SCC's erase of an uncommitted intention on the path of the
+//!   next write of its page (`clear_for`, reached with `protocol.scc_erase_at_abort=false`)
+//!   does not raise the page's floor, so the new version may be programmed before that erase
+//!   completes (TxFlash §3.2, the SCC Invariant).
+//! - `none-root-trusted`: the plain FTL's recovery takes a checkpoint root's entry even when
+//!   it names a page in a block the recovery scan read (a block erased and rewritten after
+//!   the checkpoint), instead of letting the scan decide.
+//! - `gc-erase-before-copies`: GC treats a relocated page as durable when its read ends, not
+//!   when its copy's program ends, so the victim's erase and the old page's release wait for
+//!   the reads only.
+//!
+//! Host-level mutants (crate `host`, feature `mutants`, which switches this one on):
+//! - `wal-wrap-over-active`: WAL's log space check (`Wal::needed_seq`) ignores the first
+//!   record of every active transaction, so a small log wraps over records undo needs
+//!   (ARIES §4.3 / the log-space rule in `strategy/wal.rs`);
+//! - `aries-abort-closes`: ARIES analysis removes a transaction from the transaction table
+//!   at its ABORT record instead of at its END record, so a rollback cut short by the crash
+//!   is not finished by undo (ARIES §6.1 and §6.4);
+//! - `ipa-appends-unordered`: In-Place Appends issues a page's delta record without waiting
+//!   for the previous append to (or write of) the same page, so the device may complete
+//!   them out of order;
+//! - `ipl-sector-before-merge`: IPL's first log sector after a merge is not ordered after
+//!   the merge's page writes, so it may overwrite the unit's old log page before the merged
+//!   images are on flash.
 
 /// Whether mutant `name` is switched on in this process.
 #[cfg(feature = "mutants")]

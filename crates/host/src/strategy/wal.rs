@@ -337,6 +337,10 @@ impl Wal {
             .rev()
             .find(|m| m.0 <= now)
             .map_or(0, |m| m.1);
+        #[cfg(feature = "mutants")]
+        if ssd::mutant::on("wal-wrap-over-active") {
+            return lsn / self.page_bytes;
+        }
         for t in self.txs.iter().flatten() {
             lsn = lsn.min(t.first);
         }
@@ -855,6 +859,10 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         match &e.rec {
             LogRec::Begin { txn } => {
                 att.insert(*txn, None);
+            }
+            #[cfg(feature = "mutants")]
+            LogRec::Abort { txn, .. } if ssd::mutant::on("aries-abort-closes") => {
+                att.remove(txn);
             }
             LogRec::Update { txn, .. } | LogRec::Abort { txn, .. } => {
                 att.insert(*txn, Some(e.lsn));

@@ -243,6 +243,13 @@ impl Ipa {
             part: 0,
         });
         let rec = encode(tag, pairs);
+        #[cfg(feature = "mutants")]
+        let ready = if ssd::mutant::on("ipa-appends-unordered") {
+            at
+        } else {
+            at.max(self.last_end[p.0 as usize])
+        };
+        #[cfg(not(feature = "mutants"))]
         let ready = at.max(self.last_end[p.0 as usize]);
         let t0 = core.disk[p.0 as usize].as_ref().map_or(0, |d| d.0);
         let end = if self.block {

@@ -486,7 +486,15 @@ impl Ipl {
         }
         // The next sector starts a fresh log page, ordered after the merge's writes (a
         // sector naming a newer image is harmless before them, but keep logs behind data).
-        self.last_end[u] = self.last_end[u].max(end);
+        #[cfg(feature = "mutants")]
+        let end_for_log = if ssd::mutant::on("ipl-sector-before-merge") {
+            at
+        } else {
+            end
+        };
+        #[cfg(not(feature = "mutants"))]
+        let end_for_log = end;
+        self.last_end[u] = self.last_end[u].max(end_for_log);
         self.refresh_reads(core, u);
         Ok(end)
     }

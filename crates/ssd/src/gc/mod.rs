@@ -256,6 +256,13 @@ pub fn relocate(
         } else {
             core.program(Stream::GC, Some(pu), content, &oob, rt.end)?
         };
+        #[cfg(feature = "mutants")]
+        let end = if crate::mutant::on("gc-erase-before-copies") {
+            rt.end
+        } else {
+            t.end
+        };
+        #[cfg(not(feature = "mutants"))]
         let end = t.end;
         ready_erase = ready_erase.max(end);
         moved += 1;

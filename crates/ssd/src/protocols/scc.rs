@@ -177,6 +177,10 @@ impl SccFtl {
             };
             // GC (or a lazy erase after recovery) may have erased it already.
             if let Some(e) = self.uncommitted.settle(core, &at) {
+                #[cfg(feature = "mutants")]
+                if crate::mutant::on("scc-write-erase-unawaited") {
+                    continue;
+                }
                 self.forget(at, &e);
                 continue;
             }
