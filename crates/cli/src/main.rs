@@ -106,6 +106,10 @@ enum Cmd {
         ack_log: Option<PathBuf>,
         #[arg(long, help = host_help("Run the DBMS host with this recovery strategy", "on the device"))]
         host: Option<String>,
+        /// The DBMS host's workload: tpcc, tpcb, tatp, bank, records (= --set
+        /// host.workload="..."; needs --host).
+        #[arg(long)]
+        workload: Option<String>,
     },
     /// Run every protocol (or a list) on the same device and workload, side by side.
     ///
@@ -221,6 +225,28 @@ fn load(a: &ConfigArgs, base: Option<Config>, extra: &[String]) -> Result<Config
         cfg.seed = s;
     }
     Ok(cfg)
+}
+
+/// What set the device geometry, if anything did: a preset, a configuration file with a
+/// `[nand]` section, or a `--set nand.*` (a host run sizes the device only when nothing did).
+fn geometry_set_by(a: &ConfigArgs) -> Result<Option<String>, Fail> {
+    if let Some(k) = a.sets.iter().find(|s| s.trim_start().starts_with("nand.")) {
+        let key = k.split('=').next().unwrap_or(k).trim();
+        return Ok(Some(format!("--set {key}")));
+    }
+    if let Some(p) = &a.preset {
+        return Ok(Some(format!("--preset {p}")));
+    }
+    if let Some(f) = &a.config {
+        let text = std::fs::read_to_string(f).map_err(|e| bad(format!("{}: {e}", f.display())))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| bad(format!("{}: {e}", f.display())))?;
+        if table.contains_key("nand") {
+            return Ok(Some(format!("the [nand] section of {}", f.display())));
+        }
+    }
+    Ok(None)
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(path: &Option<PathBuf>, v: &T) -> Result<(), Fail> {
@@ -816,25 +842,33 @@ fn main() -> ExitCode {
             image,
             ack_log,
             host: None,
-        } => cmd_run(
-            cfg,
-            protocol,
-            trace,
-            trace_format,
-            record,
-            json,
-            image,
-            ack_log,
-            cli.quiet,
-        ),
+            workload,
+        } => match workload {
+            Some(_) => Err(Fail(
+                2,
+                "--workload picks the DBMS host's workload (host.workload) and needs --host S; a device run's workload is the [workload] section".into(),
+            )),
+            None => cmd_run(
+                cfg,
+                protocol,
+                trace,
+                trace_format,
+                record,
+                json,
+                image,
+                ack_log,
+                cli.quiet,
+            ),
+        },
         Cmd::Run {
             cfg,
             protocol,
             json,
             record,
             host: Some(h),
+            workload,
             ..
-        } => cmd_host_run(cfg, h, protocol, json, record),
+        } => cmd_host_run(cfg, h, protocol, workload, json, record),
         Cmd::Compare { cfg, out } => cmd_study(cfg, out, false, cli.quiet),
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
@@ -913,6 +947,7 @@ fn cmd_host_run(
     a: &ConfigArgs,
     strategy: &str,
     protocol: &Option<String>,
+    workload: &Option<String>,
     json: &Option<PathBuf>,
     record: &Option<PathBuf>,
 ) -> Result<(), Fail> {
@@ -923,11 +958,22 @@ fn cmd_host_run(
     if let Some(p) = protocol {
         extra.push(format!("protocol.name=\"{p}\""));
     }
+    if let Some(w) = workload {
+        extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
+    }
     let cfg = load(a, None, &extra)?;
-    let m = world::host_run::run_host_traced(&cfg, record.as_deref()).map_err(|e| match e {
-        world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
-        other => bad(other),
-    })?;
+    let sizing = match geometry_set_by(a)? {
+        Some(by) => world::host_run::Sizing::Fixed(by),
+        None => world::host_run::Sizing::Auto,
+    };
+    let (m, note) =
+        world::host_run::run_host_sized(&cfg, record.as_deref(), &sizing).map_err(|e| match e {
+            world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
+            other => bad(other),
+        })?;
+    if let Some(n) = note {
+        println!("{n}");
+    }
     println!(
         "host {} on {}: {}\ncommitted {} aborted {} restarted {} in {:.3} s simulated: {:.1} txn/s\ntxn time mean {:.3} ms p99 {:.3} ms; commit response mean {:.3} ms p99 {:.3} ms\nlock waits {} deadlocks {} buffer hit ratio {:.3}; log {} B in {} page writes; GC share {:.3}",
         m.strategy,
