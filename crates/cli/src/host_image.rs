@@ -14,6 +14,8 @@ pub(crate) struct RunFlags<'a> {
     pub json: &'a Option<PathBuf>,
     pub image: &'a Option<PathBuf>,
     pub ack_log: &'a Option<PathBuf>,
+    /// `--workload W` (= host.workload).
+    pub workload: &'a Option<String>,
 }
 
 /// A device-level `run` refuses the host's flags and a trace format without a trace.
@@ -42,7 +44,7 @@ pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> 
                 "--ack-log: the ack log is verified against a device image; add --image F",
             ));
         }
-        return crate::cmd_host_run(a, strategy, f.protocol, f.json, f.record);
+        return crate::cmd_host_run(a, strategy, f.protocol, f.workload, f.json, f.record);
     };
     let mut extra = vec![
         "workload.kind=\"host\"".to_string(),
@@ -50,6 +52,9 @@ pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> 
     ];
     if let Some(p) = f.protocol {
         extra.push(format!("protocol.name=\"{p}\""));
+    }
+    if let Some(w) = f.workload {
+        extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
     }
     let cfg = crate::load(a, None, &extra)?;
     crate::Out::check(f.json)?;

@@ -110,6 +110,10 @@ enum Cmd {
         ack_log: Option<PathBuf>,
         #[arg(long, help = host_help("Run the DBMS host with this recovery strategy", "on the device"))]
         host: Option<String>,
+        /// The DBMS host's workload: tpcc, tpcb, tatp, bank, records (= --set
+        /// host.workload="..."; needs --host).
+        #[arg(long)]
+        workload: Option<String>,
     },
     /// Run every protocol (or a list) on the same device and workload, side by side.
     ///
@@ -227,6 +231,28 @@ fn load(a: &ConfigArgs, base: Option<Config>, extra: &[String]) -> Result<Config
         cfg.seed = s;
     }
     Ok(cfg)
+}
+
+/// What set the device geometry, if anything did: a preset, a configuration file with a
+/// `[nand]` section, or a `--set nand.*` (a host run sizes the device only when nothing did).
+fn geometry_set_by(a: &ConfigArgs) -> Result<Option<String>, Fail> {
+    if let Some(k) = a.sets.iter().find(|s| s.trim_start().starts_with("nand.")) {
+        let key = k.split('=').next().unwrap_or(k).trim();
+        return Ok(Some(format!("--set {key}")));
+    }
+    if let Some(p) = &a.preset {
+        return Ok(Some(format!("--preset {p}")));
+    }
+    if let Some(f) = &a.config {
+        let text = std::fs::read_to_string(f).map_err(|e| bad(format!("{}: {e}", f.display())))?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| bad(format!("{}: {e}", f.display())))?;
+        if table.contains_key("nand") {
+            return Ok(Some(format!("the [nand] section of {}", f.display())));
+        }
+    }
+    Ok(None)
 }
 
 fn write_json<T: serde::Serialize + ?Sized>(path: &Option<PathBuf>, v: &T) -> Result<(), Fail> {
@@ -822,6 +848,7 @@ fn main() -> ExitCode {
             image,
             ack_log,
             host,
+            workload,
         } => {
             let flags = host_image::RunFlags {
                 protocol,
@@ -831,9 +858,14 @@ fn main() -> ExitCode {
                 json,
                 image,
                 ack_log,
+                workload,
             };
             match host {
                 Some(h) => host_image::cmd_host_run(cfg, h, &flags),
+                None if workload.is_some() => Err(Fail(
+                    2,
+                    "--workload picks the DBMS host's workload (host.workload) and needs --host S; a device run's workload is the [workload] section".into(),
+                )),
                 None => host_image::check_device_run(cfg, &flags).and_then(|()| {
                     cmd_run(
                         cfg,
@@ -928,6 +960,7 @@ fn cmd_host_run(
     a: &ConfigArgs,
     strategy: &str,
     protocol: &Option<String>,
+    workload: &Option<String>,
     json: &Option<PathBuf>,
     record: &Option<PathBuf>,
 ) -> Result<(), Fail> {
@@ -938,11 +971,22 @@ fn cmd_host_run(
     if let Some(p) = protocol {
         extra.push(format!("protocol.name=\"{p}\""));
     }
+    if let Some(w) = workload {
+        extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
+    }
     let cfg = load(a, None, &extra)?;
-    let m = world::host_run::run_host_traced(&cfg, record.as_deref()).map_err(|e| match e {
-        world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
-        other => bad(other),
-    })?;
+    let sizing = match geometry_set_by(a)? {
+        Some(by) => world::host_run::Sizing::Fixed(by),
+        None => world::host_run::Sizing::Auto,
+    };
+    let (m, note) =
+        world::host_run::run_host_sized(&cfg, record.as_deref(), &sizing).map_err(|e| match e {
+            world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
+            other => bad(other),
+        })?;
+    if let Some(n) = note {
+        println!("{n}");
+    }
     print_host_metrics(&m);
     write_json(json, &m)
 }

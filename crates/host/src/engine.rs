@@ -587,6 +587,49 @@ pub fn parts_for(cfg: &HostConfig, flash_page_bytes: u32) -> Result<u32> {
     Ok(cfg.page_bytes / flash_page_bytes)
 }
 
+/// The PCM strategies, whose database lives on a PCM tier over an external store
+/// (`host.pcm.external`): they use the flash device only when that store is the emulated SSD.
+pub fn uses_flash_device(cfg: &HostConfig) -> bool {
+    let pcm = matches!(
+        cfg.strategy.as_str(),
+        "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
+    );
+    !pcm || crate::external::is_emulated(&cfg.pcm.external)
+}
+
+/// Logical device pages the configured host run needs on a device of `flash_page_bytes`
+/// pages: the database (`data_lpns`) and what the strategy lays out after it, by the same
+/// rules the strategies refuse a small device with (`wal`: master and log; `cfc-ex` /
+/// `afc-ex`: one data copy per version slot, master and log; `ipl`: its log regions; the
+/// PCM strategies: only their external store's pages when it is the emulated SSD, else 0).
+/// Builds the workload's source to learn the database's size.
+pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -> Result<u64> {
+    if !uses_flash_device(cfg) {
+        return Ok(0);
+    }
+    let source = crate::source::build(cfg, seed)?;
+    let parts = parts_for(cfg, flash_page_bytes)?;
+    let layout = Layout::from_source(source.as_ref(), parts);
+    let d = data_lpns(&layout);
+    let log = u64::from(cfg.log_pages);
+    Ok(match cfg.strategy.as_str() {
+        "wal" => {
+            let ipl = if cfg.update == "ipl" {
+                crate::update::ipl::log_lpns_needed(cfg, layout.pages, flash_page_bytes)
+            } else {
+                0
+            };
+            d + 1 + log + ipl
+        }
+        "flagcommit-ex" | "cfc-ex" | "afc-ex" => {
+            let versions = crate::strategy::flagcommit_ex::versions_for(cfg.max_c);
+            d * u64::from(versions) + 1 + log
+        }
+        "wal-pcm" => d + log * u64::from(parts),
+        _ => d,
+    })
+}
+
 impl Engine {
     /// An engine on a freshly formatted `device`. `record` keeps the tag table, the commit
     /// log and the NAND operation log for the crash checker.
@@ -612,7 +655,8 @@ impl Engine {
         let parts = parts_for(cfg, device.core.geo.page_bytes)?;
         let layout = Layout::from_source(source.as_ref(), parts);
         let need = data_lpns(&layout);
-        if need > u64::from(device.logical_pages()) {
+        // A PCM strategy over a disk or the Table 2 SSD model leaves the flash device unused.
+        if uses_flash_device(cfg) && need > u64::from(device.logical_pages()) {
             return Err(HostError::Config {
                 key: format!("host.{}", cfg.workload),
                 reason: format!(

@@ -34,7 +34,119 @@ pub fn run_host_traced(
     let mut cfg = cfg.clone();
     cfg.workload.kind = WorkloadKind::Host;
     cfg.validate()?;
+    let device = build_device(&cfg, None)?;
+    run_host_on(&cfg, device, trace)
+}
+
+/// How a host run treats a device too small for its database.
+#[derive(Clone, Debug)]
+pub enum Sizing {
+    /// The geometry was chosen (named by the string, e.g. "--set nand.blocks_per_plane"):
+    /// a device too small is refused with the keys that shrink the database or grow it.
+    Fixed(String),
+    /// Grow `nand.blocks_per_plane` until the database fills at most `HOST_FILL` of the
+    /// device's logical pages (docs/DECISIONS.md, "Host runs size the default device").
+    Auto,
+}
+
+/// The largest share of the logical pages an automatically sized device gives the host's
+/// database: the rest is free space for GC.
+pub const HOST_FILL: f64 = 0.8;
+
+/// The keys that shrink the host's database for `workload` (and its log for `strategy`).
+fn shrink_keys(workload: &str, strategy: &str) -> String {
+    let mut k: Vec<&str> = match workload {
+        "tpcc" => vec![
+            "host.tpcc.warehouses",
+            "host.tpcc.items",
+            "host.tpcc.max_txns",
+        ],
+        "tpcb" => vec![
+            "host.tpcb.branches",
+            "host.tpcb.accounts_per_branch",
+            "host.tpcb.max_txns",
+        ],
+        "tatp" => vec!["host.tatp.subscribers"],
+        "records" => vec!["host.records.records", "host.records.record_bytes"],
+        _ => vec!["host.bank.accounts", "host.bank.history_pages"],
+    };
+    if matches!(
+        strategy,
+        "wal" | "flagcommit-ex" | "cfc-ex" | "afc-ex" | "wal-pcm"
+    ) {
+        k.push("host.log_pages");
+    }
+    k.join(", ")
+}
+
+/// As `run_host_traced`, sizing the device as `sizing` says first; returns the metrics and,
+/// when the device was sized, the one line that says how.
+pub fn run_host_sized(
+    cfg: &Config,
+    trace: Option<&std::path::Path>,
+    sizing: &Sizing,
+) -> Result<(HostMetrics, Option<String>), WorldError> {
+    let mut cfg = cfg.clone();
+    cfg.workload.kind = WorkloadKind::Host;
+    cfg.validate()?;
+    let need =
+        host::engine::device_pages_needed(&cfg.host, cfg.nand.geometry().page_bytes, cfg.seed)
+            .map_err(herr)?;
     let mut device = build_device(&cfg, None)?;
+    let mut note = None;
+    if need > u64::from(device.logical_pages()) {
+        match sizing {
+            Sizing::Fixed(by) => {
+                return Err(WorldError::Config(format!(
+                    "config: host {} needs {need} logical device pages for its {} database but the device set by {by} has {}: shrink the database ({}) or grow the device (nand.blocks_per_plane, nand.planes_per_die, nand.dies_per_chip, nand.chips_per_channel, nand.channels)",
+                    cfg.host.strategy,
+                    cfg.host.workload,
+                    device.logical_pages(),
+                    shrink_keys(&cfg.host.workload, &cfg.host.strategy)
+                )))
+            }
+            Sizing::Auto => {
+                let target = (need as f64 / HOST_FILL).ceil();
+                // Logical pages grow about linearly with blocks per plane (the FTL's
+                // reserves are per parallel unit); grow by the ratio, then re-check.
+                for _ in 0..8 {
+                    let have = f64::from(device.logical_pages().max(1));
+                    if have >= target {
+                        break;
+                    }
+                    let bpp = f64::from(cfg.nand.blocks_per_plane);
+                    let grown = (bpp * (target / have) * 1.02).ceil().max(bpp + 1.0);
+                    if grown > f64::from(u32::MAX) {
+                        break;
+                    }
+                    cfg.nand.blocks_per_plane = grown as u32;
+                    device = build_device(&cfg, None)?;
+                }
+                if f64::from(device.logical_pages()) < target {
+                    return Err(WorldError::Config(format!(
+                        "config: host {} needs {need} logical device pages; no nand.blocks_per_plane gives them on this geometry: shrink the database ({})",
+                        cfg.host.strategy,
+                        shrink_keys(&cfg.host.workload, &cfg.host.strategy)
+                    )));
+                }
+                let gib = cfg.nand.geometry().capacity_bytes() as f64 / (1u64 << 30) as f64;
+                note = Some(format!(
+                    "device: {gib:.1} GiB ({} blocks per plane), sized to the database with {:.0} % free space for GC",
+                    cfg.nand.blocks_per_plane,
+                    (1.0 - HOST_FILL) * 100.0
+                ));
+            }
+        }
+    }
+    run_host_on(&cfg, device, trace).map(|m| (m, note))
+}
+
+/// Runs the host on `device`, built from `cfg`.
+fn run_host_on(
+    cfg: &Config,
+    mut device: ssd::Device,
+    trace: Option<&std::path::Path>,
+) -> Result<HostMetrics, WorldError> {
     // A PCM strategy over the emulated SSD: the loaded database goes onto the device first.
     host::external::load_database(&cfg.host, cfg.seed, &mut device).map_err(herr)?;
     let run = host::engine::run_traced(
