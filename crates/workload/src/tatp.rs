@@ -26,9 +26,11 @@
 //! special_facility and 12 call_forwarding slots whether or not the row exists (a
 //! clustered layout; `loaded()` says which exist at load). Looking a row up reads its
 //! slot. The optional rows present at load are a function of (seed, s_id), so nothing
-//! but the current call_forwarding bits is stored. As in the TPC-C generator, the tracked
-//! state assumes transactions take effect in generation order; a host must treat an insert
-//! into an occupied slot as an overwrite and a delete of a free one as a no-op.
+//! but the current call_forwarding bits is stored, as committed (`TxnSource::committed`):
+//! whether INSERT/DELETE_CALL_FORWARDING finds its row is read when the transaction holds
+//! the row's lock (`TxnSource::bind`), and decides its operation and its rollback. A host
+//! treats an insert into an occupied slot as an overwrite and a delete of a free one as a
+//! no-op.
 
 use crate::btree::{fields, mix, nurand, Heap, Index};
 use crate::db::{

@@ -28,13 +28,20 @@
 //! is.
 //!
 //! Generator state (next order id, oldest undelivered order, each customer's last order,
-//! stock quantities, the items of recent orders) assumes transactions take effect in the
-//! order they are generated. A transaction that rolls back (spec or δ) changes no
-//! generator state; the rows it would insert are named at the slots the next committing
-//! transaction of the same district will use (they are serialized on the district row, as
-//! in a real engine). Under concurrency a host may still commit in another order; so a
-//! host must treat an insert into an occupied slot as an overwrite and a delete of a free
-//! slot as a no-op (both deterministic, so serial replay in commit order agrees).
+//! stock quantities, the items of recent orders, the insert runs) is the committed view:
+//! it changes when a transaction's commit is issued (`TxnSource::committed`), never at
+//! generation. What §2.4–§2.8 read while a transaction runs is read then, through the
+//! transaction's bind points (`TxnSource::bind`): New-Order's D_NEXT_O_ID under the
+//! district row's lock (the order id and every row it inserts follow from it) and each
+//! S_QUANTITY under its stock row's lock; Delivery's oldest NEW-ORDER row per district
+//! (probed, then checked again under the key's exclusive lock); Order-Status's last order of
+//! its customer; Stock-Level's D_NEXT_O_ID under the district row's lock and the lines
+//! before it. The inputs a terminal chooses (§2.4.1, §2.5.1, …) are drawn at generation,
+//! so the stream stays a function of the seed. A transaction that rolls back (spec or δ)
+//! changes no state; the rows it inserts are named at the slots the district's next
+//! committed order takes, on pages reserved for the district when they are named. A host
+//! treats an insert into an occupied slot as an overwrite and a delete of a free slot as a
+//! no-op (both deterministic, so serial replay in commit order agrees).
 //!
 //! Simplified (docs/DECISIONS.md): row layouts keep the spec's row lengths but widen
 //! arithmetic fields to 8-byte integers and shorten address/text fields to fit; customer
