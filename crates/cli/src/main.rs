@@ -924,6 +924,10 @@ fn cmd_host_run(
         extra.push(format!("protocol.name=\"{p}\""));
     }
     let cfg = load(a, None, &extra)?;
+    // An unwritable trace path is bad input, found before the run rather than after it.
+    if record.as_ref().is_some_and(|p| p.as_os_str() != "-") {
+        Out::check(record)?;
+    }
     let m = world::host_run::run_host_traced(&cfg, record.as_deref()).map_err(|e| match e {
         world::WorldError::Device { .. } | world::WorldError::Io(_) => Fail(1, e.to_string()),
         other => bad(other),
