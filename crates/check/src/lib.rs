@@ -165,7 +165,20 @@ pub fn record(cfg: &Config) -> Result<Recording, RecordError> {
             ..Default::default()
         },
     )
-    .map_err(|e| match e {
+    .map_err(|e| match &e {
+        // Out of space before any crash: the workload does not fit this device (as `run`
+        // says, exit code 2), not a failure of the protocol under a crash.
+        world::WorldError::Device {
+            error: ssd::SsdError::OutOfSpace { .. },
+            ..
+        } => RecordError::Input(format!(
+            "{e} (while recording, before any crash: the workload does not fit the device; reduce workload.prefill or the workload's size, or enlarge nand.blocks_per_plane)"
+        )),
+        // A request the protocol cannot honour (a trace's TRIM on lighttx/aw, ABORT on
+        // none, …) is bad input, as `run` reports it.
+        world::WorldError::Device { error, .. } if error.input_fault() => {
+            RecordError::Input(e.to_string())
+        }
         world::WorldError::Device { .. } => RecordError::Device(e.to_string()),
         other => RecordError::Input(other.to_string()),
     })?;

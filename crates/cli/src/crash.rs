@@ -4,8 +4,11 @@
 //! on all cores). Exhaustive checking runs every timing profile of
 //! `check::timing::ADVERSARIAL` unless `--timing` pins one; random checking (`--schedules
 //! N`) draws a timing profile per batch of [`BATCH`] schedules from the seed, records one
-//! run per batch and streams the schedules (nothing is allocated per schedule, so
-//! `--schedules 18446744073709551615` just runs until stopped). `--double` also crashes
+//! run per batch and streams the schedules (nothing is allocated per schedule); `--schedules`
+//! and `--min-states` are bounded by [`SCHEDULES_MAX`] (longer campaigns: `soak`). A timing
+//! profile whose recording fails is reported and the others are still checked; the run
+//! then exits 2 if the failure was bad input (a request the protocol cannot honour, a
+//! workload that does not fit the device before any crash), else 1. `--double` also crashes
 //! inside recovery. Every failure prints the seed and a replay command that pins the
 //! timing profile (`--timing SPEC`).
 //!
@@ -29,6 +32,11 @@ mod variants;
 
 /// Random schedules per recording (per timing profile).
 pub const BATCH: u64 = 512;
+
+/// The most random schedules (or `--min-states`) one `crash` run accepts: 2^32, days of
+/// checking at the checker's rate; longer campaigns are `commitlab soak`'s, which keeps
+/// its progress in a state file.
+pub const SCHEDULES_MAX: u64 = 1 << 32;
 
 /// The exit code of a run whose stdout was closed (128 + SIGPIPE, as a shell reports it).
 pub const CLOSED_STDOUT: u8 = 141;
@@ -112,6 +120,9 @@ struct Outcome {
     ops_max: usize,
     in_flight_max: usize,
     wall_s: f64,
+    /// Recordings that failed (their timing profile named in the message); the other
+    /// profiles are still checked. The exit code is the worst of them (2 for bad input).
+    record_failures: Vec<Fail>,
 }
 
 fn record_err(protocol: &str, t: &Timing) -> impl Fn(RecordError) -> Fail {
@@ -252,7 +263,15 @@ fn check_protocol(
         for (name, t) in &profiles {
             let mut c = cfg.clone();
             t.apply(&mut c);
-            let rec = check::record(&c).map_err(record_err(protocol, t))?;
+            let rec = match check::record(&c).map_err(record_err(protocol, t)) {
+                Ok(rec) => rec,
+                Err(f) => {
+                    out.lines
+                        .push(format!("timing {name}: recording failed: {}", f.1));
+                    out.record_failures.push(f);
+                    continue;
+                }
+            };
             let mut o = Options::new(
                 Mode::Exhaustive {
                     max_in_flight: a.max_in_flight,
@@ -333,7 +352,20 @@ fn check_protocol(
             }
             let mut c = cfg.clone();
             t.apply(&mut c);
-            let rec = check::record(&c).map_err(record_err(protocol, &t))?;
+            let rec = match check::record(&c).map_err(record_err(protocol, &t)) {
+                Ok(rec) => rec,
+                Err(f) => {
+                    out.lines.push(format!(
+                        "schedules {lo}..{}: recording failed: {}",
+                        lo + count,
+                        f.1
+                    ));
+                    out.record_failures.push(f);
+                    // The remaining batches would draw other profiles; a failing recording
+                    // is reported once, with the ones that ran.
+                    break;
+                }
+            };
             profiles += 1;
             let mut o = Options::new(Mode::Random { schedules: count }, seed);
             o.first_schedule = lo;
@@ -374,6 +406,18 @@ fn check_protocol(
         ));
     }
     out.wall_s = wall.elapsed().as_secs_f64();
+    if !out.record_failures.is_empty() {
+        let code = out.record_failures.iter().map(|f| f.0).max().unwrap_or(1);
+        return Err(Fail(
+            code,
+            format!(
+                "{}\n{protocol}: {} recording(s) failed (seed={seed}): {}",
+                out.lines.join("\n"),
+                out.record_failures.len(),
+                out.record_failures[0].1
+            ),
+        ));
+    }
     Ok(out)
 }
 
@@ -481,6 +525,17 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     crate::host_image::check_crash_flags(a)?;
+    for (flag, n) in [("--schedules", a.schedules), ("--min-states", a.min_states)] {
+        if n.is_some_and(|n| n > SCHEDULES_MAX) {
+            return Err(Fail(
+                2,
+                format!(
+                    "{flag} {}: at most {SCHEDULES_MAX} (2^32) per run; for longer campaigns use `commitlab soak`, which keeps its progress in a state file",
+                    n.unwrap_or_default()
+                ),
+            ));
+        }
+    }
     if a.host.as_deref() == Some("all") {
         return cmd_host_matrix(a, quiet);
     }

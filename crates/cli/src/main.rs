@@ -975,6 +975,10 @@ fn cmd_host_run(
         extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
     }
     let cfg = load(a, None, &extra)?;
+    // An unwritable trace path is bad input, found before the run rather than after it.
+    if record.as_ref().is_some_and(|p| p.as_os_str() != "-") {
+        Out::check(record)?;
+    }
     let sizing = match geometry_set_by(a)? {
         Some(by) => world::host_run::Sizing::Fixed(by),
         None => world::host_run::Sizing::Auto,

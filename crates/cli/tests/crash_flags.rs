@@ -189,3 +189,132 @@ fn progress_bars_draw_on_a_terminal_only_and_not_with_quiet() {
     ]);
     assert!(!text(&piped.stderr).contains("points, ETA"));
 }
+
+/// Exit codes and bounds: `crash` refuses the bad input `run` refuses with exit 2 (a txn
+/// trace with TRIM on lighttx or ABORT on none; a workload that runs out of space while it
+/// is recorded, before any crash, naming the keys to change), and `--schedules` is bounded
+/// instead of running until killed. Each exited 1 (or ran forever) before.
+#[test]
+fn crash_refuses_bad_input_with_exit_2() {
+    let d = std::env::temp_dir().join(format!("commitlab-crash-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let trace = |name: &str, body: &str| {
+        let p = d.join(name);
+        std::fs::write(&p, body).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let trim = trace(
+        "trim.txn",
+        "0 1 BEGIN - - -\n0 1 W 3 1 -\n0 1 COMMIT - - -\n0 - T 3 1 -\n",
+    );
+    let abort = trace(
+        "abort.txn",
+        "0 1 BEGIN - - -\n0 1 W 3 1 -\n0 1 ABORT - - -\n",
+    );
+    for (protocol, path) in [("lighttx", &trim), ("aw", &trim), ("none", &abort)] {
+        for mode in [&["--timing", "configured"][..], &["--schedules", "3"][..]] {
+            let mut args = vec![
+                "crash",
+                "--protocol",
+                protocol,
+                "--set",
+                "workload.kind=\"trace\"",
+                "--set",
+                "workload.trace.format=\"txn\"",
+                "--set",
+                "workload.prefill=0",
+            ];
+            let set = format!("workload.trace.path=\"{path}\"");
+            args.extend(["--set", &set]);
+            args.extend(mode);
+            let o = run(&args);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{protocol} {mode:?}: {}",
+                text(&o.stderr)
+            );
+            assert!(!text(&o.stderr).contains("panicked"));
+        }
+    }
+    // Out of space before any crash: every timing profile is tried and reported, and the
+    // message names the keys.
+    let o = run(&[
+        "crash",
+        "--protocol",
+        "aw",
+        "--set",
+        "workload.txn.size_min=20",
+        "--set",
+        "workload.txn.size_max=40",
+        "--set",
+        "workload.txn.transactions=40",
+        "--set",
+        "workload.txn.concurrency=4",
+        "--set",
+        "nand.blocks_per_plane=16",
+    ]);
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("workload.prefill"), "{e}");
+    assert!(e.contains("timing slow-host: recording failed"), "{e}");
+    assert!(e.contains("timing jitter: recording failed"), "{e}");
+
+    for flag in ["--schedules", "--min-states"] {
+        let o = run(&["crash", "--protocol", "none", flag, "18446744073709551615"]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("soak"), "{}", text(&o.stderr));
+    }
+    let o = run(&[
+        "crash",
+        "--host",
+        "wal",
+        "--schedules",
+        "18446744073709551615",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
+
+/// `run --host` checks its `--record` path before the run, like every output path.
+#[test]
+fn host_run_refuses_an_unwritable_record_path_first() {
+    let o = run(&[
+        "run",
+        "--host",
+        "wal",
+        "--record",
+        "no-such-dir/x.txn",
+        "--set",
+        "host.transactions=5",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("no-such-dir"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A database whose insert regions (`host.tpcc.max_txns`) outgrow the device is refused from
+/// the schema's page counts, before the per-page loaded map is built: `max_txns = 2^32`
+/// took 15.7 s and 1.5 GB before its refusal (the refusal's wording says which check ran).
+#[test]
+fn an_oversized_tpcc_database_is_refused_at_once() {
+    let o = run(&[
+        "run",
+        "--host",
+        "wal",
+        "--set",
+        "host.workload=\"tpcc\"",
+        "--set",
+        "host.tpcc.warehouses=1",
+        "--set",
+        "host.tpcc.max_txns=4294967296",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("insert regions included: host.tpcc.max_txns"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -189,11 +189,8 @@ impl TxnSource for Bank {
             },
             fill: rng.next_u64(),
         });
-        TxnSpec {
-            kind: "transfer",
-            ops,
-            rollback: rng.chance(self.cfg.rollback_ratio),
-        }
+        let rollback = rng.chance(self.cfg.rollback_ratio);
+        TxnSpec::fixed("transfer", ops, rollback)
     }
 
     fn describe(&self) -> String {

@@ -515,6 +515,8 @@ struct Client {
     /// In `WaitAdmit`: the clients it waits for (wait-for edges beside the lock manager's).
     blocked_by: Vec<u32>,
     op: usize,
+    /// The last `TxnSpec::bind` operation settled in this attempt (its lock held).
+    bound_at: Option<usize>,
     epoch: u64,
     /// The next fetch repeats one that waited (not counted again).
     retry: bool,
@@ -568,6 +570,30 @@ pub struct Engine {
     start: SimTime,
     /// Where commit issues and acks are reported as they happen (`acklog`).
     ack_sink: Option<crate::acklog::AckSink>,
+}
+
+/// Refuses a database that does not fit the device's `logical_pages`, from the schema's
+/// page counts alone: before the layout, whose loaded map has an entry per page the
+/// database may grow to (`host.tpcc.max_txns = 2^32` made that 15.7 s and 1.5 GB before
+/// this refusal).
+pub fn check_fits(
+    cfg: &HostConfig,
+    source: &dyn TxnSource,
+    parts: u32,
+    logical_pages: u32,
+) -> Result<()> {
+    let pages = source.schema().pages_max();
+    let need = pages.saturating_mul(u64::from(parts));
+    if need > u64::from(logical_pages) {
+        return Err(HostError::Config {
+            key: format!("host.{}", cfg.workload),
+            reason: format!(
+                "the database needs {need} device pages ({pages} DB pages of {parts} parts, insert regions included: host.{}.max_txns sizes them) but the device has {logical_pages}; use a smaller database or a larger device",
+                cfg.workload
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Device pages a DB page spans on a device with `flash_page_bytes` pages.
@@ -653,18 +679,11 @@ impl Engine {
             .validate()
             .map_err(|e| HostError::Workload(e.what))?;
         let parts = parts_for(cfg, device.core.geo.page_bytes)?;
-        let layout = Layout::from_source(source.as_ref(), parts);
-        let need = data_lpns(&layout);
         // A PCM strategy over a disk or the Table 2 SSD model leaves the flash device unused.
-        if uses_flash_device(cfg) && need > u64::from(device.logical_pages()) {
-            return Err(HostError::Config {
-                key: format!("host.{}", cfg.workload),
-                reason: format!(
-                    "the database needs {need} device pages ({} DB pages of {} parts) but the device has {}; use a smaller database or a larger device",
-                    layout.pages, parts, device.logical_pages()
-                ),
-            });
+        if uses_flash_device(cfg) {
+            check_fits(cfg, source.as_ref(), parts, device.logical_pages())?;
         }
+        let layout = Layout::from_source(source.as_ref(), parts);
         let mut device = device;
         let start = device.barrier(SimTime::ZERO);
         let mut base_image = None;
@@ -706,6 +725,7 @@ impl Engine {
                 parked: false,
                 blocked_by: Vec::new(),
                 op: 0,
+                bound_at: None,
                 epoch: 0,
                 retry: false,
                 ending: End::Commit,
@@ -887,6 +907,7 @@ impl Engine {
             cl.number = self.handed_out;
         }
         cl.op = 0;
+        cl.bound_at = None;
         cl.retry = false;
         cl.phase = Phase::Running;
         self.core.txn_number = cl.number;
@@ -917,7 +938,7 @@ impl Engine {
         // One reference for the whole loop: the transaction cannot change inside it (every
         // path that ends it returns). Cloning the `Arc` per operation was 7 % of the host
         // bench: a locked read-modify-write that also waits for the loads in flight.
-        let Some(spec) = self.clients[c as usize].spec.clone() else {
+        let Some(mut spec) = self.clients[c as usize].spec.clone() else {
             return Err(HostError::Stuck(
                 "internal: running without a transaction".into(),
             ));
@@ -949,6 +970,34 @@ impl Engine {
                 self.core.stats.lock_waits += 1;
                 self.clients[c as usize].phase = Phase::WaitLock;
                 return self.on_block(c, now);
+            }
+            if self.clients[c as usize].bound_at != Some(i)
+                && spec.bind.binary_search(&(i as u32)).is_ok()
+            {
+                // The value this operation reads is settled now that its lock is held
+                // (`TxnSource::bind`); the source may rewrite this and later operations.
+                let before = op.clone();
+                drop(spec);
+                let cl = &mut self.clients[c as usize];
+                let Some(mut own) = cl.spec.take() else {
+                    return Err(HostError::Stuck(
+                        "internal: running without a transaction".into(),
+                    ));
+                };
+                let s = Arc::make_mut(&mut own);
+                self.source.bind(s, i);
+                s.validate(self.source.schema())
+                    .map_err(|e| HostError::Workload(e.what))?;
+                // Unchanged: carried out below. Rewritten: its lock is taken next round and,
+                // if it is still a bind point, it is settled again under that lock.
+                if s.ops.get(i) == Some(&before) {
+                    cl.bound_at = Some(i);
+                }
+                cl.effects.truncate(i);
+                cl.effects.extend(s.ops[i..].iter().map(Effect::of));
+                cl.spec = Some(own.clone());
+                spec = own;
+                continue;
             }
             let page = self.core.layout.page_of(op.rid());
             let count = !self.clients[c as usize].retry;
@@ -1218,6 +1267,9 @@ impl Engine {
                 self.report_ack(crate::acklog::AckEv::Issue, c)?;
                 let ack = self.strat.commit(&mut self.core, c, now)?;
                 let cl = &self.clients[c as usize];
+                if let Some(spec) = &cl.spec {
+                    self.source.committed(spec);
+                }
                 if self.record {
                     if let Some(spec) = &cl.spec {
                         self.commits.push(CommitRec {
@@ -1230,7 +1282,14 @@ impl Engine {
                 }
                 ack
             }
-            End::Rollback | End::Restart => self.strat.abort(&mut self.core, c, now)?,
+            End::Rollback | End::Restart => {
+                if end == End::Rollback {
+                    if let Some(spec) = &self.clients[c as usize].spec {
+                        self.source.ended(spec);
+                    }
+                }
+                self.strat.abort(&mut self.core, c, now)?
+            }
         };
         let cl = &mut self.clients[c as usize];
         cl.phase = Phase::Finishing;

@@ -72,11 +72,11 @@ pub fn load_database(cfg: &HostConfig, seed: u64, device: &mut Device) -> Result
     }
     let src = crate::source::build(cfg, seed)?;
     let parts = crate::engine::parts_for(cfg, device.core.geo.page_bytes)?;
-    let layout = Layout::from_source(src.as_ref(), parts);
-    let n = data_lpns(&layout);
-    if n > u64::from(device.logical_pages()) {
+    if crate::engine::check_fits(cfg, src.as_ref(), parts, device.logical_pages()).is_err() {
         return Ok(0); // refused with the reason when the engine starts
     }
+    let layout = Layout::from_source(src.as_ref(), parts);
+    let n = data_lpns(&layout);
     let t = device.barrier(SimTime::ZERO);
     for lpn in 0..n as u32 {
         device

@@ -353,11 +353,7 @@ fn two_scripted(
             }],
         }],
     };
-    let spec = |ops| TxnSpec {
-        kind: "script",
-        ops,
-        rollback: false,
-    };
+    let spec = |ops| TxnSpec::fixed("script", ops, false);
     let src = Script {
         schema,
         txns: vec![vec![spec(a)], vec![spec(b)]],

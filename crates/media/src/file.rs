@@ -5,14 +5,19 @@
 //!
 //! ```text
 //! offset 0      magic "CMLBNAND" (8 bytes)
-//!        8      format version u32 (= 1)
+//!        8      format version u32 (= 4)
 //!        12     header JSON length u32 (n)
 //!        16     header JSON: {"params": ImageParams, "label": string}   (n bytes)
 //!        16+n   CRC-32 of bytes [0, 16+n) u32
-//!        ...    zero padding up to HEADER_BYTES (or the next 4 KiB multiple past the JSON)
+//!        ...    zero padding up to the next 4 KiB multiple
 //! block table:  blocks × 16 bytes: erase_count u32, mode u8, flags u8, last_prog u16,
-//!               CRC-32 u32 of (block number u32 ++ those 8 bytes), 4 zero bytes
-//! page table:   pages × (8 tag + oob_used + page_bytes + 1 nprog + 1 state)
+//!               CRC-32 u32 of (block number u32 ++ those 8 bytes), 4 zero bytes;
+//!               zero padding up to the next 4 KiB multiple
+//! page table:   pages × (8 tag + oob_used + page_bytes + 1 nprog + 4 CRC + 1 state); the
+//!               CRC-32 is of (page number u32 ++ tag ++ OOB ++ data ++ nprog ++ state)
+//! journal:      page number u32, its block's erase count u32, a page record (as above),
+//!               CRC-32 u32 of those: the last page record written (double write)
+//! end of file:  exactly here; anything after it, or a file shorter, is refused
 //! ```
 //!
 //! Only `Full` data mode can be file-backed (the tag mode's side map has no fixed place).
@@ -28,6 +33,20 @@
 //! model's garbled torn erase: every page not fully erased reads as uncorrectable and the
 //! block must be erased again before use. The stored `last_prog` is advisory: opening
 //! recomputes it from the pages.
+//! Page records carry a CRC-32 (the ECC model of the file: a flipped bit in a page's tag,
+//! OOB, data, program count or state is caught when the image is opened). A partial program
+//! rewrites a programmed page's record in place, and a kill may cut that write short, which
+//! the crash model allows (a torn partial program leaves a readable page, each of its bits
+//! old or new) but which no in-place checksum can tell from a flipped bit. So every page
+//! record is first written to the journal, with its own CRC and its block's erase count, and
+//! only then in place: opening replays a valid journal whose erase count matches its block
+//! (the write completes, as an in-flight program may) and writes it back in place, so a
+//! record that still fails its CRC after that was not cut by a kill: the image is refused
+//! (exit 2), naming the page. A journal cut short fails its own CRC and is ignored (its
+//! in-place write had not begun). An erase increments the erase count before it writes
+//! anything, so a journal entry from before it is never replayed over the erased block.
+//! Records of erased pages (state 0) hold no checked bytes: a first program cut before its
+//! state byte leaves a mix there, which reads as erased.
 //! Opening validates the header CRC and every record, so a corrupt image is an error. Block
 //! records carry their own CRC (with the block number, so a record copied to another slot is
 //! caught too): erase counts and flags have no other check, and a flipped bit there would
@@ -46,7 +65,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"CMLBNAND";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// Bytes of a block record.
 const BLOCK_REC: u64 = 16;
 
@@ -67,6 +86,7 @@ pub(crate) struct ImageFile {
     block_off: u64,
     page_off: u64,
     page_rec: u64,
+    journal_off: u64,
 }
 
 fn mode_byte(m: BlockMode) -> u8 {
@@ -77,12 +97,29 @@ fn mode_byte(m: BlockMode) -> u8 {
     }
 }
 
-fn layout(params: &ImageParams, json_len: usize) -> (u64, u64, u64) {
+/// Bytes of a page record besides its OOB and data: tag 8, nprog 1, CRC 4, state 1.
+const PAGE_REC_EXTRA: u64 = 14;
+/// Bytes of the journal besides its page record: page number, erase count, CRC.
+const JOURNAL_EXTRA: u64 = 12;
+
+/// (block table offset, page table offset, page record bytes, journal offset, file bytes).
+fn layout(params: &ImageParams, json_len: usize) -> (u64, u64, u64, u64, u64) {
     let header = (16 + json_len + 4).next_multiple_of(4096) as u64;
     let blocks = u64::from(params.geometry.blocks());
     let page_off = header + (blocks * BLOCK_REC).next_multiple_of(4096);
-    let page_rec = 10 + u64::from(params.oob_used) + u64::from(params.geometry.page_bytes);
-    (header, page_off, page_rec)
+    let page_rec =
+        PAGE_REC_EXTRA + u64::from(params.oob_used) + u64::from(params.geometry.page_bytes);
+    let journal_off = page_off + u64::from(params.geometry.pages()) * page_rec;
+    let end = journal_off + JOURNAL_EXTRA + page_rec;
+    (header, page_off, page_rec, journal_off, end)
+}
+
+/// The CRC of page `ppa`'s record `r` (its CRC field, 5 bytes from the end, skipped).
+fn page_crc(ppa: u32, r: &[u8]) -> u32 {
+    let n = r.len();
+    let c = sim::crc::crc32_update(0, &ppa.to_le_bytes());
+    let c = sim::crc::crc32_update(c, &r[..n - 5]);
+    sim::crc::crc32_update(c, &r[n - 1..])
 }
 
 /// The CRC of a block record: its block number, then its first 8 bytes.
@@ -113,7 +150,7 @@ impl ImageFile {
         .map_err(|e| NandError::Io {
             reason: e.to_string(),
         })?;
-        let (block_off, page_off, page_rec) = layout(&image.params, json.len());
+        let (block_off, page_off, page_rec, journal_off, end) = layout(&image.params, json.len());
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -135,6 +172,7 @@ impl ImageFile {
             block_off,
             page_off,
             page_rec,
+            journal_off,
         };
         let g = &image.params.geometry;
         let mut blocks = Vec::with_capacity(g.blocks() as usize * BLOCK_REC as usize);
@@ -154,6 +192,10 @@ impl ImageFile {
                 first = p + 1;
             }
         }
+        // An empty journal: zeros, which fail its CRC.
+        f.file
+            .write_all_at(&vec![0u8; (end - journal_off) as usize], journal_off)
+            .map_err(io)?;
         Ok(f)
     }
 
@@ -174,7 +216,7 @@ impl ImageFile {
         let i = ppa.0 as usize;
         let n = image.params.oob_used as usize;
         let pb = image.params.geometry.page_bytes as usize;
-        let mut r = Vec::with_capacity(10 + n + pb);
+        let mut r = Vec::with_capacity(PAGE_REC_EXTRA as usize + n + pb);
         r.extend_from_slice(&image.tag_of(i).to_le_bytes());
         // An erased page's record holds zeros; its OOB is all 0xFF on the medium.
         match image.oob(ppa) {
@@ -183,12 +225,27 @@ impl ImageFile {
         }
         r.extend_from_slice(&image.data[i * pb..(i + 1) * pb]);
         r.push(image.np(i));
+        r.extend_from_slice(&[0; 4]);
         r.push(image.st(i));
+        let crc = page_crc(ppa.0, &r);
+        let at = r.len() - 5;
+        r[at..at + 4].copy_from_slice(&crc.to_le_bytes());
         r
     }
 
+    /// Writes page `ppa`'s record: to the journal first, then in place (see the module
+    /// docs: a kill that cuts the second write is completed from the first when the image
+    /// is opened).
     pub(crate) fn write_page(&self, image: &NandImage, ppa: Ppa) -> Result<(), NandError> {
         let rec = Self::page_record(image, ppa);
+        let block = image.geometry().block_of(ppa);
+        let mut j = Vec::with_capacity(rec.len() + JOURNAL_EXTRA as usize);
+        j.extend_from_slice(&ppa.0.to_le_bytes());
+        j.extend_from_slice(&image.erase_count[block.0 as usize].to_le_bytes());
+        j.extend_from_slice(&rec);
+        let crc = sim::crc::crc32(&j);
+        j.extend_from_slice(&crc.to_le_bytes());
+        self.file.write_all_at(&j, self.journal_off).map_err(io)?;
         self.file
             .write_all_at(&rec, self.page_off + u64::from(ppa.0) * self.page_rec)
             .map_err(io)
@@ -279,14 +336,40 @@ impl ImageFile {
             ));
         }
         let params = header.params;
-        let (block_off, page_off, page_rec) = layout(&params, json_len);
+        let (block_off, page_off, page_rec, journal_off, need) = layout(&params, json_len);
         let g = params.geometry.clone();
-        let need = page_off + u64::from(g.pages()) * page_rec;
-        if (all.len() as u64) < need {
+        if all.len() as u64 != need {
             return Err(corrupt(format!(
-                "file is {} bytes, the geometry needs {need}",
-                all.len()
+                "file is {} bytes, the geometry in its header makes exactly {need}{}",
+                all.len(),
+                if (all.len() as u64) > need {
+                    " (bytes appended after the image)"
+                } else {
+                    " (truncated)"
+                }
             )));
+        }
+        // The journal: the last page record written. Replayed (and written back in place)
+        // when valid and not from before its block's last erase.
+        let replayed = {
+            let j = &all[journal_off as usize..need as usize];
+            let n = j.len();
+            let crc_stored = u32::from_le_bytes([j[n - 4], j[n - 3], j[n - 2], j[n - 1]]);
+            let ppa = u32::from_le_bytes([j[0], j[1], j[2], j[3]]);
+            let erases = u32::from_le_bytes([j[4], j[5], j[6], j[7]]);
+            if crc_stored == sim::crc::crc32(&j[..n - 4]) && ppa < g.pages() {
+                let b = (ppa / g.pages_per_block) as usize;
+                let at = block_off as usize + b * BLOCK_REC as usize;
+                let block_erases =
+                    u32::from_le_bytes([all[at], all[at + 1], all[at + 2], all[at + 3]]);
+                (block_erases == erases).then(|| (ppa, j[8..n - 4].to_vec()))
+            } else {
+                None
+            }
+        };
+        if let Some((ppa, rec)) = &replayed {
+            let at = page_off as usize + *ppa as usize * page_rec as usize;
+            all[at..at + page_rec as usize].copy_from_slice(rec);
         }
         let mut image = NandImage::new(params.clone())?;
         for b in 0..g.blocks() as usize {
@@ -318,7 +401,7 @@ impl ImageFile {
         for p in 0..g.pages() as usize {
             let r = &all[page_off as usize + p * page_rec as usize..][..page_rec as usize];
             let np = r[8 + n + pb];
-            let st = r[9 + n + pb];
+            let st = r[page_rec as usize - 1];
             if st & !(ST_MASK_PUB | KIND_MASK_PUB) != 0 || st & ST_MASK_PUB > 2 {
                 return Err(corrupt(format!("page {p}: state byte {st:#x}")));
             }
@@ -334,6 +417,17 @@ impl ImageFile {
                 rec[1] = np.max(1);
                 rec[10..].fill(0xFF);
                 continue;
+            }
+            let crc_at = page_rec as usize - 5;
+            let crc_stored =
+                u32::from_le_bytes([r[crc_at], r[crc_at + 1], r[crc_at + 2], r[crc_at + 3]]);
+            let crc = page_crc(p as u32, r);
+            if crc != crc_stored {
+                // Not a kill's torn write (the journal completed that one): the medium's
+                // ECC would report the page uncorrectable; the file is corrupt.
+                return Err(corrupt(format!(
+                    "page {p}: record checksum {crc_stored:#010x} does not match {crc:#010x} (an uncorrectable ECC error: tag, OOB, data or program count corrupt)"
+                )));
             }
             let rec = image.record_mut(p);
             rec[0] = st;
@@ -352,12 +446,18 @@ impl ImageFile {
         image
             .check_invariants()
             .map_err(|e| corrupt(format!("inconsistent records: {e}")))?;
+        if let Some((ppa, rec)) = &replayed {
+            // Completed in place now: the next page written overwrites the journal.
+            file.write_all_at(rec, page_off + u64::from(*ppa) * page_rec)
+                .map_err(io)?;
+        }
         Ok((
             ImageFile {
                 file,
                 block_off,
                 page_off,
                 page_rec,
+                journal_off,
             },
             image,
             header.label,

@@ -51,6 +51,24 @@ pub enum SsdError {
     },
 }
 
+impl SsdError {
+    /// Whether this error is a request the protocol or configuration cannot honour (the
+    /// input's fault: exit code 2) rather than a failure of the device model.
+    pub fn input_fault(&self) -> bool {
+        use SsdError::*;
+        matches!(
+            self,
+            Unsupported { .. }
+                | TooManyActive { .. }
+                | TxTooLarge { .. }
+                | LpnOutOfRange { .. }
+                | OutOfSpace { .. }
+                | Config { .. }
+                | UnknownProtocol { .. }
+        )
+    }
+}
+
 impl From<NandError> for SsdError {
     fn from(e: NandError) -> Self {
         match e {

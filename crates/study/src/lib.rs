@@ -340,17 +340,7 @@ pub fn unsupported(e: &ssd::SsdError) -> bool {
 /// Whether a device error during a run is a request the protocol or configuration cannot
 /// honour (the input's fault) rather than a failure of the simulator.
 pub fn input_fault(e: &ssd::SsdError) -> bool {
-    use ssd::SsdError::*;
-    matches!(
-        e,
-        Unsupported { .. }
-            | TooManyActive { .. }
-            | TxTooLarge { .. }
-            | LpnOutOfRange { .. }
-            | OutOfSpace { .. }
-            | Config { .. }
-            | UnknownProtocol { .. }
-    )
+    e.input_fault()
 }
 
 /// The first invalid point's message, naming the point (callers exit 2 with it).

@@ -202,6 +202,26 @@ impl Appender {
         self.locate(p, k)
     }
 
+    /// Hands partition `p` the pages its next `n` entries need, without appending them, so
+    /// `locate` names where they will go whatever other partitions take in the meantime. A
+    /// transaction whose rows are named when it executes (not when it commits) reserves
+    /// them then; pages reserved by one that rolls back serve the partition's next entries.
+    pub fn reserve(&mut self, p: usize, n: u64) {
+        let need = self.counts[p] + n;
+        if need == 0 {
+            return;
+        }
+        let (idx, _) = self.per_page.divmod64(need - 1);
+        while self.pages[p].len() <= idx as usize {
+            if self.next >= self.limit {
+                self.next = self.first;
+                self.wrapped = true;
+            }
+            self.pages[p].push(self.next);
+            self.next += 1;
+        }
+    }
+
     /// Entries per page.
     pub fn per_page(&self) -> u32 {
         self.per_page.get()
@@ -326,6 +346,13 @@ impl Index {
     /// Entries appended to partition `p` so far.
     pub fn grown(&self, p: usize) -> u64 {
         self.growth.as_ref().map_or(0, |g| g.count(p))
+    }
+
+    /// `Appender::reserve` for partition `p`'s next `n` entries.
+    pub fn reserve(&mut self, p: usize, n: u64) {
+        if let Some(g) = self.growth.as_mut() {
+            g.reserve(p, n);
+        }
     }
 
     pub fn wrapped(&self) -> bool {
@@ -515,6 +542,13 @@ impl Heap {
 
     pub fn grown(&self, p: usize) -> u64 {
         self.growth.as_ref().map_or(0, |g| g.count(p))
+    }
+
+    /// `Appender::reserve` for partition `p`'s next `n` rows.
+    pub fn reserve(&mut self, p: usize, n: u64) {
+        if let Some(g) = self.growth.as_mut() {
+            g.reserve(p, n);
+        }
     }
 
     pub fn wrapped(&self) -> bool {

@@ -368,9 +368,29 @@ pub struct TxnSpec {
     /// The transaction rolls back after its operations (TPC-C New-Order's 1 %, TATP's
     /// expected failures, the abort-ratio knob δ).
     pub rollback: bool,
+    /// Operations that read a value the rest of the transaction depends on (TPC-C's
+    /// D_NEXT_O_ID, the oldest NEW-ORDER row, S_QUANTITY; TATP's CALL_FORWARDING row),
+    /// ascending. An executor holding the lock of `ops[i]` for an `i` listed here calls
+    /// `TxnSource::bind(self, i)` before carrying the operation out; the operations from
+    /// `i` on, as generated, are only provisional. Empty: fixed at generation.
+    pub bind: Vec<u32>,
+    /// The source's name for this transaction between `next_txn` and its end
+    /// (`TxnSource::bind` / `committed` / `ended`); 0 when it keeps none.
+    pub token: u64,
 }
 
 impl TxnSpec {
+    /// A transaction fixed at generation (nothing to bind).
+    pub fn fixed(kind: &'static str, ops: Vec<RecOp>, rollback: bool) -> TxnSpec {
+        TxnSpec {
+            kind,
+            ops,
+            rollback,
+            bind: Vec::new(),
+            token: 0,
+        }
+    }
+
     /// λ of Flag Commit §5.2: the distinct pages this transaction writes (updates, inserts
     /// and deletes; a page written by several operations counts once).
     pub fn pages_written(&self) -> u32 {
@@ -460,6 +480,61 @@ pub trait TxnSource {
     fn has_consistency(&self) -> bool {
         false
     }
+    /// Settles operation `i` of `spec` (listed in `spec.bind`) from the state the
+    /// transaction reads there, which its executor now holds the lock of `ops[i]` for: the
+    /// source may rewrite `ops[i..]`, `bind` entries above `i` and `rollback`. If `ops[i]`
+    /// changes, the executor locks the new `ops[i]` and, if `i` is still listed, calls `bind`
+    /// at `i` again (it returns the same operation once the state it read is unchanged
+    /// under that lock). The state
+    /// is the source's committed view: every transaction whose commit was issued
+    /// (`committed`), none of those still running, so a value read under a lock that its
+    /// writers also take is the value a serial execution in commit order reads (TPC-C
+    /// §2.4.2.2: D_NEXT_O_ID is read under the district's lock, not when the terminal
+    /// chose its inputs). Deterministic: no draws from a random stream.
+    fn bind(&mut self, _spec: &mut TxnSpec, _i: usize) {}
+    /// `spec` (as bound) committed: its effects join the committed view that later `bind`
+    /// calls and generations read. Called when the commit is issued, before any of its
+    /// locks are released.
+    fn committed(&mut self, _spec: &TxnSpec) {}
+    /// `spec` ended without committing (its rollback); it is not restarted.
+    fn ended(&mut self, _spec: &TxnSpec) {}
+}
+
+/// Runs `spec` the way a serial executor does: binds each of its `bind` operations in
+/// order (rebinding where the source rewrote the operation), then reports its end
+/// (`committed` or `ended`). For sources used outside the host engine (tests, estimates
+/// drawn from a generator) and for the engine's own tests.
+pub fn execute_serially(source: &mut dyn TxnSource, spec: &mut TxnSpec) {
+    let mut k = 0;
+    while k < spec.bind.len() {
+        let i = spec.bind[k] as usize;
+        // A rewrite of `ops[i]` asks for a second bind at `i`; under a serial executor the
+        // state cannot change between the two, so the second is stable (bounded anyway).
+        for _ in 0..4 {
+            let before = spec.ops.get(i).cloned();
+            source.bind(spec, i);
+            if spec.ops.get(i) == before.as_ref() || !spec.bind.contains(&(i as u32)) {
+                break;
+            }
+        }
+        k = match spec.bind.iter().position(|&b| b as usize > i) {
+            Some(p) => p,
+            None => spec.bind.len(),
+        };
+    }
+    if spec.rollback {
+        source.ended(spec);
+    } else {
+        source.committed(spec);
+    }
+}
+
+/// `TxnSource::next_txn` followed by `execute_serially`: the next transaction of a serial
+/// execution, with its effects on the source's view applied.
+pub fn next_serial(source: &mut dyn TxnSource, client: u32, rng: &mut Rng) -> TxnSpec {
+    let mut spec = source.next_txn(client, rng);
+    execute_serially(source, &mut spec);
+    spec
 }
 
 /// Checks a source's `loaded_prefix` against its `loaded` on every slot of every page of

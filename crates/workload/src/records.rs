@@ -228,11 +228,8 @@ impl TxnSource for Records {
                 ops.push(RecOp::Read(rid));
             }
         }
-        TxnSpec {
-            kind: "records",
-            ops,
-            rollback: rng.chance(self.cfg.delta_abort),
-        }
+        let rollback = rng.chance(self.cfg.delta_abort);
+        TxnSpec::fixed("records", ops, rollback)
     }
 
     fn describe(&self) -> String {

@@ -26,9 +26,11 @@
 //! special_facility and 12 call_forwarding slots whether or not the row exists (a
 //! clustered layout; `loaded()` says which exist at load). Looking a row up reads its
 //! slot. The optional rows present at load are a function of (seed, s_id), so nothing
-//! but the current call_forwarding bits is stored. As in the TPC-C generator, the tracked
-//! state assumes transactions take effect in generation order; a host must treat an insert
-//! into an occupied slot as an overwrite and a delete of a free one as a no-op.
+//! but the current call_forwarding bits is stored, as committed (`TxnSource::committed`):
+//! whether INSERT/DELETE_CALL_FORWARDING finds its row is read when the transaction holds
+//! the row's lock (`TxnSource::bind`), and decides its operation and its rollback. A host
+//! treats an insert into an occupied slot as an overwrite and a delete of a free one as a
+//! no-op.
 
 use crate::btree::{fields, mix, nurand, Heap, Index};
 use crate::db::{
@@ -208,6 +210,26 @@ pub struct Tatp {
     /// Per type: generated, rolled back by the spec's failure (tests, reports).
     pub generated: [u64; 7],
     pub failed: [u64; 7],
+    /// INSERT/DELETE_CALL_FORWARDING transactions generated and not yet ended, by token.
+    pending: std::collections::BTreeMap<u64, CallForwarding>,
+    tokens: u64,
+}
+
+/// An INSERT/DELETE_CALL_FORWARDING between generation and end: whether its row exists
+/// is read at execution, under the row's lock (`TxnSource::bind`).
+#[derive(Clone, Copy, Debug)]
+struct CallForwarding {
+    s: u32,
+    /// The row's bit in `Tatp::cf`.
+    bit: u16,
+    insert: bool,
+    /// The subscriber has the special facility the row belongs to (loaded, never changes).
+    facility: bool,
+    delta: bool,
+    /// The inserted row's fill.
+    fill: u64,
+    /// The operation on the call_forwarding row.
+    at: usize,
 }
 
 impl Tatp {
@@ -289,6 +311,8 @@ impl Tatp {
             seed,
             generated: [0; 7],
             failed: [0; 7],
+            pending: std::collections::BTreeMap::new(),
+            tokens: 0,
         };
         t.cf = (0..cfg.subscribers).map(|s| t.loaded_rows(s).cf).collect();
         Ok(t)
@@ -344,6 +368,8 @@ impl Tatp {
         let delta = rng.chance(self.cfg.delta_abort);
         let mut ops = Vec::with_capacity(8);
         let mut failed = false;
+        let mut bind = Vec::new();
+        let mut token = 0;
         match kind {
             TatpTxn::GetSubscriberData => ops.push(RecOp::Read(self.subscriber.loaded_rid(sl))),
             TatpTxn::GetNewDestination => {
@@ -428,44 +454,75 @@ impl Tatp {
                     }
                 }
                 let bit = 1u16 << (sf_type * 3 + start);
-                let rid = self
-                    .call_forwarding
-                    .loaded_rid(sl * 12 + u64::from(sf_type * 3 + start));
-                let exists = self.cf[s as usize] & bit != 0;
-                let ok = if insert {
-                    l.sf & (1 << sf_type) != 0 && !exists
-                } else {
-                    exists
+                // The inserted row's fill, drawn whether or not the insert finds the row
+                // free: that is read at execution (`bind`), and the stream must not depend
+                // on it.
+                let fill = rng.next_u64();
+                self.tokens += 1;
+                let cf = CallForwarding {
+                    s,
+                    bit,
+                    insert,
+                    facility: l.sf & (1 << sf_type) != 0,
+                    delta,
+                    fill,
+                    at: ops.len(),
                 };
-                if !ok {
-                    failed = true;
-                    if !insert {
-                        ops.push(RecOp::Read(rid)); // the delete finds no row
-                    }
-                } else {
-                    ops.push(if insert {
-                        RecOp::Insert {
-                            rid,
-                            fill: rng.next_u64(),
-                        }
-                    } else {
-                        RecOp::Delete(rid)
-                    });
-                    if !delta {
-                        self.cf[s as usize] ^= bit;
-                    }
-                }
+                self.pending.insert(self.tokens, cf);
+                token = self.tokens;
+                bind.push(ops.len() as u32);
+                let (op, ok) = self.call_forwarding_op(&cf);
+                ops.push(op);
+                failed = !ok;
             }
         }
         self.generated[kind as usize] += 1;
-        if failed {
+        if failed && token == 0 {
             self.failed[kind as usize] += 1;
         }
         TxnSpec {
             kind: kind.name(),
             ops,
             rollback: failed || delta,
+            bind,
+            token,
         }
+    }
+
+    /// The call_forwarding row's operation from the committed view, and whether the
+    /// transaction succeeds: an insert needs the facility and a free row, a delete an
+    /// existing row. A failed one reads the row (the key lookup that finds it taken or
+    /// absent) and rolls back.
+    fn call_forwarding_op(&self, cf: &CallForwarding) -> (RecOp, bool) {
+        let rid = self
+            .call_forwarding
+            .loaded_rid(u64::from(cf.s) * 12 + u64::from(cf.bit.trailing_zeros()));
+        let exists = self.cf[cf.s as usize] & cf.bit != 0;
+        let ok = if cf.insert {
+            cf.facility && !exists
+        } else {
+            exists
+        };
+        let op = match (ok, cf.insert) {
+            (false, _) => RecOp::Read(rid),
+            (true, true) => RecOp::Insert { rid, fill: cf.fill },
+            (true, false) => RecOp::Delete(rid),
+        };
+        (op, ok)
+    }
+
+    /// Counts a call-forwarding transaction's failure (as bound) and forgets it.
+    fn end_call_forwarding(&mut self, spec: &TxnSpec) -> Option<CallForwarding> {
+        let cf = self.pending.remove(&spec.token)?;
+        if matches!(spec.ops.get(cf.at), Some(RecOp::Read(_))) {
+            let kind = if cf.insert {
+                TatpTxn::InsertCallForwarding
+            } else {
+                TatpTxn::DeleteCallForwarding
+            };
+            self.failed[kind as usize] += 1;
+        }
+        Some(cf)
     }
 }
 
@@ -477,6 +534,31 @@ impl TxnSource for Tatp {
     fn next_txn(&mut self, _client: u32, rng: &mut Rng) -> TxnSpec {
         let kind = TatpTxn::from_draw(rng.below(100));
         self.generate(kind, rng)
+    }
+
+    fn bind(&mut self, spec: &mut TxnSpec, i: usize) {
+        let Some(&cf) = self.pending.get(&spec.token) else {
+            return;
+        };
+        if i == cf.at {
+            let (op, ok) = self.call_forwarding_op(&cf);
+            spec.ops[i] = op;
+            spec.rollback = !ok || cf.delta;
+        }
+    }
+
+    fn committed(&mut self, spec: &TxnSpec) {
+        if let Some(cf) = self.end_call_forwarding(spec) {
+            match spec.ops.get(cf.at) {
+                Some(RecOp::Insert { .. }) => self.cf[cf.s as usize] |= cf.bit,
+                Some(RecOp::Delete(_)) => self.cf[cf.s as usize] &= !cf.bit,
+                _ => {}
+            }
+        }
+    }
+
+    fn ended(&mut self, spec: &TxnSpec) {
+        self.end_call_forwarding(spec);
     }
 
     fn describe(&self) -> String {
@@ -632,7 +714,7 @@ mod tests {
         let n = 200_000u32;
         let mut reads = 0;
         for i in 0..n {
-            let s = t.next_txn(i, &mut rng);
+            let s = crate::db::next_serial(&mut t, i, &mut rng);
             s.validate(t.schema()).unwrap();
             if s.ops.iter().all(|o| !o.writes()) && !s.rollback {
                 reads += 1;
@@ -697,7 +779,10 @@ mod tests {
         let mut b = Tatp::new(&cfg, 9).unwrap();
         let (mut ra, mut rb) = (Rng::new(3), Rng::new(3));
         for i in 0..5000 {
-            assert_eq!(a.next_txn(i, &mut ra), b.next_txn(i, &mut rb));
+            assert_eq!(
+                crate::db::next_serial(&mut a, i, &mut ra),
+                crate::db::next_serial(&mut b, i, &mut rb)
+            );
         }
         let e = Tatp::new(
             &TatpConfig {
@@ -728,7 +813,9 @@ mod golden_stream {
 
     /// TATP, TPC-B and the records source generate exactly the streams they did before
     /// netperf's type changes (`Changes`, `SetBytes`): digests computed by this test on main
-    /// at 623fa3d.
+    /// at 623fa3d, then again once TATP's call-forwarding rows were read at execution
+    /// (its insert's fill is now drawn unconditionally, which moves the shared stream the
+    /// TPC-B and records parts draw from), run serially (`db::next_serial`).
     #[test]
     fn streams_are_unchanged() {
         let mut t = Tatp::new(
@@ -741,12 +828,14 @@ mod golden_stream {
         )
         .unwrap();
         let mut rng = Rng::new(9);
-        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        let specs: Vec<TxnSpec> = (0..3000u32)
+            .map(|i| crate::db::next_serial(&mut t, i % 50, &mut rng))
+            .collect();
         assert!(specs.iter().any(|s| s.ops.iter().any(|o| matches!(o,
             RecOp::Update { changes, .. } if matches!(changes[0].op, FieldOp::Set(_))))));
         assert_eq!(
             crate::db::stream_digest(&specs),
-            0xb3ec_6de3_8f48_bd82,
+            0x4fb2_5d9f_d38a_73d2,
             "tatp"
         );
         let mut t = crate::tpcb::Tpcb::new(&crate::tpcb::TpcbConfig {
@@ -756,10 +845,12 @@ mod golden_stream {
             max_txns: 5000,
         })
         .unwrap();
-        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        let specs: Vec<TxnSpec> = (0..3000u32)
+            .map(|i| crate::db::next_serial(&mut t, i % 50, &mut rng))
+            .collect();
         assert_eq!(
             crate::db::stream_digest(&specs),
-            0x3207_fa6e_a61a_a5ef,
+            0xbcf2_c4c5_356d_0d63,
             "tpcb"
         );
         let mut t = crate::records::Records::new(&crate::records::RecordsConfig {
@@ -767,10 +858,12 @@ mod golden_stream {
             ..Default::default()
         })
         .unwrap();
-        let specs: Vec<TxnSpec> = (0..3000u32).map(|i| t.next_txn(i % 50, &mut rng)).collect();
+        let specs: Vec<TxnSpec> = (0..3000u32)
+            .map(|i| crate::db::next_serial(&mut t, i % 50, &mut rng))
+            .collect();
         assert_eq!(
             crate::db::stream_digest(&specs),
-            0x4564_8284_c7cc_f879,
+            0x29d8_4cf2_3471_9ee4,
             "records"
         );
     }

@@ -252,11 +252,7 @@ impl TxnSource for Tpcb {
         ops.push(Self::add(self.teller.loaded_rid(tid), delta));
         ops.push(Self::add(self.branch.loaded_rid(u64::from(home)), delta));
         self.generated += 1;
-        TxnSpec {
-            kind: "tpcb",
-            ops,
-            rollback,
-        }
+        TxnSpec::fixed("tpcb", ops, rollback)
     }
 
     fn describe(&self) -> String {

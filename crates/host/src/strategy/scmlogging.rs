@@ -61,7 +61,7 @@ pub fn largest_txn_records(cfg: &HostConfig) -> Result<u64> {
     let mut rng = sim::Rng::new(1).fork("scmlogging-check");
     let mut writes_max = 0u64;
     for i in 0..SAMPLE_TXNS {
-        let t = src.next_txn(i % cfg.clients.max(1), &mut rng);
+        let t = workload::db::next_serial(src.as_mut(), i % cfg.clients.max(1), &mut rng);
         writes_max = writes_max.max(t.ops.iter().filter(|o| o.writes()).count() as u64);
     }
     Ok(2 * writes_max + 3)
