@@ -42,8 +42,9 @@ declare -A SCOPE=(
   [aw-carrier-not-awaited]="aw mhl-m"
   [scc-abort-erase-unawaited]="scc"
   [core-no-reserve]="aw mhl-m"
+  [bpcc-straddler-unpinned]="bpcc"
 )
-ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited core-no-reserve"
+ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited core-no-reserve bpcc-straddler-unpinned"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
 # T: targeted configurations (exhaustive, one timing profile), per protocol. Found on

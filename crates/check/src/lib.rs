@@ -95,6 +95,13 @@ pub fn small_config(protocol: &str) -> Config {
             t.size_max = 5;
             t.abort_ratio = 0.2;
             t.plain_write_ratio = 0.15;
+            // Under the protocols that fuse a commit with its last page (CFC programs that
+            // page with its flag TRUE, §3.3), half the commits carry their last page. The
+            // others run such a commit as WRITE then COMMIT, which the rest of this workload
+            // already covers, so their workload stays as it was.
+            if matches!(protocol, "cfc" | "afc") {
+                t.commit_write_ratio = 0.5;
+            }
             t.concurrency = 3;
             t.isolation = if info.supports(ssd::Isolation::Serializable) {
                 I::Serializable
@@ -936,4 +943,70 @@ fn describe_ops(ops: &[LoggedOp], base: &NandImage, s: &CrashState, prefix: &str
         out.push_str(&format!("  in flight: {} -> {fate}\n", op(i)));
     }
     out
+}
+
+/// Crash states of any tape of media operations, for checkers above the device (a real
+/// database's, `crates/sqlite`): every state at the instants `extra_bounds` and the
+/// operations' own starts and ends (exhaustive), or `schedules` states drawn from `seed`
+/// (random: instant, in-flight subset and torn operation drawn as `check_with` draws
+/// them). `f` gets each state and its surviving image and returns false to stop. Returns
+/// the most operations in flight at once.
+pub fn for_each_crash_image(
+    base: &NandImage,
+    ops: &[LoggedOp],
+    extra_bounds: &[SimTime],
+    mode: Mode,
+    seed: u64,
+    f: &mut dyn FnMut(&CrashState, NandImage) -> Result<bool, String>,
+) -> Result<usize, String> {
+    let mut bounds = op_boundaries(ops);
+    bounds.extend_from_slice(extra_bounds);
+    bounds.sort_unstable();
+    bounds.dedup();
+    let tape = Tape { base, ops };
+    match mode {
+        Mode::Exhaustive { max_in_flight } => {
+            for_each_state(tape, &bounds, max_in_flight, &mut |sweep, state| {
+                let img = sweep.image(&state.persisted, state.torn)?;
+                f(&state, img)
+            })
+        }
+        Mode::Random { schedules } => {
+            let root = Rng::new(seed).fork("crash-schedules");
+            let mut seen = 0;
+            let mut lo = 0u64;
+            while lo < schedules {
+                let hi = lo.saturating_add(RANDOM_CHUNK).min(schedules);
+                let mut plan: Vec<(SimTime, u64)> = (lo..hi)
+                    .map(|k| {
+                        let mut r = root.fork(&k.to_string());
+                        (bounds[r.below(bounds.len() as u64) as usize], k)
+                    })
+                    .collect();
+                plan.sort_unstable();
+                let mut sweep = Sweep::new(tape);
+                for (t, k) in plan {
+                    sweep.advance(t)?;
+                    let fl = sweep.in_flight.clone();
+                    seen = seen.max(fl.len());
+                    let mut r = root.fork(&k.to_string());
+                    r.next_u64();
+                    let (persisted, torn) = draw_fates(ops, &fl, &mut r);
+                    let state = CrashState {
+                        index: k,
+                        t,
+                        persisted,
+                        torn,
+                        in_flight: fl,
+                    };
+                    let img = sweep.image(&state.persisted, state.torn)?;
+                    if !f(&state, img)? {
+                        return Ok(seen);
+                    }
+                }
+                lo = hi;
+            }
+            Ok(seen)
+        }
+    }
 }

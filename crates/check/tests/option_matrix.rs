@@ -15,7 +15,7 @@ mod common;
 
 use commitlab_check::{check, record, small_config, Mode, RecordError};
 use common::assert_clean;
-use ssd::config::{GcPolicyKind, Striping};
+use ssd::config::{GcPolicyKind, MapPlacement, Striping};
 use world::Config;
 
 type Variant = (&'static str, fn(&mut Config));
@@ -51,6 +51,9 @@ fn variants() -> Vec<Variant> {
         ("checkpoint_window_blocks=2", |c| {
             c.ftl.checkpoint_window_blocks = 2
         }),
+        ("map_placement=one-unit", |c| {
+            c.ftl.map_placement = MapPlacement::OneUnit
+        }),
         ("over_provisioning=0.3", |c| c.ftl.over_provisioning = 0.3),
         ("interface_mbps=200", |c| c.ftl.interface_mbps = 200),
         ("block_flags", |c| c.protocol.block_flags = true),
@@ -63,6 +66,9 @@ fn variants() -> Vec<Variant> {
         ("aw_log_chains=1 aw_gc_move_records", |c| {
             c.protocol.aw_log_chains = 1;
             c.protocol.aw_gc_move_records = true;
+        }),
+        ("bpcc_srs=until-erased", |c| {
+            c.protocol.bpcc_srs = ssd::BpccSrs::UntilErased
         }),
         ("trim_ratio=0.3", |c| c.workload.synthetic.trim_ratio = 0.3),
         ("isolation=strict", |c| {

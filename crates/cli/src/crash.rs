@@ -473,7 +473,7 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     if a.host.as_deref() == Some("all") {
-        return cmd_host_matrix(a);
+        return cmd_host_matrix(a, quiet);
     }
     if let Some(h) = &a.host {
         let protocol = a.protocol.as_deref().unwrap_or("none");
@@ -981,11 +981,65 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
     out
 }
 
+/// The progress line of a finished `crash --host all` cell ("[k/n] strategy / protocol /
+/// update: states, violations"), or none with `--quiet`.
+fn matrix_progress(quiet: bool, k: usize, n: usize, c: Cell, r: &HostCell) -> Option<String> {
+    if quiet {
+        return None;
+    }
+    Some(format!(
+        "[{k}/{n}] {} / {} / {}{}: {}",
+        c.0,
+        c.1,
+        c.2,
+        c.3.map(|e| format!(" / external {e}")).unwrap_or_default(),
+        match (&r.refused, &r.failed) {
+            (Some(_), _) => "refused".to_string(),
+            (_, Some(_)) => "FAILED".to_string(),
+            _ => format!(
+                "{} + {} states, {} violations ({:.1} s)",
+                r.exhaustive, r.random, r.violations, r.wall_s
+            ),
+        }
+    ))
+}
+
+#[cfg(test)]
+mod matrix_tests {
+    use super::*;
+
+    /// `crash --host all -q` writes no "[k/N]" lines (it wrote one per cell whatever `-q`
+    /// said).
+    #[test]
+    fn the_host_matrix_is_quiet_with_quiet() {
+        let r = HostCell {
+            strategy: "wal",
+            protocol: "none",
+            update: "out-of-place",
+            external: None,
+            refused: None,
+            exhaustive: 10,
+            random: 5,
+            violations: 0,
+            replay: None,
+            failed: None,
+            wall_s: 0.1,
+        };
+        let c: Cell = ("wal", "none", "out-of-place", None);
+        let line = matrix_progress(false, 1, 3, c, &r).unwrap();
+        assert!(
+            line.starts_with("[1/3] wal / none / out-of-place: 10 + 5 states"),
+            "{line}"
+        );
+        assert_eq!(matrix_progress(true, 1, 3, c, &r), None);
+    }
+}
+
 /// `crash --host all`: every supported strategy × protocol (× update strategy for `wal`)
 /// crash-checked in parallel, exhaustively on the tiny host run and with `--schedules N`
 /// random states (default 1,000) on a larger one (`HOST_CRASH_LARGER`); unsupported pairs are
 /// listed as refused with the reason. Exit 1 on any violation or failed run.
-pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
+pub fn cmd_host_matrix(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
     if a.state.is_some() {
         return Err(Fail(
             2,
@@ -1002,21 +1056,9 @@ pub fn cmd_host_matrix(a: &CrashArgs) -> Result<(), Fail> {
         .map(|&c| {
             let r = host_cell(a, c, random);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            eprintln!(
-                "[{k}/{n}] {} / {} / {}{}: {}",
-                c.0,
-                c.1,
-                c.2,
-                c.3.map(|e| format!(" / external {e}")).unwrap_or_default(),
-                match (&r.refused, &r.failed) {
-                    (Some(_), _) => "refused".to_string(),
-                    (_, Some(_)) => "FAILED".to_string(),
-                    _ => format!(
-                        "{} + {} states, {} violations ({:.1} s)",
-                        r.exhaustive, r.random, r.violations, r.wall_s
-                    ),
-                }
-            );
+            if let Some(line) = matrix_progress(quiet, k, n, c, &r) {
+                eprintln!("{line}");
+            }
             r
         })
         .collect();

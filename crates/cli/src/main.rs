@@ -3,11 +3,12 @@
 //! a failed verification), 2 bad input (configuration, trace, image, usage).
 
 mod crash;
+mod sql_cmd;
 
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
 /// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
 /// (`_int_free`, `unlink_chunk`, `malloc_consolidate`) was about 9 % of a TPC-C run
-/// (docs/DECISIONS.md and docs/PERFORMANCE.md, section alloc). Never changes results.
+/// (docs/DECISIONS.md, "The tool: commands, output, Python"; docs/PERFORMANCE.md). Never changes results.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -133,6 +134,12 @@ enum Cmd {
     Crash(crash::CrashArgs),
     /// Random double-crash schedules over every protocol on all cores, resumable.
     Soak(crash::SoakArgs),
+    /// SQLite on the emulated device: run a SQL workload, compare journal modes and
+    /// protocols, crash-check a real database.
+    Sqlite {
+        #[command(subcommand)]
+        cmd: sql_cmd::SqliteCmd,
+    },
     /// Measure simulator speed (NAND operations per CPU-second) and peak memory.
     Bench {
         /// A 2 GiB device instead of the 32 GiB TxFlash preset.
@@ -574,15 +581,18 @@ fn cmd_recover(
 }
 
 /// `reproduce`'s progress: its "[k/n] label" lines drive a bar with the count and an ETA;
-/// any other line is printed above the bar. Without a draw target (not a terminal, or
-/// `--quiet`) every line goes to stderr as it is.
+/// any other line is printed above the bar. Without a draw target (not a terminal) every
+/// line goes to stderr as it is; with `--quiet` nothing is written.
 struct RunBar {
     bar: Option<indicatif::ProgressBar>,
+    quiet: bool,
+    /// Where plain lines go instead of stderr (tests only).
+    captured: Option<std::sync::Mutex<Vec<String>>>,
 }
 
 impl RunBar {
-    fn new(target: Option<indicatif::ProgressDrawTarget>) -> RunBar {
-        let bar = target.map(|t| {
+    fn new(target: Option<indicatif::ProgressDrawTarget>, quiet: bool) -> RunBar {
+        let bar = target.filter(|_| !quiet).map(|t| {
             let b = indicatif::ProgressBar::with_draw_target(Some(0), t);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -593,7 +603,11 @@ impl RunBar {
             );
             b
         });
-        RunBar { bar }
+        RunBar {
+            bar,
+            quiet,
+            captured: None,
+        }
     }
 
     /// "[k/n] label" (as `reproduce::Progress` writes it) → position k of n; a new batch
@@ -605,8 +619,14 @@ impl RunBar {
     }
 
     fn line(&self, m: &str) {
+        if self.quiet {
+            return;
+        }
         let Some(b) = &self.bar else {
-            eprintln!("{m}");
+            match &self.captured {
+                Some(c) => c.lock().unwrap_or_else(|e| e.into_inner()).push(m.into()),
+                None => eprintln!("{m}"),
+            }
             return;
         };
         match RunBar::parse(m) {
@@ -627,6 +647,60 @@ impl RunBar {
             b.finish_and_clear();
         }
     }
+}
+
+/// The terminal's claims table: at most this many columns wide (REPORT.md and claims.json
+/// hold every text in full).
+const TERMINAL_COLUMNS: usize = 120;
+
+/// What `reproduce` prints on stdout: the per-paper summary on both axes, then one line per
+/// claim (id, measured, both axes as words), each table within `TERMINAL_COLUMNS`.
+fn reproduce_terminal(outputs: &[(String, reproduce::Output)]) -> String {
+    let mut s = report::Table::new(vec![
+        "paper",
+        "claims",
+        "d:agrees",
+        "d:disagrees",
+        "d:n/m",
+        "m:within 2×",
+        "m:off",
+        "m:qual.",
+        "m:n/m",
+        "explained",
+        "unexplained",
+    ]);
+    let sums = reproduce::summaries(outputs);
+    for p in &sums {
+        s.row(p.row());
+    }
+    let mut out = String::from(
+        "summary per paper (d: direction, m: magnitude; qual.: the paper gives no number; n/m: not modelled):\n",
+    );
+    out.push_str(&s.render_within(TERMINAL_COLUMNS));
+    for p in sums
+        .iter()
+        .filter(|p| p.paper != "all" && !p.unexplained.is_empty())
+    {
+        out.push_str(&format!(
+            "{}: {} unexplained disagreement(s) (listed in REPORT.md)\n",
+            p.paper,
+            p.unexplained.len()
+        ));
+    }
+    out.push('\n');
+    let mut t = report::Table::new(vec!["id", "measured", "direction", "magnitude"]);
+    for (_, o) in outputs {
+        for c in &o.claims {
+            t.row(vec![
+                c.id.clone(),
+                c.measured.clone(),
+                c.verdict.direction_text().to_string(),
+                c.verdict.magnitude_text(),
+            ]);
+        }
+    }
+    out.push_str(&t.render_within(TERMINAL_COLUMNS));
+    out
 }
 
 fn cmd_reproduce(
@@ -661,11 +735,15 @@ fn cmd_reproduce(
         reproduce::Scale::Full
     };
     let wall = std::time::Instant::now();
-    // The experiments report "[k/n] label" as each run finishes; a bar per batch of runs
-    // gives the ETA (issue 10, finding 5). Without a terminal, the lines as before.
-    let bar = RunBar::new(progress_on(quiet).then(indicatif::ProgressDrawTarget::stderr));
+    // The experiments report "[k/n] label" as each run finishes; a bar gives the ETA.
+    // Every paper's points are counted first, so the total is right from the start.
+    let bar = RunBar::new(
+        progress_on(quiet).then(indicatif::ProgressDrawTarget::stderr),
+        quiet,
+    );
     let progress = |m: &str| bar.line(m);
-    let progress = reproduce::Progress::new(jobs, &progress);
+    let mut progress = reproduce::Progress::new(jobs, &progress);
+    progress.preplan(reproduce::planned_points(&list, scale));
     let mut outputs = Vec::new();
     for p in &list {
         progress.say(&format!(
@@ -679,18 +757,7 @@ fn cmd_reproduce(
     }
     bar.finish();
     reproduce::write(out, &outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
-    let mut t = report::Table::new(vec!["id", "paper", "measured", "verdict"]);
-    for (_, o) in &outputs {
-        for c in &o.claims {
-            t.row(vec![
-                c.id.clone(),
-                c.paper_value.clone(),
-                c.measured.clone(),
-                c.verdict.to_string(),
-            ]);
-        }
-    }
-    print!("{}", t.render());
+    print!("{}", reproduce_terminal(&outputs));
     println!(
         "report: {} and {}",
         out.join("REPORT.md").display(),
@@ -772,6 +839,7 @@ fn main() -> ExitCode {
         Cmd::Sweep { cfg, out } => cmd_study(cfg, out, true, cli.quiet),
         Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
         Cmd::Soak(a) => crash::cmd_soak(a),
+        Cmd::Sqlite { cmd } => sql_cmd::cmd_sqlite(cmd),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
         Cmd::Recover {
             image,
@@ -976,6 +1044,15 @@ pub(crate) fn cmd_host_crash(
         "host run: {} commits, {} operations recorded, most in flight at once: {}",
         rep.commits, rep.ops, rep.max_in_flight_seen
     );
+    if !rec.metrics.strategy_counters.is_empty() {
+        let c: Vec<String> = rec
+            .metrics
+            .strategy_counters
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!("host run counters: {}", c.join(", "));
+    }
     println!(
         "crash states checked: {}, violations: {}",
         rep.states, rep.violations
@@ -1050,7 +1127,10 @@ mod tests {
     #[test]
     fn reproduce_progress_draws_count_and_eta_on_a_terminal() {
         let term = InMemoryTerm::new(10, 120);
-        let bar = RunBar::new(Some(ProgressDrawTarget::term_like(Box::new(term.clone()))));
+        let bar = RunBar::new(
+            Some(ProgressDrawTarget::term_like(Box::new(term.clone()))),
+            false,
+        );
         bar.line("reproducing txflash (quick, 2 jobs)");
         bar.line("[1/4] fig5-none (1 s elapsed, ETA 3 s)");
         bar.line("[2/4] fig5-tc (2 s elapsed, ETA 2 s)");
@@ -1070,6 +1150,62 @@ mod tests {
         assert!(shown.contains("1/3 runs"), "{shown}");
         bar.finish();
         assert!(!term.contents().contains("1/3 runs"), "{}", term.contents());
+    }
+
+    /// `-q` is quiet: no "[k/N]" lines and no other progress lines, on a terminal or not
+    /// (before, without a terminal every line went to stderr whatever `-q` said).
+    #[test]
+    fn reproduce_progress_is_silent_with_quiet() {
+        let capture = |quiet: bool| {
+            let mut bar = RunBar::new(None, quiet);
+            bar.captured = Some(std::sync::Mutex::new(Vec::new()));
+            bar.line("reproducing txflash (quick, 2 jobs)");
+            bar.line("[1/4] fig5-none (1 s elapsed, ETA 3 s)");
+            bar.captured.take().unwrap().into_inner().unwrap()
+        };
+        assert_eq!(capture(false).len(), 2);
+        assert!(capture(true).is_empty());
+        let term = InMemoryTerm::new(10, 120);
+        let bar = RunBar::new(
+            Some(ProgressDrawTarget::term_like(Box::new(term.clone()))),
+            true,
+        );
+        bar.line("[1/4] fig5-none (1 s elapsed, ETA 3 s)");
+        assert!(bar.bar.is_none());
+        assert!(term.contents().is_empty(), "{}", term.contents());
+    }
+
+    /// Both axes as words, and no line of the terminal's tables wider than 120 columns,
+    /// however long a claim's measured text is.
+    #[test]
+    fn reproduce_terminal_prints_both_axes_as_words_within_120_columns() {
+        let claim = |id: &str, v: reproduce::Verdict| reproduce::Claim {
+            paper: "txflash".into(),
+            id: id.into(),
+            claim: "c".into(),
+            paper_value: "+1.5 %".into(),
+            measured: "a measured text far longer than any terminal is wide, ".repeat(4),
+            verdict: v,
+            note: "n".into(),
+        };
+        let out = reproduce::Output {
+            claims: vec![
+                claim("txflash-a", reproduce::Verdict::change(0.015, 0.828)),
+                claim("txflash-b", reproduce::Verdict::change(0.2, 0.25)),
+            ],
+            ..reproduce::Output::default()
+        };
+        let text = super::reproduce_terminal(&[("txflash".into(), out)]);
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= 120,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert!(text.contains("off (×55.2)"), "{text}");
+        assert!(text.contains("within 2× (×1.25)"), "{text}");
+        assert!(text.contains("1 unexplained"), "{text}");
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::sync::Arc;
 /// built on the first mutable access (`Pool::frame_mut`), which every update, rollback
 /// step and write-back path goes through. Building a loaded page and copying a written
 /// page's image on every miss, and freeing the cold vector at eviction, were ~20 % of the
-/// host bench (docs/PERFORMANCE.md, "hostperf (stop 17)").
+/// host bench (docs/PERFORMANCE.md).
 ///
 /// Invariant (`check_invariants`): a dirty frame is built. Readers through `&Frame`
 /// (checkpoints, commit-time forces, write-back of a removed frame) only look at the

@@ -81,6 +81,11 @@ pub struct Core {
     /// of its erase unit holding records for it), and how many such reads were made.
     pub also_read: std::collections::BTreeMap<u64, Vec<Lpn>>,
     pub also_read_pages: u64,
+    /// The number of the transaction whose attempt `Strategy::begin` is starting:
+    /// transactions are numbered 1, 2, … in the order clients take them from the workload,
+    /// and a restart keeps its number (as wait-die keeps its timestamp), while every
+    /// attempt gets a fresh `TxnId`. PCMLogging's XIDs (§4's residence clock) use it.
+    pub txn_number: u64,
 }
 
 impl Core {
@@ -295,17 +300,54 @@ impl Core {
         img: &Arc<PageImage>,
         tx: Option<sim::TxId>,
         now: SimTime,
+        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
+    ) -> Result<(u64, SimTime)> {
+        self.write_image_traced(img, tx, false, now, write)
+    }
+
+    /// `write_image` for the last page a device transaction writes at commit: the last
+    /// part's write goes with the COMMIT (`write` calls `Device::commit_write` for it), and
+    /// the trace shows it on the COMMIT line.
+    pub fn write_image_with_commit(
+        &mut self,
+        img: &Arc<PageImage>,
+        tx: sim::TxId,
+        now: SimTime,
+        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
+    ) -> Result<(u64, SimTime)> {
+        self.write_image_traced(img, Some(tx), true, now, write)
+    }
+
+    fn write_image_traced(
+        &mut self,
+        img: &Arc<PageImage>,
+        tx: Option<sim::TxId>,
+        commit_last: bool,
+        now: SimTime,
         mut write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
     ) -> Result<(u64, SimTime)> {
         let t0 = self.tag_image(img);
-        self.trace(
-            now,
-            workload::txn::TxCmd::Write {
-                tx,
-                lpn: data_lpn(&self.layout, img.page, 0),
-                pages: self.layout.parts,
-            },
-        );
+        let parts = self.layout.parts;
+        let plain = if commit_last { parts - 1 } else { parts };
+        if plain > 0 {
+            self.trace(
+                now,
+                workload::txn::TxCmd::Write {
+                    tx,
+                    lpn: data_lpn(&self.layout, img.page, 0),
+                    pages: plain,
+                },
+            );
+        }
+        if let (true, Some(tx)) = (commit_last, tx) {
+            self.trace(
+                now,
+                workload::txn::TxCmd::Commit {
+                    tx,
+                    write: Some(data_lpn(&self.layout, img.page, parts - 1)),
+                },
+            );
+        }
         let mut end = now;
         for k in 0..self.layout.parts {
             self.device
@@ -462,6 +504,8 @@ struct Client {
     first_start: SimTime,
     /// Wait-die age (kept across restarts); also the buffer's priority (`no_room`).
     age: (SimTime, TxnId),
+    /// The transaction's number (`Core::txn_number`), kept across restarts.
+    number: u64,
     /// Wait-die: the older transaction (client, attempt) this one died for. Its restart
     /// waits until that attempt has ended (`on_finished`), instead of retrying into the
     /// same conflict after a random backoff.
@@ -597,6 +641,7 @@ impl Engine {
             net: Default::default(),
             also_read: Default::default(),
             also_read_pages: 0,
+            txn_number: 0,
         };
         core.pool.reserve_pages(core.layout.pages);
         let strat = (info.create)(cfg, &mut core)?;
@@ -610,6 +655,7 @@ impl Engine {
                 started: SimTime::ZERO,
                 first_start: SimTime::ZERO,
                 age: (SimTime::ZERO, TxnId(0)),
+                number: 0,
                 restart_after: None,
                 parked: false,
                 blocked_by: Vec::new(),
@@ -773,10 +819,12 @@ impl Engine {
         cl.started = now;
         if fresh {
             cl.age = (now, txn);
+            cl.number = self.handed_out;
         }
         cl.op = 0;
         cl.retry = false;
         cl.phase = Phase::Running;
+        self.core.txn_number = cl.number;
         self.strat.begin(&mut self.core, c, txn, now)
     }
 
@@ -987,7 +1035,7 @@ impl Engine {
 
     /// Client `c` found no frame it may evict (no-steal, SCC/BPCC's pinned pages, version
     /// slots, reads in flight). Restarting every such requester livelocked device-tx over
-    /// scc/bpcc on TPC-C (DECISIONS.md, "the restart storm"): two transactions whose pinned
+    /// scc/bpcc on TPC-C (DECISIONS.md, "The host engine", no frame to evict): two transactions whose pinned
     /// pages together exceed the pool restarted each other forever. Now the oldest active
     /// transaction (by its first start, kept across restarts) never restarts for room: it
     /// rolls back the youngest other active transaction that owns a frame it may not evict

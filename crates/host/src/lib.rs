@@ -80,6 +80,34 @@ pub enum DeadlockPolicy {
     WaitDie,
 }
 
+/// `host.device_tx.pin`: which pages of an in-progress transaction `device-tx` keeps in
+/// the buffer pool (never steals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceTxPin {
+    /// Flag Commit §5.1: under scc and bpcc, each in-progress transaction's last shadow
+    /// page stays resident and every other page may be stolen; other protocols pin nothing.
+    Last,
+    /// No page an active transaction dirtied is stolen, under any protocol (no-steal; the
+    /// rule SCC and BPCC ran under before, kept for comparison).
+    All,
+}
+
+/// The `[host.device_tx]` section.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeviceTxConfig {
+    pub pin: DeviceTxPin,
+}
+
+impl Default for DeviceTxConfig {
+    fn default() -> Self {
+        DeviceTxConfig {
+            pin: DeviceTxPin::Last,
+        }
+    }
+}
+
 /// The `[host]` configuration section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -116,6 +144,13 @@ pub struct HostConfig {
     /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
     /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).
     pub max_c: u32,
+    /// device-tx: which pages of an in-progress transaction stay in the buffer pool.
+    pub device_tx: DeviceTxConfig,
+    /// cfc-ex/afc-ex ablation, off by default: a fetch reads only the newest version of the
+    /// page instead of every version holding its live committed records (§4.3's merge), to
+    /// show what the merge reads cost (§5.3.1's second reason for Fig. 15's drop).
+    #[serde(default)]
+    pub fc_no_merge_reads: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
     /// or "records" (the `workload` crate's generators), configured by its section below.
     pub workload: String,
@@ -158,6 +193,12 @@ pub struct HostConfig {
     /// `strategy::flagcommit_ex::Fault`); empty = none. Never set this outside tests.
     #[serde(skip)]
     pub fault_fc: String,
+    /// Planted bugs for the crash checker (device-tx): "skip-rewrite" (commit does not
+    /// write again a page stolen and then updated again), "reopen-forgets" (a reopened
+    /// device transaction does not carry the pages written before); empty = none. Never
+    /// set this outside tests.
+    #[serde(skip)]
+    pub fault_device_tx: String,
     /// A planted bug for testing the full-mode consistency check: the checker's recovered
     /// database loses its changes to the first changed page of the workload's second table
     /// (TPC-C district, TPC-B teller), as a recovery that drops one page would. Never set
@@ -185,6 +226,8 @@ impl Default for HostConfig {
             log_pages: 4096,
             checkpoint_log_bytes: 1 << 20,
             max_c: 3,
+            device_tx: DeviceTxConfig::default(),
+            fc_no_merge_reads: false,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             tpcc: Default::default(),
@@ -201,6 +244,7 @@ impl Default for HostConfig {
             fault_early_commit_ack: false,
             fault_fc_empty_commit_list: false,
             fault_fc: String::new(),
+            fault_device_tx: String::new(),
             fault_drop_page: false,
         }
     }
@@ -239,6 +283,15 @@ impl HostConfig {
             return bad(
                 "data",
                 format!("unknown data mode '{}' (known: tag, full)", self.data),
+            );
+        }
+        if self.ipl.layout != "in-block" && self.ipl.layout != "separate" {
+            return bad(
+                "ipl.layout",
+                format!(
+                    "unknown In-Page Logging layout '{}' (known: in-block, separate)",
+                    self.ipl.layout
+                ),
             );
         }
         if !update::NAMES.contains(&self.update.as_str()) {

@@ -55,6 +55,9 @@ pub struct HostMetrics {
     pub txn_time_ns: Percentiles,
     /// From commit issue to commit ack.
     pub commit_latency_ns: Percentiles,
+    /// `txn_time_ns`'s histogram, for windows of a run (`Histogram::since`); not reported.
+    #[serde(skip)]
+    pub txn_time_hist: Histogram,
     pub lock_waits: u64,
     pub deadlocks: u64,
     pub buffer_hit_ratio: f64,
@@ -130,6 +133,7 @@ impl HostMetrics {
             },
             txn_time_ns: txn.percentiles(),
             commit_latency_ns: commit.percentiles(),
+            txn_time_hist: txn.clone(),
             lock_waits: s.lock_waits,
             deadlocks: s.deadlocks,
             buffer_hit_ratio: if accesses == 0 {

@@ -99,6 +99,10 @@ pub struct PcmSettings {
     pub low_watermark: f64,
     /// Wear leveling's swapping threshold δ in XIDs (§4.2, Algorithm 4); 0 = off.
     pub wear_delta: u64,
+    /// pcmlogging: give every attempt of a transaction its own XID (the engine's `TxnId`),
+    /// so wait-die restarts advance the XID clock of Algorithm 4. Off (the paper's rule): a
+    /// transaction keeps its XID across restarts, and X_c − X_t counts transactions.
+    pub xid_per_attempt: bool,
     /// pcmlogging: relocate the ActiveTxList and FreeSlotBitmap (§4.1) after this many
     /// metadata word writes; 0 = never.
     pub relocate_every: u64,
@@ -116,6 +120,10 @@ pub struct PcmSettings {
     /// A planted bug: the paper's pseudo-XID rule (DECISIONS.md). Never set outside tests.
     #[serde(skip)]
     pub fault_paper_pseudo_xid: bool,
+    /// A planted bug: the pseudo XID is the largest finished XID, aborts included, which a
+    /// restart reuses. Never set outside tests.
+    #[serde(skip)]
+    pub fault_pseudo_xid_of_aborts: bool,
     /// A planted bug: destages free their units before the disk write completed. Never set
     /// this outside tests.
     #[serde(skip)]
@@ -161,12 +169,14 @@ impl Default for PcmSettings {
             high_watermark: 0.99,
             low_watermark: 0.975,
             wear_delta: 0,
+            xid_per_attempt: false,
             relocate_every: 0,
             meta_regions: 4,
             table_entry_bytes: 16,
             tx_entry_bytes: 64,
             fault_early_atl_removal: false,
             fault_paper_pseudo_xid: false,
+            fault_pseudo_xid_of_aborts: false,
             fault_early_destage_free: false,
             checkpoint_interval_ms: 300_000,
             log_buffer_pages: 2,

@@ -46,15 +46,22 @@ fn run(protocol: &str, frames: u32, seed: u64) -> Seen {
     // Device WRITEs per (device tx, lpn). device-tx opens device transaction TxId(txn id).
     let mut writes: BTreeMap<(TxId, u32), u64> = BTreeMap::new();
     for t in &trace {
-        if let TxCmd::Write {
-            tx: Some(tx),
-            lpn,
-            pages,
-        } = t.cmd
-        {
-            for k in 0..pages {
-                *writes.entry((tx, lpn.0 + k)).or_default() += 1;
+        match t.cmd {
+            TxCmd::Write {
+                tx: Some(tx),
+                lpn,
+                pages,
+            } => {
+                for k in 0..pages {
+                    *writes.entry((tx, lpn.0 + k)).or_default() += 1;
+                }
             }
+            // The last page written at commit goes with the COMMIT (Flag Commit §3.3).
+            TxCmd::Commit {
+                tx,
+                write: Some(lpn),
+            } => *writes.entry((tx, lpn.0)).or_default() += 1,
+            _ => {}
         }
     }
     let layout = &r.core.layout;

@@ -522,7 +522,7 @@ fn sweep_for_deferred_checkpoints() {
 }
 
 /// `fault_fc_empty_commit_list` (a checkpoint master that does not wait for flag programs):
-/// not caught on the tiny run in 40 seeds (stop 14); on the deferring configuration afc-ex
+/// not caught on the tiny run in 40 seeds; on the deferring configuration afc-ex
 /// catches it with seed 0 (an acked commit's values lost: AFC's commit needs every FALSE
 /// node programmed, and the master let restart skip the COMMIT record below B). cfc-ex is
 /// not caught there in seeds 0–11: with one flag deciding and commits acked only after it,
@@ -535,4 +535,49 @@ fn the_checker_catches_an_afc_master_that_does_not_wait_for_flags() {
         |h| h.fault_fc_empty_commit_list = true,
         0..1
     ));
+}
+
+/// Flag Commit §5.3.1 / §4.3: version slots follow max_c (more concurrent updaters of a page
+/// may leave more physical versions of it), and a buffer miss reads every version holding a
+/// live committed record of the page (the merge), not one page whatever the scatter.
+#[test]
+fn versions_follow_max_c_and_fetches_merge_scattered_versions() {
+    use host::strategy::flagcommit_ex::versions_for;
+    assert_eq!(versions_for(2), 3);
+    assert_eq!(versions_for(3), 3);
+    assert_eq!(versions_for(4), 4);
+    assert_eq!(versions_for(6), 6);
+    let run = |strategy: &str, max_c: u32, no_merge: bool, seed: u64| {
+        let (mut h, mut d) = host::check::tiny_config(strategy, "none");
+        d.nand.blocks_per_plane = 32;
+        d.nand.nop = 4;
+        h.max_c = max_c;
+        h.fc_no_merge_reads = no_merge;
+        h.transactions = 300;
+        h.buffer_frames = 4;
+        h.bank.rollback_ratio = 0.3;
+        let dev = ssd::Device::in_memory(&d).unwrap();
+        let r = host::engine::run_traced(&h, &d, dev, seed, false, false)
+            .unwrap_or_else(|e| panic!("{strategy} max_c={max_c}: {e}"));
+        r.metrics.strategy_counters.clone()
+    };
+    for strategy in ["cfc-ex", "afc-ex"] {
+        let mut live_max = 0;
+        let mut merged = 0;
+        for seed in [1, 2, 3] {
+            let c = run(strategy, 6, false, seed);
+            assert_eq!(c["fc_version_slots"], 6);
+            live_max = live_max.max(c["fc_versions_live_max"]);
+            merged += c["fc_merge_reads"];
+            assert!(c["fc_fetch_versions_read"] >= c["fc_merge_reads"]);
+            // The ablation reads one version per miss at fetch time.
+            let a = run(strategy, 6, true, seed);
+            assert_eq!(a["fc_version_slots"], 6);
+        }
+        assert!(
+            live_max > 3,
+            "{strategy}: with max_c 6 some page held more than 3 versions at once ({live_max})"
+        );
+        assert!(merged > 0, "{strategy}: no fetch merged a second version");
+    }
 }

@@ -227,10 +227,13 @@ fn a_rollback_with_every_frame_busy_undoes_through_a_private_frame() {
 /// the Flag Commit reproduction, issue 8 item 7: 60,000+ buffer-full restarts after 34
 /// commits with this exact configuration and seed 1). Now the oldest active transaction
 /// rolls back the youngest holder of pinned frames instead (`engine::Engine::no_room`).
+/// The pinning that livelocked is `host.device_tx.pin = "all"`; the default rule pins one
+/// page per transaction and needs no room here (`device_tx_steal.rs`).
 #[test]
 fn device_tx_on_scc_and_bpcc_tpcc_does_not_livelock_for_buffer_room() {
     for p in ["bpcc", "scc"] {
         let (mut h, mut d) = check::tiny_config("device-tx", p);
+        h.device_tx.pin = host::DeviceTxPin::All;
         h.workload = "tpcc".into();
         h.tpcc.warehouses = 1;
         h.tpcc.customers_per_district = 20;

@@ -338,12 +338,127 @@ fn the_checker_catches_ipa_block_trusting_a_torn_record_on_odd_mlc() {
 
 // ---------------------------------------------------------------- ipl
 
+/// The paper's layout (`in-block`): one erase unit per 8-page block — 4 DB pages of one
+/// flash page each and 4 log pages of 4 sectors (NOP 4).
 fn ipl_config() -> (HostConfig, DeviceConfig) {
     let (mut h, d) = check::tiny_config("wal", "none");
     h.update = "ipl".into();
-    // Two erase units on the tiny bank (7 DB pages), so merges and cross-unit reads occur.
+    h.page_bytes = d.nand.page_bytes;
     h.ipl.unit_pages = 4;
     (h, d)
+}
+
+/// The `separate` layout (log regions as FTL logical pages): two erase units on the tiny
+/// bank (7 DB pages of 8 KiB), so merges and cross-unit reads occur.
+fn ipl_separate_config() -> (HostConfig, DeviceConfig) {
+    let (mut h, d) = check::tiny_config("wal", "none");
+    h.update = "ipl".into();
+    h.ipl.layout = "separate".into();
+    h.ipl.unit_pages = 4;
+    (h, d)
+}
+
+/// Runs `h` on a fresh device and checks the flash it leaves: every host-managed block
+/// holds one erase unit — its data pages, then log pages whose sectors name only pages of
+/// that unit — and every merge erased its old block at once. Returns (merges, blocks).
+fn in_block_layout_of_a_run(h: &HostConfig, d: &DeviceConfig) -> (u64, usize) {
+    let dev = ssd::Device::in_memory(d).unwrap();
+    let run = host::engine::run_traced(h, d, dev, 7, false, false).unwrap();
+    let c = &run.metrics.strategy_counters;
+    let merges = c.get("ipl_merges").copied().unwrap_or(0);
+    assert!(merges > 0, "{c:?}");
+    assert_eq!(
+        c.get("ipl_unit_erases").copied(),
+        Some(merges),
+        "each merge erases its unit's old block: {c:?}"
+    );
+    let mut dev = run.core.device;
+    assert_eq!(dev.core.stats.native_erases, merges);
+    let blocks = dev.native_blocks();
+    let unit_pages = u64::from(h.ipl.unit_pages);
+    let mut seen = std::collections::BTreeSet::new();
+    for &b in &blocks {
+        let mut owner = None;
+        let mut logs = 0;
+        for slot in 0..dev.native_slots() {
+            let (o, oob, _) = dev.native_read(b, slot, sim::SimTime::ZERO).unwrap();
+            let Some(oob) = oob else { break };
+            let u = *owner.get_or_insert(oob.a);
+            assert_eq!(oob.a, u, "{b} mixes units");
+            if slot < u32::from(oob.c) {
+                assert!(
+                    matches!(o, ssd::ReadOutcome::Tag(_)),
+                    "{b} slot {slot}: {o:?}"
+                );
+                continue;
+            }
+            let ssd::ReadOutcome::Bytes(bytes) = o else {
+                panic!("{b} slot {slot} is a log page but reads {o:?}")
+            };
+            for s in 0..bytes.len().div_ceil(512) {
+                if let Some(e) = host::update::ipl::decode(&bytes[s * 512..], false) {
+                    for (p, _) in e {
+                        assert_eq!(
+                            u64::from(p) / unit_pages,
+                            u64::from(u),
+                            "{b}: a sector of another unit"
+                        );
+                        logs += 1;
+                    }
+                }
+            }
+        }
+        assert!(seen.insert(owner), "two blocks for one unit");
+        let _ = logs;
+    }
+    (merges, blocks.len())
+}
+
+#[test]
+fn ipl_keeps_log_sectors_in_the_data_block_and_a_merge_erases_it() {
+    let (mut h, d) = ipl_config();
+    h.transactions = 120;
+    let (merges, blocks) = in_block_layout_of_a_run(&h, &d);
+    assert!(blocks >= 2, "{blocks} blocks");
+    eprintln!("{merges} merges, {blocks} unit blocks");
+}
+
+#[test]
+#[should_panic]
+fn the_separate_layout_keeps_no_unit_in_a_block() {
+    // The layout before the paper's: log sectors on FTL logical pages, merges leave the
+    // erase to GC — the layout check above must fail on it.
+    let (mut h, d) = ipl_separate_config();
+    h.transactions = 120;
+    in_block_layout_of_a_run(&h, &d);
+}
+
+#[test]
+fn ipl_in_block_refuses_what_it_cannot_honour() {
+    let key_of = |h: &HostConfig, d: &DeviceConfig| match check::record(h, d, 1) {
+        Err(HostError::Config { key, .. }) => key,
+        Err(e) => panic!("unexpected {e}"),
+        Ok(_) => panic!("accepted"),
+    };
+    // A unit larger than a block.
+    let (mut h, d) = ipl_config();
+    h.ipl.unit_pages = 5;
+    assert_eq!(key_of(&h, &d), "host.ipl.unit_pages");
+    // More sectors per log page than programs a page allows.
+    let (h, mut d) = ipl_config();
+    d.nand.nop = 2;
+    assert_eq!(key_of(&h, &d), "host.ipl.sector_bytes");
+    // Mapping checkpoints: recovery would not scan the host's blocks.
+    let (h, mut d) = ipl_config();
+    d.ftl.checkpoint_interval = 64;
+    assert_eq!(key_of(&h, &d), "ftl.checkpoint_interval");
+    // Odd-MLC: MSB log pages take one program.
+    let (h, mut d) = ipl_config();
+    mlc(&mut d, ssd::modes::MlcMode::OddMlc);
+    assert_eq!(key_of(&h, &d), "ftl.mlc_mode");
+    let (mut h, d) = ipl_config();
+    h.ipl.layout = "elsewhere".into();
+    assert_eq!(key_of(&h, &d), "host.ipl.layout");
 }
 
 #[test]
@@ -381,9 +496,26 @@ fn ipl_survives_random_crashes_of_a_larger_run() {
 }
 
 #[test]
-fn ipl_survives_crashes_on_pslc_and_odd_mlc() {
+fn ipl_in_block_survives_every_crash_on_pslc() {
+    // pSLC: LSB pages only, so 16-page blocks give the unit its 8 slots.
+    let (mut h, mut d) = ipl_config();
+    mlc(&mut d, ssd::modes::MlcMode::Pslc);
+    d.nand.pages_per_block = 16;
+    h.transactions = 120;
+    let rec = check::record(&h, &d, 7).unwrap();
+    let c = &rec.metrics.strategy_counters;
+    assert!(c["ipl_unit_erases"] > 0, "{c:?}");
+    let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 4 }, 1, None).unwrap();
+    report(&rep);
+    eprintln!("pSLC in-block: {} states", rep.states);
+    assert!(rep.states > 1000, "{} states", rep.states);
+    assert_eq!(rep.violations, 0);
+}
+
+#[test]
+fn ipl_separate_survives_crashes_on_pslc_and_odd_mlc() {
     for mode in [ssd::modes::MlcMode::Pslc, ssd::modes::MlcMode::OddMlc] {
-        let (mut h, mut d) = ipl_config();
+        let (mut h, mut d) = ipl_separate_config();
         mlc(&mut d, mode);
         if mode == ssd::modes::MlcMode::Pslc {
             d.nand.blocks_per_plane *= 2;

@@ -150,7 +150,7 @@ fn the_tiny_runs_write_the_flash_and_run_gc() {
 
 /// A worn-out emulated SSD refuses writes (blocks retired at `nand.endurance`): the run ends
 /// with an error naming the store instead of a panic (`FlashStore::write` panicked before
-/// stop 17; found by reviewing the emulated store's error paths).
+/// found by reviewing the emulated store's error paths).
 #[test]
 fn a_worn_out_emulated_ssd_ends_the_run_with_an_error() {
     let (mut h, mut d) = tiny("scmlogging");

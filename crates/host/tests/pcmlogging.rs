@@ -300,3 +300,110 @@ fn relocation_cools_the_hottest_metadata_unit() {
     // 4 regions: the hottest metadata word's writes split about four ways.
     assert!(on * 2 < off, "without {off}, with {on}");
 }
+
+/// A contended TPC-C (one warehouse, 50 clients: several wait-die restarts per commit) whose
+/// PCM fills and destages, with wear leveling at threshold `delta` XIDs.
+fn contended_wear(delta: u64, per_attempt: bool) -> (u64, u64, u64, u64) {
+    let (mut h, mut d) = check::tiny_config("pcmlogging", "none");
+    h.workload = "tpcc".into();
+    h.tpcc.warehouses = 1;
+    h.tpcc.customers_per_district = 30;
+    h.tpcc.items = 200;
+    h.tpcc.max_txns = 1200;
+    h.clients = 50;
+    h.transactions = 1200;
+    h.page_bytes = 8192;
+    // 6,000 units: full after about 300 transactions, so a record stays a few hundred
+    // transactions — about 2,000 attempts at 7–8 restarts per commit.
+    h.pcm.pcm_bytes = 6000 * 128;
+    h.pcm.dram_bytes = 64 * 8192 + 16384;
+    h.pcm.high_watermark = 0.99;
+    h.pcm.low_watermark = 0.975;
+    h.pcm.destage = "adaptive".into();
+    h.pcm.external = "hdd".into();
+    h.pcm.wear_delta = delta;
+    h.pcm.xid_per_attempt = per_attempt;
+    d.nand.blocks_per_plane = 256;
+    let run = host::engine::run(&h, &d, ssd::Device::in_memory(&d).unwrap(), 3, false).unwrap();
+    let m = &run.metrics;
+    let k = &m.strategy_counters;
+    (
+        k["pcm_swaps"],
+        k["pcm_records_flushed"],
+        m.txns_committed,
+        m.txns_restarted,
+    )
+}
+
+/// §4.2 / §6.3: a smaller swapping threshold swaps more (PL-1 against PL-10, thresholds of
+/// a tenth and the whole of the run's 1,200 transactions, as `reproduce` scales them). The
+/// XID is the transaction's number, kept across wait-die restarts; with a fresh XID per
+/// attempt (`xid_per_attempt`, the rule before) the XID clock ran ahead by the restarts and
+/// both thresholds swapped on most flushed records (quick reproduction: 0.88–0.96), so PL-10
+/// did not swap less than PL-1 by much.
+#[test]
+fn pl10_swaps_on_fewer_records_than_pl1_under_restarts() {
+    let (s10, f10, c10, r10) = contended_wear(1200, false);
+    let (s1, f1, c1, r1) = contended_wear(120, false);
+    let (rate10, rate1) = (s10 as f64 / f10 as f64, s1 as f64 / f1 as f64);
+    eprintln!(
+        "PL-10 {s10}/{f10} = {rate10:.3} ({c10} commits, {r10} restarts); PL-1 {s1}/{f1} = {rate1:.3} ({c1} commits, {r1} restarts)"
+    );
+    // The setting is the one that inflated the clock: restarts outnumber commits.
+    assert!(r10 > 2 * c10 && r1 > 2 * c1, "{r10} / {c10}, {r1} / {c1}");
+    assert!(rate10 < 0.5 * rate1, "PL-10 {rate10:.3} vs PL-1 {rate1:.3}");
+}
+
+/// `host.pcm.xid_per_attempt` keeps the old rule: a restart takes a fresh XID, so the XID
+/// clock counts attempts and PL-10 swaps about as often as PL-1.
+#[test]
+fn xid_per_attempt_advances_the_clock_with_restarts() {
+    let (s10, f10, ..) = contended_wear(1200, false);
+    let (a10, g10, ..) = contended_wear(1200, true);
+    let (rate, rate_attempt) = (s10 as f64 / f10 as f64, a10 as f64 / g10 as f64);
+    eprintln!("PL-10 swap rate: per transaction {rate:.3}, per attempt {rate_attempt:.3}");
+    assert!(rate_attempt > 1.5 * rate, "{rate_attempt:.3} vs {rate:.3}");
+}
+
+/// Planted bug: with XIDs kept across wait-die restarts, a moved committed record's pseudo
+/// XID must be the largest *committed* XID. The largest *finished* one (aborts included, the
+/// rule while every attempt had a fresh XID) can be an aborted transaction's XID, which
+/// re-enters the ActiveTxList when the transaction restarts; a crash then discards the moved
+/// committed record (docs/DECISIONS.md "PCMLogging's XID clock").
+#[test]
+fn the_checker_catches_a_pseudo_xid_an_aborted_transaction_reuses() {
+    let mut caught = false;
+    let mut restarts = 0;
+    for seed in 1..=8 {
+        let (mut h, d) = tiny_tpcc();
+        h.clients = 8;
+        h.pcm.wear_delta = 2;
+        h.pcm.pcm_bytes = 16384;
+        h.pcm.fault_pseudo_xid_of_aborts = true;
+        let rec = match check::record(&h, &d, seed) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("seed {seed}: {e}");
+                continue;
+            }
+        };
+        eprintln!(
+            "seed {seed}: {} commits, {} restarts, {} swaps",
+            rec.metrics.txns_committed,
+            rec.metrics.txns_restarted,
+            rec.metrics.strategy_counters["pcm_swaps"]
+        );
+        restarts += rec.metrics.txns_restarted;
+        let rep = check::check(&rec, Mode::Random { schedules: 300 }, 1, None).unwrap();
+        if rep.violations > 0 {
+            eprintln!(
+                "caught with seed {seed}: {} of {} states",
+                rep.violations, rep.states
+            );
+            caught = true;
+            break;
+        }
+    }
+    assert!(restarts > 0, "no restart: the case was not exercised");
+    assert!(caught, "planted bug not caught");
+}

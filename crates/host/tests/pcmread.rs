@@ -1,4 +1,4 @@
-//! Branch pcmread (issue 11): record-level PCMLogging serves buffer misses from PCM when
+//! Record-level PCMLogging serves buffer misses from PCM when
 //! PCM holds the page's state (§3.3 "Serving read/write requests", Fig. 8c), and what that
 //! does to the disk reads of a TPC-C run.
 
@@ -26,7 +26,7 @@ fn hdd_tpcc(txns: u64) -> (host::HostConfig, ssd::DeviceConfig) {
 /// TPC-C inserts orders, new-orders and order lines into pages beyond the loaded database;
 /// while those records sit in PCM, PCM is all of such a page, and a miss on it reads no
 /// disk page. Every miss is either a PCM hit or one disk read, and the disk's other reads
-/// are destages' merge reads (§5). On the code before this branch every miss read the
+/// are destages' merge reads (§5). On the code before this change every miss read the
 /// disk (`pcm_hits` did not exist; disk reads = misses + destaged pages).
 #[test]
 fn misses_on_pages_pcm_holds_read_no_disk_page() {

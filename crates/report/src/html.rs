@@ -13,10 +13,25 @@ pub struct HtmlClaim {
     pub claim: String,
     pub paper_value: String,
     pub measured: String,
-    /// The verdict as a word ("agrees", "partly", "disagrees", ...); it is also the row's
-    /// CSS class, so known words get colours.
-    pub verdict: String,
+    /// The direction axis in words ("agrees", "disagrees", "not modelled").
+    pub direction: String,
+    /// The magnitude axis in words, with its ratio ("within 2× (×0.90)", "off (×55.2)").
+    pub magnitude: String,
+    /// The row's colour: one word ("agrees", "off", "disagrees", "not-modelled"); known
+    /// words get colours.
+    pub class: String,
     pub note: String,
+    /// Why the claim disagrees and the ablation run that supports it, if one is attached;
+    /// `unexplained` (true) marks a disagreement without one.
+    pub explanation: Option<String>,
+    pub unexplained: bool,
+}
+
+/// A plain table (header and rows of plain text).
+#[derive(Clone, Debug, Default)]
+pub struct HtmlTable {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
 }
 
 /// One paper's (or experiment group's) section.
@@ -38,6 +53,9 @@ pub struct HtmlReport {
     pub title: String,
     /// One paragraph under the title (plain text).
     pub summary: String,
+    /// The per-paper summary shown first, before the claims, and paragraphs under it.
+    pub summary_table: Option<HtmlTable>,
+    pub summary_notes: Vec<String>,
     pub claims: Vec<HtmlClaim>,
     pub sections: Vec<HtmlSection>,
 }
@@ -71,7 +89,7 @@ fn inline_svg(svg: &str) -> &str {
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}\
-th{background:#f0f0f0}tr.agrees td.v{background:#d9f2d9}tr.partly td.v{background:#fff2cc}tr.disagrees td.v{background:#f8d0d0}\
+th{background:#f0f0f0}tr.agrees td.v{background:#d9f2d9}tr.off td.v{background:#fff2cc}tr.disagrees td.v{background:#f8d0d0}tr.not-modelled td.v{background:#eee}\
 figure{margin:1.5em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:13px;color:#555}\
 pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}details{margin:.5em 0}";
 
@@ -86,25 +104,51 @@ pub fn render(r: &HtmlReport) -> String {
         esc(&r.title),
         esc(&r.summary)
     ));
-    h.push_str("<h2>Claims</h2>\n<table id=\"claims\">\n<thead><tr><th>paper</th><th>id</th><th>claim</th><th>paper says</th><th>measured</th><th>verdict</th></tr></thead>\n<tbody>\n");
+    if let Some(t) = &r.summary_table {
+        h.push_str("<h2>Summary per paper</h2>\n<table id=\"summary\">\n<thead><tr>");
+        for c in &t.header {
+            h.push_str(&format!("<th>{}</th>", esc(c)));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for row in &t.rows {
+            h.push_str("<tr>");
+            for c in row {
+                h.push_str(&format!("<td>{}</td>", esc(c)));
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table>\n");
+    }
+    for n in &r.summary_notes {
+        h.push_str(&format!("<p>{}</p>\n", esc(n)));
+    }
+    h.push_str("<h2>Claims</h2>\n<table id=\"claims\">\n<thead><tr><th>paper</th><th>id</th><th>claim</th><th>paper says</th><th>measured</th><th>direction</th><th>magnitude</th><th>explanation</th></tr></thead>\n<tbody>\n");
     for c in &r.claims {
+        let expl = match (&c.explanation, c.unexplained) {
+            (Some(e), _) => esc(e),
+            (None, true) => "<b>unexplained</b>".into(),
+            (None, false) => String::new(),
+        };
         h.push_str(&format!(
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"v\">{}</td></tr>\n",
-            class(&c.verdict),
+            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"v\">{}</td><td class=\"v\">{}</td><td>{}</td></tr>\n",
+            class(&c.class),
             esc(&c.paper),
             esc(&c.id),
             esc(&c.claim),
             esc(&c.paper_value),
             esc(&c.measured),
-            esc(&c.verdict)
+            esc(&c.direction),
+            esc(&c.magnitude),
+            expl
         ));
     }
     h.push_str("</tbody>\n</table>\n<h2>Notes on each claim</h2>\n<ul>\n");
     for c in &r.claims {
         h.push_str(&format!(
-            "<li><b>{}</b> ({}): {}</li>\n",
+            "<li><b>{}</b> (direction {}, magnitude {}): {}</li>\n",
             esc(&c.id),
-            esc(&c.verdict),
+            esc(&c.direction),
+            esc(&c.magnitude),
             esc(&c.note)
         ));
     }
@@ -167,14 +211,23 @@ mod tests {
         HtmlReport {
             title: "commitlab reproduction report".into(),
             summary: "Scale: quick.".into(),
+            summary_table: Some(HtmlTable {
+                header: vec!["paper".into(), "claims".into()],
+                rows: vec![vec!["txflash".into(), "1".into()]],
+            }),
+            summary_notes: vec![],
             claims: vec![HtmlClaim {
                 paper: "txflash".into(),
                 id: "T1".into(),
                 claim: "a < b & c".into(),
                 paper_value: "1".into(),
                 measured: "2".into(),
-                verdict: "agrees".into(),
+                direction: "agrees".into(),
+                magnitude: "within 2× (×2.00)".into(),
+                class: "agrees".into(),
                 note: "n".into(),
+                explanation: None,
+                unexplained: false,
             }],
             sections: vec![HtmlSection {
                 title: "txflash".into(),
@@ -195,6 +248,8 @@ mod tests {
         assert_eq!(h.matches("<figure").count(), 1);
         assert!(h.contains("<svg"));
         assert!(h.contains("<tr class=\"agrees\">"));
+        // The summary comes before the claims.
+        assert!(h.find("id=\"summary\"").unwrap() < h.find("id=\"claims\"").unwrap());
         assert!(h.contains("channels = 2"));
         for external in ["<script", "<link", "http://", "https://", "src="] {
             // The SVG namespace URI is an identifier, not a fetched resource.

@@ -1,8 +1,9 @@
 //! A plain aligned text table for people: numbers right-aligned, text left-aligned, a rule
 //! under the header, no borders. Layout is comfy-table's; this only decides alignment.
 //!
-//! Output is plain ASCII without styling and without width limits (no wrapping), so it is
-//! the same on a terminal, in a pipe and in a file.
+//! Output is plain text without styling and, with `render`, without width limits (no
+//! wrapping), so it is the same on a terminal, in a pipe and in a file. `render_within`
+//! shortens the widest cells (ending them with "…") until every line fits a width.
 
 use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement};
 
@@ -25,6 +26,46 @@ impl Table {
 
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
+    }
+
+    /// `render`, with the widest column's cells cut (ending in "…") until no line is wider
+    /// than `width` characters; a table that cannot fit (more columns than width allows at
+    /// 8 characters each) is cut as far as that.
+    pub fn render_within(&self, width: usize) -> String {
+        const MIN: usize = 8;
+        let chars = |s: &str| s.chars().count();
+        let mut t = Table {
+            header: self.header.clone(),
+            rows: self.rows.clone(),
+        };
+        loop {
+            let out = t.render();
+            let widest = out.lines().map(chars).max().unwrap_or(0);
+            if widest <= width {
+                return out;
+            }
+            let n = t.header.len();
+            let col_w = |i: usize| {
+                std::iter::once(&t.header)
+                    .chain(t.rows.iter())
+                    .filter_map(|r| r.get(i))
+                    .map(|c| chars(c))
+                    .max()
+                    .unwrap_or(0)
+            };
+            let Some(i) = (0..n).filter(|&i| col_w(i) > MIN).max_by_key(|&i| col_w(i)) else {
+                return out;
+            };
+            let w = col_w(i);
+            let cut = (w - (widest - width)).max(MIN).min(w - 1);
+            for r in std::iter::once(&mut t.header).chain(t.rows.iter_mut()) {
+                if let Some(c) = r.get_mut(i) {
+                    if chars(c) > cut {
+                        *c = c.chars().take(cut - 1).collect::<String>() + "…";
+                    }
+                }
+            }
+        }
     }
 
     pub fn render(&self) -> String {
@@ -97,5 +138,24 @@ mod tests {
         );
         // Right-aligned numbers end in the same column.
         assert_eq!(lines[2].len(), lines[3].len(), "{s}");
+    }
+
+    #[test]
+    fn render_within_cuts_the_widest_column_to_fit() {
+        let mut t = Table::new(vec!["id", "text", "verdict"]);
+        t.row(vec!["a".into(), "x".repeat(300), "agrees / off".into()]);
+        t.row(vec!["b".into(), "short".into(), "agrees".into()]);
+        let s = t.render_within(60);
+        for l in s.lines() {
+            assert!(l.chars().count() <= 60, "{l}");
+        }
+        assert!(
+            s.contains("…") && s.contains("agrees / off") && s.contains("short"),
+            "{s}"
+        );
+        // A table that fits is unchanged.
+        let mut small = Table::new(vec!["id"]);
+        small.row(vec!["a".into()]);
+        assert_eq!(small.render_within(60), small.render());
     }
 }

@@ -2,12 +2,16 @@
 //! charts, including missing values) and must log no console errors, and every figure must
 //! be present and drawn at a non-zero size with content.
 //!
-//! Needs Debian's `chromium` (installed by `.ci/run`), so it is `#[ignore]`d in the default
-//! test command and run by CI with `cargo test -p commitlab-report --test browser --
-//! --ignored`. Set `COMMITLAB_REPORT_HTML=path/to/REPORT.html` to check a report written by
-//! `commitlab reproduce` as well.
+//! A real reproduction is checked too: the release CLI (`target/release/commitlab`, or
+//! `COMMITLAB_BIN`) runs `reproduce --paper txflash --quick`, and its REPORT.html must open
+//! with the per-paper summary and show every verdict as words, never as raw JSON.
+//!
+//! Needs Debian's `chromium` (installed by `.ci/run`) and the release CLI, so it is
+//! `#[ignore]`d in the default test command and run by CI with `cargo test -p
+//! commitlab-report --test browser -- --ignored` after `cargo build --release -p commitlab`.
+//! Set `COMMITLAB_REPORT_HTML=path/to/REPORT.html` to check another report as well.
 
-use commitlab_report::html::{render, HtmlClaim, HtmlReport, HtmlSection};
+use commitlab_report::html::{render, HtmlClaim, HtmlReport, HtmlSection, HtmlTable};
 use commitlab_report::svg::{bar_chart, line_chart, Chart, Series};
 use std::path::Path;
 use std::process::Command;
@@ -19,6 +23,9 @@ window.addEventListener('error', e => console.log('PROBE-ERROR ' + (e.message ||
 window.addEventListener('load', () => {
   const figs = document.querySelectorAll('figure.figure');
   console.log('PROBE-FIGURES ' + figs.length);
+  const h2 = document.querySelector('h2');
+  console.log('PROBE-FIRST-H2 ' + (h2 ? h2.textContent : ''));
+  console.log('PROBE-RAW-JSON ' + /\{\s*"[a-z_]+"\s*:/.test(document.body.innerText));
   figs.forEach(f => {
     const s = f.querySelector('svg');
     const r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
@@ -97,6 +104,18 @@ fn check(html: &str, dir: &Path) {
         lines.contains(&format!("PROBE-FIGURES {want}")),
         "{lines:?}"
     );
+    // The page opens with the per-paper summary, and no text on it is raw JSON (a verdict
+    // printed as `{"direction":"agrees",...}`).
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "PROBE-FIRST-H2 Summary per paper"),
+        "the report does not open with the summary: {lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "PROBE-RAW-JSON false"),
+        "the report shows raw JSON: {lines:?}"
+    );
     let figs: Vec<&String> = lines
         .iter()
         .filter(|l| l.starts_with("PROBE-FIG "))
@@ -135,14 +154,23 @@ fn sample() -> String {
     render(&HtmlReport {
         title: "commitlab reproduction report".into(),
         summary: "Scale: quick.".into(),
+        summary_table: Some(HtmlTable {
+            header: vec!["paper".into(), "claims".into()],
+            rows: vec![vec!["txflash".into(), "1".into()]],
+        }),
+        summary_notes: vec![],
         claims: vec![HtmlClaim {
             paper: "txflash".into(),
             id: "T1".into(),
             claim: "SCC beats TC".into(),
             paper_value: "+20%".into(),
             measured: "+18%".into(),
-            verdict: "agrees".into(),
+            direction: "agrees".into(),
+            magnitude: "within 2× (×0.90)".into(),
+            class: "agrees".into(),
             note: "rule: same sign, within 1.5x".into(),
+            explanation: None,
+            unexplained: false,
         }],
         sections: vec![HtmlSection {
             title: "txflash".into(),
@@ -162,6 +190,44 @@ fn sample() -> String {
             configs: vec![("fig6: scc".into(), "[nand]\nchannels = 2\n".into())],
         }],
     })
+}
+
+/// The release CLI: `COMMITLAB_BIN`, or the workspace's `target/release/commitlab`.
+fn commitlab_bin() -> std::path::PathBuf {
+    std::env::var_os("COMMITLAB_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/release/commitlab")
+        })
+}
+
+/// A real `reproduce --quick` (TxFlash, the smallest paper) in a browser: every figure drawn,
+/// the summary first, verdicts as words.
+#[test]
+#[ignore = "needs chromium and the release CLI; run by .ci/run"]
+fn a_real_quick_reproduction_renders_with_words_and_the_summary_first() {
+    let dir = std::env::temp_dir().join(format!("commitlab-browser-real-{}", std::process::id()));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = commitlab_bin();
+    let o = Command::new(&bin)
+        .args(["-q", "reproduce", "--paper", "txflash", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run {}: {e} (cargo build --release -p commitlab, or set COMMITLAB_BIN)",
+                bin.display()
+            )
+        });
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("REPORT.html")).unwrap();
+    assert!(
+        !html.contains("{&quot;direction"),
+        "raw JSON verdicts in REPORT.html"
+    );
+    check(&html, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

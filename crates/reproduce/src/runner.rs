@@ -50,6 +50,11 @@ pub struct Progress<'a> {
     start: Instant,
     done: AtomicUsize,
     planned: AtomicUsize,
+    /// The total was set by `preplan` for every paper at once: `plan` leaves it alone.
+    preplanned: bool,
+    /// Only counts the points the papers plan (`counting`): `run_all` and `run_each` run
+    /// nothing and return an error in every slot.
+    counting: bool,
     /// (label, configuration as TOML) of every job `run_all` was given since the last
     /// `take_configs` (for REPORT.html).
     configs: Mutex<Vec<(String, String)>>,
@@ -70,8 +75,31 @@ impl<'a> Progress<'a> {
             start: Instant::now(),
             done: AtomicUsize::new(0),
             planned: AtomicUsize::new(0),
+            preplanned: false,
+            counting: false,
             configs: Mutex::new(Vec::new()),
         }
+    }
+
+    /// A progress that runs nothing: the papers' `plan` calls add up (`planned`) and every
+    /// run returns an error, so running a paper with it counts the points it plans without
+    /// running them (each paper plans all its points before its first run).
+    pub fn counting(report: &'a (dyn Fn(&str) + Sync)) -> Progress<'a> {
+        let mut p = Progress::new(1, report);
+        p.counting = true;
+        p
+    }
+
+    /// The points planned so far.
+    pub fn planned(&self) -> usize {
+        self.planned.load(Ordering::SeqCst)
+    }
+
+    /// Sets the total the ETA counts toward for the whole reproduction (every paper's points,
+    /// counted first with `counting`); the papers' own `plan` calls then change nothing.
+    pub fn preplan(&mut self, total: usize) {
+        self.planned.store(total, Ordering::SeqCst);
+        self.preplanned = true;
     }
 
     /// Sets the memory budget of the admission rule (module docs: memory); 0 runs one job
@@ -87,7 +115,9 @@ impl<'a> Progress<'a> {
 
     /// Adds `n` points to the total the ETA counts toward.
     pub fn plan(&self, n: usize) {
-        self.planned.fetch_add(n, Ordering::SeqCst);
+        if !self.preplanned {
+            self.planned.fetch_add(n, Ordering::SeqCst);
+        }
     }
 
     /// Every distinct configuration run since the last call, as (labels of the runs that
@@ -122,6 +152,9 @@ impl<'a> Progress<'a> {
         ));
     }
 }
+
+/// The error every run returns under a counting progress (`Progress::counting`).
+const COUNTING: &str = "not run (counting the planned points)";
 
 /// Runs every job, `progress.jobs` at a time and within `progress.mem_budget_bytes` (module
 /// docs: memory); a run that fails yields `Err(message)` in its slot. Jobs that start from
@@ -411,6 +444,12 @@ pub fn run_all_sharing(
     share: bool,
 ) -> Vec<Result<RunMetrics, String>> {
     let n = jobs.len();
+    if progress.counting {
+        return jobs
+            .iter()
+            .map(|j| Err(format!("{}: {COUNTING}", j.label)))
+            .collect();
+    }
     progress
         .configs
         .lock()
@@ -510,7 +549,7 @@ pub fn run_all_sharing(
 /// adaptive mmap threshold, which grows to 32 MiB after a large free: most of a device's
 /// tables and its summary pages' bytes); without this the full reproduction's resident set
 /// stayed 0.8–1.3 GiB above its live data between jobs. The `commitlab` binary's global
-/// allocator is mimalloc (docs/DECISIONS.md, section alloc): `mi_collect(true)` returns what
+/// allocator is mimalloc (docs/DECISIONS.md, "The tool: commands, output, Python"): `mi_collect(true)` returns what
 /// this thread's mimalloc heap holds free (a no-op where mimalloc is linked but unused, as in
 /// the Python module, whose allocations glibc's `malloc_trim` covers). Changes memory only,
 /// never results.
@@ -912,6 +951,12 @@ pub fn run_each<T: Send>(
     f: impl Fn(&Config) -> Result<T, String> + Sync,
 ) -> Vec<Result<T, String>> {
     let n = jobs.len();
+    if progress.counting {
+        return jobs
+            .iter()
+            .map(|j| Err(format!("{}: {COUNTING}", j.label)))
+            .collect();
+    }
     progress
         .configs
         .lock()

@@ -90,6 +90,36 @@ impl Histogram {
         self.max = self.max.max(other.max);
     }
 
+    /// The values recorded after `earlier`, a histogram of a prefix of the same stream of
+    /// values (a shorter run of the same simulation): counts subtract bucket by bucket (a
+    /// bucket `earlier` holds more of is empty). Min and max of the difference are its
+    /// outermost buckets' bounds, clamped to this histogram's exact extremes.
+    pub fn since(&self, earlier: &Histogram) -> Histogram {
+        let counts: Vec<u64> = self
+            .counts
+            .iter()
+            .zip(&earlier.counts)
+            .map(|(a, b)| a.saturating_sub(*b))
+            .collect();
+        let total = counts.iter().sum();
+        let first = counts.iter().position(|&c| c > 0);
+        let last = counts.iter().rposition(|&c| c > 0);
+        let (min, max) = match (first, last) {
+            (Some(f), Some(l)) => {
+                let lower = if f == 0 { 0 } else { bucket_upper(f - 1) + 1 };
+                (lower.max(self.min), bucket_upper(l).min(self.max))
+            }
+            _ => (u64::MAX, 0),
+        };
+        Histogram {
+            counts,
+            total,
+            sum: self.sum.saturating_sub(earlier.sum),
+            min,
+            max,
+        }
+    }
+
     /// The value at quantile `q` in `[0, 1]`: the upper bound of its bucket, at most `max`.
     pub fn quantile(&self, q: f64) -> u64 {
         if self.total == 0 {
@@ -130,6 +160,33 @@ impl Histogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A window's histogram is the full run's less its prefix: the window's own values
+    /// decide its percentiles (the prefix's slow values do not).
+    #[test]
+    fn since_keeps_only_the_later_values() {
+        let mut early = Histogram::new();
+        for v in [5_000_000u64; 50] {
+            early.record(v);
+        }
+        let mut full = early.clone();
+        for v in 1..=100u64 {
+            full.record(v * 1000);
+        }
+        let w = full.since(&early);
+        assert_eq!(w.count(), 100);
+        assert!(w.quantile(0.99) <= 100_800 && w.quantile(0.99) >= 98_000);
+        assert!(full.quantile(0.99) >= 5_000_000);
+        assert!((w.mean() - 50_500.0).abs() < 1.0);
+        let p = w.percentiles();
+        // The extremes are bucket bounds (within 1/128 of the values), not the prefix's.
+        assert!(p.min >= 990 && p.min <= 1000, "{p:?}");
+        assert!(
+            p.max >= 100_000 && p.max <= 100_000 + 100_000 / 128,
+            "{p:?}"
+        );
+        assert_eq!(full.since(&full).percentiles().p99, 0);
+    }
 
     #[test]
     fn buckets_bound_every_value_tightly() {

@@ -25,6 +25,25 @@ pub enum Striping {
     LeastBusy,
 }
 
+/// Where a mapping checkpoint's translation and journal pages are programmed (`meta`).
+///
+/// LightTx §3.3.3 makes the mapping table persistent at each zone sliding and says nothing
+/// of where its pages go. Striping them like host pages was measured to cost more than it
+/// saves (DECISIONS.md, "Mapping checkpoint placement"),
+/// so one unit is the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapPlacement {
+    /// Map pages fill one open map block before another is opened, in the map stream's own
+    /// rotation over the units: one map block is open at a time, and a checkpoint's pages
+    /// queue on one plane.
+    OneUnit,
+    /// Consecutive map pages go to consecutive parallel units in the host striping order,
+    /// so a checkpoint of k pages occupies each plane for at most ceil(k / units) program
+    /// times, but every unit keeps an open map block.
+    Striped,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
@@ -38,13 +57,13 @@ pub struct FtlConfig {
     /// the threshold's blocks free in every unit; see `FtlCore::new`). Negative (the
     /// default): `gc_threshold` itself. A sweep over `gc_threshold` sets it to the sweep's
     /// smallest threshold so that every point exports the same capacity and only the GC
-    /// trigger moves, as in LightTx Figs. 13–16 (DECISIONS.md, "GC-threshold capacity").
+    /// trigger moves, as in LightTx Figs. 13–16 (DECISIONS.md, "The FTL", logical capacity).
     pub capacity_gc_threshold: f64,
     pub gc_policy: GcPolicyKind,
     /// GC moves a live page inside its plane by copyback (sense into the page register,
     /// program from it; only the OOB crosses the channel). Off by default: MQSim's default,
     /// none of the papers mentions it, and real controllers avoid it because the data skips
-    /// the controller's ECC, so bit errors are copied along (DECISIONS.md, "GC copyback").
+    /// the controller's ECC, so bit errors are copied along (DECISIONS.md, "The FTL").
     pub gc_copyback: bool,
     pub striping: Striping,
     /// Allocate the free block with the lowest erase count (otherwise first-in first-out).
@@ -68,6 +87,8 @@ pub struct FtlConfig {
     /// Most journal pages before the translation pages are rewritten (0: as many as there
     /// are translation pages).
     pub map_journal_pages: u32,
+    /// Where checkpoints program their translation and journal pages.
+    pub map_placement: MapPlacement,
     /// Largest transaction, in pages.
     pub max_tx_pages: u32,
     /// Most transactions active at once.
@@ -97,6 +118,7 @@ impl Default for FtlConfig {
             checkpoint_window_blocks: 2,
             map_journal: true,
             map_journal_pages: 0,
+            map_placement: MapPlacement::OneUnit,
             max_tx_pages: 1024,
             max_active_txs: 256,
             interface_mbps: 0,

@@ -21,7 +21,7 @@
 //! `erase_not_before`, and GC never starts an erase earlier. This is what keeps a crash
 //! between "new copy in flight" and "old copy erased" from losing data.
 
-use crate::config::{FtlConfig, Striping};
+use crate::config::{FtlConfig, MapPlacement, Striping};
 use crate::error::{Result, SsdError};
 use crate::meta::Ckpt;
 use crate::oob::{self, kind};
@@ -1048,10 +1048,26 @@ impl FtlCore {
                 })?,
             None => {
                 let mut found = None;
-                // Translation and journal pages fill one open block before another is
-                // opened: striped like host pages they would keep a nearly empty map block
-                // open in every unit, space GC cannot reclaim (DECISIONS.md, "Map stream").
-                if stream == Stream::MAP {
+                // Striped (`ftl.map_placement = "striped"`): each map page goes to the next
+                // unit of the map stream's own rotation, so a checkpoint's pages are
+                // programmed in parallel, but every unit keeps an open map block
+                // (DECISIONS.md, "Mapping checkpoint placement").
+                if stream == Stream::MAP && self.cfg.map_placement == MapPlacement::Striped {
+                    let n = self.stripe_order.len();
+                    for k in 0..n {
+                        let i = (self.map_cursor + k) % n;
+                        found = self.alloc_in(self.stripe_order[i], stream, ready)?;
+                        if found.is_some() {
+                            self.map_cursor = (i + 1) % n;
+                            break;
+                        }
+                    }
+                } else if stream == Stream::MAP {
+                    // One unit (the default): translation and journal pages fill one open
+                    // block before another is opened: striped like host pages they would
+                    // keep a nearly empty map block open in every unit, space GC cannot
+                    // reclaim (DECISIONS.md, "Map stream placement", "Mapping checkpoint
+                    // placement").
                     let n = self.stripe_order.len();
                     if let Some(pu) = (0..n)
                         .map(|k| self.stripe_order[k])

@@ -26,6 +26,9 @@ use std::collections::{BTreeMap, VecDeque};
 #[path = "delta.rs"]
 mod delta;
 pub(crate) use delta::tail_ones;
+#[path = "native.rs"]
+mod native;
+pub use native::NativeOob;
 
 /// Everything needed to build a device.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -437,6 +440,36 @@ impl Device {
             },
             now,
         )?;
+        self.finish(tx, "committed");
+        self.core.stats.txs_committed += 1;
+        Ok(self.done(t))
+    }
+
+    /// WRITE(tx, lpn, data) of the transaction's last page together with COMMIT(tx): the
+    /// host had the page buffered when the transaction committed (Flag Commit §3.3). Acked
+    /// when the whole transaction is durable. A protocol that records the commit in the
+    /// page's own program (CFC) saves the commit flag's partial program; the others run
+    /// WRITE and then COMMIT, exactly as two commands would.
+    pub fn commit_write(&mut self, tx: TxId, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
+        if !self.proto.fuses_commit_write() {
+            self.write(tx, lpn, tag, now)?;
+            return self.commit(tx, now);
+        }
+        self.core.check_lpn(lpn)?;
+        let a = self.active_tx(tx)?;
+        if a.pages + 1 > self.core.cfg.max_tx_pages {
+            return Err(SsdError::TxTooLarge {
+                tx,
+                max_pages: self.core.cfg.max_tx_pages,
+            });
+        }
+        self.maintain(now)?;
+        let r = TxRef {
+            host: tx,
+            seq: a.seq,
+        };
+        let t = self.proto.commit_write(&mut self.core, r, lpn, tag, now)?;
+        self.count_write();
         self.finish(tx, "committed");
         self.core.stats.txs_committed += 1;
         Ok(self.done(t))

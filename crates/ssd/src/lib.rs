@@ -16,9 +16,11 @@ pub mod protocols;
 pub mod recovery;
 pub mod stats;
 
-pub use config::{FtlConfig, GcPolicyKind, Striping};
+pub use config::{FtlConfig, GcPolicyKind, MapPlacement, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};
-pub use device::{Device, DeviceConfig, RecoveryReport};
+pub use device::{Device, DeviceConfig, NativeOob, RecoveryReport};
 pub use error::SsdError;
-pub use protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY};
+pub use protocol::{
+    BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef, REGISTRY,
+};
 pub use stats::FtlStats;

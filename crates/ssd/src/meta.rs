@@ -51,6 +51,13 @@
 //! reads more than twice the table. `ftl.map_journal = false` always rewrites.
 //! Journal and translation pages carry OOB kind MAP; journal pages hold `JOURNAL_MARK` where
 //! a translation page holds its chunk number.
+//!
+//! **Placement** (`ftl.map_placement`). By default a checkpoint's translation and journal
+//! pages fill one map block at a time (`FtlCore::program`, map stream), which queues them on
+//! one plane; `striped` spreads them over the parallel units like a transaction's pages, at
+//! the price of an open map block in every unit. Recovery finds them through the root's
+//! directory either way, never by scanning, so placement does not change the crash
+//! argument.
 
 use crate::config::FtlConfig;
 use crate::core::{FtlCore, Stream, NSTREAMS};

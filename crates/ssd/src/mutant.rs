@@ -29,6 +29,10 @@
 //!   (`FtlCore::set_reserve_blocks`, AW and MHL-M) is never restored (`gc::restore_reserve`
 //!   returns at once), so a crash can leave recovery, or the first writes after it, without
 //!   the blocks they take.
+//! - `bpcc-straddler-unpinned`: BPCC unpins a committed straddler at its commit even when its
+//!   SRS is not empty, so GC may erase the only proof that an uncommitted intention is
+//!   uncommitted (TxFlash §3.3, "BPCC Garbage Collection"; in both `protocol.bpcc_srs`
+//!   forms).
 
 /// Whether mutant `name` is switched on in this process.
 #[cfg(feature = "mutants")]

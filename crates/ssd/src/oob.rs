@@ -21,6 +21,8 @@ pub mod kind {
     pub const MAP: u8 = 0x03;
     pub const META: u8 = 0x04;
     pub const RECORD: u8 = 0x05;
+    /// A page of a host-managed erase unit (`device::native`).
+    pub const NATIVE: u8 = 0x06;
     pub const ERASED: u8 = 0xFF;
 }
 

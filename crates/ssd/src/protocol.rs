@@ -73,6 +73,12 @@ pub struct ProtocolConfig {
     /// CFC / AFC: the block-based flag technique of Flag Commit §3.4. On by default: §5.1
     /// evaluated "the basic CFC and AFC protocols with block-based flag technique".
     pub block_flags: bool,
+    /// CFC: set the commit flag by a separate partial program after the last shadow page
+    /// even when that page arrives with COMMIT (`Device::commit_write`). Off by default:
+    /// Flag Commit §3.3 writes a buffered last page with its flag already TRUE ("a
+    /// page-reprogramming operation is saved"); on is the rule used before, kept as an
+    /// ablation of that saving.
+    pub cfc_flag_reprogram: bool,
     /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
     pub log_heads: u32,
     /// SCC: start erasing an aborted transaction's intentions at ABORT, in the background
@@ -92,6 +98,24 @@ pub struct ProtocolConfig {
     /// un-erased until that record (or a checkpoint) is durable (false, the default:
     /// LightTx's AW baseline writes mapping pages at commits only, Fig. 19's 3.70 %).
     pub aw_gc_move_records: bool,
+    /// BPCC: how long an uncommitted intention keeps its straddlers on flash (see
+    /// `protocols::bpcc`).
+    pub bpcc_srs: BpccSrs,
+}
+
+/// BPCC's straddle responsibility sets (TxFlash §3.3, "BPCC Garbage Collection").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BpccSrs {
+    /// TxFlash §3.3 with its three pruning rules: an uncommitted intention leaves every SRS
+    /// once a higher version of its page is committed, only the highest straddler of its
+    /// next-link holds it, and aborted intentions hold nothing.
+    Pruned,
+    /// The BPCC LightTx §4.3 compares against: "a page whose SRS is not null, even if it is
+    /// invalid, cannot be erased and has to be moved". Every committed straddler of an
+    /// uncommitted intention's next-link holds it, and it leaves those SRS only when every
+    /// copy of it is erased (§3.3's definition without the first two pruning rules).
+    UntilErased,
 }
 
 impl Default for ProtocolConfig {
@@ -99,10 +123,12 @@ impl Default for ProtocolConfig {
         ProtocolConfig {
             name: "none".into(),
             block_flags: true,
+            cfc_flag_reprogram: false,
             log_heads: 8,
             scc_erase_at_abort: true,
             aw_log_chains: 8,
             aw_gc_move_records: false,
+            bpcc_srs: BpccSrs::Pruned,
         }
     }
 }
@@ -141,6 +167,28 @@ pub trait CommitProtocol: FtlHooks + CloneProtocol + Send + Sync {
 
     /// COMMIT(tx): returns when the transaction is durable.
     fn commit(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;
+
+    /// Whether `commit_write` records the commit in the last page's own program. When
+    /// false (the default) the device runs a fused WRITE + COMMIT as the two commands.
+    fn fuses_commit_write(&self) -> bool {
+        false
+    }
+
+    /// WRITE(tx, lpn, data) of the transaction's last page, sent with its COMMIT(tx): the
+    /// host had the page buffered at commit (Flag Commit §3.3). Returns when the transaction
+    /// is durable, as `commit`. Called only when `fuses_commit_write`; the default is the
+    /// WRITE followed by the COMMIT.
+    fn commit_write(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.write(core, tx, lpn, tag, now)?;
+        self.commit(core, tx, now)
+    }
 
     /// ABORT(tx): returns when the transaction is rolled back.
     fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime>;

@@ -33,6 +33,15 @@ pub struct FtlStats {
     pub map_translation_writes: u64,
     /// Partial programs issued by a protocol (commit flags).
     pub flag_writes: u64,
+    /// Of which (CFC, AFC): set at COMMIT, and moved or added by GC before an erase.
+    #[serde(default)]
+    pub commit_flag_programs: u64,
+    #[serde(default)]
+    pub gc_flag_programs: u64,
+    /// CFC commits whose TRUE flag was programmed with their last page, written at commit
+    /// (Flag Commit §3.3): no partial program for it.
+    #[serde(default)]
+    pub commit_flags_in_page: u64,
     pub checkpoints: u64,
     /// Blocks retired because they wore out.
     pub bad_blocks: u64,
@@ -59,7 +68,11 @@ pub struct FtlStats {
     #[serde(default)]
     pub rmw_reads: u64,
     /// Host reads of a never-written (or trimmed) page: answered with zeroes from the
-    /// mapping table, without a NAND read (docs/DECISIONS.md, "Issue 10 audit").
+    /// mapping table, without a NAND read (docs/DECISIONS.md, "The FTL").
     #[serde(default)]
     pub unmapped_reads: u64,
+    /// Erases of host-managed erase units the host gave back (`Device::native_erase`,
+    /// In-Page Logging's merges).
+    #[serde(default)]
+    pub native_erases: u64,
 }

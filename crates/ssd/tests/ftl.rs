@@ -276,3 +276,91 @@ fn map_blocks_do_not_take_a_turn_of_the_host_stripe() {
         );
     }
 }
+
+/// Programs of a checkpoint's translation pages, by parallel unit, and the instant a write
+/// striped over every unit right after it is acked, under `placement`.
+fn checkpoint_then_stripe(placement: MapPlacement) -> (Vec<u32>, u64, u64) {
+    let c = cfg(|c| {
+        // Small pages: many translation chunks, so one checkpoint writes many map pages.
+        c.nand.page_bytes = 512;
+        c.nand.blocks_per_plane = 64;
+        c.nand.timing.channel_mbps = 0;
+        c.ftl.map_journal = false;
+        c.ftl.map_placement = placement;
+        c.ftl.checkpoint_interval = 1_000_000;
+    });
+    let mut d = Device::in_memory(&c).unwrap();
+    let lp = d.logical_pages();
+    let pus = d.core.geo.pus();
+    let mut now = SimTime::ZERO;
+    let write = |d: &mut Device, l: u32, interval: u64, now: SimTime| {
+        d.core.cfg.checkpoint_interval = interval;
+        let t = d.write_plain(Lpn(l), u64::from(l) + 1, now).unwrap();
+        d.core.cfg.checkpoint_interval = 1_000_000;
+        t
+    };
+    for l in 0..lp {
+        now = now.max(write(&mut d, l, 1_000_000, now));
+    }
+    // A checkpoint (interval 1 makes the next command's maintenance take one), then one
+    // write in every translation chunk, so the next checkpoint rewrites them all.
+    now = now.max(write(&mut d, 0, 1, now));
+    let epp = (c.nand.page_bytes - 16) / 4;
+    for l in (1..lp).step_by(epp as usize) {
+        now = now.max(write(&mut d, l, 1_000_000, now));
+    }
+    let before = d.core.stats.checkpoints;
+    let t0 = now + 10_000_000;
+    d.core.nand.enable_log();
+    let mut end = write(&mut d, 0, 1, t0);
+    for i in 1..pus {
+        end = end.max(write(&mut d, i, 1_000_000, t0));
+    }
+    assert_eq!(d.core.stats.checkpoints, before + 1, "{:?}", d.core.stats);
+    let mut per_unit = vec![0u32; pus as usize];
+    for op in d.core.nand.take_log() {
+        if let media::oplog::OpKind::Program { ppa, oob, .. } = &op.kind {
+            if oob[0] == oob::kind::MAP {
+                per_unit[d.core.geo.pu_of(*ppa).0 as usize] += 1;
+            }
+        }
+    }
+    (per_unit, end.since(t0), c.nand.timing.program_ns)
+}
+
+#[test]
+fn a_checkpoint_stripes_its_map_pages_over_the_planes() {
+    // LightTx §3.3.3 persists the mapping at each zone sliding and does not say where the
+    // pages go. In one unit's map block (`ftl.map_placement = "one-unit"`, the default) a
+    // checkpoint's pages hold one plane and the next transaction, striped over every plane,
+    // waits for them; `striped` spreads them like host pages. (Striping was measured slower
+    // overall on the LightTx quick configuration: DECISIONS.md, "Mapping checkpoint
+    // placement".)
+    let (striped, t_striped, prog) = checkpoint_then_stripe(MapPlacement::Striped);
+    let n: u32 = striped.iter().sum();
+    let pus = striped.len() as u32;
+    assert!(
+        n > 2 * pus,
+        "{striped:?}: too few map pages to tell placements apart"
+    );
+    let fair = n.div_ceil(pus);
+    assert!(
+        striped.iter().all(|k| *k <= fair),
+        "striped map pages by unit {striped:?}"
+    );
+    // The striped write waits for at most its unit's share of the checkpoint, the
+    // checkpoint's root (on the root log's plane) and its own program.
+    assert!(
+        t_striped <= u64::from(fair + 2) * prog,
+        "striped: {t_striped} ns, {striped:?}"
+    );
+    let (one, t_one, _) = checkpoint_then_stripe(MapPlacement::OneUnit);
+    assert_eq!(one.iter().sum::<u32>(), n);
+    // One unit's map block takes pages until it is full (15 data pages here).
+    let most = one.iter().copied().max().unwrap_or(0);
+    assert!(most > 2 * fair, "one unit: {one:?}");
+    assert!(
+        t_one >= u64::from(most) * prog,
+        "one unit: {t_one} ns, {one:?}"
+    );
+}

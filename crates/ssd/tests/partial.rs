@@ -5,7 +5,7 @@
 //! the old version from NAND (counted in `FtlStats::rmw_reads`) and programs the merged page
 //! once the read is done. A read of a page that was never written is answered with zeroes
 //! (`ReadOutcome::Unmapped`) from the mapping table, without a NAND read, and counted in
-//! `FtlStats::unmapped_reads` (docs/DECISIONS.md, "Issue 10 audit").
+//! `FtlStats::unmapped_reads` (docs/DECISIONS.md, "The FTL").
 
 #![allow(clippy::field_reassign_with_default)]
 

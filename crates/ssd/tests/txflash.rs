@@ -527,3 +527,62 @@ fn scc_erases_aborted_intentions_off_the_next_writers_path() {
         "erase on the writer's path: commit took {fg_ns} ns"
     );
 }
+
+#[test]
+fn bpcc_until_erased_moves_an_invalid_straddler_until_the_intention_is_erased() {
+    // LightTx §4.3 compares against a BPCC in which "a page whose SRS is not null, even if it
+    // is invalid, cannot be erased and has to be moved" (`protocol.bpcc_srs =
+    // "until-erased"`); TxFlash's pruned SRS (the default) release the straddler as soon as
+    // the straddled page has a committed newer version (§3.3, first pruning rule).
+    for mode in [BpccSrs::Pruned, BpccSrs::UntilErased] {
+        let mut c = cfg("bpcc");
+        c.protocol.bpcc_srs = mode;
+        let mut d = Device::in_memory(&c).unwrap();
+        // Page 1's aborted intention, among cold data, names page 2's version 1 (never
+        // programmed); page 2's version 2 straddles it.
+        let mut t = cold(&mut d, 70, 300, SimTime::ZERO);
+        t = tx(&mut d, 1, &[(1, 11), (2, 12)], false, t);
+        t = cold(&mut d, 370, 40, t);
+        t = hot(&mut d, 64, t);
+        t = tx(&mut d, 2, &[(2, 22), (3, 23)], true, t);
+        assert_eq!(counter(&d, "live_straddlers"), 1, "{mode:?}");
+        // Pages 1 and 2 get committed newer versions: the straddler is invalid now.
+        t = d.write_plain(Lpn(1), 41, t).unwrap();
+        t = d.write_plain(Lpn(2), 42, t).unwrap();
+        let first = copies_of(&d, 2, 2);
+        let held = mode == BpccSrs::UntilErased;
+        assert_eq!(counter(&d, "live_straddlers"), u64::from(held), "{mode:?}");
+        assert_eq!(counter(&d, "superseded_intentions"), u64::from(held));
+        // Hot rewrites make GC collect the straddler's block again and again.
+        let mut rng = Rng::new(3);
+        let gc0 = d.core.stats.gc_erases;
+        let mut k = 0u64;
+        // Until erased: go on until GC has had to move the invalid straddler.
+        while d.core.stats.gc_erases < gc0 + 200
+            || (held && copies_of(&d, 2, 2) == first && d.core.stats.gc_erases < gc0 + 5_000)
+        {
+            let l = 3 + rng.below(60) as u32;
+            t = d.write_plain(Lpn(l), 100_000 + k, t).unwrap();
+            k += 1;
+            if k.is_multiple_of(97) {
+                let mut r = power_cut(&c, &d);
+                assert_eq!(read(&mut r, 1), ReadOutcome::Tag(41));
+                assert_eq!(read(&mut r, 2), ReadOutcome::Tag(42));
+            }
+        }
+        d.check_invariants().unwrap();
+        assert!(
+            !copies_of(&d, 1, 1).is_empty(),
+            "the aborted intention stays"
+        );
+        let now = copies_of(&d, 2, 2);
+        if held {
+            assert!(!now.is_empty(), "the invalid straddler survived GC");
+            assert_ne!(now, first, "GC moved the invalid straddler");
+            assert!(now.iter().any(|p| d.core.page_flags(*p) & 2 != 0), "pinned");
+            assert_eq!(counter(&d, "live_straddlers"), 1);
+        } else {
+            assert!(now.is_empty(), "GC erased the released straddler: {now:?}");
+        }
+    }
+}

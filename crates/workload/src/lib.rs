@@ -60,8 +60,10 @@ pub enum Op {
         lpn: Lpn,
         pages: u32,
     },
+    /// COMMIT; `write`: the transaction's last page, written with it (`TxCmd::Commit`).
     Commit {
         tx: TxId,
+        write: Option<Lpn>,
     },
     Abort {
         tx: TxId,
@@ -165,7 +167,8 @@ impl std::fmt::Display for Op {
             Op::TxWrite { tx, lpn, pages: n } => {
                 write!(f, "WRITE of {} at {lpn} in {tx}", pages(n))
             }
-            Op::Commit { tx } => write!(f, "COMMIT of {tx}"),
+            Op::Commit { tx, write: None } => write!(f, "COMMIT of {tx}"),
+            Op::Commit { tx, write: Some(l) } => write!(f, "COMMIT of {tx} with its last page {l}"),
             Op::Abort { tx } => write!(f, "ABORT of {tx}"),
         }
     }

@@ -45,8 +45,11 @@ pub enum TxCmd {
         lpn: Lpn,
         pages: u32,
     },
+    /// COMMIT; `write`: the transaction's last page, written with the COMMIT (the host had
+    /// it buffered at commit, Flag Commit §3.3; `ssd::Device::commit_write`).
     Commit {
         tx: TxId,
+        write: Option<Lpn>,
     },
     Abort {
         tx: TxId,
@@ -57,7 +60,7 @@ pub enum TxCmd {
 impl TxCmd {
     pub fn tx(&self) -> Option<TxId> {
         match self {
-            TxCmd::Begin { tx } | TxCmd::Commit { tx } | TxCmd::Abort { tx } => Some(*tx),
+            TxCmd::Begin { tx } | TxCmd::Commit { tx, .. } | TxCmd::Abort { tx } => Some(*tx),
             TxCmd::Write { tx, .. } => *tx,
             _ => None,
         }
@@ -78,7 +81,7 @@ impl TxCmd {
             } => Op::Write { lpn, pages },
             TxCmd::Read { lpn, pages } => Op::Read { lpn, pages },
             TxCmd::Trim { lpn, pages } => Op::Trim { lpn, pages },
-            TxCmd::Commit { tx } => Op::Commit { tx },
+            TxCmd::Commit { tx, write } => Op::Commit { tx, write },
             TxCmd::Abort { tx } => Op::Abort { tx },
             TxCmd::Barrier => return None,
         })
@@ -155,6 +158,14 @@ impl TxStream {
                         "command {n}: pages {}..{} are beyond the device's {logical_pages} logical pages",
                         lpn.0,
                         u64::from(lpn.0) + u64::from(*pages)
+                    )));
+                }
+                TxCmd::Commit {
+                    write: Some(lpn), ..
+                } if lpn.0 >= logical_pages => {
+                    return Err(werr(format!(
+                        "command {n}: page {} is beyond the device's {logical_pages} logical pages",
+                        lpn.0
                     )));
                 }
                 _ => {}
@@ -355,6 +366,11 @@ pub struct TxnConfig {
     pub zipf_theta: f64,
     /// Fraction of commands that are plain single-page writes between transactions.
     pub plain_write_ratio: f64,
+    /// Fraction of committing transactions whose last page is sent with the COMMIT
+    /// (`TxCmd::Commit::write`) instead of as a WRITE before it. Spread evenly over the
+    /// committing transactions (no random draw, so the rest of the stream is unchanged).
+    #[serde(default)]
+    pub commit_write_ratio: f64,
 }
 
 impl Default for TxnConfig {
@@ -375,6 +391,7 @@ impl Default for TxnConfig {
             hot_access: 0.8,
             zipf_theta: 0.99,
             plain_write_ratio: 0.0,
+            commit_write_ratio: 0.0,
         }
     }
 }
@@ -400,6 +417,13 @@ impl TxnConfig {
                 "{} must be in [0, 1), got {}",
                 k("plain_write_ratio"),
                 self.plain_write_ratio
+            )));
+        }
+        if !(0.0..=1.0).contains(&self.commit_write_ratio) {
+            return Err(werr(format!(
+                "{} must be in [0, 1], got {}",
+                k("commit_write_ratio"),
+                self.commit_write_ratio
             )));
         }
         if self.concurrency == 0 {
@@ -459,6 +483,7 @@ pub fn generate(
     let mut start_ns = 0u64;
     let mut in_segment: BTreeSet<u32> = BTreeSet::new();
     let mut seg_count = 0u32;
+    let mut commits = 0u64;
     let seg_size = match cfg.isolation {
         Isolation::Strict => 1,
         Isolation::NoPageConflict => cfg.concurrency,
@@ -536,7 +561,18 @@ pub fn generate(
         let end = if rng.chance(cfg.abort_ratio) {
             TxCmd::Abort { tx }
         } else {
-            TxCmd::Commit { tx }
+            // Every 1/ratio-th committing transaction sends its last page with COMMIT.
+            let r = cfg.commit_write_ratio;
+            let fused =
+                (((commits + 1) as f64 * r).floor() as u64) > ((commits as f64 * r).floor() as u64);
+            commits += 1;
+            let write = if fused {
+                out.pop();
+                pages.last().map(|p| Lpn(*p))
+            } else {
+                None
+            };
+            TxCmd::Commit { tx, write }
         };
         out.push(Timed {
             time_ns: start_ns,
@@ -618,7 +654,10 @@ pub fn generate_seq_writer(
         written += u64::from(n);
         out.push(Timed {
             time_ns: 0,
-            cmd: TxCmd::Commit { tx: id },
+            cmd: TxCmd::Commit {
+                tx: id,
+                write: None,
+            },
         });
         if written < cfg.pages {
             out.push(Timed {
@@ -696,7 +735,7 @@ mod tests {
                     open = Some(*tx)
                 }
                 Op::TxWrite { tx, .. } => assert_eq!(open, Some(*tx)),
-                Op::Commit { tx } | Op::Abort { tx } => {
+                Op::Commit { tx, .. } | Op::Abort { tx } => {
                     assert_eq!(open, Some(*tx));
                     open = None
                 }
@@ -793,7 +832,10 @@ mod tests {
         };
         let c = |tx| Timed {
             time_ns: 0,
-            cmd: TxCmd::Commit { tx: TxId(tx) },
+            cmd: TxCmd::Commit {
+                tx: TxId(tx),
+                write: None,
+            },
         };
         let bar = Timed {
             time_ns: 0,

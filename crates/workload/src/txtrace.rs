@@ -16,7 +16,9 @@
 //! - `time_ns`: the command is not issued before this instant (0: as soon as its turn comes);
 //! - `txid`: the transaction (a non-negative integer), or `-` for none;
 //! - `op`: `BEGIN`, `W` (write), `R` (read), `T` (trim), `COMMIT`, `ABORT` or `BARRIER`;
-//! - `lpn`, `count`: first logical page and number of pages for `W`, `R`, `T`; `-` otherwise;
+//! - `lpn`, `count`: first logical page and number of pages for `W`, `R`, `T`; for `COMMIT`
+//!   either `- -` or `lpn 1`: the transaction's last page, written with the COMMIT (Flag
+//!   Commit §3.3's buffered last page); `-` otherwise;
 //! - `flags`: reserved, `-`.
 //!
 //! `#` starts a comment line; blank lines are skipped. A `W` with a txid writes inside that
@@ -79,9 +81,23 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<Timed>, WorkloadErro
             "BEGIN" => TxCmd::Begin {
                 tx: need_tx("BEGIN")?,
             },
-            "COMMIT" => TxCmd::Commit {
-                tx: need_tx("COMMIT")?,
-            },
+            "COMMIT" => {
+                let tx = need_tx("COMMIT")?;
+                // `COMMIT lpn 1`: the transaction's last page, written with the COMMIT.
+                let write = match (f[3], f[4]) {
+                    ("-", "-") => None,
+                    _ => {
+                        if num(4, "count")? != 1 {
+                            return Err(bad(
+                                "a COMMIT carries at most one page (count 1, or '-' for none)"
+                                    .into(),
+                            ));
+                        }
+                        Some(Lpn(num(3, "lpn")?))
+                    }
+                };
+                TxCmd::Commit { tx, write }
+            }
             "ABORT" => TxCmd::Abort {
                 tx: need_tx("ABORT")?,
             },
@@ -123,7 +139,13 @@ pub fn write_line(w: &mut impl Write, t: &Timed) -> std::io::Result<()> {
     let tx = |x: Option<TxId>| x.map_or("-".to_string(), |t| t.0.to_string());
     match &t.cmd {
         TxCmd::Begin { tx: x } => writeln!(w, "{} {} BEGIN - - -", t.time_ns, x.0),
-        TxCmd::Commit { tx: x } => writeln!(w, "{} {} COMMIT - - -", t.time_ns, x.0),
+        TxCmd::Commit { tx: x, write: None } => {
+            writeln!(w, "{} {} COMMIT - - -", t.time_ns, x.0)
+        }
+        TxCmd::Commit {
+            tx: x,
+            write: Some(l),
+        } => writeln!(w, "{} {} COMMIT {} 1 -", t.time_ns, x.0, l.0),
         TxCmd::Abort { tx: x } => writeln!(w, "{} {} ABORT - - -", t.time_ns, x.0),
         TxCmd::Barrier => writeln!(w, "{} - BARRIER - - -", t.time_ns),
         TxCmd::Write { tx: x, lpn, pages } => {

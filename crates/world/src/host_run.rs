@@ -77,7 +77,8 @@ pub fn host_crash_config(strategy: &str, protocol: &str) -> Config {
 /// `host_crash_config` with what an update strategy needs on the tiny device (the settings
 /// `crates/host/tests/ipa.rs` crash-checks them with): IPA keeps one DB page per flash page
 /// with 256 B for delta records and N×M = 2×8 (bank updates change 8-byte balances); IPL
-/// gets two erase units of 4 pages so merges and cross-unit reads occur.
+/// gets erase units of 4 one-flash-page DB pages and 4 log pages, one per block, so merges,
+/// their erases and cross-unit reads occur.
 pub fn host_crash_config_for(strategy: &str, protocol: &str, update: Option<&str>) -> Config {
     let mut c = host_crash_config(strategy, protocol);
     match update {
@@ -87,7 +88,12 @@ pub fn host_crash_config_for(strategy: &str, protocol: &str, update: Option<&str
             c.host.ipa.n = 2;
             c.host.ipa.m = 8;
         }
-        Some("ipl") => c.host.ipl.unit_pages = 4,
+        Some("ipl") => {
+            // One erase unit per 8-page block: 4 DB pages of one flash page each and a log
+            // region of 4 log pages (16 sectors of 512 B; NOP 4 per page).
+            c.host.page_bytes = c.nand.page_bytes;
+            c.host.ipl.unit_pages = 4;
+        }
         _ => {}
     }
     c

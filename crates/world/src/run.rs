@@ -547,7 +547,7 @@ impl World {
                     lpn,
                     pages,
                 },
-                Op::Commit { tx } => TxCmd::Commit { tx },
+                Op::Commit { tx, write } => TxCmd::Commit { tx, write },
                 Op::Abort { tx } => TxCmd::Abort { tx },
             };
             self.record_cmd(now, cmd)?;
@@ -650,8 +650,27 @@ impl World {
                     }
                     (end, K_WRITE)
                 }
-                Op::Commit { tx } => {
-                    let t = d.commit(tx, now)?;
+                Op::Commit { tx, write } => {
+                    let t = match write {
+                        None => d.commit(tx, now)?,
+                        Some(l) => {
+                            let tag = self.next_tag;
+                            self.next_tag += 1;
+                            if self.ack_log.is_some() {
+                                self.ack_tx_pages.entry(tx).or_default().push((l, tag));
+                            }
+                            if self.record {
+                                let inst = self.tx_inst.get(&tx).copied().unwrap_or(0);
+                                self.host_log.push(HostEvent::TxWrite {
+                                    inst,
+                                    lpn: l,
+                                    tag,
+                                    issue: now,
+                                });
+                            }
+                            d.commit_write(tx, l, tag, now)?
+                        }
+                    };
                     if let Some(pages) = self.ack_tx_pages.remove(&tx) {
                         for (l, tag) in pages {
                             ack_lines.push_str(&format!("{} {tag}\n", l.0));
@@ -1052,7 +1071,7 @@ impl ClosedLoop {
 
 fn op_tx(op: &Op) -> TxId {
     match *op {
-        Op::Begin { tx } | Op::TxWrite { tx, .. } | Op::Commit { tx } | Op::Abort { tx } => tx,
+        Op::Begin { tx } | Op::TxWrite { tx, .. } | Op::Commit { tx, .. } | Op::Abort { tx } => tx,
         _ => NO_TX,
     }
 }

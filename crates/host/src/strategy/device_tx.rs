@@ -8,9 +8,9 @@
 //! - A transaction's first write-back opens a device transaction `TxId(txn id)` (BEGIN).
 //! - Steal: a dirty page evicted before commit is written inside that transaction (one
 //!   WRITE per device page of the DB page): a *shadow page* in the paper's words, invisible
-//!   until COMMIT is acked.
+//!   until COMMIT is acked. Which dirty pages may be stolen: `host.device_tx.pin` (below).
 //! - Commit: every page the transaction still has dirty in the pool is written inside the
-//!   transaction, then COMMIT; the ack is the device's (durable). A transaction that wrote
+//!   transaction (its last shadow page last), then COMMIT; the ack is the device's (durable). A transaction that wrote
 //!   nothing commits without device I/O.
 //! - Abort: ABORT (if a device transaction was opened), and every buffered page the
 //!   transaction touched is dropped from the pool (its device version is the committed one).
@@ -27,15 +27,50 @@
 //!   version (the device contract), so a transaction that fetches a page it already wrote
 //!   back gets the contents from its own shadow table (the I/O is still a device read).
 //!   Flag Commit §3.1.1 maps the shadow page at write time, which gives the same result.
-//! - **SCC and BPCC** may not write a page twice in one transaction once its intention is
-//!   programmed, and the paper requires each in-progress transaction's last shadow page to
-//!   stay in the buffer pool. We honour both with one stronger rule: under `scc` and `bpcc`
-//!   a page dirtied by an active transaction is never evicted (no-steal), so every write
-//!   happens at commit, once per page. A transaction that finds no evictable frame restarts
+//! - **SCC and BPCC: steal all but the last shadow page** (`host.device_tx.pin = "last"`,
+//!   the default). Flag Commit §5.1: "SCC and BPCC protocols require the last shadow page
+//!   of each in-progress transaction to be resident in the buffer pool"; §1 says why: a
+//!   shadow page's next-link names the transaction's next shadow page, so the current one
+//!   must wait until the next is known, and the last one links back to the first at commit
+//!   (TxFlash §3.4, dynamic transactions). Transactions here are dynamic, so *last* is
+//!   defined by what the transaction has done so far: its last shadow page is the page of
+//!   its most recent update (`Tx::last`). That page is never stolen, and commit writes it
+//!   after every other page, so at every instant the page that would close the cycle if
+//!   the transaction committed now is resident, as §5.1 requires. Every other dirty page
+//!   may be stolen: it is written inside the transaction's device transaction as an
+//!   uncommitted intention (the device holds the most recent write until the next one
+//!   names it, cyclic.rs `Held`). When the transaction updates another page, that page
+//!   becomes the last one and the previous one may be stolen. An abort of a transaction
+//!   that stole pages leaves their intentions on flash: SCC erases them before their pages
+//!   get a newer version, BPCC straddles and keeps them — the costs §5.2 attributes to
+//!   the two protocols (`uncommitted_pages_left`, the device's `forced_relocations`,
+//!   `uncommitted_intentions`, `live_straddlers`).
+//! - **A stolen page updated again** must reach flash again inside the same atomic unit.
+//!   SCC and BPCC cannot take a second intention of one page in one transaction once the
+//!   first is programmed (`cyclic::Txs::check`): the first one's predecessor names it by
+//!   version, and once a newer version of the page exists, recovery's case I reads that
+//!   link as committed (SCC Invariant) or, in BPCC, as straddled by the newer version —
+//!   wrong before the commit under SCC, wrong after it under BPCC. TxFlash's own remedy
+//!   for an uncommitted intention in the way of a new version is to get rid of it
+//!   ("Handling Uncommitted Intention Records"), and doing that inside the transaction
+//!   would cascade back along the chain to its first page. So the engine does what the
+//!   device interface allows (TxFlash §3.4 leaves transaction management to the
+//!   database): it *reopens* the device transaction — ABORT, BEGIN with the same id, and
+//!   write again every page the aborted one had written (from the transaction's shadow
+//!   table, or later from the pool for a page that is dirty there), then the page itself.
+//!   The aborted intentions are uncommitted pages like a rollback's, handled by each
+//!   protocol's own rules. The one exception is the page the device still holds (the
+//!   transaction's most recent write, when a DB page is one device page): writing it
+//!   again replaces the held data (`WriteCase::ReplaceHeld`), no reopen. Counted in
+//!   `device_tx_reopens` and `reopen_rewrites`.
+//! - **`host.device_tx.pin = "all"`** keeps the former rule: no page an active
+//!   transaction dirtied leaves the pool (no-steal), so every write happens at commit,
+//!   once per page. A transaction that finds no evictable frame restarts
 //!   (`buffer_full_restarts`) — except the oldest active one (`engine::Engine::no_room`),
 //!   which first steals one of its own pages that it will not write again (written once,
 //!   inside its device transaction, as any steal: allowed by the device, `steal_if_final`),
 //!   else rolls back the youngest other holder of pinned pages, else waits for a read.
+//!   Under scc and bpcc an aborted transaction then leaves almost nothing on flash.
 //!
 //! # Crash argument
 //!
@@ -48,6 +83,14 @@
 //! - Acked commit: durable by the protocol's contract; later transactions change a page
 //!   only after this one's locks are released (at the ack), so their versions are newer.
 //! - Abort: ABORT discards the shadows; buffered changes are dropped, never written.
+//! - Reopen: the ABORT makes everything the first device transaction wrote uncommitted
+//!   (the protocol's abort case); the new one, under the same id, is written from the
+//!   transaction's current images of every page it changed so far, so it carries the
+//!   whole transaction and commits all of it or nothing, as above. A crash between the
+//!   two leaves nothing of the transaction visible.
+//! - The last shadow page: pinning it only keeps memory the way §5.1 accounts for it; the
+//!   device's holding buffer is what keeps the cycle open, so no correctness argument
+//!   rests on the pin.
 //! - Every device page of a DB page is written in the same transaction as the others, so a
 //!   DB page is never torn across its parts.
 
@@ -55,7 +98,7 @@ use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
 use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
-use crate::{HostConfig, HostError, LockLevel, Result};
+use crate::{DeviceTxPin, HostConfig, HostError, LockLevel, Result};
 use sim::{SimTime, TxId, TxnId};
 use ssd::Isolation;
 use std::collections::BTreeMap;
@@ -104,29 +147,69 @@ struct Tx {
     opened: bool,
     /// Pages it changed (buffered or written back).
     pages: Vec<PageNo>,
-    /// Pages it wrote back before commit: first tag and image.
+    /// Pages written inside the open device transaction: first tag and image.
     shadows: BTreeMap<PageNo, (u64, Arc<PageImage>)>,
+    /// The page of its most recent update: its last shadow page (pinned under
+    /// `DeviceTxPin::Last` over scc/bpcc, written last at commit).
+    last: Option<PageNo>,
+    /// The page of its most recent device write (the device holds that write's last part
+    /// until the next write names it).
+    held: Option<PageNo>,
+}
+
+/// Planted bugs for the crash checker (`HostConfig::fault_device_tx`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    None,
+    /// Commit does not write a page again that was stolen and then updated again.
+    SkipRewrite,
+    /// A reopened device transaction does not carry the pages the aborted one wrote.
+    ReopenForgets,
 }
 
 pub struct DeviceTx {
     txs: Vec<Option<Tx>>,
-    /// SCC/BPCC: no page of an active transaction leaves the pool.
-    pin_active: bool,
+    fault: Fault,
+    pin: DeviceTxPin,
+    /// scc/bpcc: one intention per page per device transaction, and the §5.1 pin rule.
+    cyclic: bool,
+    /// Device pages per DB page.
+    parts: u32,
     early_ack: bool,
     device_commits: u64,
     device_aborts: u64,
     stolen_pages: u64,
+    reopens: u64,
+    reopen_rewrites: u64,
+    uncommitted_pages_left: u64,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     let name = core.device.info().name;
+    let fault = match cfg.fault_device_tx.as_str() {
+        "" => Fault::None,
+        "skip-rewrite" => Fault::SkipRewrite,
+        "reopen-forgets" => Fault::ReopenForgets,
+        other => {
+            return Err(HostError::Config {
+                key: "host.fault_device_tx".into(),
+                reason: format!("unknown planted bug '{other}'"),
+            })
+        }
+    };
     Ok(Box::new(DeviceTx {
         txs: (0..cfg.clients).map(|_| None).collect(),
-        pin_active: matches!(name, "scc" | "bpcc"),
+        fault,
+        pin: cfg.device_tx.pin,
+        cyclic: matches!(name, "scc" | "bpcc"),
+        parts: core.layout.parts,
         early_ack: cfg.fault_early_commit_ack,
         device_commits: 0,
         device_aborts: 0,
         stolen_pages: 0,
+        reopens: 0,
+        reopen_rewrites: 0,
+        uncommitted_pages_left: 0,
     }))
 }
 
@@ -137,6 +220,16 @@ impl DeviceTx {
             .ok_or_else(|| HostError::Stuck(format!("internal: client {c} has no transaction")))
     }
 
+    /// Device pages an aborted device transaction leaves programmed on flash: every part
+    /// of every page it wrote, less the held write a cyclic protocol drops unprogrammed.
+    fn programmed(&self, tx: &Tx) -> u64 {
+        let pages = tx.shadows.len() as u64 * u64::from(self.parts);
+        pages - u64::from(self.cyclic && tx.held.is_some()).min(pages)
+    }
+
+    /// Writes `frame` inside client `c`'s device transaction (opening it if needed). Under
+    /// scc/bpcc a page the device transaction already programmed reopens it first (module
+    /// docs, "A stolen page updated again").
     fn write_in_tx(
         &mut self,
         core: &mut Core,
@@ -144,26 +237,137 @@ impl DeviceTx {
         frame: &Frame,
         now: SimTime,
     ) -> Result<SimTime> {
-        let tx = self.tx(c)?;
-        let id = TxId(tx.txn.0);
-        let mut t = now;
-        if !tx.opened {
-            core.trace(now, workload::txn::TxCmd::Begin { tx: id });
-            t = core
-                .device
-                .begin(id, now)
-                .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
-            tx.opened = true;
-        }
+        self.reopen_if_programmed(core, c, frame.page, now)?;
         let img = Arc::new(PageImage {
             page: frame.page,
             lsn: 0,
             values: frame.values.clone(),
         });
+        self.write_image(core, c, img, now)
+    }
+
+    fn write_image(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        img: Arc<PageImage>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let (id, t) = self.open(core, c, now)?;
         let (t0, end) =
             core.write_image(&img, Some(id), now, |d, lpn, tag| d.write(id, lpn, tag, t))?;
-        self.tx(c)?.shadows.insert(frame.page, (t0, img));
+        let tx = self.tx(c)?;
+        tx.held = Some(img.page);
+        tx.shadows.insert(img.page, (t0, img));
         Ok(end)
+    }
+
+    /// Client `c`'s device transaction id, BEGIN issued on its first write: returns the id
+    /// and the instant its writes may be issued.
+    fn open(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<(TxId, SimTime)> {
+        let tx = self.tx(c)?;
+        let id = TxId(tx.txn.0);
+        if tx.opened {
+            return Ok((id, now));
+        }
+        core.trace(now, workload::txn::TxCmd::Begin { tx: id });
+        let t = core
+            .device
+            .begin(id, now)
+            .map_err(Core::dev_err(now, format!("BEGIN {id}")))?;
+        tx.opened = true;
+        Ok((id, t))
+    }
+
+    /// scc/bpcc take one intention per page per device transaction: before `page` is written
+    /// again after it was programmed (not merely held by the device), reopen the transaction.
+    fn reopen_if_programmed(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        page: PageNo,
+        now: SimTime,
+    ) -> Result<()> {
+        let (again, held) = {
+            let tx = self.tx(c)?;
+            (tx.shadows.contains_key(&page), tx.held == Some(page))
+        };
+        if self.cyclic && again && !(held && self.parts == 1) {
+            self.reopen(core, c, page, now)?;
+        }
+        Ok(())
+    }
+
+    /// Client `c` must write `page` again after its device transaction programmed it:
+    /// ABORT that device transaction and BEGIN a new one under the same id carrying every
+    /// page written so far (from the shadow table; a page dirty in the pool is written
+    /// from there later, and `page` by the caller).
+    fn reopen(&mut self, core: &mut Core, c: u32, page: PageNo, now: SimTime) -> Result<()> {
+        let programmed = {
+            let tx = self.txs[c as usize].as_ref();
+            tx.map_or(0, |t| self.programmed(t))
+        };
+        let tx = self.tx(c)?;
+        let id = TxId(tx.txn.0);
+        let old = std::mem::take(&mut tx.shadows);
+        tx.opened = false;
+        tx.held = None;
+        core.trace(now, workload::txn::TxCmd::Abort { tx: id });
+        core.device
+            .abort(id, now)
+            .map_err(Core::dev_err(now, format!("ABORT {id} (reopen)")))?;
+        self.reopens += 1;
+        self.uncommitted_pages_left += programmed;
+        for (p, (_, img)) in old {
+            if p == page {
+                continue;
+            }
+            let dirty = core.pool.find(p).is_some_and(|f| core.pool.frame(f).dirty);
+            if dirty || self.fault == Fault::ReopenForgets {
+                continue;
+            }
+            self.reopen_rewrites += 1;
+            self.write_image(core, c, img, now)?;
+        }
+        Ok(())
+    }
+}
+
+impl DeviceTx {
+    /// Writes the transaction's last dirty page at commit and commits with it: every part
+    /// but the last as a WRITE, the last with the COMMIT (`Device::commit_write`). Returns
+    /// the COMMIT's ack.
+    fn write_commit_in_tx(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        frame: &Frame,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.reopen_if_programmed(core, c, frame.page, now)?;
+        let (id, t) = self.open(core, c, now)?;
+        let img = Arc::new(PageImage {
+            page: frame.page,
+            lsn: 0,
+            values: frame.values.clone(),
+        });
+        let parts = core.layout.parts;
+        let last = crate::engine::data_lpn(&core.layout, frame.page, parts - 1);
+        let mut ack = now;
+        let mut k = 0;
+        let (t0, _) = core.write_image_with_commit(&img, id, now, |d, lpn, tag| {
+            k += 1;
+            if lpn == last {
+                let a = d.commit_write(id, lpn, tag, t)?;
+                ack = a;
+                Ok(a)
+            } else {
+                d.write(id, lpn, tag, t)
+            }
+        })?;
+        debug_assert_eq!(k, parts);
+        self.tx(c)?.shadows.insert(frame.page, (t0, img));
+        Ok(ack)
     }
 }
 
@@ -178,6 +382,8 @@ impl Strategy for DeviceTx {
             opened: false,
             pages: Vec::new(),
             shadows: BTreeMap::new(),
+            last: None,
+            held: None,
         });
         Ok(())
     }
@@ -197,15 +403,26 @@ impl Strategy for DeviceTx {
         if !tx.pages.contains(&page) {
             tx.pages.push(page);
         }
+        tx.last = Some(page);
         Ok(())
     }
 
     fn evictable(&self, frame: &Frame) -> bool {
-        !(self.pin_active && frame.owner.is_some())
+        match self.pin {
+            DeviceTxPin::All => frame.owner.is_none(),
+            DeviceTxPin::Last => {
+                !self.cyclic
+                    || frame.owner.is_none_or(|c| {
+                        self.txs[c as usize]
+                            .as_ref()
+                            .is_none_or(|t| t.last != Some(frame.page))
+                    })
+            }
+        }
     }
 
     fn steal_if_final(&self) -> bool {
-        self.pin_active
+        self.pin == DeviceTxPin::All
     }
 
     fn write_back(&mut self, core: &mut Core, frame: Frame, now: SimTime) -> Result<SimTime> {
@@ -215,6 +432,15 @@ impl Strategy for DeviceTx {
                 frame.page
             )));
         };
+        if self.pin == DeviceTxPin::Last
+            && self.cyclic
+            && self.txs[c as usize].as_ref().and_then(|t| t.last) == Some(frame.page)
+        {
+            return Err(HostError::Stuck(format!(
+                "internal: the last shadow page {:?} of client {c}'s transaction was stolen (Flag Commit §5.1)",
+                frame.page
+            )));
+        }
         self.stolen_pages += 1;
         self.write_in_tx(core, c, &frame, now)
     }
@@ -226,18 +452,41 @@ impl Strategy for DeviceTx {
     }
 
     fn commit(&mut self, core: &mut Core, c: u32, now: SimTime) -> Result<SimTime> {
-        let pages = self.tx(c)?.pages.clone();
+        // The last shadow page is written last: its write closes the cycle (module docs).
+        let tx = self.tx(c)?;
+        let mut pages = tx.pages.clone();
+        if let Some(l) = tx.last {
+            if let Some(i) = pages.iter().position(|&p| p == l) {
+                let p = pages.remove(i);
+                pages.push(p);
+            }
+        }
+        let mut dirty = Vec::new();
         for page in pages {
             if let Some(f) = core.pool.find(page) {
-                let fr = core.pool.frame(f);
-                if fr.dirty {
-                    let fr = fr.clone();
-                    self.write_in_tx(core, c, &fr, now)?;
-                    let fm = core.pool.frame_mut(f);
-                    fm.dirty = false;
-                    fm.owner = None;
+                if core.pool.frame(f).dirty {
+                    let planted =
+                        self.fault == Fault::SkipRewrite && self.tx(c)?.shadows.contains_key(&page);
+                    dirty.push((f, planted));
                 }
             }
+        }
+        // The last page written at commit goes with the COMMIT itself (Flag Commit §3.3: a
+        // buffered last shadow page carries the commit flag; `Device::commit_write`).
+        let fused = dirty.iter().rposition(|&(_, planted)| !planted);
+        let mut fused_ack = None;
+        for (i, &(f, planted)) in dirty.iter().enumerate() {
+            if !planted {
+                let fr = core.pool.frame(f).clone();
+                if Some(i) == fused {
+                    fused_ack = Some(self.write_commit_in_tx(core, c, &fr, now)?);
+                } else {
+                    self.write_in_tx(core, c, &fr, now)?;
+                }
+            }
+            let fm = core.pool.frame_mut(f);
+            fm.dirty = false;
+            fm.owner = None;
         }
         let Some(tx) = self.txs[c as usize].take() else {
             return Err(HostError::Stuck(
@@ -248,11 +497,21 @@ impl Strategy for DeviceTx {
             return Ok(now);
         }
         let id = TxId(tx.txn.0);
-        core.trace(now, workload::txn::TxCmd::Commit { tx: id });
-        let ack = core
-            .device
-            .commit(id, now)
-            .map_err(Core::dev_err(now, format!("COMMIT {id}")))?;
+        let ack = match fused_ack {
+            Some(a) => a,
+            None => {
+                core.trace(
+                    now,
+                    workload::txn::TxCmd::Commit {
+                        tx: id,
+                        write: None,
+                    },
+                );
+                core.device
+                    .commit(id, now)
+                    .map_err(Core::dev_err(now, format!("COMMIT {id}")))?
+            }
+        };
         self.device_commits += 1;
         for (page, (t0, img)) in tx.shadows {
             core.disk[page.0 as usize] = Some((t0, img));
@@ -274,6 +533,7 @@ impl Strategy for DeviceTx {
         if !tx.opened {
             return Ok(now);
         }
+        self.uncommitted_pages_left += self.programmed(&tx);
         let id = TxId(tx.txn.0);
         core.trace(now, workload::txn::TxCmd::Abort { tx: id });
         let t = core
@@ -289,6 +549,9 @@ impl Strategy for DeviceTx {
             ("device_commits", self.device_commits),
             ("device_aborts", self.device_aborts),
             ("stolen_pages", self.stolen_pages),
+            ("device_tx_reopens", self.reopens),
+            ("reopen_rewrites", self.reopen_rewrites),
+            ("uncommitted_pages_left", self.uncommitted_pages_left),
         ]
     }
 }

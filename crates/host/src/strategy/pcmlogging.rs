@@ -80,6 +80,15 @@
 //!   versions of a RID coexist: T's and the one it replaced, since a third writer needs T's
 //!   lock, released at the ack, after which T's commit finished freeing the old one).
 //! - *Crash mid-abort*: T is still in the ATL until all its bits are clear → discarded.
+//! - *XID reuse*: the host engine's XID is the transaction's number, kept when wait-die
+//!   restarts it (§4.2 measures residence in XIDs; §6.1's wait-die keeps a transaction's
+//!   timestamp), so a restarted T writes records under the XID of its aborted attempt. The
+//!   reuse starts only after the abort completed (the engine begins the next attempt after
+//!   the rollback's ack): every unit of the earlier attempt had its bit cleared and then the
+//!   ATL entry was cleared, so no valid unit carries T's XID when it re-enters the ATL, and
+//!   the cases above apply to the new attempt alone. A moved committed record's pseudo XID
+//!   is the largest *committed* XID, which never re-enters the ATL; the largest finished
+//!   one could be an aborted XID about to come back (`fault_pseudo_xid_of_aborts`).
 //! - *Crash mid-destage*: the disk page write may be torn at slot granularity; the slots it
 //!   changes are exactly destaged committed records, which stay valid in PCM until the
 //!   write completed, and override the disk at recovery. Uncommitted records never reach
@@ -272,6 +281,10 @@ pub struct PcmLogConfig {
     /// has been used but not in the ActiveTxList"), which can name a running transaction
     /// that has not flushed yet.
     pub fault_paper_pseudo_xid: bool,
+    /// A planted bug for the checker: the pseudo XID is the largest XID of a *finished*
+    /// transaction, aborts included — unsafe once a restart reuses its aborted attempt's
+    /// XID (`xid` reuse, module docs).
+    pub fault_pseudo_xid_of_aborts: bool,
     /// A planted bug for the checker: a destage frees its records' units when it issues
     /// the disk write, not when the write has completed.
     pub fault_early_destage_free: bool,
@@ -303,6 +316,7 @@ impl Default for PcmLogConfig {
             wear_delta: None,
             wear_seed: 1,
             fault_paper_pseudo_xid: false,
+            fault_pseudo_xid_of_aborts: false,
             fault_early_destage_free: false,
             adaptive_segment_bytes: None,
             destage_interval_ns: 100_000_000,
@@ -369,6 +383,11 @@ pub struct PcmLogging {
     pub counters: PcmLogCounters,
     swap_ptr: u64,
     max_xid: Xid,
+    /// The largest XID of a committed transaction: the pseudo XID of a moved committed
+    /// record (`place`). A committed XID never enters the ActiveTxList again.
+    max_committed_xid: Xid,
+    /// The largest XID of a finished transaction, aborts included (only for
+    /// `fault_pseudo_xid_of_aborts`).
     max_finished_xid: Xid,
     rng: sim::Rng,
     /// The loaded contents of a page never written to disk (default: `cfg.initial` over
@@ -481,6 +500,7 @@ impl PcmLogging {
             counters: PcmLogCounters::default(),
             swap_ptr: 0,
             max_xid: 0,
+            max_committed_xid: 0,
             max_finished_xid: 0,
             rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
             initial_page: None,
@@ -705,7 +725,13 @@ impl PcmLogging {
     /// of the record under the swap pointer, which first moves to a free unit (copy, set
     /// its bit, then clear the old bit: a crash in between leaves two identical copies,
     /// which recovery tolerates). A moved committed record gets a pseudo XID: the largest
-    /// XID of a *finished* transaction (see DECISIONS.md: the paper's rule is unsafe).
+    /// XID of a *committed* transaction (see DECISIONS.md: the paper's rule is unsafe, and
+    /// an aborted XID comes back when its transaction restarts).
+    ///
+    /// The swap decision (§4.2) reads X_c − X_t as the number of transactions begun since
+    /// the record under the pointer was written: the host engine's XIDs are transaction
+    /// numbers kept across wait-die restarts (`pcmlogging_engine`), so a restart does not
+    /// advance the clock.
     fn place(&mut self, mut t: SimTime) -> Result<(u64, SimTime), String> {
         let fresh = |s: &mut Self| {
             s.alloc()
@@ -751,8 +777,10 @@ impl PcmLogging {
                 .rev()
                 .find(|x| !atl.contains(x))
                 .unwrap_or(0)
-        } else {
+        } else if self.cfg.fault_pseudo_xid_of_aborts {
             self.max_finished_xid
+        } else {
+            self.max_committed_xid
         };
         let payload = self.cfg.record_bytes.min(self.geo.unit_bytes - HDR) as usize;
         let mut rec = Vec::with_capacity(HDR as usize + payload);
@@ -843,6 +871,7 @@ impl PcmLogging {
             self.committed_seq.insert(*r, self.seq);
         }
         self.clock = t;
+        self.max_committed_xid = self.max_committed_xid.max(xid);
         self.max_finished_xid = self.max_finished_xid.max(xid);
         self.counters.commits += 1;
         Ok(ack)

@@ -25,6 +25,16 @@
 //!
 //! Destaging follows `host.pcm.destage` (adaptive §5.2, or the high-low watermark §5.1).
 //!
+//! XIDs: a transaction's XID is its number (`Core::txn_number`), kept when wait-die
+//! restarts it, not the engine's per-attempt `TxnId`. §4.2 reads X_c − X_t as the time since
+//! a record was written, counted in transactions (PL-x's threshold is x × 10,000 of them);
+//! with a fresh XID per attempt, every restart (8–9 per commit with 50 clients on one
+//! warehouse) advanced that clock, and both PL-1 and PL-10 swapped on about nine flushed
+//! records in ten. The engine keeps fresh attempt ids for what needs them (device TxIDs,
+//! WAL log records, the deadlock victim rule). Reusing an aborted attempt's XID is safe
+//! (crash argument in `pcmlogging.rs`, "XID reuse"). `host.pcm.xid_per_attempt` restores
+//! the old rule.
+//!
 //! - `read_page_for` / `on_hit` (§3.3 record hits): a miss for a record PCM holds reads
 //!   PCM only and marks the frame partial; a hit on a partial frame for a record PCM lacks
 //!   reads the disk page then (the frame's `ready_at` moves to that read's end). The engine
@@ -94,6 +104,9 @@ pub struct PcmLoggingStrategy {
     /// disk page not merged). A mark is reset at every miss of the page, so one left over
     /// from a frame that has since been evicted is never consulted.
     partial: std::collections::BTreeSet<u64>,
+    /// `host.pcm.xid_per_attempt`: XID = the attempt's `TxnId` instead of the transaction's
+    /// number.
+    xid_per_attempt: bool,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -123,6 +136,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         wear_delta: (s.wear_delta > 0).then_some(s.wear_delta),
         wear_seed: 1,
         fault_paper_pseudo_xid: s.fault_paper_pseudo_xid,
+        fault_pseudo_xid_of_aborts: s.fault_pseudo_xid_of_aborts,
         fault_early_destage_free: s.fault_early_destage_free,
         adaptive_segment_bytes: s.adaptive_segment_bytes(),
         destage_interval_ns: s.destage_interval_ns,
@@ -161,6 +175,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         record,
         layout: core.layout.clone(),
         partial: Default::default(),
+        xid_per_attempt: s.xid_per_attempt,
     }))
 }
 
@@ -176,9 +191,15 @@ impl Strategy for PcmLoggingStrategy {
         "pcmlogging"
     }
 
-    fn begin(&mut self, _core: &mut Core, c: u32, txn: TxnId, _now: SimTime) -> Result<()> {
+    /// The XID is the transaction's number (`Core::txn_number`), the same for every attempt
+    /// (module docs, "XIDs"); with `xid_per_attempt`, the attempt's `TxnId`.
+    fn begin(&mut self, core: &mut Core, c: u32, txn: TxnId, _now: SimTime) -> Result<()> {
         let cl = &mut self.clients[c as usize];
-        cl.xid = txn.0;
+        cl.xid = if self.xid_per_attempt {
+            txn.0
+        } else {
+            core.txn_number
+        };
         cl.undo.clear();
         Ok(())
     }

@@ -595,6 +595,14 @@ impl Strategy for Wal {
         Ok(())
     }
 
+    fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        match self.ipl.as_mut() {
+            // In-Page Logging's in-block layout keeps DB pages in host-managed blocks.
+            Some(ipl) if ipl.is_in_block() => ipl.read_page(core, page, now),
+            _ => core.read_page(page, now),
+        }
+    }
+
     fn evictable(&self, frame: &Frame) -> bool {
         self.steal || !self.uncommitted.contains_key(&frame.page)
     }
@@ -721,7 +729,7 @@ impl Strategy for Wal {
                 None => {
                     self.private_undos += 1;
                     let (mut values, _) = core.disk_image(page);
-                    let t = core.read_page(page, now)?;
+                    let t = self.read_page(core, page, now)?;
                     values[slot as usize] = before;
                     let fr = Frame::new(page, values, clr, t);
                     done = done.max(self.write_page(core, fr, t)?);

@@ -1,53 +1,106 @@
 //! `ipl`: In-Page Logging (Lee & Moon, "Design of flash-based DBMS: an in-page logging
 //! approach", SIGMOD 2007), the baseline In-Place Appends is compared against
-//! (in-place-appends.md §1; issue 12 item 1).
+//! (in-place-appends.md §1: "The logs are written to the separate, reserved Flash pages on
+//! the same Flash block the original data is").
 //!
-//! Layout. DB pages are grouped into *erase units* of `host.ipl.unit_pages` pages (15: a
-//! 128 KiB erase unit holding 15 data pages of 8 KiB and an 8 KiB log region). Each unit
-//! owns a *log region* of `host.ipl.log_sectors` sectors of `host.ipl.sector_bytes` (16 ×
-//! 512 B), laid on `ceil(16 × 512 / flash page)` device pages past the WAL's log area; a
-//! log page holds `flash page / 512` sectors, written one at a time: the first sector of a
-//! log page is its program (out of place), later ones partial programs of the same page
-//! (`Device::write_sector`; on MLC only LSB pages allow that, otherwise the device rewrites
-//! the log page out of place).
+//! Two layouts (`host.ipl.layout`):
+//!
+//! # `in-block` (default): the paper's layout, on host-managed erase units
+//!
+//! DB pages are grouped into *erase units* of `host.ipl.unit_pages` pages (15: Lee & Moon's
+//! 128 KiB erase unit of 15 data pages of 8 KiB and an 8 KiB log region). Each unit lives in
+//! one flash block the host owns (`ssd::Device::native_*`: taken out of the plain FTL's
+//! free pools, programmed and erased by the host; a page-mapping FTL cannot keep a unit's
+//! pages in one block). The block of unit u, generation g, holding n = pages × parts data
+//! pages (the unit's last block may hold fewer pages):
+//!
+//! ```text
+//! slot 0 .. n-1           DB page (u × unit_pages + i), part k at slot i × parts + k: a
+//!                         tagged program (TagContent::Data), programmed by a merge
+//! slot n .. n+L-1         the log region: L = ceil(log_sectors × sector_bytes / flash page)
+//!                         log pages; log sector s at slot n + s / spp, byte
+//!                         (s mod spp) × sector_bytes (spp = sectors per flash page): the
+//!                         first sector of a log page is its program, later ones partial
+//!                         programs of the same page (NOP ≥ spp is required)
+//! OOB of every slot       NATIVE page (ssd device::native): a = u, b = g, c = n
+//! ```
 //!
 //! Normal processing. Each buffered page has a 512 B in-memory log sector; every update
 //! adds a record of `host.ipl.record_header_bytes` (8: the original is silent; offset,
 //! length, slot and LSN) plus the net changed bytes (`update::net`). A dirty page's
-//! write-back (eviction, checkpoint flush) writes its log sector(s) to its unit's log
+//! write-back (eviction, checkpoint flush) writes its log sector(s) into its unit's log
 //! region instead of the page: one sector, plus one per sector that filled while the page
 //! was buffered. *Choice where the original is silent / our engine differs:* the original
 //! writes a full sector the moment it fills; the engine's update hook issues no I/O, so a
 //! filled sector is written at the page's next write-back (same count of sector writes,
-//! later). A page never written before (the loaded state needs no writes here) is written
-//! whole the first time, so logs always apply over a body on flash.
+//! later).
 //!
-//! Reads. A page's fetch reads its data page(s) and every log page of its unit holding a
-//! sector with records for it (`Core::also_read`).
+//! Merge (Lee & Moon §4.3). A write-back that finds the log region without room for its
+//! sectors merges the unit: the old block's data pages and log pages are read, a fresh
+//! block is taken, every page of the unit is programmed into it with its logs applied (the
+//! page being written back with its buffered image), and then the old block is erased —
+//! the erase is issued not before every merged page's program has completed. The new log
+//! region starts empty, and the next sector is programmed after the merge's programs.
 //!
-//! Merge. When a write-back needs more sectors than the unit's log region has left, the
-//! unit is merged: every page of the unit on flash is written with its logs applied (the
-//! page being written back with its buffered image), out of place, and the log region
-//! starts over. *Choice:* on our page-mapped FTL "write the block's pages to a fresh block
-//! and erase the old one" becomes 15 (or fewer: pages never written stay in the loaded
-//! state) out-of-place page writes; the old copies and log pages are reclaimed by GC, so
-//! the merge's erase is GC's, not an immediate one.
+//! The loaded database. The engine's convention for every strategy is that a page never
+//! written is not on the device and reads as loaded. Here a unit has no block until its
+//! first write-back, which *loads* the unit: a merge without an old block (its pages
+//! programmed as loaded, the written-back page with its image; `ipl_unit_loads`). A read
+//! of a page of a unit with no block costs no flash read, as an unmapped page's.
 //!
-//! Sector format (tag data mode; bytes stand for the records through the tag table):
+//! Reads. A page's fetch reads its data page(s) and every log page of its unit's block
+//! holding a sector with records for it (`ipl_log_page_reads`).
+//!
+//! Restart (`apply_logs`): every block the device kept for the host (`native_blocks`) is
+//! read; per unit, the block with the highest generation whose n data slots all read back
+//! (tagged, with the unit's (u, g)) is the unit; its data pages, then every valid log entry
+//! of its log region, give per page and part the image with the highest page LSN. A unit
+//! with no complete block is as loaded.
+//!
+//! Why it is right, case by case (WAL is the recovery strategy; a sector or a merge is a
+//! page write-back, issued after the log is forced past its page LSN, so anything a lost
+//! write-back held is redone from the log, which the master record keeps until every data
+//! write issued before it has completed):
+//! - Crash before a load's programs all complete: the unit has no complete block, reads as
+//!   loaded; the written-back page is redone from the log.
+//! - Crash during a merge g → g+1: g+1 is incomplete (a data slot erased or torn) and is
+//!   ignored; g is intact, because its erase is issued only after every program of g+1 has
+//!   completed, and no sector of g+1 exists (sectors are programmed after the merge).
+//! - Crash after the merge, during or after g's erase: g+1 is complete and its generation
+//!   is higher; g, torn or erased, is never chosen over it.
+//! - Two merges in a row (g+1, g+2): g+2's programs start after g+1's completed, so when
+//!   g+2 is incomplete g+1 is complete and not yet erased (its erase waits for g+2).
+//! - Torn log sector: a partial program that cleared some bits fails its CRC and is
+//!   ignored; a torn first program of a log page reads uncorrectable and is skipped; either
+//!   way the sector was not needed for durability (WAL redo).
+//! - Log sectors from before a merge are erased with the old block; a merged page's image
+//!   carries the LSN of its newest record, so the highest-LSN rule never rolls it back.
+//!
+//! Refused: any protocol but `none`; mapping checkpoints (the host's blocks must be found by
+//! scanning); a unit that does not fit a block (unit_pages × parts + L slots); sectors per
+//! flash page beyond the page's NOP (plain MLC; odd-MLC, whose MSB pages allow one program);
+//! capturing a `txn` trace (it has no command for a host-managed page).
+//!
+//! # `separate`: log regions as logical pages (the layout before the paper's)
+//!
+//! Each unit's log region is laid on `ceil(16 × 512 / flash page)` logical pages past the
+//! WAL's log area, written through the page-mapped FTL (`Device::write_sector`: the first
+//! sector of a log page is its program, out of place, later ones partial programs when the
+//! page allows). A page never written before is written whole the first time. A merge
+//! rewrites the unit's pages out of place through the FTL, and the old copies and log pages
+//! are reclaimed by GC: the merge's erase is GC's, later, not an immediate one. Restart
+//! reads every log page and applies the valid entries with the highest page LSN. Kept as an
+//! option to measure what the paper's layout changes (docs/DECISIONS.md).
+//!
+//! Sector format (tag data mode; bytes stand for the records through the tag table), both
+//! layouts:
 //!
 //! ```text
 //! [0]            entry count e (1..=40; 0xFF = never written)
 //! [1..1+12e]     entries: DB page number u32 LE, tag u64 LE (the page image after the
-//!                records: TagTable entry Data { image, part 0 })
+//!                records: TagContent::Data { image, part 0 })
 //! [1+12e..5+12e] CRC-32 of bytes [0..1+12e]
 //! ```
-//!
-//! Crash. A torn sector fails its CRC and is ignored; a torn log-page program reads
-//! uncorrectable and the FTL keeps the previous copy. Restart takes, per page and part,
-//! the image with the highest page LSN among its body and every valid log entry of its
-//! unit — so log sectors from before a merge (left in place until overwritten) can never
-//! roll a merged page back. WAL redo restores what a lost sector held (a sector is written
-//! only after the log is forced past the page LSN, like any page write).
 //!
 //! Not modelled: the original's log-sector-granularity ECC, its "log region full → merge
 //! before the write" timing subtleties beyond the above.
@@ -74,7 +127,14 @@ pub struct IplConfig {
     pub sector_bytes: u32,
     /// Bytes of an update record besides its changed bytes (8; the original is silent).
     pub record_header_bytes: u32,
+    /// Where the log regions live: `in-block` (the paper's: in the unit's own flash
+    /// block, host-managed, merges erase it) or `separate` (logical pages of the
+    /// page-mapped FTL; merges rewrite out of place and leave erases to GC).
+    pub layout: String,
 }
+
+/// `host.ipl.layout` values.
+pub const LAYOUTS: &[&str] = &["in-block", "separate"];
 
 impl Default for IplConfig {
     fn default() -> Self {
@@ -83,6 +143,7 @@ impl Default for IplConfig {
             log_sectors: 16,
             sector_bytes: 512,
             record_header_bytes: 8,
+            layout: "in-block".into(),
         }
     }
 }
@@ -114,6 +175,8 @@ pub struct Ipl {
     /// Per unit: when its last log write completes (sectors of one page in order).
     last_end: Vec<SimTime>,
     mem: BTreeMap<PageNo, Mem>,
+    /// `in-block`: the host-managed erase units (None: `separate`).
+    blocks: Option<InBlock>,
     pub sector_writes: u64,
     pub sector_in_place: u64,
     pub merges: u64,
@@ -121,10 +184,96 @@ pub struct Ipl {
     pub first_writes: u64,
 }
 
-/// Log LPNs needed by the layout (for the capacity check).
+/// One erase unit's block (`in-block`).
+#[derive(Clone, Debug, Default)]
+struct Unit {
+    /// Its block and generation (None: not loaded yet, as loaded).
+    block: Option<(media::BlockId, u64)>,
+}
+
+/// `in-block` state: per unit its block; the slots a unit's data pages take.
+struct InBlock {
+    units: Vec<Unit>,
+    parts: u32,
+    pub loads: u64,
+    pub erases: u64,
+    pub merge_page_reads: u64,
+    pub load_page_writes: u64,
+}
+
+impl InBlock {
+    /// Data slots of unit `u` (its pages × parts).
+    fn data_slots(&self, unit_pages: u64, pages: u64, u: usize) -> u32 {
+        let first = u as u64 * unit_pages;
+        ((first + unit_pages).min(pages) - first) as u32 * self.parts
+    }
+}
+
+/// Log LPNs needed by the layout (for the capacity check; 0 for `in-block`, whose log
+/// regions are in the units' own blocks).
 pub fn log_lpns_needed(cfg: &HostConfig, pages: u64, flash_page_bytes: u32) -> u64 {
+    if cfg.ipl.layout == "in-block" {
+        return 0;
+    }
     let per = u64::from((cfg.ipl.log_sectors * cfg.ipl.sector_bytes).div_ceil(flash_page_bytes));
     pages.div_ceil(u64::from(cfg.ipl.unit_pages.max(1))) * per
+}
+
+/// The `in-block` layout's refusals (module docs) and its empty state.
+fn in_block_check(cfg: &HostConfig, core: &Core, log_pages: u32, units: usize) -> Result<InBlock> {
+    let c = &cfg.ipl;
+    let bad = |key: &str, reason: String| {
+        Err(HostError::Config {
+            key: key.into(),
+            reason,
+        })
+    };
+    let dev = &core.device;
+    if let Err(e) = dev.native_supported() {
+        return match e {
+            ssd::SsdError::Config { key, reason } => {
+                bad(&key, format!("ipl (layout in-block): {reason}"))
+            }
+            other => bad("host.ipl.layout", other.to_string()),
+        };
+    }
+    let parts = core.layout.parts;
+    let slots = dev.native_slots();
+    let need = u64::from(c.unit_pages) * u64::from(parts) + u64::from(log_pages);
+    if need > u64::from(slots) || need > 255 {
+        return bad(
+            "host.ipl.unit_pages",
+            format!(
+                "an erase unit of {} DB pages ({} flash pages each) and a log region of {log_pages} flash pages needs {need} pages; a block holds {slots} (and at most 255 are supported): lower host.ipl.unit_pages or host.ipl.log_sectors, or use host.ipl.layout = \"separate\"",
+                c.unit_pages, parts
+            ),
+        );
+    }
+    let params = dev.core.nand.image().params();
+    if dev.core.cfg.mlc_mode == ssd::modes::MlcMode::OddMlc {
+        return bad(
+            "ftl.mlc_mode",
+            "ipl's in-block log pages take partial programs, which odd-MLC allows on LSB pages only; use pslc or an SLC device".into(),
+        );
+    }
+    let spp = params.geometry.page_bytes / c.sector_bytes;
+    let nop = dev.native_nop(media::BlockId(0));
+    if spp > u32::from(nop) {
+        return bad(
+            "host.ipl.sector_bytes",
+            format!(
+                "{spp} log sectors per flash page need {spp} programs of a log page, but a page allows {nop} (nand.nop; plain MLC: 1): raise host.ipl.sector_bytes, or use pslc / an SLC device with a larger nand.nop"
+            ),
+        );
+    }
+    Ok(InBlock {
+        units: vec![Unit::default(); units],
+        parts,
+        loads: 0,
+        erases: 0,
+        merge_page_reads: 0,
+        load_page_writes: 0,
+    })
 }
 
 impl Ipl {
@@ -168,6 +317,12 @@ impl Ipl {
                 "ipl writes log sectors through the plain FTL: protocol none".into(),
             );
         }
+        if !LAYOUTS.contains(&c.layout.as_str()) {
+            return bad(
+                "host.ipl.layout",
+                format!("is \"{}\"; expected one of {LAYOUTS:?}", c.layout),
+            );
+        }
         let pages = core.layout.pages;
         let need = base + log_lpns_needed(cfg, pages, flash);
         if need > u64::from(core.device.logical_pages()) {
@@ -181,7 +336,13 @@ impl Ipl {
         }
         let units = pages.div_ceil(u64::from(c.unit_pages)) as usize;
         let log_lpns = (c.log_sectors * c.sector_bytes).div_ceil(flash);
+        let blocks = if c.layout == "in-block" {
+            Some(in_block_check(cfg, core, log_lpns, units)?)
+        } else {
+            None
+        };
         Ok(Ipl {
+            blocks,
             unit_pages: u64::from(c.unit_pages),
             sectors: c.log_sectors,
             sector_bytes: c.sector_bytes,
@@ -245,6 +406,11 @@ impl Ipl {
     ) -> Result<Option<SimTime>> {
         let p = img.page;
         let m = self.mem.remove(&p).unwrap_or_default();
+        if self.blocks.is_some() {
+            return self
+                .write_back_in_block(core, img, m.full + 1, at)
+                .map(Some);
+        }
         if core.disk[p.0 as usize].is_none() {
             self.first_writes += 1;
             return Ok(None);
@@ -325,6 +491,236 @@ impl Ipl {
         Ok(end)
     }
 
+    fn in_block(&mut self) -> Result<&mut InBlock> {
+        self.blocks
+            .as_mut()
+            .ok_or_else(|| HostError::Stuck("internal: ipl in-block state missing".into()))
+    }
+
+    /// `in-block` write-back of `img` as `k` log sectors in its unit's block, or a merge
+    /// (a load, for a unit with no block yet). Returns when it completes.
+    fn write_back_in_block(
+        &mut self,
+        core: &mut Core,
+        img: &Arc<PageImage>,
+        k: u32,
+        at: SimTime,
+    ) -> Result<SimTime> {
+        if core.trace.is_some() {
+            return Err(HostError::Config {
+                key: "host.ipl.layout".into(),
+                reason: "in-block programs host-managed flash pages, which a txn trace cannot express; use layout separate to capture a trace".into(),
+            });
+        }
+        let p = img.page;
+        let u = (p.0 / self.unit_pages) as usize;
+        let Some((block, gen)) = self.in_block()?.units[u].block else {
+            return self.merge_in_block(core, u, img, at);
+        };
+        if self.used[u] + k > self.sectors {
+            return self.merge_in_block(core, u, img, at);
+        }
+        let n = {
+            let up = self.unit_pages;
+            self.in_block()?.data_slots(up, core.layout.pages, u)
+        };
+        let tag = core.tags.add(|| TagContent::Data {
+            image: img.clone(),
+            part: 0,
+        });
+        let sector = encode(&[(p.0 as u32, tag)]);
+        let oob = ssd::NativeOob {
+            a: u as u32,
+            b: gen,
+            c: n as u8,
+        };
+        let mut end = at;
+        for _ in 0..k {
+            let s = self.used[u];
+            let slot = n + s / self.spp;
+            let off = (s % self.spp) * self.sector_bytes;
+            // Sectors of one unit in order, and after the merge that made its block.
+            let ready = at.max(self.last_end[u]);
+            let t = if off == 0 {
+                core.device.native_program(
+                    block,
+                    slot,
+                    media::Content::Bytes(sector.clone().into()),
+                    oob,
+                    ready,
+                )
+            } else {
+                self.sector_in_place += 1;
+                core.device.native_append(block, slot, off, &sector, ready)
+            }
+            .map_err(Core::dev_err(
+                ready,
+                format!("writing log sector {s} of erase unit {u}"),
+            ))?;
+            self.last_end[u] = t;
+            end = end.max(t);
+            self.used[u] += 1;
+            self.sector_writes += 1;
+            self.holders[u][(s / self.spp) as usize].insert(p.0);
+            core.net.written(p, u64::from(self.sector_bytes));
+        }
+        let t0 = core.disk[p.0 as usize].as_ref().map_or(0, |d| d.0);
+        core.disk[p.0 as usize] = Some((t0, img.clone()));
+        Ok(end)
+    }
+
+    /// `in-block` merge of unit `u` (module docs): the old block's pages read, every page of
+    /// the unit programmed into a fresh block (`img` for the page being written back), then
+    /// the old block erased after those programs; a unit with no block is loaded.
+    fn merge_in_block(
+        &mut self,
+        core: &mut Core,
+        u: usize,
+        img: &Arc<PageImage>,
+        at: SimTime,
+    ) -> Result<SimTime> {
+        let n = {
+            let up = self.unit_pages;
+            self.in_block()?.data_slots(up, core.layout.pages, u)
+        };
+        let old = self.in_block()?.units[u].block;
+        let mut ready = at.max(self.last_end[u]);
+        if let Some((ob, _)) = old {
+            // Read the unit as it is on flash: its data pages and its written log pages.
+            let log_pages = self.used[u].div_ceil(self.spp);
+            let mut done = ready;
+            for slot in 0..n + log_pages {
+                let (_, _, t) = core
+                    .device
+                    .native_read(ob, slot, ready)
+                    .map_err(Core::dev_err(
+                        ready,
+                        format!("reading erase unit {u} for a merge"),
+                    ))?;
+                done = done.max(t);
+                self.in_block()?.merge_page_reads += 1;
+            }
+            ready = done;
+            self.merges += 1;
+        } else {
+            self.in_block()?.loads += 1;
+        }
+        let gen = old.map_or(1, |(_, g)| g + 1);
+        let (nb, erased) = core.device.native_take_block(ready).map_err(Core::dev_err(
+            ready,
+            format!("taking a block for erase unit {u}"),
+        ))?;
+        let ready = ready.max(erased);
+        let oob = ssd::NativeOob {
+            a: u as u32,
+            b: gen,
+            c: n as u8,
+        };
+        let parts = core.layout.parts;
+        let first = u as u64 * self.unit_pages;
+        let mut end = ready;
+        for (i, q) in (first..first + u64::from(n / parts)).enumerate() {
+            let page = PageNo(q);
+            let image: Option<Arc<PageImage>> = if q == img.page.0 {
+                Some(img.clone())
+            } else {
+                core.disk[q as usize].as_ref().map(|d| d.1.clone())
+            };
+            let layout = &core.layout;
+            let mut t0 = 0;
+            for k in 0..parts {
+                let tag = core.tags.add(|| TagContent::Data {
+                    image: image.clone().unwrap_or_else(|| {
+                        Arc::new(PageImage {
+                            page,
+                            lsn: 0,
+                            values: layout.initial_page(page),
+                        })
+                    }),
+                    part: k,
+                });
+                if k == 0 {
+                    t0 = tag;
+                }
+                let slot = i as u32 * parts + k;
+                let t = core
+                    .device
+                    .native_program(nb, slot, media::Content::Tag(tag), oob, ready)
+                    .map_err(Core::dev_err(
+                        ready,
+                        format!("merging page {q} of erase unit {u}"),
+                    ))?;
+                end = end.max(t);
+            }
+            if let Some(image) = image {
+                core.disk[q as usize] = Some((t0, image));
+            }
+            core.stats.page_writes += 1;
+            core.net.written(page, u64::from(core.cfg.page_bytes));
+            if old.is_some() {
+                self.merge_page_writes += 1;
+            } else {
+                self.in_block()?.load_page_writes += 1;
+            }
+        }
+        if let Some((ob, _)) = old {
+            // The old block goes only when every merged page is durable.
+            core.device.native_erase(ob, end).map_err(Core::dev_err(
+                end,
+                format!("erasing erase unit {u}'s old block"),
+            ))?;
+            self.in_block()?.erases += 1;
+        }
+        self.in_block()?.units[u].block = Some((nb, gen));
+        self.used[u] = 0;
+        for h in &mut self.holders[u] {
+            h.clear();
+        }
+        self.last_end[u] = end;
+        Ok(end)
+    }
+
+    /// `in-block` read of `page`: its data page(s) in its unit's block and the log pages
+    /// holding sectors for it; nothing for a unit not loaded yet (as loaded).
+    pub fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        let u = (page.0 / self.unit_pages) as usize;
+        let mut end = now;
+        if let Some((block, _)) = self.in_block()?.units[u].block {
+            let parts = core.layout.parts;
+            let n = {
+                let up = self.unit_pages;
+                self.in_block()?.data_slots(up, core.layout.pages, u)
+            };
+            let i = (page.0 % self.unit_pages) as u32;
+            let mut slots: Vec<u32> = (0..parts).map(|k| i * parts + k).collect();
+            let extra: Vec<u32> = self.holders[u]
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.contains(&page.0))
+                .map(|(j, _)| n + j as u32)
+                .collect();
+            core.also_read_pages += extra.len() as u64;
+            slots.extend(extra);
+            for slot in slots {
+                let (_, _, t) =
+                    core.device
+                        .native_read(block, slot, now)
+                        .map_err(Core::dev_err(
+                            now,
+                            format!("reading page {} of erase unit {u}", page.0),
+                        ))?;
+                end = end.max(t);
+            }
+        }
+        core.stats.page_reads += 1;
+        Ok(end)
+    }
+
+    /// Whether the log regions are in the units' blocks (`in-block`).
+    pub fn is_in_block(&self) -> bool {
+        self.blocks.is_some()
+    }
+
     fn refresh_reads(&self, core: &mut Core, u: usize) {
         let first = u as u64 * self.unit_pages;
         for q in first..first + self.unit_pages {
@@ -347,13 +743,22 @@ impl Ipl {
 
     /// (`ipl_log_page_reads`, the extra reads, is added by the metrics from `Core`.)
     pub fn counters(&self) -> Vec<(&'static str, u64)> {
-        vec![
+        let mut v = vec![
             ("ipl_sector_writes", self.sector_writes),
             ("ipl_sector_writes_in_place", self.sector_in_place),
             ("ipl_merges", self.merges),
             ("ipl_merge_page_writes", self.merge_page_writes),
             ("ipl_first_page_writes", self.first_writes),
-        ]
+        ];
+        if let Some(b) = &self.blocks {
+            v.extend([
+                ("ipl_unit_loads", b.loads),
+                ("ipl_unit_erases", b.erases),
+                ("ipl_merge_page_reads", b.merge_page_reads),
+                ("ipl_load_page_writes", b.load_page_writes),
+            ]);
+        }
+        v
     }
 }
 
@@ -406,6 +811,9 @@ pub fn apply_logs(
     ctx: &mut RecoverCtx<'_>,
     out: &mut BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>,
 ) -> Result<()> {
+    if ctx.cfg.ipl.layout == "in-block" {
+        return recover_in_block(ctx, out);
+    }
     let cfg = ctx.cfg;
     let flash = ctx.device.core.geo.page_bytes;
     let pages = ctx.layout.pages;
@@ -456,6 +864,137 @@ pub fn apply_logs(
         }
     }
     let _ = data_lpn;
+    Ok(())
+}
+
+/// Keeps `img` for every part of `page` whose current image is older.
+fn keep_newer(
+    out: &mut BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>,
+    parts: usize,
+    page: PageNo,
+    part: Option<usize>,
+    img: &Arc<PageImage>,
+) {
+    let v = out.entry(page).or_insert_with(|| vec![None; parts]);
+    for (k, cur) in v.iter_mut().enumerate() {
+        if part.is_some_and(|p| p != k) {
+            continue;
+        }
+        if cur.as_ref().is_none_or(|c| c.lsn < img.lsn) {
+            *cur = Some(img.clone());
+        }
+    }
+}
+
+/// `in-block` restart (module docs): per unit the complete block of the highest
+/// generation, its data pages, then its log sectors.
+fn recover_in_block(
+    ctx: &mut RecoverCtx<'_>,
+    out: &mut BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>,
+) -> Result<()> {
+    let unit_pages = u64::from(ctx.cfg.ipl.unit_pages.max(1));
+    let parts = ctx.layout.parts;
+    let pages = ctx.layout.pages;
+    let units = pages.div_ceil(unit_pages);
+    let slots = ctx.device.native_slots();
+    let sector = ctx.cfg.ipl.sector_bytes as usize;
+    let corrupt = |s: String| HostError::Corrupt(s);
+    // Per block: what each slot reads, and the block's owner words (from any slot).
+    type Slot = (ssd::ReadOutcome, Option<ssd::NativeOob>);
+    let mut cands: BTreeMap<u32, Vec<(u64, Vec<Slot>)>> = BTreeMap::new();
+    for b in ctx.device.native_blocks() {
+        let mut v = Vec::with_capacity(slots as usize);
+        for slot in 0..slots {
+            let (o, oob, t) = ctx
+                .device
+                .native_read(b, slot, ctx.now)
+                .map_err(|e| corrupt(format!("reading host block {b} slot {slot}: {e}")))?;
+            ctx.now = ctx.now.max(t);
+            let stop = o == ssd::ReadOutcome::Unmapped;
+            v.push((o, oob));
+            if stop {
+                break;
+            }
+        }
+        let Some(owner) = v.iter().find_map(|x| x.1) else {
+            continue;
+        };
+        if u64::from(owner.a) >= units {
+            return Err(corrupt(format!(
+                "host block {b} claims erase unit {}, beyond the {units} units",
+                owner.a
+            )));
+        }
+        cands.entry(owner.a).or_default().push((owner.b, v));
+    }
+    for (u, mut blocks) in cands {
+        blocks.sort_by_key(|(g, _)| std::cmp::Reverse(*g));
+        let first = u64::from(u) * unit_pages;
+        let n = ((first + unit_pages).min(pages) - first) as u32 * parts;
+        let mine = |x: &Slot, g: u64| {
+            x.1.is_some_and(|o| o.a == u && o.b == g && u32::from(o.c) == n)
+        };
+        let Some((g, v)) = blocks.into_iter().find(|(g, v)| {
+            v.len() >= n as usize
+                && v[..n as usize]
+                    .iter()
+                    .all(|x| mine(x, *g) && matches!(x.0, ssd::ReadOutcome::Tag(_)))
+        }) else {
+            continue;
+        };
+        for (slot, x) in v.iter().enumerate() {
+            let slot = slot as u32;
+            if slot < n {
+                let ssd::ReadOutcome::Tag(tag) = x.0 else {
+                    continue;
+                };
+                let (page, k) = (PageNo(first + u64::from(slot / parts)), slot % parts);
+                match ctx.tags.get(tag) {
+                    Some(TagContent::Data { image, part }) if *part == k && image.page == page => {
+                        let image = image.clone();
+                        keep_newer(out, parts as usize, page, Some(k as usize), &image);
+                    }
+                    other => {
+                        return Err(corrupt(format!(
+                            "erase unit {u} (generation {g}) slot {slot} names tag {tag}, which is {other:?}"
+                        )))
+                    }
+                }
+                continue;
+            }
+            let ssd::ReadOutcome::Bytes(bytes) = &x.0 else {
+                continue;
+            };
+            if !mine(x, g) {
+                continue;
+            }
+            for s in 0..bytes.len().div_ceil(sector) {
+                let from = (s * sector).min(bytes.len());
+                let Some(entries) = decode(&bytes[from..], ctx.cfg.fault_ipa_skip_crc) else {
+                    continue;
+                };
+                for (p, tag) in entries {
+                    let page = PageNo(u64::from(p));
+                    if page.0 < first || page.0 >= first + unit_pages {
+                        return Err(corrupt(format!(
+                            "erase unit {u}'s log names page {p}, outside the unit"
+                        )));
+                    }
+                    let img = match ctx.tags.get(tag) {
+                        Some(TagContent::Data { image, part: 0 }) if image.page == page => {
+                            image.clone()
+                        }
+                        other => {
+                            return Err(corrupt(format!(
+                            "erase unit {u}'s log names tag {tag} for page {p}, which is {other:?}"
+                        )))
+                        }
+                    };
+                    keep_newer(out, parts as usize, page, None, &img);
+                }
+            }
+        }
+    }
     Ok(())
 }
 

@@ -208,6 +208,24 @@ pub fn restore_reserve(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTim
         relocate(core, hooks, victim, now, Reason::Gc)?;
     }
     Ok(())
+/// Reclaims one victim in `pu` whether or not the unit is below the GC threshold (a
+/// host-managed erase unit needs a block beyond the ones GC keeps: `Device::native_take_
+/// block`). Returns None when no block holds anything reclaimable.
+pub(crate) fn collect_one(
+    core: &mut FtlCore,
+    hooks: &mut dyn FtlHooks,
+    pu: PuId,
+    now: SimTime,
+) -> Result<Option<SimTime>> {
+    let first = pu.0 * core.geo.blocks_per_plane;
+    let view = view_of(core, first, core.geo.blocks_per_plane);
+    let Some(victim) = policy(core.cfg.gc_policy).choose(&view) else {
+        return Ok(None);
+    };
+    if core.valid(victim) >= core.data_pages_per_block() {
+        return Ok(None);
+    }
+    relocate(core, hooks, victim, now, Reason::Gc).map(Some)
 }
 
 /// Why a block is being emptied (for the statistics).
@@ -271,7 +289,7 @@ pub fn relocate(
         // records) nor split into program + partial program: the split needed a second
         // program on the target, which an odd-MLC MSB page (NOP 1) refuses — GC failed with
         // `NopExceeded` when a page with appends was moved onto an MSB page (the bug named
-        // in DECISIONS.md "In-Place Appends, second slice", found by review; regression
+        // in DECISIONS.md ("The FTL", appends), found by review; regression
         // test `odd_mlc_gc_moves_appended_pages_onto_msb_pages` in modes.rs). One program
         // also closes the crash window between the two (a copy without its tail).
         let (content, mut oob) = match view {

@@ -34,7 +34,9 @@
 //! exposition writes pages one at a time). COMMIT partially programs the first page (its
 //! current location, GC may have moved it) to TRUE after every page, every GC copy and every
 //! erase of a stale copy is durable; the ack is when it is durable. ABORT writes nothing: the
-//! first page is FALSE already. A plain write is programmed "10".
+//! first page is FALSE already. A plain write is programmed "10". A last page sent with the
+//! COMMIT (`Device::commit_write`) is a WRITE and then the COMMIT: §3.3, "in AFC ... a
+//! page-reprogramming operation is mandatory to record the commit status".
 //!
 //! # Garbage collection (§3.2, Fig. 7)
 //!

@@ -214,7 +214,7 @@
 //!   - A second crash during recovery: recovery writes move records (never defers), as the
 //!     "Crash during recovery" section requires.
 //!   The checker catches the planted mutant `aw-carrier-not-awaited` (the victim erased at
-//!   once, not after its carrier): DECISIONS.md, awopt.
+//!   once, not after its carrier): DECISIONS.md, "Commit protocols".
 //! - *Log blocks*: a block leaves a chain only after a durable root no longer needs it (its
 //!   erase waits for the root); a link is programmed only after its block's erase completed,
 //!   so a durable link never leads into stale data that could pass for new records, nor into

@@ -54,6 +54,21 @@
 //! a committed straddler with a non-empty SRS stays pinned (GC copies it; `on_moved` follows),
 //! and it is released (`durable_at` = the latest instant any member left) when the SRS empties.
 //!
+//! **`protocol.bpcc_srs = "until-erased"`: the BPCC of LightTx §4.3.** LightTx compares
+//! against a BPCC in which "a page whose SRS is not null, even if it is invalid, cannot be
+//! erased and has to be moved to the same new location as the valid pages" (Figs. 11, 16).
+//! That is §3.3's definition of the SRS without the first two pruning rules: every committed
+//! straddler of Q_l's next-link holds Q_l (no rule 2), and Q_l leaves those SRS only when its
+//! every copy is erased, not when a higher version of Q commits (no rule 1). Such a Q_l is
+//! kept, after the commit that supersedes it, in a second set (`superseded`) that is swept
+//! for erased copies like the uncommitted set; a straddler committed later finds it there
+//! too (it is still "on flash", §3.3). Rule 3 is kept: LightTx describes uncommitted pages
+//! "attached to some committed page". Holding more pages longer only delays GC: every state
+//! it reaches is one the pruned form reaches with GC choosing other victims, so the crash
+//! argument below is unchanged. After a crash the SRS are rebuilt in the pruned form (below):
+//! recovery cannot tell which versions under a page's last committed one were committed once
+//! their straddlers may be gone, and the pruned form is all recovery needs.
+//!
 //! Recovery ("BPCC Recovery"): scan every block, collect every version of every page, and
 //! classify each page's newest version P_h by its next-link Q_l against Q's newest h_Q:
 //! I. h_Q > l → uncommitted iff some Q_i with i > l and Q_i.back < l is on flash (a
@@ -101,7 +116,7 @@
 use crate::core::{FtlCore, ReadOutcome, PIN_PROTO};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
+use crate::protocol::{BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
     self, Floors, Found, Held, Link, Meta, Place, Status, Txs, Uncommitted, WriteCase,
 };
@@ -144,14 +159,18 @@ pub struct BpccFtl {
     floors: Floors,
     uncommitted: Uncommitted,
     straddlers: BTreeMap<Link, Straddler>,
-    /// Uncommitted intention → the straddler whose SRS holds it.
-    holder: BTreeMap<Link, Link>,
+    /// Uncommitted intention → the straddlers whose SRS hold it (at most one when pruned).
+    holders: BTreeMap<Link, BTreeSet<Link>>,
     straddler_at: BTreeMap<Ppa, Link>,
+    /// `until-erased`: uncommitted intentions below their page's last committed version,
+    /// kept until every copy is erased (empty when pruned).
+    superseded: Uncommitted,
+    srs_mode: BpccSrs,
     /// Straddlers ever pinned for a non-empty SRS.
     straddlers_pinned: u64,
 }
 
-fn create(_: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
+fn create(p: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtocol>> {
     let lp = core.logical_pages() as usize;
     Ok(Box::new(BpccFtl {
         ver_max: vec![0; lp],
@@ -160,8 +179,10 @@ fn create(_: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtoc
         floors: Floors::default(),
         uncommitted: Uncommitted::default(),
         straddlers: BTreeMap::new(),
-        holder: BTreeMap::new(),
+        holders: BTreeMap::new(),
         straddler_at: BTreeMap::new(),
+        superseded: Uncommitted::default(),
+        srs_mode: p.bpcc_srs,
         straddlers_pinned: 0,
     }))
 }
@@ -173,21 +194,23 @@ impl BpccFtl {
         Link::new(lpn, *v)
     }
 
-    /// `member` leaves the SRS that holds it, durably at `t`; a straddler whose SRS empties
-    /// is released.
+    /// `member` leaves every SRS that holds it, durably at `t`; a straddler whose SRS
+    /// empties is released.
     fn release_member(&mut self, core: &mut FtlCore, member: &Link, t: SimTime) {
-        let Some(h) = self.holder.remove(member) else {
+        let Some(hs) = self.holders.remove(member) else {
             return;
         };
-        let Some(s) = self.straddlers.get_mut(&h) else {
-            return;
-        };
-        s.srs.remove(member);
-        s.release_at = s.release_at.max(t);
-        if s.srs.is_empty() {
-            if let Some(s) = self.straddlers.remove(&h) {
-                self.straddler_at.remove(&s.ppa);
-                core.unpin(s.ppa, s.release_at);
+        for h in hs {
+            let Some(s) = self.straddlers.get_mut(&h) else {
+                continue;
+            };
+            s.srs.remove(member);
+            s.release_at = s.release_at.max(t);
+            if s.srs.is_empty() {
+                if let Some(s) = self.straddlers.remove(&h) {
+                    self.straddler_at.remove(&s.ppa);
+                    core.unpin(s.ppa, s.release_at);
+                }
             }
         }
     }
@@ -195,6 +218,9 @@ impl BpccFtl {
     /// Uncommitted intentions whose every copy is now erased leave their SRS.
     fn sweep(&mut self, core: &mut FtlCore) {
         for (at, e) in self.uncommitted.sweep(core, false) {
+            self.release_member(core, &at, e.gone_at);
+        }
+        for (at, e) in self.superseded.sweep(core, false) {
             self.release_member(core, &at, e.gone_at);
         }
     }
@@ -208,25 +234,41 @@ impl BpccFtl {
             self.committed[m.at.lpn as usize] = m.at.ver;
             self.floors.raise(m.at.lpn, ack);
             // Rule 1: uncommitted lower versions of this page can never be the newest again.
+            // Until erased (LightTx §4.3), they stay in their SRS while on flash.
             for x in self.uncommitted.of_page(m.at.lpn) {
                 if x.ver < m.at.ver {
-                    self.uncommitted.remove(core, &x);
-                    self.release_member(core, &x, ack);
+                    let e = self.uncommitted.remove(core, &x);
+                    match (self.srs_mode, e) {
+                        (BpccSrs::UntilErased, Some(e)) => {
+                            // Its straddlers are released no earlier than the erases
+                            // already noticed and this commit's ack (when rule 1 would
+                            // have released them).
+                            let gone_at = e.gone_at.max(ack);
+                            self.superseded.insert(core, x, e.next, e.places);
+                            self.superseded.raise_gone_at(&x, gone_at);
+                        }
+                        _ => self.release_member(core, &x, ack),
+                    }
                 }
             }
         }
         for (m, ppa) in intents {
-            let members = self
-                .uncommitted
-                .naming(m.at.lpn, m.back.saturating_add(1), m.at.ver);
+            let (lo, hi) = (m.back.saturating_add(1), m.at.ver);
+            let mut members = self.uncommitted.naming(m.at.lpn, lo, hi);
+            if self.srs_mode == BpccSrs::UntilErased {
+                members.extend(self.superseded.naming(m.at.lpn, lo, hi));
+            }
             if members.is_empty() {
                 core.unpin(*ppa, ack);
                 continue;
             }
             for x in &members {
-                // Rule 2: the higher straddler takes over.
-                self.release_member(core, x, ack);
-                self.holder.insert(*x, m.at);
+                // Rule 2: the higher straddler takes over (pruned); every straddler holds
+                // the intention (until erased).
+                if self.srs_mode == BpccSrs::Pruned {
+                    self.release_member(core, x, ack);
+                }
+                self.holders.entry(*x).or_default().insert(m.at);
             }
             self.straddlers.insert(
                 m.at,
@@ -238,6 +280,10 @@ impl BpccFtl {
             );
             self.straddler_at.insert(*ppa, m.at);
             self.straddlers_pinned += 1;
+            #[cfg(feature = "mutants")]
+            if crate::mutant::on("bpcc-straddler-unpinned") {
+                core.unpin(*ppa, ack);
+            }
         }
     }
 }
@@ -346,10 +392,15 @@ impl CommitProtocol for BpccFtl {
         vec![
             ("page versions", self.ver_max.len() as u64 * 8),
             ("active transactions", self.txs.dram_bytes()),
-            ("uncommitted intentions", self.uncommitted.dram_bytes()),
+            (
+                "uncommitted intentions",
+                self.uncommitted.dram_bytes() + self.superseded.dram_bytes(),
+            ),
             (
                 "straddle responsibility sets",
-                (self.straddlers.len() * 40 + srs * 16 + self.holder.len() * 16) as u64,
+                (self.straddlers.len() * 40 + srs * 16 + self.holders.len() * 16
+                    // A second or later holder of one intention (until erased only).
+                    + (srs - self.holders.len().min(srs)) * 8) as u64,
             ),
             ("pending commit acks", self.floors.dram_bytes()),
         ]
@@ -359,6 +410,7 @@ impl CommitProtocol for BpccFtl {
         let srs: usize = self.straddlers.values().map(|s| s.srs.len()).sum();
         vec![
             ("uncommitted_intentions", self.uncommitted.len() as u64),
+            ("superseded_intentions", self.superseded.len() as u64),
             ("live_straddlers", self.straddlers.len() as u64),
             ("srs_entries", srs as u64),
             ("straddlers_pinned", self.straddlers_pinned),
@@ -376,6 +428,23 @@ impl CommitProtocol for BpccFtl {
                 ));
             }
         }
+        self.superseded.check_invariants(core)?;
+        if self.srs_mode == BpccSrs::Pruned && self.superseded.len() > 0 {
+            return Err("pruned SRS keep no superseded intentions".into());
+        }
+        for (at, _) in self.superseded.iter() {
+            if at.ver >= self.committed[at.lpn as usize] || self.uncommitted.get(at).is_some() {
+                return Err(format!(
+                    "superseded {at} not below its page's committed version {}",
+                    self.committed[at.lpn as usize]
+                ));
+            }
+        }
+        for (x, hs) in &self.holders {
+            if hs.is_empty() || (self.srs_mode == BpccSrs::Pruned && hs.len() > 1) {
+                return Err(format!("{x} held by {hs:?}"));
+            }
+        }
         for (at, s) in &self.straddlers {
             if s.srs.is_empty() {
                 return Err(format!("straddler {at} kept with an empty SRS"));
@@ -387,18 +456,19 @@ impl CommitProtocol for BpccFtl {
                 return Err(format!("straddler {at} missing from the location index"));
             }
             for x in &s.srs {
-                if self.holder.get(x) != Some(at) {
+                if !self.holders.get(x).is_some_and(|hs| hs.contains(at)) {
                     return Err(format!(
                         "{x} in SRS({at}) but held by {:?}",
-                        self.holder.get(x)
+                        self.holders.get(x)
                     ));
                 }
-                if self.uncommitted.get(x).is_none() {
+                if self.uncommitted.get(x).is_none() && self.superseded.get(x).is_none() {
                     return Err(format!("{x} in SRS({at}) is not an uncommitted intention"));
                 }
             }
         }
-        if self.holder.len() != self.straddlers.values().map(|s| s.srs.len()).sum::<usize>() {
+        let held: usize = self.holders.values().map(|hs| hs.len()).sum();
+        if held != self.straddlers.values().map(|s| s.srs.len()).sum::<usize>() {
             return Err("SRS holder index out of step".into());
         }
         Ok(())
@@ -463,7 +533,7 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     // SRS: each uncommitted intention is held by the committed straddler of its next-link:
     // the highest version k of that page with next.ver < k <= last committed, back < next.ver.
     let mut straddlers: BTreeMap<Link, Straddler> = BTreeMap::new();
-    let mut holder = BTreeMap::new();
+    let mut holders: BTreeMap<Link, BTreeSet<Link>> = BTreeMap::new();
     let members: Vec<(Link, Link)> = u.iter().map(|(at, e)| (*at, e.next)).collect();
     for (x, next) in members {
         let c = committed[next.lpn as usize];
@@ -483,7 +553,7 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
                 release_at: SimTime::ZERO,
             });
             s.srs.insert(x);
-            holder.insert(x, m.at);
+            holders.entry(x).or_default().insert(m.at);
         }
     }
     let mut straddler_at = BTreeMap::new();
@@ -499,8 +569,10 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
         floors: Floors::default(),
         uncommitted: u,
         straddlers,
-        holder,
+        holders,
         straddler_at,
+        superseded: Uncommitted::default(),
+        srs_mode: ctx.params.bpcc_srs,
         straddlers_pinned,
     }))
 }

@@ -81,6 +81,20 @@
 //! the transaction table", §3.1.3). The ack is when the last flag is durable. ABORT writes
 //! nothing: every page of it is FALSE.
 //!
+//! **The last page written at commit** (§3.3: "if the last shadow page of a transaction is
+//! buffered, the commit flag can be updated in main memory and then flushed to the disk.
+//! Hence, a page-reprogramming operation is saved"). A host that had the last page buffered
+//! sends it with the COMMIT (`Device::commit_write`). That page is programmed with its flag
+//! already TRUE, with `ready` = the instant every earlier page of the transaction (every GC
+//! copy of one, every erase of a stale copy, every restamp) is durable; its program replaces
+//! the head's partial program. Source groups other than the one it heads — a chain GC split,
+//! or §3.4's case of a last page that joins a cluster some other cluster links into — still
+//! get one partial program each, issued once the last page is durable too. A page sent with
+//! COMMIT after pages written long before (stolen pages) saves the program all the same; a
+//! transaction whose last write came before COMMIT gets the partial program (§3.3 and
+//! §3.4's "a page-reprogramming operation is still needed"). `protocol.cfc_flag_reprogram`
+//! restores the earlier rule (the page written FALSE, then the flag by a partial program).
+//!
 //! # Garbage collection (§3.1.2, footnote 6, §3.4)
 //!
 //! A page is reclaimable if it is uncommitted (an aborted transaction's, never an active
@@ -139,15 +153,24 @@
 //! all or nothing: committed T puts every page of it into S⁺ (each page reaches a head by
 //! following links backwards, the graph being acyclic and finite).
 //!
-//! 1. *Crash before COMMIT.* No page of T carries TRUE: flags become TRUE only at COMMIT, in
-//!    GC for committed transactions, and in copies of committed pages. T has at least one
+//! 1. *Crash before COMMIT.* No page of T carries TRUE: flags become TRUE only at COMMIT
+//!    (a partial program, or the last page's own program with `commit_write`), in GC for
+//!    committed transactions, and in copies of committed pages. T has at least one
 //!    head, FALSE: not committed. Its pages are invisible; the LastPBAs were pinned, so the
 //!    previous versions are on flash and win.
 //! 2. *Crash during COMMIT.* The flags were issued after every page of T, every GC copy of
 //!    one and every erase of a stale copy was durable. If every head's flag persisted, T is
 //!    committed, all of it; if some did and some did not, T is inconsistent and aborted, none
 //!    of it; a torn flag is TRUE or FALSE, one of these cases. Both outcomes are allowed for
-//!    a commit in flight.
+//!    a commit in flight. With a last page written TRUE at commit (`commit_write`): its
+//!    program started only after every other page of T was durable, and the other heads'
+//!    flags only after it; so a crash leaves (a) the last page absent or torn (unreadable,
+//!    not in S): no page of T is TRUE and its other pages' heads are FALSE — not committed;
+//!    or (b) the last page durable and TRUE with every other page of T on flash: committed
+//!    if every other head is TRUE, inconsistent (aborted) otherwise. Had the TRUE page been
+//!    durable while an earlier page was not, recovery would follow the chain from a TRUE head
+//!    and commit T without that page (planted as mutant `flag-commit-early`, which starts the
+//!    TRUE page's program at once as it starts the flags; the crash checker finds it).
 //! 3. *Crash after the ack.* Every head of T is TRUE, and stays so: (a) a head's flag never
 //!    changes back; (b) a new head appears only when a page that links to an older page
 //!    leaves the flash, i.e. when its block is erased, and `before_erase` first makes that

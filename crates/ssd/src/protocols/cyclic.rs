@@ -515,6 +515,13 @@ impl Uncommitted {
         Some(e)
     }
 
+    /// Raises the instant by which `at` is known to have left (`UEntry::gone_at`).
+    pub fn raise_gone_at(&mut self, at: &Link, t: SimTime) {
+        if let Some(e) = self.entries.get_mut(at) {
+            e.gone_at = e.gone_at.max(t);
+        }
+    }
+
     /// Uncommitted intentions of page `lpn`, in version order.
     pub fn of_page(&self, lpn: u32) -> Vec<Link> {
         self.entries

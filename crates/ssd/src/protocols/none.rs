@@ -14,6 +14,9 @@
 //! [13]     0x00 for a trim tombstone, 0xFF for data
 //! ```
 //!
+//! Pages of kind 0x06 (NATIVE) belong to host-managed erase units (`device::native`);
+//! recovery maps none of them and keeps their blocks owned by the host.
+//!
 //! TRIM writes a tombstone page for the logical page and maps it, so a trim is durable when
 //! acked (a trim of a page already trimmed is acked when that tombstone's program completes) and an older version can never resurface after a crash (the tombstone outranks it
 //! by sequence and stays live until the page is written again). It costs one page per
@@ -243,6 +246,16 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
             best_seq[lpn] = seq;
             best_ppa[lpn] = ppa;
         }
+    }
+    // Host-managed erase units (`device::native`): kept owned, so nothing after recovery
+    // programs or erases a block the host's own recovery still reads.
+    let native: std::collections::BTreeSet<media::BlockId> = ctx
+        .scan
+        .of_kind(kind::NATIVE)
+        .map(|(ppa, _)| ctx.core.geo.block_of(ppa))
+        .collect();
+    for b in native {
+        ctx.claim_block(b);
     }
     let mut next_seq = max_seq + 1;
     if let Some(root) = ctx.root.take() {

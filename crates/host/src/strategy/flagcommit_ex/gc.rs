@@ -7,7 +7,7 @@
 
 use super::layout::flag_true;
 use super::tables::{NodeRef, Status, Version};
-use super::{Fault, FlagCommitEx, Variant, VERSIONS};
+use super::{Fault, FlagCommitEx, Variant};
 use crate::data::PageNo;
 use crate::engine::Core;
 use crate::Result;
@@ -93,7 +93,7 @@ impl FlagCommitEx {
         let Some(m) = self.meta.get(&page) else {
             return Some((0, None));
         };
-        if let Some(s) = (0..VERSIONS).find(|s| m.versions.iter().all(|v| v.slot != *s)) {
+        if let Some(s) = (0..self.versions).find(|s| m.versions.iter().all(|v| v.slot != *s)) {
             return Some((s, None));
         }
         (0..m.versions.len())

@@ -6,7 +6,7 @@
 //! writes them and recovery (`recovery.rs`, Algorithm 3) reads them, so both sides share
 //! exactly these definitions.
 
-use super::{Variant, VERSIONS};
+use super::Variant;
 use crate::data::PageNo;
 use crate::engine::data_lpns;
 use sim::{Lpn, TxnId};
@@ -113,6 +113,7 @@ pub(crate) fn log_lpn(base: u32, pages: u64, seq: u64) -> Lpn {
 pub(crate) fn version_lpn(
     layout: &crate::data::Layout,
     slots_base: u32,
+    versions: u8,
     page: PageNo,
     v: u8,
     k: u32,
@@ -120,7 +121,7 @@ pub(crate) fn version_lpn(
     if v == 0 {
         return crate::engine::data_lpn(layout, page, k);
     }
-    let idx = (page.0 * u64::from(VERSIONS - 1) + u64::from(v - 1)) * u64::from(layout.parts)
+    let idx = (page.0 * u64::from(versions - 1) + u64::from(v - 1)) * u64::from(layout.parts)
         + u64::from(k);
     Lpn(slots_base + idx as u32)
 }

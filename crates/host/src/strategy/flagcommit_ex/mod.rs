@@ -36,7 +36,7 @@
 //! lpn D               master: the checkpoint's first log page B
 //! lpn D+1 .. D+L      redo log, circular (as in wal.rs): log page s at D+1 + (s mod L)
 //! lpn D+1+L ..        version slots 1..V-1: page p, slot v, part k at
-//!                     D+1+L + ((p*(V-1) + v-1)*parts + k)                  (V = VERSIONS)
+//!                     D+1+L + ((p*(V-1) + v-1)*parts + k)      (V = versions_for(max_c))
 //! ```
 //!
 //! One page *version* is `parts` flash pages. Each part's data area holds (little-endian;
@@ -159,8 +159,18 @@
 //!   commit the flags wait for every version holding a node anyway. Uncommitted: nothing
 //!   changes (the record was never durable in the log). Planted `no-log-floor` is caught.
 //!
-//! Not modelled: merge reads at fetch time (the host knows the merged contents; a fetch
-//! reads the page's `parts` flash pages of slot 0, same count, not the slot's own LPNs).
+//! *Fetch* (§4.3 merge, `versions.rs::fetch_page`): a buffer miss reads the page's newest
+//! version and every older version holding a committed record the newest lacks (an invalid
+//! record, through Back), so the records of a page scattered over several physical pages
+//! cost one read per page (§5.3.1's second reason for Fig. 15's drop beyond max_c = 3). The
+//! merged records are valid again in memory; a write-back then needs no read for them. The
+//! reads carry no new durability obligation: they change only what memory holds, which is
+//! what `restore_invalid` wrote at the next write-back before. `host.fc_no_merge_reads` is
+//! the ablation that reads slot 0 only.
+//!
+//! Version slots: `versions_for(max_c)` = max(3, max_c) per DB page, one per transaction
+//! that may hold pending records in the page at once; more slots let more versions of a page
+//! coexist (and be merged), the effect §5.3.1 attributes to a larger max_c.
 //! Checkpoint write-backs do not drop log records (the paper's lines 8–9 are for eviction).
 
 mod checkpoint;
@@ -183,8 +193,23 @@ use std::sync::Arc;
 pub use layout::{FcTag, NodeTag, RecTag, Redo, VersionTag};
 pub use tables::FlagCommitEx;
 
-/// Version slots per DB page (DECISIONS.md "Flag Commit extended, flags and versions").
-pub const VERSIONS: u8 = 3;
+/// Version slots per DB page at max_c ≤ 3 (DECISIONS.md "Flag Commit extended, flags and
+/// versions").
+pub const MIN_VERSIONS: u8 = 3;
+
+/// Version slots per DB page for `max_c`: one per transaction that may hold pending records
+/// in the page at once (each may leave them in a physical version of its own, §4.2, §5.3.1:
+/// "with more concurrent updates, the committed records of a logical page are more likely to
+/// scatter over multiple physical pages"), and at least `MIN_VERSIONS`.
+pub const fn versions_for(max_c: u32) -> u8 {
+    if max_c < MIN_VERSIONS as u32 {
+        MIN_VERSIONS
+    } else if max_c > 64 {
+        64
+    } else {
+        max_c as u8
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
@@ -298,12 +323,14 @@ fn create_afc(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
 fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn Strategy>> {
     let page_bytes = u64::from(core.device.core.geo.page_bytes);
     let d = data_lpns(&core.layout);
-    let need = d * u64::from(VERSIONS) + 1 + u64::from(cfg.log_pages);
+    let versions = versions_for(cfg.max_c);
+    let need = d * u64::from(versions) + 1 + u64::from(cfg.log_pages);
     if need > u64::from(core.device.logical_pages()) {
         return Err(HostError::Config {
             key: "host.log_pages".into(),
             reason: format!(
-                "{VERSIONS} version slots of the data ({d} device pages each), the master and {} log pages need {need} device pages; the device has {}",
+                "{versions} version slots (max_c {}) of the data ({d} device pages each), the master and {} log pages need {need} device pages; the device has {}",
+                cfg.max_c,
                 cfg.log_pages,
                 core.device.logical_pages()
             ),
@@ -387,6 +414,10 @@ impl Strategy for FlagCommitEx {
         let ack = self.write_version(core, frame.page, now)?;
         self.drop_cached(frame.page, ack);
         Ok(ack)
+    }
+
+    fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
+        self.fetch_page(core, page, now)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<crate::data::PageImage>> {

@@ -5,7 +5,7 @@
 use super::layout::{
     flag_place, flag_true, log_lpn, slots_base, version_lpn, FcTag, Redo, VersionTag,
 };
-use super::{Variant, VERSIONS};
+use super::{versions_for, Variant};
 use crate::data::{PageNo, TagContent};
 use crate::engine::data_lpns;
 use crate::strategy::{RecoverCtx, RecoveredDb};
@@ -49,6 +49,7 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     let log_base = d as u32 + 1;
     let pages = u64::from(ctx.cfg.log_pages);
     let base = slots_base(layout, ctx.cfg.log_pages);
+    let n_slots = versions_for(ctx.cfg.max_c);
     let parts = layout.parts;
     // The master and the redo log after it.
     let b = match read(ctx, master)? {
@@ -90,10 +91,10 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     let mut versions: Vec<(Arc<VersionTag>, Vec<bool>)> = Vec::new();
     for p in 0..layout.pages {
         let page = PageNo(p);
-        for vs in 0..VERSIONS {
+        for vs in 0..n_slots {
             let mut got: Vec<(Arc<VersionTag>, Vec<u8>)> = Vec::with_capacity(parts as usize);
             for k in 0..parts {
-                let lpn = version_lpn(layout, base, page, vs, k);
+                let lpn = version_lpn(layout, base, n_slots, page, vs, k);
                 match read(ctx, lpn)? {
                     None => break,
                     Some((t, tail)) => match &*t {

@@ -9,7 +9,7 @@
 //! Invariants: `PageMeta::pending_at` lists exactly the slots with a pending record,
 //! ascending (a debug assertion before each version write, `versions.rs`). Held by
 //! construction, not checked: a page's `versions` are in ascending version number and use
-//! distinct slots < `VERSIONS` (`versions.rs` appends with `next_vno`, `gc.rs` removes); a
+//! distinct slots < `versions` (`versions.rs` appends with `next_vno`, `gc.rs` removes); a
 //! live node of a transaction is in its `Txn::nodes` and names a live version (a reclaim
 //! removes both); `tail[..forced]` is in the log (`log.rs`). The rules that use these and
 //! the crash argument: `mod.rs`.
@@ -109,6 +109,11 @@ pub struct FlagCommitEx {
     pub(super) log_base: u32,
     pub(super) log_pages: u64,
     pub(super) slots_base: u32,
+    /// Version slots per DB page (`versions_for(max_c)`).
+    pub(super) versions: u8,
+    /// A fetch reads every version holding live committed records of the page (§4.3);
+    /// off only as the ablation `host.fc_no_merge_reads`.
+    pub(super) merge_reads: bool,
     pub(super) seq: u64,
     pub(super) tail: Vec<Redo>,
     /// `tail[..forced]` has been written to the log (the tail page is rewritten in place);
@@ -168,6 +173,13 @@ pub(super) struct Counters {
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     pub(super) log_records_dropped: u64,
     pub(super) log_free_commits: u64,
+    /// Buffer misses' version reads (the newest version and merged older ones), and of
+    /// them the older versions read for records the newest lacks (§4.3's merge; at
+    /// write-back too with the `fc_no_merge_reads` ablation).
+    pub(super) fetch_versions_read: u64,
+    pub(super) merge_reads: u64,
+    /// The most versions one DB page had on flash at once.
+    pub(super) versions_live_max: u64,
 }
 
 impl FlagCommitEx {
@@ -189,6 +201,8 @@ impl FlagCommitEx {
             log_base: d as u32 + 1,
             log_pages: u64::from(cfg.log_pages),
             slots_base: slots_base(&core.layout, cfg.log_pages),
+            versions: super::versions_for(cfg.max_c),
+            merge_reads: !cfg.fc_no_merge_reads,
             seq: 0,
             tail: Vec::new(),
             forced: 0,
@@ -412,6 +426,10 @@ impl FlagCommitEx {
             ("fc_discarded_pages", self.n.discards),
             ("fc_log_free_commits", self.n.log_free_commits),
             ("fc_log_records_dropped", self.n.log_records_dropped),
+            ("fc_version_slots", u64::from(self.versions)),
+            ("fc_versions_live_max", self.n.versions_live_max),
+            ("fc_fetch_versions_read", self.n.fetch_versions_read),
+            ("fc_merge_reads", self.n.merge_reads),
         ]
     }
 }

@@ -38,7 +38,7 @@ impl FlagCommitEx {
             return Ok(None);
         }
         let (k, off) = flag_place(parts, i);
-        let lpn = version_lpn(&core.layout, base, page, vslot, k);
+        let lpn = version_lpn(&core.layout, base, self.versions, page, vslot, k);
         let at = start.max(v.ack);
         let t = core
             .device
@@ -72,6 +72,18 @@ impl FlagCommitEx {
         page: PageNo,
         now: SimTime,
     ) -> Result<SimTime> {
+        self.restore_invalid_except(core, page, None, now)
+    }
+
+    /// `restore_invalid`, where version slot `read` is being read anyway (a fetch's newest
+    /// version): no second read of it.
+    fn restore_invalid_except(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        read: Option<u8>,
+        now: SimTime,
+    ) -> Result<SimTime> {
         let m = &self.meta[&page];
         let mut reads: Vec<u8> = Vec::new();
         let mut fixed = Vec::new();
@@ -92,14 +104,14 @@ impl FlagCommitEx {
                     })
             });
             if let Some(v) = holder {
-                if !reads.contains(&v.slot) {
+                if !reads.contains(&v.slot) && Some(v.slot) != read {
                     reads.push(v.slot);
                 }
             }
         }
         let mut done = now;
         for vslot in reads {
-            let first = version_lpn(&core.layout, self.slots_base, page, vslot, 0);
+            let first = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, 0);
             core.trace(
                 now,
                 workload::txn::TxCmd::Read {
@@ -108,7 +120,7 @@ impl FlagCommitEx {
                 },
             );
             for k in 0..core.layout.parts {
-                let lpn = version_lpn(&core.layout, self.slots_base, page, vslot, k);
+                let lpn = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, k);
                 let (_, t) = core.device.read(lpn, now).map_err(Core::dev_err(
                     now,
                     format!("reading {lpn} (restoring a record)"),
@@ -116,6 +128,7 @@ impl FlagCommitEx {
                 done = done.max(t);
             }
             core.stats.page_reads += 1;
+            self.n.merge_reads += 1;
         }
         let m = self.meta.get_mut(&page).expect("meta exists");
         for i in fixed {
@@ -123,6 +136,54 @@ impl FlagCommitEx {
             self.n.restored += 1;
         }
         Ok(done)
+    }
+
+    /// A buffer miss on `page` (§4.3: "the latest page content can be obtained by merging
+    /// those versions"): reads the newest version, and every older version holding a live
+    /// committed record the newest one lacks (a record invalid since an abort, reached by
+    /// Back), which makes those records valid again in memory (so the next write-back needs
+    /// no read for them). A page never written by the strategy is read at version slot 0.
+    /// With the ablation `host.fc_no_merge_reads` only the page's slot 0 is read, as if its
+    /// content were in one physical page, and invalid records are read back only at the
+    /// next write-back. Returns when the reads are complete.
+    pub(super) fn fetch_page(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        let newest = self
+            .meta
+            .get(&page)
+            .and_then(|m| m.versions.last())
+            .map(|v| v.slot);
+        let (true, Some(vslot)) = (self.merge_reads, newest) else {
+            self.n.fetch_versions_read += 1;
+            return core.read_page(page, now);
+        };
+        let parts = core.layout.parts;
+        let first = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, 0);
+        core.trace(
+            now,
+            workload::txn::TxCmd::Read {
+                lpn: first,
+                pages: parts,
+            },
+        );
+        let mut done = now;
+        for k in 0..parts {
+            let lpn = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, k);
+            let (_, t) = core
+                .device
+                .read(lpn, now)
+                .map_err(Core::dev_err(now, format!("reading {lpn}")))?;
+            done = done.max(t);
+        }
+        core.stats.page_reads += 1;
+        let before = self.n.merge_reads;
+        let merged = self.restore_invalid_except(core, page, Some(vslot), now)?;
+        self.n.fetch_versions_read += 1 + (self.n.merge_reads - before);
+        Ok(done.max(merged))
     }
 
     /// Writes a new version of `page` from the buffered state (Algorithm 1 line 7).
@@ -221,7 +282,7 @@ impl FlagCommitEx {
                 t0 = t;
             }
         }
-        let first = version_lpn(&core.layout, self.slots_base, page, vslot, 0);
+        let first = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, 0);
         core.trace(
             start,
             workload::txn::TxCmd::Write {
@@ -232,7 +293,7 @@ impl FlagCommitEx {
         );
         let mut end = start;
         for k in 0..parts {
-            let lpn = version_lpn(&core.layout, self.slots_base, page, vslot, k);
+            let lpn = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, k);
             let t = core
                 .device
                 .write_plain(lpn, t0 + u64::from(k), start)
@@ -264,6 +325,7 @@ impl FlagCommitEx {
             .map(|s| s.pending.map_or(s.committed.0, |p| p.1))
             .collect();
         let nn = nodes.len();
+        self.n.versions_live_max = self.n.versions_live_max.max(m.versions.len() as u64 + 1);
         m.versions.push(Version {
             slot: vslot,
             vno,

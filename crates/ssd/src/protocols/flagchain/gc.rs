@@ -171,8 +171,7 @@ impl FlagCommit {
                 continue;
             }
             if self.reprogrammable(core, target) {
-                let e = self.clear_flag_bits(core, target, BIT_COMMIT, r)?;
-                self.c.gc_flag_writes += 1;
+                let e = self.clear_flag_bits(core, target, BIT_COMMIT, r, false)?;
                 t_out = t_out.max(e);
             } else if !self.is_relevant(xid) {
                 // Found by the last recovery with every page of it out of date: whether it
@@ -262,8 +261,7 @@ impl FlagCommit {
                         break;
                     }
                     Some(f) if f == FLAG_TRUE => {
-                        let e = self.clear_flag_bits(core, p, BIT_AFC_ABORT, rt.end)?;
-                        self.c.gc_flag_writes += 1;
+                        let e = self.clear_flag_bits(core, p, BIT_AFC_ABORT, rt.end, false)?;
                         placed = Some((p, e));
                         break;
                     }

@@ -139,8 +139,12 @@ struct Copied {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Counters {
+    /// Partial programs that set a commit flag at COMMIT.
     commit_flag_writes: u64,
+    /// Partial programs GC issued to move or add a flag before an erase.
     gc_flag_writes: u64,
+    /// Commits whose TRUE flag was programmed with the last page (`commit_write`, §3.3).
+    commit_flags_in_page: u64,
     carrier_copies: u64,
     carrier_releases: u64,
     links_rewritten: u64,
@@ -156,6 +160,8 @@ struct Counters {
 pub struct FlagCommit {
     v: Variant,
     block_flags: bool,
+    /// CFC: `protocol.cfc_flag_reprogram` (the flag always by a partial program).
+    flag_reprogram: bool,
     next_xid: u32,
     next_ver: u64,
     /// Device transaction sequence → XID (XIDs survive crashes, device sequences do not).
@@ -227,6 +233,7 @@ impl FlagCommit {
         FlagCommit {
             v,
             block_flags: cfg.block_flags,
+            flag_reprogram: cfg.cfc_flag_reprogram,
             next_xid: 1,
             next_ver: 1,
             host: BTreeMap::new(),
@@ -301,13 +308,15 @@ impl FlagCommit {
 
     /// Clears `bits` of a page's flag byte by partial programming. The chip ANDs the pattern
     /// into the cells; the simulator wants the resulting OOB, which we compute from the image
-    /// (no read is implied). Returns when durable.
+    /// (no read is implied). Returns when durable. Counts the program as a commit flag or a
+    /// GC flag move (`FtlStats::commit_flag_programs`, `gc_flag_programs`) by `at_commit`.
     fn clear_flag_bits(
         &mut self,
         core: &mut FtlCore,
         ppa: Ppa,
         bits: u8,
         ready: SimTime,
+        at_commit: bool,
     ) -> Result<SimTime> {
         let Some(cur) = core.nand.image().oob(ppa) else {
             return Err(internal(format!("flag update on unreadable {ppa}")));
@@ -319,6 +328,13 @@ impl FlagCommit {
         new[OFF_FLAG] &= !bits;
         let t = core.nand.partial_program(ppa, Some(&new), None, ready)?;
         core.stats.flag_writes += 1;
+        if at_commit {
+            self.c.commit_flag_writes += 1;
+            core.stats.commit_flag_programs += 1;
+        } else {
+            self.c.gc_flag_writes += 1;
+            core.stats.gc_flag_programs += 1;
+        }
         Ok(t.end)
     }
 }

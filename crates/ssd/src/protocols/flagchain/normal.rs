@@ -38,6 +38,7 @@ impl FlagCommit {
         lpn: Lpn,
         content: Content,
         ready: SimTime,
+        committed: bool,
     ) -> Result<SimTime> {
         let v = self.v;
         let block_flags = self.block_flags;
@@ -58,7 +59,7 @@ impl FlagCommit {
                 // No later page may become durable before the FALSE first page (§3.2: a crash
                 // must never leave only TRUE pages of an uncommitted transaction). Needed:
                 // without it the crash checker finds such states (mutant `afc-no-first-hold`,
-                // DECISIONS.md "AFC's first-page hold").
+                // DECISIONS.md, "Commit protocols").
                 ready.max(a.first_end)
             } else {
                 ready
@@ -88,7 +89,12 @@ impl FlagCommit {
             xid,
             ord,
             link,
-            flag: v.initial_flag(ord),
+            // CFC's last page written with COMMIT carries its TRUE flag (§3.3).
+            flag: if committed {
+                FLAG_TRUE
+            } else {
+                v.initial_flag(ord)
+            },
         };
         let mut oob = blank_oob(core, kind::DATA);
         meta.write(&mut oob);
@@ -166,6 +172,120 @@ impl FlagCommit {
         }
     }
 
+    /// A write to `lpn` by `xid` is refused when another active transaction wrote it
+    /// (page-level concurrency control is assumed, §3).
+    pub(super) fn check_conflict(&self, xid: u32, lpn: Lpn) -> Result<()> {
+        if let Some(d) = self.dirty.get(&lpn) {
+            if d.xid != xid {
+                return Err(unsupported(
+                    self.v,
+                    format!(
+                        "a write to lpn {} that another active transaction wrote (page-level concurrency control is assumed, §3)",
+                        lpn.0
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A plain write committed one of the transaction's pages meanwhile: its version is
+    /// rewritten so that it carries a later version number (commit order is the order of
+    /// COMMITs). `skip`: a page the commit writes anyway.
+    pub(super) fn restamp(
+        &mut self,
+        core: &mut FtlCore,
+        xid: u32,
+        skip: Option<Lpn>,
+        now: SimTime,
+    ) -> Result<()> {
+        let lpns = self.active_mut(xid)?.lpns.clone();
+        for lpn in lpns {
+            if Some(lpn) == skip {
+                continue;
+            }
+            let Some(d) = self.dirty.get(&lpn).copied() else {
+                continue;
+            };
+            if !d.restamp {
+                continue;
+            }
+            let Some(cur) = core.lookup(lpn) else {
+                continue;
+            };
+            let (rt, view) = core.read_page(cur, now)?;
+            let content = match view {
+                PageView::Programmed { data, .. } => match data {
+                    media::image::DataRef::Tag { tag, .. } => Content::Tag(tag),
+                    media::image::DataRef::Bytes(b) => Content::Bytes(b.into()),
+                },
+                other => return Err(internal(format!("shadow {cur} reads {other:?}"))),
+            };
+            self.program_shadow(core, xid, lpn, content, rt.end, false)?;
+            self.c.restamp_writes += 1;
+        }
+        Ok(())
+    }
+
+    /// COMMIT after every page is written: a partial program per source group that needs
+    /// TRUE (§3.1.1), issued once every shadow page (and every GC copy of one) is durable;
+    /// `in_page`: a page programmed TRUE already (`commit_write`), which needs none. The
+    /// transaction leaves the table. Returns the ack.
+    pub(super) fn finish_commit(
+        &mut self,
+        core: &mut FtlCore,
+        xid: u32,
+        now: SimTime,
+        in_page: Option<Ppa>,
+    ) -> Result<SimTime> {
+        let a = match self.txs.remove(&xid) {
+            Some(TxEntry::Active(a)) => a,
+            other => {
+                if let Some(o) = other {
+                    self.txs.insert(xid, o);
+                }
+                return Err(internal(format!("commit of inactive XID {xid}")));
+            }
+        };
+        // Every shadow page (and every GC copy of one) is durable before a flag changes;
+        // with `in_page`, that page too (its own TRUE is in its program).
+        let ready = now.max(a.durable_at);
+        #[cfg(feature = "mutants")]
+        let ready = if crate::mutant::on("flag-commit-early") {
+            now
+        } else {
+            ready
+        };
+        let mut ack = ready;
+        for p in self.commit_targets(core, &a) {
+            if Some(p) == in_page {
+                continue;
+            }
+            let e = self.clear_flag_bits(core, p, BIT_COMMIT, ready, true)?;
+            ack = ack.max(e);
+        }
+        if a.pages.is_empty() {
+            ack = now;
+        }
+        // T leaves the transaction table (committed, §3.1.1); its pages and the LastPBAs it
+        // replaced stay physically needed until the commit is durable.
+        for p in &a.pages {
+            core.unpin(p.ppa, ack);
+            self.owner.remove(&p.ppa);
+        }
+        for lpn in &a.lpns {
+            if let Some(d) = self.dirty.remove(lpn) {
+                if d.last_pba != Ppa::NONE {
+                    core.unpin(d.last_pba, ack);
+                    self.owner.remove(&d.last_pba);
+                }
+            }
+        }
+        self.host.remove(&a.host_seq);
+        self.pending.insert(xid, ack);
+        Ok(ack)
+    }
+
     pub(super) fn prune_pending(&mut self, now: SimTime) {
         self.pending.retain(|_, ack| *ack > now);
     }
@@ -208,19 +328,9 @@ impl CommitProtocol for FlagCommit {
         core.check_lpn(lpn)?;
         self.prune_pending(now);
         let xid = self.xid_of(tx)?;
-        if let Some(d) = self.dirty.get(&lpn) {
-            if d.xid != xid {
-                return Err(unsupported(
-                    self.v,
-                    format!(
-                        "a write to lpn {} that another active transaction wrote (page-level concurrency control is assumed, §3)",
-                        lpn.0
-                    ),
-                ));
-            }
-        }
+        self.check_conflict(xid, lpn)?;
         let ready = core.host_transfer_done(now);
-        self.program_shadow(core, xid, lpn, Content::Tag(tag), ready)?;
+        self.program_shadow(core, xid, lpn, Content::Tag(tag), ready, false)?;
         if let Some(d) = self.dirty.get_mut(&lpn) {
             // Written again after a plain write: this version is newer than it already.
             d.restamp = false;
@@ -231,73 +341,53 @@ impl CommitProtocol for FlagCommit {
     fn commit(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
         self.prune_pending(now);
         let xid = self.xid_of(tx)?;
-        // A plain write committed one of its pages meanwhile: rewrite our version so that it
-        // carries a later version number (commit order is the order of COMMITs).
-        let lpns = self.active_mut(xid)?.lpns.clone();
-        for lpn in lpns {
-            let Some(d) = self.dirty.get(&lpn).copied() else {
-                continue;
-            };
-            if !d.restamp {
-                continue;
-            }
-            let Some(cur) = core.lookup(lpn) else {
-                continue;
-            };
-            let (rt, view) = core.read_page(cur, now)?;
-            let content = match view {
-                PageView::Programmed { data, .. } => match data {
-                    media::image::DataRef::Tag { tag, .. } => Content::Tag(tag),
-                    media::image::DataRef::Bytes(b) => Content::Bytes(b.into()),
-                },
-                other => return Err(internal(format!("shadow {cur} reads {other:?}"))),
-            };
-            self.program_shadow(core, xid, lpn, content, rt.end)?;
-            self.c.restamp_writes += 1;
-        }
-        let a = match self.txs.remove(&xid) {
-            Some(TxEntry::Active(a)) => a,
-            other => {
-                if let Some(o) = other {
-                    self.txs.insert(xid, o);
-                }
-                return Err(internal(format!("commit of inactive XID {xid}")));
-            }
+        self.restamp(core, xid, None, now)?;
+        self.finish_commit(core, xid, now, None)
+    }
+
+    fn fuses_commit_write(&self) -> bool {
+        self.v == Variant::Cfc && !self.flag_reprogram
+    }
+
+    /// CFC, §3.3: the last shadow page was buffered at commit, so it is programmed with its
+    /// flag TRUE and no partial program is needed for it. Its program starts only when every
+    /// earlier page of the transaction (every GC copy of one, every erase of a stale copy,
+    /// every restamp) is durable: a TRUE page durable before an earlier page would commit a
+    /// transaction with that page missing. Other source groups (a chain GC split, or §3.4's
+    /// case of a last page outside a head cluster) still get a partial program each.
+    fn commit_write(
+        &mut self,
+        core: &mut FtlCore,
+        tx: TxRef,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        core.check_lpn(lpn)?;
+        self.prune_pending(now);
+        let xid = self.xid_of(tx)?;
+        self.check_conflict(xid, lpn)?;
+        self.restamp(core, xid, Some(lpn), now)?;
+        let transfer = core.host_transfer_done(now);
+        let durable = match self.txs.get(&xid) {
+            Some(TxEntry::Active(a)) => a.durable_at,
+            _ => return Err(internal(format!("commit of inactive XID {xid}"))),
         };
-        // Every shadow page (and every GC copy of one) is durable before a flag changes.
-        let ready = now.max(a.durable_at);
+        let ready = transfer.max(durable);
         #[cfg(feature = "mutants")]
         let ready = if crate::mutant::on("flag-commit-early") {
-            now
+            transfer
         } else {
             ready
         };
-        let mut ack = ready;
-        for p in self.commit_targets(core, &a) {
-            let e = self.clear_flag_bits(core, p, BIT_COMMIT, ready)?;
-            self.c.commit_flag_writes += 1;
-            ack = ack.max(e);
+        let end = self.program_shadow(core, xid, lpn, Content::Tag(tag), ready, true)?;
+        if let Some(d) = self.dirty.get_mut(&lpn) {
+            d.restamp = false;
         }
-        if a.pages.is_empty() {
-            ack = now;
-        }
-        // T leaves the transaction table (committed, §3.1.1); its pages and the LastPBAs it
-        // replaced stay physically needed until the commit is durable.
-        for p in &a.pages {
-            core.unpin(p.ppa, ack);
-            self.owner.remove(&p.ppa);
-        }
-        for lpn in &a.lpns {
-            if let Some(d) = self.dirty.remove(lpn) {
-                if d.last_pba != Ppa::NONE {
-                    core.unpin(d.last_pba, ack);
-                    self.owner.remove(&d.last_pba);
-                }
-            }
-        }
-        self.host.remove(&a.host_seq);
-        self.pending.insert(xid, ack);
-        Ok(ack)
+        let last = self.active_mut(xid)?.last;
+        self.c.commit_flags_in_page += 1;
+        core.stats.commit_flags_in_page += 1;
+        self.finish_commit(core, xid, end, Some(last))
     }
 
     fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
@@ -460,6 +550,7 @@ impl CommitProtocol for FlagCommit {
         vec![
             ("commit_flag_writes", c.commit_flag_writes),
             ("gc_flag_writes", c.gc_flag_writes),
+            ("commit_flags_in_page", c.commit_flags_in_page),
             ("carrier_copies", c.carrier_copies),
             ("carrier_releases", c.carrier_releases),
             ("links_rewritten", c.links_rewritten),
