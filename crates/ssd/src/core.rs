@@ -246,6 +246,8 @@ pub struct FtlCore {
     deferred: Vec<u32>,
     /// Free blocks the protocol needs beyond each unit's GC block (`set_reserve_blocks`).
     reserve_blocks: u32,
+    /// GC is collecting a victim for the free-block reserve (`gc::restore_reserve`).
+    pub(crate) reserve_gc: bool,
 }
 
 impl FtlCore {
@@ -330,6 +332,7 @@ impl FtlCore {
             owned: Vec::new(),
             deferred: Vec::new(),
             reserve_blocks: 0,
+            reserve_gc: false,
         };
         core.deferred = vec![0; core.geo.pus() as usize];
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
@@ -509,6 +512,12 @@ impl FtlCore {
         };
         let units: Vec<String> = units().map(|p| self.space_summary(p)).collect();
         Some(format!("{why} ({})", units.join("; ")))
+    }
+
+    /// Whether the victim GC is emptying now is collected for the free-block reserve
+    /// (`gc::restore_reserve`): its erase must not be deferred, or it would win no block.
+    pub fn collecting_for_reserve(&self) -> bool {
+        self.reserve_gc
     }
 
     /// GC victims of `pu` whose erase a protocol has deferred (`defer_erase`).

@@ -52,9 +52,9 @@ pub trait FtlHooks {
     fn before_checkpoint(&mut self, _core: &mut FtlCore, _now: SimTime) -> Result<()> {
         Ok(())
     }
-    /// Called when the free-block reserve does not hold (`FtlCore::reserve_shortfall`),
-    /// before GC collects for it: a protocol holding blocks it could give back now (AW's
-    /// GC victims kept for a carrier record) gives them back.
+    /// Called when the free-block reserve does not hold (`FtlCore::reserve_shortfall`) and
+    /// GC finds no victim it can collect for it: a protocol holding blocks it could give
+    /// back now (AW's GC victims kept for a carrier record) gives them back.
     fn before_reserve(&mut self, _core: &mut FtlCore, _now: SimTime) -> Result<()> {
         Ok(())
     }
@@ -156,13 +156,15 @@ pub fn collect(
     Ok(done)
 }
 
-/// Restores the protocol's free-block reserve (`FtlCore::reserve_shortfall`): lets the
-/// protocol give back blocks it holds, then collects one victim at a time where a block is
-/// cheapest to win (the candidate with the fewest live pages over every unit GC can copy
-/// in: one with a free block, or whose open GC block has room for the victim's pages),
-/// first in a unit left without a free block for GC. Stops when the reserve holds or no
-/// unit has a victim it can collect; the reserve then stays short, and the caller's
-/// `reserve_shortfall` says so.
+/// Restores the protocol's free-block reserve (`FtlCore::reserve_shortfall`): collects one
+/// victim at a time where a block is cheapest to win (the candidate with the fewest live
+/// pages over every unit GC can copy in: one with a free block, or whose open GC block has
+/// room for the victim's pages), first in a unit left without a free block for GC. A victim
+/// collected for the reserve is erased, never kept for later (`collecting_for_reserve`).
+/// Blocks the protocol keeps (AW's victims waiting for a carrier record) stay kept while
+/// other victims can be collected, and are given back (`before_reserve`) when none can.
+/// Stops when the reserve holds or nothing is left to collect or give back; the reserve
+/// then stays short, and the caller's `reserve_shortfall` says so.
 pub fn restore_reserve(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) -> Result<()> {
     if core.reserve_shortfall().is_none() {
         return Ok(());
@@ -172,10 +174,10 @@ pub fn restore_reserve(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTim
         // Planted bug: the reserve is declared (and checked) but never restored.
         return Ok(());
     }
-    hooks.before_reserve(core, now)?;
     let dp = core.data_pages_per_block();
     let bpp = core.geo.blocks_per_plane;
-    for _ in 0..core.geo.blocks() {
+    let mut gave_back = false;
+    for _ in 0..core.geo.blocks() + 1 {
         if core.reserve_shortfall().is_none() {
             break;
         }
@@ -203,11 +205,21 @@ pub fn restore_reserve(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTim
             }
         }
         let Some((_, _, victim)) = best else {
-            break;
+            if gave_back {
+                break;
+            }
+            hooks.before_reserve(core, now)?;
+            gave_back = true;
+            continue;
         };
-        relocate(core, hooks, victim, now, Reason::Gc)?;
+        core.reserve_gc = true;
+        let done = relocate(core, hooks, victim, now, Reason::Gc);
+        core.reserve_gc = false;
+        done?;
     }
     Ok(())
+}
+
 /// Reclaims one victim in `pu` whether or not the unit is below the GC threshold (a
 /// host-managed erase unit needs a block beyond the ones GC keeps: `Device::native_take_
 /// block`). Returns None when no block holds anything reclaimable.

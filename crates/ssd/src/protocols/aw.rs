@@ -45,12 +45,12 @@
 //!   erased after it is durable. A full checkpoint also covers them (its translation pages
 //!   wait for every program issued before them, and hold the moved entries): the victims are
 //!   erased once its root is durable. When the device runs short while victims wait — no
-//!   unit has more than the one free block kept for GC, the free-block reserve (below) does
-//!   not hold, or a checkpoint's pages would not fit, checked before every command and
-//!   every checkpoint — or GC finds its unit with no free block, the pending moves go out
-//!   as a move record of their own (as below). A victim is kept only while the reserve
-//!   holds without it. During recovery (until its checkpoint) GC always writes move
-//!   records.
+//!   unit has more than the one free block kept for GC, or a checkpoint's pages would not
+//!   fit, checked before every command and every checkpoint — or GC finds its unit with no
+//!   free block, the pending moves go out as a move record of their own (as below); so do
+//!   they when GC collecting for the free-block reserve (below), which kept victims do not
+//!   count towards, finds no other victim. A victim collected for the reserve is never
+//!   kept. During recovery (until its checkpoint) GC always writes move records.
 //! - **Move records (`true`; the behaviour before issue 9).** Before GC erases a victim it
 //!   appends one *move record* with the victim's moved entries and the erase waits for it.
 //!
@@ -83,8 +83,9 @@
 //! no acked page was lost. So the engine declares a reserve (`FtlCore::set_reserve_blocks`):
 //! one clean free block per chain and one more, beyond the block each unit keeps for GC to
 //! copy into. `Device::maintain` restores it before every command (`gc::restore_reserve`:
-//! kept victims go back first, then GC where a block is cheapest to win) and recovery
-//! before it hands the device over; the crash checker asserts it after every recovery.
+//! GC where a block is cheapest to win, kept victims given back only if nothing else can be
+//! collected) and recovery before it hands the device over; the crash checker asserts it
+//! after every recovery.
 //! Why it suffices, by what takes blocks:
 //!
 //! - *A command*: a host block and a link (or two on 4-page blocks, with an early link):
@@ -93,6 +94,9 @@
 //! - *A crash during the command*: what it took is durable and needed by no recovery (a
 //!   durable link is where its chain goes on, in place), or holds nothing live after the
 //!   crash and is free again.
+//! - *Victims kept for a carrier*: never counted in the reserve (after a crash a kept
+//!   victim still holds the current copies, and its GC copies are garbage in full blocks),
+//!   so a crash that leaves them takes nothing from it.
 //! - *Recovery*: at most one fresh block per chain (`RecoveryCtx::take_unused_block`, in
 //!   the unit with the most unused blocks) and the translation pages of the checkpoint it
 //!   ends with (the extra block; GC first when they would not fit); the old log blocks
@@ -721,9 +725,17 @@ impl MapLog {
     fn relieve(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
         if self.pending_victims.is_empty()
             || ((0..core.geo.pus()).any(|p| core.free_blocks(PuId(p)) > 1)
-                && core.reserve_shortfall().is_none()
                 && crate::meta::checkpoint_fits(core))
         {
+            return Ok(());
+        }
+        self.give_back(core, now)
+    }
+
+    /// Writes the pending moves as a move record of their own (none when every one was
+    /// superseded) and erases their victims after it, whatever the free blocks.
+    fn give_back(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
+        if self.pending_victims.is_empty() {
             return Ok(());
         }
         let (moves, victims, ready) = self.take_pending(core, &[]);
@@ -1161,13 +1173,12 @@ impl FtlHooks for MapLog {
         // commit or plain-write record carry its moves (module docs, "GC"), while its unit
         // keeps a free block for GC to go on with. During recovery, and when the unit is
         // out of free blocks, a move record as below.
-        // Deferring keeps the victim's block out of the free pool until the carrier: only
-        // while the free-block reserve holds without it (else GC is collecting for the
-        // reserve, and a deferred victim would win nothing).
+        // A victim GC collects for the free-block reserve (`gc::restore_reserve`) is not
+        // kept: it would win no block.
         if !self.move_records_on
             && !self.recovering
             && core.free_blocks(pu) >= 1
-            && core.reserve_shortfall().is_none()
+            && !core.collecting_for_reserve()
         {
             self.pending_moves.extend(moves);
             self.pending_ready = self.pending_ready.max(ready).max(self.log_end_max);
@@ -1185,7 +1196,15 @@ impl FtlHooks for MapLog {
         // A move record: this victim's moves, and any pending ones (their victims are
         // erased after it too). After the copies, and after every record issued so far: a
         // move must not become durable ahead of the commit that made the moved page current.
-        let (mut all, victims, pready) = self.take_pending(core, &[]);
+        // GC for the reserve leaves the pending moves to their carrier: its record holds its
+        // own victim's moves only (a pending move this victim superseded is dropped when
+        // the carrier is written, `take_pending`, as the record that superseded it comes
+        // first in the log).
+        let (mut all, victims, pready) = if core.collecting_for_reserve() {
+            (Vec::new(), Vec::new(), SimTime::ZERO)
+        } else {
+            self.take_pending(core, &[])
+        };
         all.extend(moves);
         let c = self.move_chain();
         self.gc_pu = Some(pu);
@@ -1208,9 +1227,10 @@ impl FtlHooks for MapLog {
         self.relieve(core, now)
     }
 
-    /// The reserve is short: the victims kept for a carrier go back now (a move record).
+    /// The reserve is short and GC finds no other victim to collect for it: the victims
+    /// kept for a carrier go back now (a move record), so that they count as free blocks.
     fn before_reserve(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
-        self.relieve(core, now)
+        self.give_back(core, now)
     }
 
     fn checkpoint_blob(&mut self, _core: &FtlCore) -> Vec<u8> {
