@@ -44,12 +44,13 @@ declare -A SCOPE=(
   [none-ack-early]="none"
   [aw-carrier-not-awaited]="aw mhl-m"
   [scc-abort-erase-unawaited]="scc"
+  [core-no-reserve]="aw mhl-m"
   [bpcc-straddler-unpinned]="bpcc"
   [scc-write-erase-unawaited]="scc"
   [none-root-trusted]="none"
   [gc-erase-before-copies]="none tc"
 )
-ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited bpcc-straddler-unpinned scc-write-erase-unawaited none-root-trusted gc-erase-before-copies"
+ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited core-no-reserve bpcc-straddler-unpinned scc-write-erase-unawaited none-root-trusted gc-erase-before-copies"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
 # T: targeted configurations (exhaustive, one timing profile), per protocol. Found on

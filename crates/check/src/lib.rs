@@ -16,7 +16,9 @@
 //! Recovery then runs on that image alone, and the oracle (`oracle`) checks the recovered
 //! contents against the host log. Recovery must succeed on every crash state (they are all
 //! images a real power cut could leave), must not panic, and must leave a device whose
-//! invariants hold and that accepts new writes.
+//! invariants hold, that keeps the free-block reserve its protocol declares
+//! (`ssd::Device::check_reserve`: the blocks recovery and the first writes after it take),
+//! and that accepts new writes.
 //!
 //! Modes: *exhaustive* enumerates every crash instant at which anything changes × every
 //! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream,
@@ -582,6 +584,14 @@ fn judge_recovery(
     }
     if let Err(e) = dev.check_invariants() {
         return f(format!("recovered device is inconsistent: {e}"));
+    }
+    // The free blocks recovery and the first writes after it need were reserved before the
+    // crash; a recovery that leaves the device short of them has lost its service even if
+    // no acked write was lost (`ssd::Device::check_reserve`).
+    if let Err(e) = dev.check_reserve() {
+        return f(format!(
+            "recovered device is short of its free-block reserve: {e}"
+        ));
     }
     let at = SimTime::from_ms(1 << 30);
     let mut observed = Vec::with_capacity(dev.logical_pages() as usize);

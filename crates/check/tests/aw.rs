@@ -41,8 +41,10 @@ fn aw_options_pass_exhaustively() {
 }
 
 /// The crash workload exercises the path it is meant to check: with the default, GC keeps
-/// victims for a carrier and commit records carry their moves (and a move record is written
-/// only when space runs short); with move records on, nothing is carried.
+/// victims for a carrier and commit records carry their moves; with move records on,
+/// nothing is carried. (GC collecting for the free-block reserve writes move records of its
+/// own on this small device, so move records outnumber kept victims: docs/DECISIONS.md,
+/// "Free-block reserve for AW and MHL-M".)
 #[test]
 fn default_crash_workload_carries_gc_moves() {
     for p in ["aw", "mhl-m"] {
@@ -55,10 +57,6 @@ fn default_crash_workload_carries_gc_moves() {
         let c = counters(false);
         assert!(c["gc_victims_deferred"] > 0, "{p}: {c:?}");
         assert!(c["gc_moves_carried"] > 0, "{p}: {c:?}");
-        assert!(
-            c["gc_move_records"] < c["gc_victims_deferred"],
-            "{p}: {c:?}"
-        );
         let m = counters(true);
         assert_eq!(m["gc_victims_deferred"], 0, "{p}: {m:?}");
         assert_eq!(m["gc_moves_carried"], 0, "{p}: {m:?}");

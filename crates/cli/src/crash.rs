@@ -713,12 +713,140 @@ pub struct SoakArgs {
     /// Stop after this many minutes (the state file keeps the progress).
     #[arg(long)]
     pub minutes: Option<f64>,
+    /// Draw a fresh seed for this soak instead of `--seed` (printed first, with the
+    /// command that repeats the soak and the one that resumes it): each run explores
+    /// other schedules, timing draws and host workloads than the last.
+    #[arg(long)]
+    pub draw_seed: bool,
+    /// Also soak the DBMS host: every cell of `crash --host all` that is not refused
+    /// (recovery strategy × protocol × update strategy), random crash states on its larger
+    /// run, a fresh recording (seed + batch) per batch.
+    #[arg(long)]
+    pub hosts: bool,
+}
+
+/// Random crash states per host batch of a soak (`soak --hosts`).
+pub const HOST_BATCH: u64 = 1000;
+
+/// A seed no earlier soak used, from the operating system's randomness (the standard
+/// library's hash keys) and the clock: printed, so the soak it starts can be repeated.
+fn draw_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    // Seeds stay below 2^53 so that every tool that reads them as numbers keeps them exact.
+    h.finish() >> 11
+}
+
+/// One host cell of a soak, with the configuration arguments that reproduce it.
+struct SoakHost {
+    cell: Cell,
+    args: ConfigArgs,
+    cfg: Config,
+}
+
+impl SoakHost {
+    fn name(&self) -> String {
+        let (s, p, u, e) = self.cell;
+        format!(
+            "host {s}/{p}/{u}{}",
+            e.map(|e| format!("/{e}")).unwrap_or_default()
+        )
+    }
+}
+
+/// The host cells a soak covers: the larger run of every `crash --host all` cell whose
+/// configuration is accepted and whose run records (the others are refused there too).
+fn soak_hosts(cfg: &ConfigArgs) -> Vec<SoakHost> {
+    host_cells()
+        .into_par_iter()
+        .filter_map(|cell| {
+            let (strategy, protocol, update, external) = cell;
+            let base = world::host_run::host_crash_config_for(strategy, protocol, Some(update));
+            let mut args = cfg.clone();
+            args.update = Some(update.to_string());
+            if external.is_some() {
+                args.sets.extend(
+                    world::host_run::HOST_CRASH_EMULATED
+                        .iter()
+                        .map(|s| s.to_string()),
+                );
+            }
+            args.sets.extend(
+                world::host_run::HOST_CRASH_LARGER
+                    .iter()
+                    .map(|s| s.to_string()),
+            );
+            let c = load(
+                &args,
+                Some(base),
+                &[
+                    format!("protocol.name=\"{protocol}\""),
+                    format!("host.strategy=\"{strategy}\""),
+                ],
+            )
+            .ok()?;
+            world::host_run::record_host(&c).ok()?;
+            Some(SoakHost { cell, args, cfg: c })
+        })
+        .collect()
+}
+
+/// Batch `b` of a soak's host cell: a fresh recording with seed `seed + b`, `HOST_BATCH`
+/// random crash states; the replay command of its first violation.
+fn soak_host_batch(h: &SoakHost, seed: u64, b: u64) -> Result<(CheckReport, Option<String>), Fail> {
+    let mut cfg = h.cfg.clone();
+    cfg.seed = seed.wrapping_add(b);
+    let mode = host::check::Mode::Random {
+        schedules: HOST_BATCH,
+    };
+    let rep = match check_cell(&cfg, mode) {
+        Ok(r) => r,
+        Err(CellError::Refused(e)) | Err(CellError::Failed(e)) => {
+            return Err(Fail(1, format!("{} seed {}: {e}", h.name(), cfg.seed)))
+        }
+    };
+    let (strategy, protocol, update, _) = h.cell;
+    let replay = rep.first.first().map(|v| {
+        let mut cmd = format!(
+            "commitlab crash --host {strategy} --protocol {protocol} --update {update} --seed {} --schedules {HOST_BATCH}",
+            cfg.seed
+        );
+        for s in &h.args.sets {
+            cmd.push_str(&format!(" --set {}", quote(s)));
+        }
+        if let Some(c) = &h.args.config {
+            cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
+        }
+        if let Some(p) = &h.args.preset {
+            cmd.push_str(&format!(" --preset {}", quote(p)));
+        }
+        cmd.push_str(&format!(" --state {}", v.state.index));
+        cmd
+    });
+    // The device-level report's shape: states and violations are what the soak adds up.
+    Ok((
+        CheckReport {
+            states: rep.states,
+            violations: rep.violations,
+            ..Default::default()
+        },
+        replay,
+    ))
 }
 
 #[derive(serde::Serialize, serde::Deserialize, Default)]
 struct SoakState {
     seed: u64,
     protocols: Vec<String>,
+    /// The host cells soaked (`--hosts`), by name; empty without.
+    #[serde(default)]
+    hosts: Vec<String>,
     batch: u64,
     /// Work units done: unit u is batch u / P of protocol u % P.
     next_unit: u64,
@@ -742,9 +870,19 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
     } else {
         a.protocols.clone()
     };
+    if a.draw_seed && a.cfg.seed.is_some() {
+        return Err(Fail(
+            2,
+            "--draw-seed and --seed exclude each other: the drawn seed replaces --seed".into(),
+        ));
+    }
+    let mut cfg_args = a.cfg.clone();
+    if a.draw_seed {
+        cfg_args.seed = Some(draw_seed());
+    }
     let mut cfgs = Vec::new();
     let args = CrashArgs {
-        cfg: a.cfg.clone(),
+        cfg: cfg_args.clone(),
         protocol: None,
         all: false,
         exhaustive: false,
@@ -763,6 +901,40 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         cfgs.push(crash_config(&args, p)?);
     }
     let seed = cfgs[0].seed;
+    let hosts = if a.hosts {
+        soak_hosts(&cfg_args)
+    } else {
+        Vec::new()
+    };
+    let host_names: Vec<String> = hosts.iter().map(SoakHost::name).collect();
+    // The seed first, with the command that repeats this soak: a failure is replayed with
+    // the command printed beside it, the whole soak with this one.
+    let mut again = format!("commitlab soak --seed {seed}");
+    if !a.protocols.is_empty() {
+        again.push_str(&format!(" --protocols {}", quote(&protocols.join(","))));
+    }
+    if a.hosts {
+        again.push_str(" --hosts");
+    }
+    again.push_str(&format!(" --schedules {}", a.schedules));
+    if let Some(m) = a.minutes {
+        again.push_str(&format!(" --minutes {m}"));
+    }
+    if let Some(c) = &a.cfg.config {
+        again.push_str(&format!(" --config {}", quote(&c.display().to_string())));
+    }
+    if let Some(p) = &a.cfg.preset {
+        again.push_str(&format!(" --preset {}", quote(p)));
+    }
+    for s in &a.cfg.sets {
+        again.push_str(&format!(" --set {}", quote(s)));
+    }
+    say(&format!(
+        "soak seed {seed}{}: {} protocols, {} host cells; repeat with: {again} --state-file NEW",
+        if a.draw_seed { " (drawn)" } else { "" },
+        protocols.len(),
+        hosts.len()
+    ))?;
     let mut st = match std::fs::read_to_string(&a.state_file) {
         Ok(text) => {
             let st: SoakState = serde_json::from_str(&text).map_err(|e| {
@@ -771,10 +943,14 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
                     format!("{}: not a soak state file: {e}", a.state_file.display()),
                 )
             })?;
-            if st.seed != seed || st.protocols != protocols || st.batch != BATCH {
+            if st.seed != seed
+                || st.protocols != protocols
+                || st.hosts != host_names
+                || st.batch != BATCH
+            {
                 return Err(Fail(2, format!(
-                    "{}: the soak there used seed {} and protocols {}; resume with the same --seed and --protocols, or use another --state-file",
-                    a.state_file.display(), st.seed, st.protocols.join(",")
+                    "{}: the soak there used seed {}, protocols {} and {} host cells; resume with the same --seed, --protocols and --hosts, or use another --state-file",
+                    a.state_file.display(), st.seed, st.protocols.join(","), st.hosts.len()
                 )));
             }
             say(&format!(
@@ -788,6 +964,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         Err(_) => SoakState {
             seed,
             protocols: protocols.clone(),
+            hosts: host_names.clone(),
             batch: BATCH,
             ..Default::default()
         },
@@ -797,6 +974,8 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
     let start_states = st.states;
     let start_wall = st.wall_s;
     let np = protocols.len() as u64;
+    // Unit u is batch u / n of item u % n: the protocols, then the host cells.
+    let n = np + hosts.len() as u64;
     while st.schedules < a.schedules {
         if a.minutes
             .is_some_and(|m| wall.elapsed().as_secs_f64() > m * 60.0)
@@ -807,8 +986,11 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         let results: Vec<Result<(CheckReport, Option<String>), Fail>> = units
             .par_iter()
             .map(|&u| {
-                let pi = (u % np) as usize;
-                let b = u / np;
+                let b = u / n;
+                if u % n >= np {
+                    return soak_host_batch(&hosts[(u % n - np) as usize], seed, b);
+                }
+                let pi = (u % n) as usize;
                 let t = Timing::draw(seed, b);
                 let mut c = cfgs[pi].clone();
                 t.apply(&mut c);
@@ -831,14 +1013,15 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
             .collect();
         for (r, &u) in results.into_iter().zip(&units) {
             let (rep, replay) = r?;
-            let e = st
-                .per_protocol
-                .entry(protocols[(u % np) as usize].clone())
-                .or_default();
-            e[0] += BATCH;
+            let (item, schedules) = match (u % n).checked_sub(np) {
+                None => (protocols[(u % n) as usize].clone(), BATCH),
+                Some(h) => (host_names[h as usize].clone(), HOST_BATCH),
+            };
+            let e = st.per_protocol.entry(item).or_default();
+            e[0] += schedules;
             e[1] += rep.states;
             e[2] += rep.violations;
-            st.schedules += BATCH;
+            st.schedules += schedules;
             st.states += rep.states;
             st.nested_states += rep.nested_states;
             st.violations += rep.violations;
@@ -866,7 +1049,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         return Err(Fail(
             1,
             format!(
-                "{} crash states violate (replay commands in {})",
+                "{} crash states violate (soak seed {seed}; replay commands above and in {})",
                 st.violations,
                 a.state_file.display()
             ),

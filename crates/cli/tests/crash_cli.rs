@@ -344,3 +344,56 @@ fn min_states_tops_every_protocol_up_with_random_batches() {
     let n: u64 = fewest.split_whitespace().next().unwrap().parse().unwrap();
     assert!(n >= 1500, "{fewest}");
 }
+
+/// `soak --draw-seed` draws a fresh seed per run and prints it first with the command that
+/// repeats the soak; `--hosts` adds the host cells (each batch a fresh host recording);
+/// `--draw-seed` with `--seed` is refused.
+#[test]
+fn soak_draws_a_fresh_seed_and_covers_host_cells() {
+    let dir = std::env::temp_dir().join(format!("commitlab-soak-draw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let soak = |state: &str| {
+        run(&[
+            "soak",
+            "--draw-seed",
+            "--hosts",
+            "--protocols",
+            "none",
+            "--schedules",
+            "1",
+            "--state-file",
+            dir.join(state).to_str().unwrap(),
+        ])
+    };
+    let seed_of = |o: &Output| {
+        let out = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{out}\n{}", text(&o.stderr));
+        let first = out.lines().next().unwrap_or_default().to_string();
+        assert!(
+            first.starts_with("soak seed ") && first.contains("(drawn)"),
+            "{first}"
+        );
+        assert!(
+            first.contains("repeat with: commitlab soak --seed "),
+            "{first}"
+        );
+        first
+            .trim_start_matches("soak seed ")
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let (a, b) = (soak("a.json"), soak("b.json"));
+    assert_ne!(seed_of(&a), seed_of(&b), "two runs drew the same seed");
+    // The state file counts host cells beside the protocol.
+    let st = std::fs::read_to_string(dir.join("a.json")).unwrap();
+    assert!(st.contains("\"host wal/none/out-of-place\""), "{st}");
+    assert_exit(
+        &run(&["soak", "--draw-seed", "--seed", "3", "--protocols", "none"]),
+        2,
+        "--draw-seed and --seed",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

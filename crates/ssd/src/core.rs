@@ -244,6 +244,10 @@ pub struct FtlCore {
     /// their moves is durable (`defer_erase`): owned meanwhile, and counted with the free
     /// blocks when deciding whether the unit needs GC (their erase is already decided).
     deferred: Vec<u32>,
+    /// Free blocks the protocol needs beyond each unit's GC block (`set_reserve_blocks`).
+    reserve_blocks: u32,
+    /// GC is collecting a victim for the free-block reserve (`gc::restore_reserve`).
+    pub(crate) reserve_gc: bool,
 }
 
 impl FtlCore {
@@ -327,6 +331,8 @@ impl FtlCore {
             gc_wanted: Vec::new(),
             owned: Vec::new(),
             deferred: Vec::new(),
+            reserve_blocks: 0,
+            reserve_gc: false,
         };
         core.deferred = vec![0; core.geo.pus() as usize];
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
@@ -457,6 +463,61 @@ impl FtlCore {
 
     pub fn needs_gc(&self, pu: PuId) -> bool {
         self.free_blocks(pu) + self.deferred[pu.0 as usize] < self.gc_threshold_blocks
+    }
+
+    /// Declares the protocol's free-block reserve: clean free blocks the device must hold,
+    /// beyond the one each parallel unit keeps for GC's own destination, whenever a command
+    /// starts (see `reserve_shortfall`). AW and MHL-M declare one per mapping-log chain and
+    /// one for the translation pages of the checkpoint that ends a recovery.
+    pub fn set_reserve_blocks(&mut self, n: u32) {
+        self.reserve_blocks = n;
+    }
+
+    /// The protocol's free-block reserve (`set_reserve_blocks`).
+    pub fn reserve_blocks(&self) -> u32 {
+        self.reserve_blocks
+    }
+
+    /// Clean free blocks beyond each unit's GC block: what streams other than GC, and
+    /// blocks a protocol reserves, may take. Deferred GC victims do not count: they are
+    /// erased only after a record that may itself need a new block.
+    pub fn spare_free_blocks(&self) -> u32 {
+        (0..self.geo.pus())
+            .map(|p| self.free_blocks(PuId(p)).saturating_sub(1))
+            .sum()
+    }
+
+    /// Why the free-block reserve does not hold, or `None` when it does (always, for a
+    /// protocol that declares none). The reserve holds when every unit has a clean free
+    /// block for GC to copy into and `spare_free_blocks` covers the protocol's reserve.
+    /// `Device::maintain` restores it before every command and recovery before it ends, so
+    /// that a crash at any instant leaves recovery, and the first writes after it, the
+    /// blocks they take (see `gc::restore_reserve`).
+    pub fn reserve_shortfall(&self) -> Option<String> {
+        if self.reserve_blocks == 0 {
+            return None;
+        }
+        let units = || (0..self.geo.pus()).map(PuId);
+        let short = units().find(|&p| self.free_blocks(p) == 0);
+        let spare = self.spare_free_blocks();
+        if short.is_none() && spare >= self.reserve_blocks {
+            return None;
+        }
+        let why = match short {
+            Some(p) => format!("{p} has no free block for GC"),
+            None => format!(
+                "{spare} spare free blocks, the reserve is {}",
+                self.reserve_blocks
+            ),
+        };
+        let units: Vec<String> = units().map(|p| self.space_summary(p)).collect();
+        Some(format!("{why} ({})", units.join("; ")))
+    }
+
+    /// Whether the victim GC is emptying now is collected for the free-block reserve
+    /// (`gc::restore_reserve`): its erase must not be deferred, or it would win no block.
+    pub fn collecting_for_reserve(&self) -> bool {
+        self.reserve_gc
     }
 
     /// GC victims of `pu` whose erase a protocol has deferred (`defer_erase`).
@@ -988,7 +1049,11 @@ impl FtlCore {
             Some(pu) => self
                 .alloc_in(pu, stream, ready)?
                 .ok_or_else(|| SsdError::OutOfSpace {
-                    detail: format!("{pu} has no free block for stream {}", stream.0),
+                    detail: format!(
+                        "{pu} has no free block for stream {} ({})",
+                        stream.0,
+                        self.space_summary(pu)
+                    ),
                 })?,
             None => {
                 let mut found = None;
@@ -1069,7 +1134,11 @@ impl FtlCore {
         let (ppa, ready_min) =
             self.alloc_in(pu, Stream::GC, ready)?
                 .ok_or_else(|| SsdError::OutOfSpace {
-                    detail: format!("{pu} has no free block for stream {}", Stream::GC.0),
+                    detail: format!(
+                        "{pu} has no free block for stream {} ({})",
+                        Stream::GC.0,
+                        self.space_summary(pu)
+                    ),
                 })?;
         let t = self
             .nand
@@ -1230,6 +1299,38 @@ impl FtlCore {
                 self.blocks.len() as u64 * (std::mem::size_of::<BlockMeta>() as u64 + 21),
             ),
         ]
+    }
+
+    /// Where a unit's blocks are, for out-of-space diagnostics: free (clean pool + window),
+    /// deferred GC victims, other owned blocks, open heads by stream, full blocks (with their
+    /// live pages), bad and root-log blocks.
+    pub fn space_summary(&self, pu: PuId) -> String {
+        let p = &self.pus[pu.0 as usize];
+        let (mut owned, mut full, mut bad, mut meta) = (0u32, Vec::new(), 0u32, 0u32);
+        for b in self.geo.blocks_of_pu(pu) {
+            match self.blocks[b.0 as usize].state {
+                BlockState::Meta if self.owned.contains(&b) => owned += 1,
+                BlockState::Meta => meta += 1,
+                BlockState::Full => full.push(self.live(b)),
+                BlockState::Bad => bad += 1,
+                _ => {}
+            }
+        }
+        let heads: Vec<String> = p
+            .heads
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| **h != u32::MAX)
+            .map(|(s, h)| format!("s{s}@{}", self.blocks[*h as usize].next_page))
+            .collect();
+        format!(
+            "{pu}: free {} deferred {} owned {} heads [{}] full live {:?} bad {bad} root-log {meta}",
+            self.free_blocks(pu),
+            self.deferred[pu.0 as usize],
+            owned.saturating_sub(self.deferred[pu.0 as usize]),
+            heads.join(" "),
+            full
+        )
     }
 
     /// Number of mapped logical pages.

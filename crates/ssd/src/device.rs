@@ -260,6 +260,11 @@ impl Device {
             }
             end = end.max(meta::checkpoint(&mut core, proto.as_mut(), end)?);
         }
+        // The device accepts commands with its free-block reserve in place, as after
+        // `maintain` (`FtlCore::reserve_shortfall`): GC after the checkpoint, as in normal
+        // operation. Like the GC `maintain` runs, it overlaps the commands that follow
+        // rather than delaying the first of them, so it is not part of `time_ns`.
+        gc::restore_reserve(&mut core, proto.as_mut(), end)?;
         let after = core.nand.counters();
         let report = RecoveryReport {
             pages_read: (after.reads + after.oob_reads) - (before.reads + before.oob_reads),
@@ -305,7 +310,18 @@ impl Device {
             meta::checkpoint(&mut self.core, self.proto.as_mut(), now)?;
             self.collect_wanted(now)?;
         }
-        Ok(())
+        gc::restore_reserve(&mut self.core, self.proto.as_mut(), now)
+    }
+
+    /// Whether the protocol's free-block reserve holds (`FtlCore::reserve_shortfall`): it
+    /// does when a command starts (after `maintain`) and when recovery hands the device
+    /// over, on any device whose GC can still win blocks. The crash checker asserts it after
+    /// every recovery.
+    pub fn check_reserve(&self) -> std::result::Result<(), String> {
+        match self.core.reserve_shortfall() {
+            None => Ok(()),
+            Some(why) => Err(why),
+        }
     }
 
     fn collect_wanted(&mut self, now: SimTime) -> Result<()> {

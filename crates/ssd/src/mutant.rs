@@ -25,6 +25,10 @@
 //!   version of such a page may be programmed before the erase that removes the uncommitted
 //!   intention has completed (TxFlash §3.2's SCC Invariant, "Handling Uncommitted Intention
 //!   Records").
+//! - `core-no-reserve`: the free-block reserve a protocol declares
+//!   (`FtlCore::set_reserve_blocks`, AW and MHL-M) is never restored (`gc::restore_reserve`
+//!   returns at once), so a crash can leave recovery, or the first writes after it, without
+//!   the blocks they take.
 //! - `bpcc-straddler-unpinned`: BPCC unpins a committed straddler at its commit even when its
 //!   SRS is not empty, so GC may erase the only proof that an uncommitted intention is
 //!   uncommitted (TxFlash §3.3, "BPCC Garbage Collection"; in both `protocol.bpcc_srs`

@@ -52,6 +52,12 @@ pub trait FtlHooks {
     fn before_checkpoint(&mut self, _core: &mut FtlCore, _now: SimTime) -> Result<()> {
         Ok(())
     }
+    /// Called when the free-block reserve does not hold (`FtlCore::reserve_shortfall`) and
+    /// GC finds no victim it can collect for it: a protocol holding blocks it could give
+    /// back now (AW's GC victims kept for a carrier record) gives them back.
+    fn before_reserve(&mut self, _core: &mut FtlCore, _now: SimTime) -> Result<()> {
+        Ok(())
+    }
     /// Blocks the next checkpoint must keep in the scan set (LightTx's unavailable zone).
     fn checkpoint_blocks(&mut self, _core: &FtlCore) -> Vec<BlockId> {
         Vec::new()
@@ -148,6 +154,70 @@ pub fn collect(
         }
     }
     Ok(done)
+}
+
+/// Restores the protocol's free-block reserve (`FtlCore::reserve_shortfall`): collects one
+/// victim at a time where a block is cheapest to win (the candidate with the fewest live
+/// pages over every unit GC can copy in: one with a free block, or whose open GC block has
+/// room for the victim's pages), first in a unit left without a free block for GC. A victim
+/// collected for the reserve is erased, never kept for later (`collecting_for_reserve`).
+/// Blocks the protocol keeps (AW's victims waiting for a carrier record) stay kept while
+/// other victims can be collected, and are given back (`before_reserve`) when none can.
+/// Stops when the reserve holds or nothing is left to collect or give back; the reserve
+/// then stays short, and the caller's `reserve_shortfall` says so.
+pub fn restore_reserve(core: &mut FtlCore, hooks: &mut dyn FtlHooks, now: SimTime) -> Result<()> {
+    if core.reserve_shortfall().is_none() {
+        return Ok(());
+    }
+    #[cfg(feature = "mutants")]
+    if crate::mutant::on("core-no-reserve") {
+        // Planted bug: the reserve is declared (and checked) but never restored.
+        return Ok(());
+    }
+    let dp = core.data_pages_per_block();
+    let bpp = core.geo.blocks_per_plane;
+    let mut gave_back = false;
+    for _ in 0..core.geo.blocks() + 1 {
+        if core.reserve_shortfall().is_none() {
+            break;
+        }
+        let mut best: Option<(bool, u32, BlockId)> = None;
+        for p in 0..core.geo.pus() {
+            let pu = PuId(p);
+            let Some(v) = policy(core.cfg.gc_policy).choose(&view_of(core, p * bpp, bpp)) else {
+                continue;
+            };
+            let live = core.live(v);
+            let free = core.free_blocks(pu);
+            let head = core.pus[p as usize].heads[Stream::GC.0 as usize];
+            let room = if head == u32::MAX {
+                0
+            } else {
+                dp.saturating_sub(u32::from(core.block(BlockId(head)).next_page))
+            };
+            if free == 0 && room < live {
+                continue;
+            }
+            // A unit without a free block first, then the fewest live pages.
+            let key = (free != 0, live, v);
+            if best.map_or(true, |b| key < b) {
+                best = Some(key);
+            }
+        }
+        let Some((_, _, victim)) = best else {
+            if gave_back {
+                break;
+            }
+            hooks.before_reserve(core, now)?;
+            gave_back = true;
+            continue;
+        };
+        core.reserve_gc = true;
+        let done = relocate(core, hooks, victim, now, Reason::Gc);
+        core.reserve_gc = false;
+        done?;
+    }
+    Ok(())
 }
 
 /// Reclaims one victim in `pu` whether or not the unit is below the GC threshold (a

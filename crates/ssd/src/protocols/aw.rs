@@ -47,8 +47,10 @@
 //!   erased once its root is durable. When the device runs short while victims wait — no
 //!   unit has more than the one free block kept for GC, or a checkpoint's pages would not
 //!   fit, checked before every command and every checkpoint — or GC finds its unit with no
-//!   free block, the pending moves go out as a move record of their own (as below). During
-//!   recovery (until its checkpoint) GC always writes move records.
+//!   free block, the pending moves go out as a move record of their own (as below); so do
+//!   they when GC collecting for the free-block reserve (below), which kept victims do not
+//!   count towards, finds no other victim. A victim collected for the reserve is never
+//!   kept. During recovery (until its checkpoint) GC always writes move records.
 //! - **Move records (`true`; the behaviour before issue 9).** Before GC erases a victim it
 //!   appends one *move record* with the victim's moved entries and the erase waits for it.
 //!
@@ -74,6 +76,39 @@
 //! the free pool once the root is durable. Write tracking is off
 //! (`FtlCore::set_write_tracking(false)`): the root's scan set is empty, so recovery reads the
 //! root, the translation pages and the log since the checkpoint: no data page at all.
+//!
+//! # Free-block reserve
+//!
+//! A device that refuses every write after a power cut has lost its user's service even if
+//! no acked page was lost. So the engine declares a reserve (`FtlCore::set_reserve_blocks`):
+//! one clean free block per chain and one more, beyond the block each unit keeps for GC to
+//! copy into. `Device::maintain` restores it before every command (`gc::restore_reserve`:
+//! GC where a block is cheapest to win, kept victims given back only if nothing else can be
+//! collected) and recovery before it hands the device over; the crash checker asserts it
+//! after every recovery.
+//! Why it suffices, by what takes blocks:
+//!
+//! - *A command*: a host block and a link (or two on 4-page blocks, with an early link):
+//!   taken with the reserve in place, so a unit with a block to spare exists; GC is never
+//!   left without a destination (streams other than GC leave a unit's last block).
+//! - *A crash during the command*: what it took is durable and needed by no recovery (a
+//!   durable link is where its chain goes on, in place), or holds nothing live after the
+//!   crash and is free again.
+//! - *Victims kept for a carrier*: never counted in the reserve (after a crash a kept
+//!   victim still holds the current copies, and its GC copies are garbage in full blocks),
+//!   so a crash that leaves them takes nothing from it.
+//! - *Recovery*: at most one fresh block per chain (`RecoveryCtx::take_unused_block`, in
+//!   the unit with the most unused blocks) and the translation pages of the checkpoint it
+//!   ends with (the extra block; GC first when they would not fit); the old log blocks
+//!   come back once that checkpoint is durable, and GC restores the reserve after it.
+//!
+//! The blocks are those `check_reserve` already budgets out of the logical space (a
+//! fresh block per chain, a GC block per unit, one for the translation pages), so the
+//! exported capacity is unchanged. Found by a held-out seed campaign: without the reserve,
+//! `commitlab crash --protocol aw --double --schedules 4096 --min-states 100000 --seed
+//! 1000` left 150 of 100,803 recovered devices unable to write ("aw: no free block for the
+//! mapping log"). The planted mutant `core-no-reserve` (never restored) is caught
+//! (`crates/check/tests/reserve.rs`).
 //!
 //! # OOB layout of data pages (14 bytes, little-endian)
 //!
@@ -423,6 +458,7 @@ impl MapLog {
         core.set_write_tracking(false);
         let mut m = MapLog::blank(name, heads, opts, strict, core);
         m.check_reserve(core)?;
+        core.set_reserve_blocks(m.reserve_blocks());
         for c in 0..m.chains.len() {
             let (b, t) = m.reserve(core, m.chains[c].pu, SimTime::ZERO)?;
             let ch = &mut m.chains[c];
@@ -462,6 +498,21 @@ impl MapLog {
         Ok(())
     }
 
+    /// The free-block reserve (`FtlCore::set_reserve_blocks`): one block per chain and one
+    /// for the translation pages of the checkpoint that ends a recovery, the blocks
+    /// `check_reserve` budgets beyond each unit's GC block. In normal operation a chain's
+    /// block is its next link (a link cannot wait for GC: a move record may need it while
+    /// GC is emptying a victim); after a crash it is the fresh block recovery restarts the
+    /// chain in when the chain cannot go on in place, and then the translation pages of
+    /// the checkpoint recovery ends with must fit before the old log blocks come back. A
+    /// command starts with the reserve in place (`Device::maintain`), and what one command
+    /// takes from it (a host block, a link) is either durable, and then needed by no
+    /// recovery (a durable link is where its chain goes on), or comes back as a free block
+    /// after a crash.
+    fn reserve_blocks(&self) -> u32 {
+        self.chains.len() as u32 + 1
+    }
+
     /// A block for a chain: in `pu` if it has one to spare, else in any unit that has; failing
     /// that, the last free block of a unit GC is not collecting right now (during GC a move
     /// record must be written before the victim can be erased, so it cannot wait).
@@ -487,8 +538,13 @@ impl MapLog {
                 return Ok(x);
             }
         }
+        let units: Vec<String> = (0..n).map(|p| core.space_summary(PuId(p))).collect();
         Err(SsdError::OutOfSpace {
-            detail: format!("{}: no free block for the mapping log", self.name),
+            detail: format!(
+                "{}: no free block for the mapping log ({})",
+                self.name,
+                units.join("; ")
+            ),
         })
     }
 
@@ -673,6 +729,15 @@ impl MapLog {
         {
             return Ok(());
         }
+        self.give_back(core, now)
+    }
+
+    /// Writes the pending moves as a move record of their own (none when every one was
+    /// superseded) and erases their victims after it, whatever the free blocks.
+    fn give_back(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
+        if self.pending_victims.is_empty() {
+            return Ok(());
+        }
         let (moves, victims, ready) = self.take_pending(core, &[]);
         let at = if moves.is_empty() {
             ready.max(now)
@@ -751,6 +816,7 @@ impl MapLog {
         let pages_total = ctx.core.geo.pages();
         let blocks_total = ctx.core.geo.blocks();
         let mut m = MapLog::blank(name, heads, opts, strict, ctx.core);
+        ctx.core.set_reserve_blocks(m.reserve_blocks());
         m.recovering = true;
         let mut l2p = vec![Ppa::NONE; lp as usize];
         let mut starts: Vec<(u32, u32)> = Vec::new();
@@ -1107,7 +1173,13 @@ impl FtlHooks for MapLog {
         // commit or plain-write record carry its moves (module docs, "GC"), while its unit
         // keeps a free block for GC to go on with. During recovery, and when the unit is
         // out of free blocks, a move record as below.
-        if !self.move_records_on && !self.recovering && core.free_blocks(pu) >= 1 {
+        // A victim GC collects for the free-block reserve (`gc::restore_reserve`) is not
+        // kept: it would win no block.
+        if !self.move_records_on
+            && !self.recovering
+            && core.free_blocks(pu) >= 1
+            && !core.collecting_for_reserve()
+        {
             self.pending_moves.extend(moves);
             self.pending_ready = self.pending_ready.max(ready).max(self.log_end_max);
             self.pending_victims.push(block);
@@ -1124,7 +1196,15 @@ impl FtlHooks for MapLog {
         // A move record: this victim's moves, and any pending ones (their victims are
         // erased after it too). After the copies, and after every record issued so far: a
         // move must not become durable ahead of the commit that made the moved page current.
-        let (mut all, victims, pready) = self.take_pending(core, &[]);
+        // GC for the reserve leaves the pending moves to their carrier: its record holds its
+        // own victim's moves only (a pending move this victim superseded is dropped when
+        // the carrier is written, `take_pending`, as the record that superseded it comes
+        // first in the log).
+        let (mut all, victims, pready) = if core.collecting_for_reserve() {
+            (Vec::new(), Vec::new(), SimTime::ZERO)
+        } else {
+            self.take_pending(core, &[])
+        };
         all.extend(moves);
         let c = self.move_chain();
         self.gc_pu = Some(pu);
@@ -1145,6 +1225,12 @@ impl FtlHooks for MapLog {
 
     fn before_checkpoint(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
         self.relieve(core, now)
+    }
+
+    /// The reserve is short and GC finds no other victim to collect for it: the victims
+    /// kept for a carrier go back now (a move record), so that they count as free blocks.
+    fn before_reserve(&mut self, core: &mut FtlCore, now: SimTime) -> Result<()> {
+        self.give_back(core, now)
     }
 
     fn checkpoint_blob(&mut self, _core: &FtlCore) -> Vec<u8> {
