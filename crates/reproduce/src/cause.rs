@@ -135,12 +135,17 @@ impl Probe {
         if matched_in_base {
             return Movement::Matched;
         }
-        if !self.base.is_finite()
-            || !self.ablated.is_finite()
-            || self
-                .ablated_verdict
-                .is_some_and(|v| v.direction == Direction::NotModelled)
-        {
+        if let Some(v) = self.ablated_verdict {
+            if v.direction == Direction::NotModelled {
+                return Movement::NoEvidence;
+            }
+            // The claim's own rule judges the ablation: agreement needs no ratio (a range
+            // claim inside its range has none).
+            if v.direction == Direction::Agrees && v.magnitude != Magnitude::Off {
+                return Movement::IntoAgreement;
+            }
+        }
+        if !self.base.is_finite() || !self.ablated.is_finite() {
             return Movement::NoEvidence;
         }
         if (self.ablated - self.base).abs() <= SAME_WITHIN * self.base.abs() {
@@ -149,11 +154,7 @@ impl Probe {
         let Some(closed) = self.target.closed(self.base, self.ablated) else {
             return Movement::NoDistance;
         };
-        let agrees = match self.ablated_verdict {
-            Some(v) => v.direction == Direction::Agrees && v.magnitude != Magnitude::Off,
-            None => self.target.gap(self.ablated) == 0.0,
-        };
-        if agrees {
+        if self.ablated_verdict.is_none() && self.target.gap(self.ablated) == 0.0 {
             return Movement::IntoAgreement;
         }
         match closed {
@@ -604,6 +605,13 @@ mod tests {
         assert!(matches!(r(4.0, 3.0), Movement::Partial(_)));
         assert!(matches!(r(10.0, 2.5), Movement::Toward(_)));
         assert_eq!(r(4.0, 1.5), Movement::IntoAgreement);
+        // A range claim brought inside its range has no ratio, and agrees: found by the
+        // IPA reproduction (`commitlab reproduce --paper ipa --quick`, IPA against IPL with
+        // IPL through the FTL), whose agreeing ablations read as "no figure to compare".
+        let inside = Verdict::range(-0.5, -0.2, -0.359, 0.0);
+        assert_eq!(inside.ratio, None);
+        let q = probe_of(&Verdict::range(-0.5, -0.2, 0.142, 0.0), &inside);
+        assert_eq!(q.movement(false), Movement::IntoAgreement);
         // An ablation without evidence (not modelled, no figure) does not move the claim.
         let mut q = probe_of(&Verdict::change(1.0, 0.1), &Verdict::not_modelled());
         assert_eq!(q.movement(false), Movement::NoEvidence);
