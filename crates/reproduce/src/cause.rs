@@ -146,7 +146,12 @@ impl Probe {
             }
         }
         if !self.base.is_finite() || !self.ablated.is_finite() {
-            return Movement::NoEvidence;
+            // A statement without a number moves only by flipping: judged and unflipped, it
+            // did not move; a quantity without a figure is no evidence.
+            return match self.ablated_verdict {
+                Some(_) => Movement::Unmoved,
+                None => Movement::NoEvidence,
+            };
         }
         if (self.ablated - self.base).abs() <= SAME_WITHIN * self.base.abs() {
             return Movement::Unmoved;
@@ -244,6 +249,9 @@ fn movement_text(c: &Candidate, m: Movement) -> String {
     match m {
         Movement::Matched => "the claim's own run already has this setting".into(),
         Movement::NoEvidence => "no figure to compare".into(),
+        Movement::Unmoved if !(p.base.is_finite() && p.ablated.is_finite()) => {
+            "the statement still fails (it has no number: it moves only by flipping)".into()
+        }
         Movement::Unmoved => format!(
             "the figure changes by {} only, within the {:.0} % sameness band",
             pct(p.ablated / p.base - 1.0),
@@ -297,6 +305,9 @@ fn refuted(c: &Candidate, m: Movement) -> String {
         _ => format!(
             "{what}: refuted, changing it (`{run}`) leaves {}.",
             match m {
+                Movement::Unmoved if !(c.probe.base.is_finite() && c.probe.ablated.is_finite()) => {
+                    "the statement failing (it moves only by flipping)".into()
+                }
                 Movement::Unmoved => format!("the figure within the {:.0} % sameness band", SAME_WITHIN * 100.0),
                 _ => "the claim no closer to the paper".into(),
             }
@@ -612,6 +623,16 @@ mod tests {
         assert_eq!(inside.ratio, None);
         let q = probe_of(&Verdict::range(-0.5, -0.2, 0.142, 0.0), &inside);
         assert_eq!(q.movement(false), Movement::IntoAgreement);
+        // A statement without a number that still fails in the ablation did not move.
+        let q = probe_of(&Verdict::qualitative(false), &Verdict::qualitative(false));
+        assert_eq!(q.movement(false), Movement::Unmoved);
+        assert!(one(Candidate {
+            cause: cand(0.0, 0.0, 1.0, false).cause,
+            probe: q,
+            measured: "still fails".into(),
+        })
+        .cause
+        .contains("moves only by flipping"));
         // An ablation without evidence (not modelled, no figure) does not move the claim.
         let mut q = probe_of(&Verdict::change(1.0, 0.1), &Verdict::not_modelled());
         assert_eq!(q.movement(false), Movement::NoEvidence);
