@@ -45,7 +45,7 @@
 //! log shares the flash with the data: one log page write per group commit), so the log's
 //! dilution of the relative savings is not tested by an ablation.
 
-use crate::ablation::{self, Candidate, Cause};
+use crate::cause::{self, Candidate, Cause};
 use crate::flagcommit::age;
 use crate::runner::{run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
@@ -530,7 +530,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     let n_main = jobs.len();
     let mut abl: Vec<Ablated> = Vec::new();
     // Only the points the verdicts use: the same-mode [0×0] points enter the claims'
-    // detail text alone, which an ablation's text does not show (`ablation::headline`).
+    // detail text alone, which an ablation's text does not show (`cause::headline`).
     for &(mode, s) in mlc
         .iter()
         .filter(|&&(m, s)| m == MlcMode::Mlc || s != Scheme::OutOfPlace)
@@ -692,7 +692,7 @@ fn mapped_plan(plan: &Plan) -> Plan {
 
 /// The explanations of the claims that disagree: the figure code runs again on a copy of
 /// the points with the ablation's results in place of the ones it replaces, and the claim
-/// is judged on that (`ablation::explain_first`: the class follows from how far it moves).
+/// is judged on that (`cause::explain`: the class follows from how far it moves).
 fn explain(
     out: &mut Output,
     plan: &Plan,
@@ -722,8 +722,8 @@ fn explain(
         move |c: &Claim, a: &Claim| {
             format!(
                 "{label}: {}; this run: {}",
-                ablation::headline(a),
-                ablation::headline(c)
+                cause::headline(a),
+                cause::headline(c)
             )
         }
     };
@@ -749,7 +749,7 @@ fn explain(
             changes: format!("the Table 1 points measured over {} transactions after a first pass of {} (the window's first write-backs: {:.1} % of [2×4] pSLC's)", plan.transactions, plan.transactions, 100.0 * first(xm.mlc(MlcMode::Pslc, t1)?)),
             matched_in_base: false,
         };
-        cands.extend(ablation::candidates(
+        cands.extend(cause::candidates(
             &out.claims,
             &o.claims,
             &cause,
@@ -773,7 +773,7 @@ fn explain(
             changes: "IPL with its log regions as FTL logical pages (host.ipl.layout = \"separate\"), so both schemes' flash is managed by the same FTL and GC".into(),
             matched_in_base: false,
         };
-        cands.extend(ablation::candidates(
+        cands.extend(cause::candidates(
             &out.claims,
             &o.claims,
             &cause,
@@ -797,7 +797,7 @@ fn explain(
             changes: format!("TATP's [0×0] with {} frames", FRAMES_X * plan.frames),
             matched_in_base: false,
         };
-        cands.extend(ablation::candidates(
+        cands.extend(cause::candidates(
             &out.claims,
             &o.claims,
             &cause,
@@ -805,7 +805,7 @@ fn explain(
         ));
     }
 
-    ablation::attach(out, &cands);
+    cause::attach(out, &cands);
     Ok(())
 }
 

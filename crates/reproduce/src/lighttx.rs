@@ -15,8 +15,8 @@
 //! Every sweep's axis values the paper does not print (GC thresholds, zone sizes) are chosen
 //! here and named in the report's notes; docs/DECISIONS.md says why.
 
+use crate::cause::{self, Suspect, Target};
 use crate::runner::{run_all, Job, Progress};
-use crate::tested_cause::{self, Suspect, Target};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use ssd::Isolation;
@@ -456,7 +456,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             roots = (lm.ftl.map_root_writes, wide(0)?.ftl.map_root_writes);
         }
     }
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig7-best",
         window_explanation(
@@ -499,7 +499,7 @@ fn wide_zone(c: &Config) -> Result<Config, String> {
     Ok(w)
 }
 
-/// The explanation of a throughput gap between LightTx and SCC/BPCC by write tracking's
+/// The suspected cause of a throughput gap between LightTx and SCC/BPCC, write tracking's
 /// window extensions, from LightTx with the default zone and with `WIDE_ZONE` blocks.
 /// `roots`: root-record pages written in the two runs.
 fn window_explanation(
@@ -509,7 +509,7 @@ fn window_explanation(
     base: f64,
     ablated: f64,
     show: &dyn Fn(f64) -> String,
-) -> crate::Explanation {
+) -> cause::Candidate {
     let cause = format!(
         "LightTx §3.3.2 preallocates the Available Zone's blocks at zone sliding only; here a unit whose window of recorded blocks runs out extends it with a root record of its own (2–3 pages, on the root log's plane), and the first program into the new block waits for it: {} root-record pages in LightTx's run under strict isolation.",
         roots.0
@@ -518,7 +518,7 @@ fn window_explanation(
         "a zone of {WIDE_ZONE} blocks per unit instead of 2, LightTx's checkpoints at the same interval: {} root-record pages instead of {}; the wider zone also reserves more blocks, so the logical capacity is smaller, and SCC and BPCC run at that capacity too",
         roots.1, roots.0
     );
-    tested_cause::explain(&Suspect {
+    Suspect {
         class: CauseClass::Model,
         cause: &cause,
         run,
@@ -527,7 +527,8 @@ fn window_explanation(
         base,
         ablated,
         show,
-    })
+    }
+    .candidate()
 }
 
 /// The open-loop arrival gap of the abort sweeps at isolation level `wiso`: the mean gap
@@ -811,10 +812,10 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
     let stable_base = two_point(done(m9(0, 0)?), done(m9(0, 5)?))
         .max(two_point(done(m9(1, 0)?), done(m9(1, 5)?)));
     let stable_half = two_point(h_l0, h_l50).max(two_point(h_aw0, h_aw50));
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig9-stable",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &cause,
             run: &half_rate_label("fig9", "lighttx", 0.5),
@@ -828,7 +829,8 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
                     pct(x)
                 )
             },
-        }),
+        }
+        .candidate(),
     );
     for (id, name, paper, pi, k) in [
         ("lighttx-fig9-vs-aw", "AW", 0.015, 1, 3),
@@ -836,10 +838,10 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
     ] {
         let base = ratio(done(m9(0, 5)?), done(m9(pi, 5)?)) - 1.0;
         let ablated = ratio(h_l50, done(half(k)?)) - 1.0;
-        tested_cause::attach(
+        cause::attach_one(
             out,
             id,
-            tested_cause::explain(&Suspect {
+            Suspect {
                 class: CauseClass::Setup,
                 cause: &cause,
                 run: &half_rate_label("fig9", PROTOCOLS[pi], 0.5),
@@ -848,7 +850,8 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
                 base,
                 ablated,
                 show: &|x| format!("LightTx over {name} {} at 50 % aborts", pct(x)),
-            }),
+            }
+            .candidate(),
         );
     }
 
@@ -949,10 +952,10 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
             "no ageing (the 85 % prefill only), {name} and LightTx at 50 % aborts: LightTx's GC time {:.1} ms",
             u_gc(1)? / 1e6
         );
-        tested_cause::attach(
+        cause::attach_one(
             out,
             id,
-            tested_cause::explain(&Suspect {
+            Suspect {
                 class: CauseClass::Setup,
                 cause: &age_cause,
                 run: &unaged_label("fig9", PROTOCOLS[UNAGED[k].0], 0.5),
@@ -961,7 +964,8 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
                 base: measured,
                 ablated,
                 show: &|x| format!("{name}'s GC time {x:.2}× LightTx's"),
-            }),
+            }
+            .candidate(),
         );
     }
     let (gc_aw, gc_mhlm) = (ratio(gc(1)?, l_gc) - 1.0, ratio(gc(3)?, l_gc) - 1.0);
@@ -1024,10 +1028,10 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         u_mp.gc_page_migrations,
         m9(0, 0)?.gc_page_migrations
     );
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig19-mapping-lighttx",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &format!("The device is aged before measuring (random overwrites of {AGE}× the prefilled pages), so GC moves valid pages from the first transaction and every move changes a mapping entry that the next checkpoint's journal must persist; the paper does not say how used its device was."),
             run: &unaged_label("fig9", "lighttx", 0.0),
@@ -1036,7 +1040,7 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
             base: mp_l,
             ablated: u_mp.map_persist_per_host_write,
             show: &|x| format!("{:.3} % of host writes", x * 100.0),
-        }),
+        }.candidate(),
     );
     out.claims.push(Claim {
         paper: PAPER.into(),
@@ -1249,10 +1253,10 @@ fn fig10_12(
     let done = |x: &RunMetrics| x.tx_completed_per_s;
     let two_point = |a: f64, b2: f64| ratio(a.max(b2), a.min(b2)) - 1.0;
     let last = ABORTS.len() - 1;
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig10-stable",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &rate_cause(done(m(l, 0)?), rate),
             run: &half_rate_label("fig10", "lighttx", 0.5),
@@ -1270,7 +1274,8 @@ fn fig10_12(
                     pct(x)
                 )
             },
-        }),
+        }
+        .candidate(),
     );
     // Fig. 17's memory, tested against the isolation level: the same sweep point at 50 %
     // aborts under no-page-conflict isolation (7 transactions active at once).
@@ -1306,10 +1311,10 @@ fn fig10_12(
             tables(m(l, last)?, "active TxTable") as f64,
         ));
         for (id, name, paper, base, ablated) in cases {
-            tested_cause::attach(
+            cause::attach_one(
                 out,
                 id,
-                tested_cause::explain(&Suspect {
+                Suspect {
                     class: CauseClass::Setup,
                     cause: iso_cause,
                     run: &format!("lighttx fig10 {name} 50% aborts"),
@@ -1318,7 +1323,8 @@ fn fig10_12(
                     base,
                     ablated,
                     show: &|x| format!("{:.4} MB peak at 50 % aborts", x / 1e6),
-                }),
+                }
+                .candidate(),
             );
         }
     }
@@ -1562,7 +1568,7 @@ fn fig13_16(
         m(0, 0, 0)?.ftl.map_root_writes,
         wide(0, 0)?.ftl.map_root_writes,
     );
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig13-close",
         window_explanation(
@@ -1591,7 +1597,7 @@ fn fig13_16(
         note: format!("Tested as stated: LightTx above both by more than the ±{:.0} % sameness band at every threshold.", SAME_WITHIN * 100.0),
     });
     let slowest = |l: f64, s2: f64, b2: f64| ratio(l, s2).min(ratio(l, b2));
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig15-better",
         window_explanation(
@@ -1648,10 +1654,10 @@ fn fig13_16(
     let ychanges = "no ageing (the 85 % prefill only), LightTx, SCC and BPCC at 10 % aborts, first and last thresholds";
     let yg = |pi: usize, e: usize| young(pi, e).map(|x| x.gc_time_ns as f64);
     let lower = |l: f64, s2: f64, b2: f64| ratio(l, s2).max(ratio(l, b2));
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig16-lower-gc",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &age_cause,
             run: &format!(
@@ -1668,13 +1674,14 @@ fn fig13_16(
                     th_pct(0)
                 )
             },
-        }),
+        }
+        .candidate(),
     );
     let yrise = |pi: usize| -> Result<f64, String> { Ok(ratio(yg(pi, 1)?, yg(pi, 0)?) - 1.0) };
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig16-lighttx-slow",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &age_cause,
             run: &format!(
@@ -1688,7 +1695,7 @@ fn fig13_16(
             show: &|x| {
                 format!("LightTx's rise in GC time over the sweep minus the smaller of SCC's and BPCC's {}", pct(x))
             },
-        }),
+        }.candidate(),
     );
     out.notes.push(format!(
         "Figs. 13–16: LightTx, SCC and BPCC at GC thresholds {} (the paper's axis values are not in its text; Table 2's default is 5 %), at 0 % and 10 % aborts, on the same aged device and stand-in as Figs. 9 and 11 (strict isolation; the paper does not state the level).",
@@ -1781,10 +1788,10 @@ fn fig19_zones(
         note: "Tested as stated, at every zone size. A larger zone slides less often (fewer checkpoints), but on an aged device GC copies change mapping entries that every checkpoint's journal must persist, whatever the zone size (see `lighttx-fig19-mapping-lighttx`).".into(),
     });
     let (aged, young) = (get(&r, zi_min)?, get(&r, zones.len())?);
-    tested_cause::attach(
+    cause::attach_one(
         out,
         "lighttx-fig19-zones",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: &format!("The device is aged before measuring (random overwrites of {AGE}× the prefilled pages), so GC moves valid pages from the first transaction and every move changes a mapping entry that the next checkpoint's journal must persist; the paper does not say how used its device was."),
             run: &unaged_zone,
@@ -1796,7 +1803,7 @@ fn fig19_zones(
             base: aged.map_persist_per_host_write,
             ablated: young.map_persist_per_host_write,
             show: &|x| format!("{:.3} % of host writes", x * 100.0),
-        }),
+        }.candidate(),
     );
     Ok(())
 }

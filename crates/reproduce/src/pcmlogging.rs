@@ -51,7 +51,7 @@
 //! traces (the engine's TPC-C and TATP stand in); run the paper's 100,000 transactions per
 //! point (DECISIONS.md "Reproduction: PCMLogging").
 
-use crate::ablation::{self, Candidate, Cause};
+use crate::cause::{self, Candidate, Cause};
 use crate::runner::{run_each, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
@@ -939,7 +939,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
 /// The explanations of the claims that disagree (module docs: ablations): each suspected
 /// cause has its ablation runs; the claim is judged again on them by the same code that
 /// judged it (the figure functions run on the ablation's plan), and the class follows from
-/// how far that moves it (`ablation::explain_first`).
+/// how far that moves it (`cause::explain`).
 fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
     let mut cands: Vec<(String, Candidate)> = Vec::new();
 
@@ -981,10 +981,10 @@ fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
                 .iter()
                 .filter_map(|(w, o)| {
                     let a = o.claims.iter().find(|a| a.id == c.id)?;
-                    Some((*w, ablation::headline(a)))
+                    Some((*w, cause::headline(a)))
                 })
                 .collect();
-            parts.push((base_wh, format!("{} (this run)", ablation::headline(c))));
+            parts.push((base_wh, format!("{} (this run)", cause::headline(c))));
             parts.sort_by_key(|p| p.0);
             parts
                 .iter()
@@ -992,7 +992,7 @@ fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        cands.extend(ablation::candidates(
+        cands.extend(cause::candidates(
             &out.claims,
             &ablated.claims,
             &cause,
@@ -1023,11 +1023,11 @@ fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         let text = |c: &Claim, a: &Claim| {
             format!(
                 "without table DRAM: {}; this run: {}",
-                ablation::headline(a),
-                ablation::headline(c)
+                cause::headline(a),
+                cause::headline(c)
             )
         };
-        cands.extend(ablation::candidates(&out.claims, &o.claims, &cause, &text));
+        cands.extend(cause::candidates(&out.claims, &o.claims, &cause, &text));
     }
 
     // 3. Fig. 11's window: thousands of transactions against the paper's 100,000.
@@ -1053,14 +1053,14 @@ fn explain(out: &mut Output, plan: &Plan, x: &Pts) -> Result<(), String> {
         let text = |c: &Claim, a: &Claim| {
             format!(
                 "{n1} transactions: {}; {n0} (this run): {}",
-                ablation::headline(a),
-                ablation::headline(c)
+                cause::headline(a),
+                cause::headline(c)
             )
         };
-        cands.extend(ablation::candidates(&out.claims, &o.claims, &cause, &text));
+        cands.extend(cause::candidates(&out.claims, &o.claims, &cause, &text));
     }
 
-    ablation::attach(out, &cands);
+    cause::attach(out, &cands);
     Ok(())
 }
 

@@ -14,8 +14,8 @@
 //! What it does not do: replay the paper's TxExt3 traces (not available), model metadata
 //! journaling mode (Fig. 9's second bar set), or charge CPU time at recovery.
 
+use crate::cause::{self, Suspect, Target};
 use crate::runner::{run_all, Job, Progress};
-use crate::tested_cause::{self, Suspect, Target};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
 use world::{Config, ConfigSource, RunMetrics};
@@ -231,10 +231,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         "transactions of {} MB instead of 4 MB (TC and BPCC)",
         ABOVE_4MB * 4 / 1024
     );
-    tested_cause::attach(
+    cause::attach_one(
         &mut out,
         "txflash-fig6-shrinks",
-        tested_cause::explain(&Suspect {
+        Suspect {
                 class: CauseClass::Setup,
                 cause: "The claim is about transactions above 4 MB; the sweep's last point is 4 MB, where TC's commit record is still one program round in 1 + 1024 / 32 (the 32 planes) rounds.",
                 run: &above,
@@ -243,7 +243,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
                 base: g4m.abs(),
                 ablated: g8m.abs(),
             show: &|x| format!("BPCC over TC {}", pct(x)),
-        }),
+        }.candidate(),
     );
 
     // ---------------------------------------------------------------- Fig. 8 and Table 2
@@ -380,10 +380,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     let changes = format!(
         "{FIG8_PAPER_TXS} transactions per point (TC and BPCC at 0 % and 50 % aborts), the paper's run length, instead of {fig8_txs}"
     );
-    tested_cause::attach(
+    cause::attach_one(
         &mut out,
         "txflash-fig8-bpcc-flat",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: "The run is shorter than the paper's 20,000 transactions, so each point's mean transaction time carries more sampling noise.",
             run: &long_labels[3],
@@ -392,7 +392,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             base: bp_change.abs(),
             ablated: bp_change_long.abs(),
             show: &|x| format!("BPCC/TC changes by {} in size from 0 % to 50 % aborts", pct(x)),
-        }),
+        }.candidate(),
     );
     let rec = |pi: usize, ai: usize| -> Result<f64, String> {
         let r = |m: &RunMetrics| m.recovery.as_ref().map_or(0, |r| r.time_ns) as f64;
@@ -432,10 +432,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         note: format!("Mean simulated time from a transaction's first write to its commit acknowledgement, {fig8_txs} transactions, 4 at once, on the aged device (Fig. 8's setup above)."),
     });
     let one_ms = get(&r8, n8)?.tx_time_ns.mean / 1e6;
-    tested_cause::attach(
+    cause::attach_one(
         &mut out,
         "txflash-fig8-tc-tx-time",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: "The paper's generator sets a concurrency and inter-arrival times it does not state; the run keeps 4 transactions in flight with no gap between them, so a transaction's time includes queueing behind the others' programs.",
             run: FIG8_ONE_AT_A_TIME,
@@ -444,7 +444,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             base: tc_tx_ms,
             ablated: one_ms,
             show: &|x| format!("TC {x:.3} ms"),
-        }),
+        }.candidate(),
     );
     out.claims.push(Claim {
         paper: PAPER.into(),
@@ -498,10 +498,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         verdict: Verdict::value(0.0023, large),
         note: "IOzone's transactions are large sequential writes, as the 2 MB sequential writer's are; one commit page per 512 data pages is 0.2 % when every record is live.".into(),
     });
-    tested_cause::attach(
+    cause::attach_one(
         &mut out,
         "txflash-table2-large",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: "Half the device is prefilled before the writer runs (the paper does not say its device held other data), so the valid pages the ratio divides by include the prefill's, not only the benchmark's own.",
             run: TABLE2_EMPTY,
@@ -510,7 +510,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             base: large,
             ablated: get(&r6, n6 + 2)?.space_overhead,
             show: &|x| format!("{:.3} %", x * 100.0),
-        }),
+        }.candidate(),
     );
     out.svgs.push((
         "txflash_table2_space.svg".into(),
@@ -575,10 +575,10 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         "the sequential writer with {} MB transactions (Fig. 6's runs) instead of 3 MB",
         ABOVE_4MB * 4 / 1024
     );
-    tested_cause::attach(
+    cause::attach_one(
         &mut out,
         "txflash-fig7-large",
-        tested_cause::explain(&Suspect {
+        Suspect {
             class: CauseClass::Setup,
             cause: "The paper states IOzone's and Linux-build's transaction sizes only as over 2 MB; the stand-in's are 3 MB, where TC's commit record is still one program round in 1 + 768 / 32 (the 32 planes).",
             run: &above,
@@ -587,7 +587,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             base: g_large,
             ablated: g8m,
             show: &|x| format!("BPCC over TC {}", pct(x)),
-        }),
+        }.candidate(),
     );
 
     let g = b.nand.geometry();
