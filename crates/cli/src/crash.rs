@@ -805,7 +805,7 @@ fn soak_host_batch(h: &SoakHost, seed: u64, b: u64) -> Result<(CheckReport, Opti
     let mode = host::check::Mode::Random {
         schedules: HOST_BATCH,
     };
-    let rep = match check_cell(&cfg, mode) {
+    let rep = match check_cell_with(&cfg, mode, false) {
         Ok(r) => r,
         Err(CellError::Refused(e)) | Err(CellError::Failed(e)) => {
             return Err(Fail(1, format!("{} seed {}: {e}", h.name(), cfg.seed)))

@@ -831,8 +831,8 @@ fn cmd_config(
 
 /// A `--host` help line naming every registered recovery strategy
 /// (`host::strategy::REGISTRY`), so a new strategy appears without editing the text.
-pub(crate) fn host_help(lead: &str, tail: &str) -> String {
-    format!("{lead} ({}) {tail}", host::strategy::names().join(", "))
+pub(crate) fn host_help(head: &str, tail: &str) -> String {
+    format!("{head} ({}) {tail}", host::strategy::names().join(", "))
 }
 
 fn main() -> ExitCode {
