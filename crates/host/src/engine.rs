@@ -635,13 +635,15 @@ pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -
     }
     let source = crate::source::build(cfg, seed)?;
     let parts = parts_for(cfg, flash_page_bytes)?;
-    let layout = Layout::from_source(source.as_ref(), parts);
-    let d = data_lpns(&layout);
+    // The schema's page count is what `data_lpns` of the layout gives, without building the
+    // per-page map (a database sized by a huge `max_txns` is refused before any allocation).
+    let pages = source.schema().pages_max();
+    let d = pages.saturating_mul(u64::from(parts));
     let log = u64::from(cfg.log_pages);
     Ok(match cfg.strategy.as_str() {
         "wal" => {
             let ipl = if cfg.update == "ipl" {
-                crate::update::ipl::log_lpns_needed(cfg, layout.pages, flash_page_bytes)
+                crate::update::ipl::log_lpns_needed(cfg, pages, flash_page_bytes)
             } else {
                 0
             };
@@ -649,7 +651,7 @@ pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -
         }
         "flagcommit-ex" | "cfc-ex" | "afc-ex" => {
             let versions = crate::strategy::flagcommit_ex::versions_for(cfg.max_c);
-            d * u64::from(versions) + 1 + log
+            d.saturating_mul(u64::from(versions)) + 1 + log
         }
         "wal-pcm" => d + log * u64::from(parts),
         _ => d,

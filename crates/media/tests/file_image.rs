@@ -67,6 +67,10 @@ fn corrupt_images_are_reported_not_panicked_on() {
     let mut n = Nand::create_file(&path, c.image_params(8), c.timing.clone(), "").unwrap();
     n.program(Ppa(0), Content::Tag(11), &[1; 8], SimTime::ZERO)
         .unwrap();
+    // A second program, so the journal (the last record written, replayed on open) holds
+    // page 1 and page 0's record stands alone.
+    n.program(Ppa(1), Content::Tag(12), &[2; 8], SimTime::ZERO)
+        .unwrap();
     drop(n);
     let good = std::fs::read(&path).unwrap();
 
@@ -83,19 +87,20 @@ fn corrupt_images_are_reported_not_panicked_on() {
     let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
     let page_off = header + (4 * 16usize).next_multiple_of(4096);
-    // Page record: tag (8), OOB (8 here), data (512), program count, state.
+    // Page record: tag (8), OOB (8 here), data (512), program count (1), CRC-32 (4), state (1).
+    // A flipped data bit fails the record's CRC (the ECC model: uncorrectable).
     let mut bad_data = good.clone();
     bad_data[page_off + 8 + 8 + 20] ^= 1;
-    cases.push(("content tag", bad_data));
+    cases.push(("page 0: record checksum", bad_data));
     let mut bad_state = good.clone();
-    bad_state[page_off + 8 + 8 + 512 + 1] = 0x7;
-    cases.push(("state", bad_state));
+    bad_state[page_off + 8 + 8 + 512 + 1 + 4] = 0x7;
+    cases.push(("page 0", bad_state));
 
     for (want, bytes) in cases {
         std::fs::write(&path, &bytes).unwrap();
-        let e = Nand::open_file(&path, c.timing.clone())
-            .err()
-            .expect("corrupt image opened");
+        let Some(e) = Nand::open_file(&path, c.timing.clone()).err() else {
+            panic!("corrupt image opened ({want})");
+        };
         let msg = e.to_string();
         assert!(msg.contains(want), "expected '{want}' in: {msg}");
     }
@@ -118,7 +123,8 @@ fn a_write_cut_short_reads_as_a_lost_program_not_as_corruption() {
     let json_len = u32::from_le_bytes(full[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
     let page_off = header + (4 * 16usize).next_multiple_of(4096);
-    let rec = 8 + 8 + 512 + 2;
+    // Page record: tag (8), OOB (8 here), data (512), program count (1), CRC-32 (4), state (1).
+    let rec = 8 + 8 + 512 + 1 + 4 + 1;
     let start = page_off + 3 * rec;
     for cut in 0..rec {
         // Bytes [start, start+cut) of the record written, the rest (and the block record) not.
@@ -174,7 +180,8 @@ fn an_erase_cut_anywhere_reads_as_a_torn_erase_not_as_corruption() {
     let json_len = u32::from_le_bytes(after[12..16].try_into().unwrap()) as usize;
     let header = (16 + json_len + 4).next_multiple_of(4096);
     let page_off = header + (4 * 16usize).next_multiple_of(4096);
-    let rec = 8 + 8 + 512 + 2;
+    // Page record: tag (8), OOB (8 here), data (512), program count (1), CRC-32 (4), state (1).
+    let rec = 8 + 8 + 512 + 1 + 4 + 1;
     let block_rec = header + 16;
     let mut marked = after[block_rec..block_rec + 16].to_vec();
     marked[5] |= 2;

@@ -349,24 +349,43 @@ pub(crate) struct Tested<'a> {
 /// with the same ablation as its evidence.
 pub(crate) fn tested(t: &Tested) -> Explanation {
     let mv = movement(t.target, t.base, t.ablated);
+    // The share of the distance to the paper the ablation closes; the one rule of
+    // `crate::cause`: a move toward the paper names the cause only when it closes more than
+    // `cause::MOST` of that distance.
+    let (d0, d1) = (t.target.distance(t.base), t.target.distance(t.ablated));
+    let closed = if d0 > 0.0 { (d0 - d1) / d0 } else { 0.0 };
     let mut measured = format!(
         "{} → {}: the change moves the claim {}",
         (t.show)(t.base),
         (t.show)(t.ablated),
         mv.words()
     );
+    if mv == Movement::Toward {
+        measured.push_str(&format!(
+            " (closing {:.0} % of the distance)",
+            100.0 * closed
+        ));
+    }
     if !t.detail.is_empty() {
         measured.push_str("; ");
         measured.push_str(&t.detail);
     }
     let ablation = Ablation::new(t.run, t.changes, measured);
-    match (mv, t.class) {
-        (Movement::Into | Movement::Toward, CauseClass::Setup) => {
-            Explanation::setup(t.cause, ablation)
-        }
-        (Movement::Into | Movement::Toward, CauseClass::Model) => {
-            Explanation::model(t.cause, ablation)
-        }
+    let supports = mv == Movement::Into || (mv == Movement::Toward && closed > crate::cause::MOST);
+    if mv == Movement::Toward && !supports {
+        return Explanation::finding(
+            format!(
+                "tested, and it accounts only for {:.0} % of the distance to the paper (a cause must close more than {:.0} %): {} The difference stands as a result of this model at this setting.",
+                100.0 * closed,
+                100.0 * crate::cause::MOST,
+                t.cause
+            ),
+            Some(ablation),
+        );
+    }
+    match (supports, t.class) {
+        (true, CauseClass::Setup) => Explanation::setup(t.cause, ablation),
+        (true, CauseClass::Model) => Explanation::model(t.cause, ablation),
         _ => Explanation::finding(
             format!(
                 "tested and refuted as the cause: {} The ablation does not move the claim toward the paper, so the difference stands as a result of this model at this setting.",
@@ -2519,8 +2538,8 @@ mod tests {
     }
 
     /// The class of an explanation is computed from what its ablation measured: the cause's
-    /// own class (`setup`, `model`) only when the ablation moves the claim into or toward the
-    /// paper; an ablation that leaves the claim where it was, or moves it away, refutes the
+    /// own class (`setup`, `model`) only when the ablation moves the claim into agreement or
+    /// closes more than half of its distance to the paper (`cause::MOST`); an ablation that leaves the claim where it was, or moves it away, refutes the
     /// cause and yields a `finding` saying so. The measured text is the numbers' own.
     #[test]
     fn explanation_class_follows_the_ablations_numbers() {
@@ -2544,13 +2563,22 @@ mod tests {
         let m = &into.ablation.as_ref().unwrap().measured;
         assert!(m.contains("gap -25.8% → gap +20.0%"), "{m}");
         assert!(m.contains("into agreement"), "{m}");
-        let toward = tested(&t(model, paper, -0.258, -0.05));
+        // Toward, closing 72 % of the distance: the cause stands, in part.
+        let toward = tested(&t(model, paper, -0.258, 0.10));
         assert_eq!(toward.class, CauseClass::Model);
         assert!(toward
             .ablation
             .unwrap()
             .measured
-            .contains("toward the paper, not into agreement"));
+            .contains("toward the paper, not into agreement (closing 72 % of the distance)"));
+        // Toward, closing only 42 %: not enough to name the cause (`cause::MOST`).
+        let part = tested(&t(model, paper, -0.258, -0.05));
+        assert_eq!(part.class, CauseClass::Finding);
+        assert!(
+            part.cause.contains("accounts only for 42 %"),
+            "{}",
+            part.cause
+        );
         // Unmoved (within the 2 % band) and away: refuted, never `setup`.
         for (abl, words) in [(-0.255, "not at all"), (-0.40, "away from the paper")] {
             let e = tested(&t(setup, paper, -0.258, abl));
@@ -2558,12 +2586,16 @@ mod tests {
             assert!(e.cause.contains("refuted"), "{}", e.cause);
             assert!(e.ablation.unwrap().measured.contains(words));
         }
-        // A bound (GC share over 35 %): 8 % → 20 % is toward, 8 % → 8.1 % does not move,
-        // 8 % → 40 % is into agreement.
+        // A bound (GC share over 35 %): 8 % → 30 % closes 81 % of the distance, 8 % → 20 %
+        // only 44 %, 8 % → 8.1 % does not move, 8 % → 40 % is into agreement.
         let bound = Target::Above(0.35);
         assert_eq!(
-            tested(&t(setup, bound, 0.08, 0.20)).class,
+            tested(&t(setup, bound, 0.08, 0.30)).class,
             CauseClass::Setup
+        );
+        assert_eq!(
+            tested(&t(setup, bound, 0.08, 0.20)).class,
+            CauseClass::Finding
         );
         assert_eq!(
             tested(&t(setup, bound, 0.08, 0.081)).class,

@@ -120,7 +120,14 @@ pub fn run_host_sized(
                         break;
                     }
                     cfg.nand.blocks_per_plane = grown as u32;
-                    device = build_device(&cfg, None)?;
+                    device = build_device(&cfg, None).map_err(|e| {
+                        WorldError::Config(format!(
+                            "config: host {} needs {need} logical device pages for its {} database, and a device that large cannot be built here ({e}): shrink the database ({})",
+                            cfg.host.strategy,
+                            cfg.host.workload,
+                            shrink_keys(&cfg.host.workload, &cfg.host.strategy)
+                        ))
+                    })?;
                 }
                 if f64::from(device.logical_pages()) < target {
                     return Err(WorldError::Config(format!(
