@@ -42,6 +42,32 @@ pub const SCHEDULES_MAX: u64 = 1 << 32;
 pub const CLOSED_STDOUT: u8 = 141;
 
 /// Writes a line to stdout; a closed stdout ends the program quietly.
+/// The end of a summary over many checks (protocols, variants): the states-checked line, the
+/// fewest states one `unit` got (a failure below `--min-states`), and exit 1 naming every
+/// failing one.
+pub(crate) fn summary_end(
+    checked: &str,
+    unit: &str,
+    fewest: Option<(u64, String)>,
+    min_states: Option<u64>,
+    mut failed: Vec<String>,
+) -> Result<(), Fail> {
+    say(checked)?;
+    if let Some((n, l)) = &fewest {
+        say(&format!("fewest crash states of one {unit}: {n} ({l})"))?;
+        if let Some(m) = min_states.filter(|m| n < m) {
+            failed.push(format!("{l} (only {n} of --min-states {m} crash states)"));
+        }
+    }
+    if !failed.is_empty() {
+        return Err(Fail(
+            1,
+            format!("crash violations in: {}", failed.join(", ")),
+        ));
+    }
+    Ok(())
+}
+
 pub fn say(s: &str) -> Result<(), Fail> {
     let mut o = std::io::stdout().lock();
     writeln!(o, "{s}")
@@ -645,23 +671,11 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
             return Err(Fail(2, m));
         }
         say(t.render().trim_end())?;
-        say(&format!(
+        let checked = format!(
             "crash states checked: {total}, protocols failing: {}",
             failed.len()
-        ))?;
-        if let Some((n, p)) = &fewest {
-            say(&format!("fewest crash states of one protocol: {n} ({p})"))?;
-            if let Some(m) = a.min_states.filter(|m| n < m) {
-                failed.push(format!("{p} (only {n} of --min-states {m} crash states)"));
-            }
-        }
-        if !failed.is_empty() {
-            return Err(Fail(
-                1,
-                format!("crash violations in: {}", failed.join(", ")),
-            ));
-        }
-        return Ok(());
+        );
+        return summary_end(&checked, "protocol", fewest, a.min_states, failed);
     }
     let protocol = a.protocol.as_deref().unwrap_or_default();
     let exhaustive = a.schedules.is_none() || a.exhaustive;

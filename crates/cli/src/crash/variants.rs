@@ -101,22 +101,10 @@ pub(super) fn cmd_variants(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
         }
     }
     say(t.render().trim_end())?;
-    say(&format!(
+    let checked = format!(
         "crash states checked: {total} over {} safety variants, variants failing: {}",
         chosen.len(),
         failed.len()
-    ))?;
-    if let Some((n, l)) = &fewest {
-        say(&format!("fewest crash states of one variant: {n} ({l})"))?;
-        if let Some(m) = a.min_states.filter(|m| n < m) {
-            failed.push(format!("{l} (only {n} of --min-states {m} crash states)"));
-        }
-    }
-    if !failed.is_empty() {
-        return Err(Fail(
-            1,
-            format!("crash violations in: {}", failed.join(", ")),
-        ));
-    }
-    Ok(())
+    );
+    super::summary_end(&checked, "variant", fewest, a.min_states, failed)
 }
