@@ -536,6 +536,37 @@ fn ipl_separate_survives_crashes_on_pslc_and_odd_mlc() {
     }
 }
 
+/// The shape that reaches the window between a merge and its unit's next log sector in
+/// the `separate` layout (CI runs it; docs/MUTATION.md, `ipl-sector-before-merge`): four
+/// channels, so the merge's page writes spread over sixteen planes and the sector can land
+/// on an idle one; four clients, so another client writes a page of the merged unit back
+/// while the merge is still in flight; four log sectors per unit, so merges are frequent.
+/// A first sector that overtakes the merge supersedes the unit's old log page, whose
+/// records the WAL may already have truncated, before the merged images are on flash: with
+/// `COMMITLAB_MUTANT=ipl-sector-before-merge` (`cargo test -p commitlab-host --features
+/// mutants --test ipa ipl_separate`) 560 of 16,479 states of seed 1 lose acked updates.
+#[test]
+fn ipl_separate_merge_with_sectors_right_behind_survives_every_crash() {
+    // As `commitlab crash --host wal --protocol none --update ipl` builds it (one flash
+    // page per DB page, `world::host_run::host_crash_config_for`), plus the shape.
+    let (mut h, mut d) = ipl_separate_config();
+    h.page_bytes = d.nand.page_bytes;
+    d.nand.channels = 4;
+    h.clients = 4;
+    h.ipl.log_sectors = 4;
+    let rec = check::record(&h, &d, 1).unwrap();
+    let c = &rec.metrics.strategy_counters;
+    assert!(c["ipl_merges"] >= 10 && c["ipl_sector_writes"] > 0, "{c:?}");
+    let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 10 }, 1, None).unwrap();
+    report(&rep);
+    eprintln!("{} states", rep.states);
+    assert!(rep.states > 10_000, "{} states", rep.states);
+    assert_eq!(
+        rep.violations, 0,
+        "a log sector overtook its unit's merge (seed 1, exhaustive)"
+    );
+}
+
 #[test]
 fn the_checker_catches_ipl_trusting_a_torn_log_sector() {
     let mut caught = 0;

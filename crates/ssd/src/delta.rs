@@ -450,6 +450,59 @@ mod tests {
         assert!(lsb > 0 && msb > 0);
     }
 
+    /// The ordering In-Place Appends' restart relies on without waiting for it
+    /// (`host/src/update/ipa.rs`, the planted `ipa-appends-unordered`): consecutive writes
+    /// to one page's delta area, and the out-of-place write before them, go to the physical
+    /// page the lpn maps to, on one plane, which executes them in issue order. So an append
+    /// issued before the previous one completed still starts after it ends, and the crash
+    /// checker (at most one operation per plane in flight) never persists it alone.
+    #[test]
+    fn appends_to_one_page_start_after_the_previous_write_ends_even_when_issued_at_once() {
+        let mut c = cfg(64);
+        c.nand.planes_per_die = 2;
+        c.nand.channels = 2;
+        let mut d = Device::in_memory(&c).unwrap();
+        // Other planes busy with unrelated writes, so the issue order is all that orders.
+        let t0 = SimTime::ZERO;
+        for l in 10..14 {
+            d.write_plain(Lpn(l), u64::from(l), t0).unwrap();
+        }
+        d.core.nand.enable_log();
+        // Every write issued at t0: none waits for the one before.
+        d.write_plain(Lpn(3), 7, t0).unwrap();
+        for k in 0..2u32 {
+            d.write_delta(Lpn(3), k * 8, &[k as u8; 8], t0).unwrap();
+        }
+        // The block-interface form: the whole delta area, one more record in place.
+        let mut tail = vec![0xFF; 32];
+        tail[..8].fill(0);
+        tail[8..16].fill(1);
+        tail[16..18].copy_from_slice(&[1, 2]);
+        let (_, inp) = d.write_page(Lpn(3), 7, &tail, t0).unwrap();
+        assert!(inp, "the block-interface write went in place");
+        let ppa = d.core.lookup(Lpn(3)).unwrap();
+        let ops: Vec<_> = d
+            .core
+            .nand
+            .take_log()
+            .into_iter()
+            .filter(|o| match &o.kind {
+                media::OpKind::Program { ppa: p, .. }
+                | media::OpKind::PartialProgram { ppa: p, .. } => *p == ppa,
+                _ => false,
+            })
+            .collect();
+        assert_eq!(ops.len(), 4, "one program and three appends of the page");
+        for w in ops.windows(2) {
+            assert!(
+                w[1].start >= w[0].end,
+                "an append started at {:?}, before the previous write of its page ended at {:?}",
+                w[1].start,
+                w[0].end
+            );
+        }
+    }
+
     #[test]
     fn refuses_bad_appends() {
         let mut d = dev(32);

@@ -243,6 +243,16 @@ impl Ipa {
             part: 0,
         });
         let rec = encode(tag, pairs);
+        // Ordered after the page's previous write or append. Under the model this wait is
+        // implied, not needed: the record goes to the physical page the lpn maps to, which
+        // the previous write or append of this page programmed (or a GC copy issued after
+        // it, whose read queued behind it), on one plane, and a plane executes in issue
+        // order (DESIGN.md "Time"; the crash model persists at most one operation per
+        // plane in flight, `check` crate). So the append never starts before the previous
+        // one ends, with or without this wait, and the planted `ipa-appends-unordered`
+        // changes no crash state (docs/MUTATION.md; the guarantee is tested by
+        // `appends_to_one_page_start_after_the_previous_write_ends_even_when_issued_at_once`,
+        // `ssd/src/delta.rs`). The wait stays for a device whose planes reorder.
         #[cfg(feature = "mutants")]
         let ready = if ssd::mutant::on("ipa-appends-unordered") {
             at

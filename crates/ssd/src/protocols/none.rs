@@ -34,9 +34,28 @@
 //! - With checkpoints, pages below a block's scan start were captured by the translation
 //!   pages; every page written later is in the scan set and outranks the checkpoint. A
 //!   checkpoint entry pointing into the scanned region whose page now holds something else
-//!   was superseded (rewritten, moved or trimmed, all of which leave a scanned page), so it
-//!   is dropped. The sequence counter resumes above both the checkpoint's record of it and
-//!   every scanned page.
+//!   was superseded (rewritten, moved or trimmed, all of which leave a scanned page), so the
+//!   scanned page decides. The sequence counter resumes above both the checkpoint's record
+//!   of it and every scanned page.
+//! - A root entry naming a page in the scanned region *with no scanned page claiming its
+//!   lpn* is an image this FTL cannot leave, so recovery refuses it as corrupt
+//!   (`fill_from_root`) instead of choosing between the entry and "unmapped". Why it cannot
+//!   arise: (1) the root's scan set holds every block programmed since its translation
+//!   pages were taken, from the write pointer it had then (`meta.rs`: window blocks are
+//!   recorded by a durable root before their first program, open blocks from their then
+//!   write pointer), and a block enters the scan set below its old write pointer only by
+//!   being erased first (`refill_windows`: `add_scan(b, 0)` after `make_clean`); so a root
+//!   entry p lies in the scanned region only if p's block was erased after the snapshot.
+//!   (2) `none` never unmaps an lpn: every change of its mapping (write, trim tombstone, GC
+//!   copy) programs a page that claims it, into a block of the scan set. (3) A block is
+//!   erased only after every page superseding one of its mapped pages is durable
+//!   (`erase_not_before`), and the page an lpn maps to is never erased. So when p's block
+//!   was erased (or its erase began: in any crash state), the page that superseded p is on
+//!   the medium in the scanned region, and by (2)–(3) applied to it in turn, so is the
+//!   lpn's newest page: the scan claims the lpn. The crash checker's runs of `none` with
+//!   checkpoints (`crash --variants --protocol none`, CI) check this on every state, since
+//!   a refused image is a violation; the planted `none-root-trusted` (take the entry
+//!   instead) is therefore equivalent under the model (docs/MUTATION.md).
 
 use crate::core::{blank_oob, FtlCore, ReadOutcome, Stream};
 use crate::error::{Result, SsdError};
@@ -264,18 +283,9 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
                 next_seq = next_seq.max(s);
             }
         }
-        for (lpn, p) in root.l2p.iter().enumerate() {
-            // A root entry naming a page in a block recovery scanned is stale: that block
-            // was erased and rewritten after the checkpoint, and the scan saw what it holds.
-            #[cfg(feature = "mutants")]
-            let scanned = !crate::mutant::on("none-root-trusted") && ctx.was_scanned(*p);
-            #[cfg(not(feature = "mutants"))]
-            let scanned = ctx.was_scanned(*p);
-            if best_ppa[lpn] == Ppa::NONE && *p != Ppa::NONE && !scanned {
-                best_ppa[lpn] = *p;
-            }
-        }
+        let filled = fill_from_root(&mut best_ppa, &root.l2p, |p| ctx.was_scanned(p));
         ctx.root = Some(root);
+        filled?;
     }
     for (lpn, ppa) in best_ppa.iter().enumerate() {
         if *ppa != Ppa::NONE {
@@ -287,4 +297,71 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
         open: BTreeMap::new(),
         tomb_end: BTreeMap::new(),
     }))
+}
+
+/// Fills the lpns the scan found no page for from the checkpoint root's entries (`best`:
+/// per lpn the scanned page recovery keeps, `Ppa::NONE` for none). An entry naming a page
+/// in the scanned region (`scanned`) whose lpn no scanned page claims cannot come from
+/// this FTL (the case-by-case argument in the header): refused as a corrupt image.
+fn fill_from_root(best: &mut [Ppa], root: &[Ppa], scanned: impl Fn(Ppa) -> bool) -> Result<()> {
+    for (lpn, p) in root.iter().enumerate() {
+        let Some(b) = best.get_mut(lpn) else {
+            break;
+        };
+        if *b != Ppa::NONE || *p == Ppa::NONE {
+            continue;
+        }
+        if !scanned(*p) {
+            *b = *p;
+            continue;
+        }
+        #[cfg(feature = "mutants")]
+        if crate::mutant::on("none-root-trusted") {
+            *b = *p;
+            continue;
+        }
+        return Err(SsdError::CorruptImage {
+            detail: format!(
+                "the checkpoint root maps lpn {lpn} to {p}, in a block written since the checkpoint, and no page found there claims lpn {lpn}"
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ppa(i: u32) -> Ppa {
+        Ppa(i)
+    }
+
+    #[test]
+    fn root_entries_fill_only_what_the_scan_did_not_find() {
+        // lpn 0: found by the scan (kept); lpn 1: root entry outside the scanned region
+        // (taken); lpn 2: unmapped in the root (stays unmapped).
+        let mut best = vec![ppa(7), Ppa::NONE, Ppa::NONE];
+        let root = vec![ppa(3), ppa(4), Ppa::NONE];
+        fill_from_root(&mut best, &root, |p| p.0 >= 100).unwrap();
+        assert_eq!(best, vec![ppa(7), ppa(4), Ppa::NONE]);
+    }
+
+    /// A root entry in a block rewritten since the checkpoint, with no scanned page for its
+    /// lpn, was silently dropped (the lpn read as unmapped); the FTL cannot leave such an
+    /// image (header), so it is refused as corrupt.
+    #[test]
+    fn a_root_entry_in_a_rewritten_block_without_a_claimant_is_refused() {
+        let mut best = vec![ppa(7), Ppa::NONE];
+        let root = vec![ppa(3), ppa(104)];
+        let e = fill_from_root(&mut best, &root, |p| p.0 >= 100).unwrap_err();
+        assert!(
+            matches!(&e, SsdError::CorruptImage { detail } if detail.contains("lpn 1")),
+            "{e}"
+        );
+        // A scanned page claiming the lpn decides; the stale entry is not looked at.
+        let mut best = vec![ppa(7), ppa(150)];
+        fill_from_root(&mut best, &root, |p| p.0 >= 100).unwrap();
+        assert_eq!(best, vec![ppa(7), ppa(150)]);
+    }
 }
