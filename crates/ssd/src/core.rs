@@ -1099,17 +1099,44 @@ impl FtlCore {
                         }
                     }
                 } else {
-                    for _ in 0..self.stripe_order.len() {
-                        let pu = self.next_pu();
+                    // The striping policy's unit first, then every other unit. Round-robin
+                    // and plane-first name each unit once in n turns; least-busy names the
+                    // least busy unit again and again, so a unit it already tried is
+                    // replaced by the first untried one in stripe order (without that, a
+                    // stream whose head was full in the least busy unit found no block
+                    // while another unit had free blocks: mhl-m with checkpoints every 40
+                    // writes under least-busy striping, `option_matrix.rs`).
+                    let n = self.stripe_order.len();
+                    let mut tried: Vec<PuId> = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let mut pu = self.next_pu();
+                        if tried.contains(&pu) {
+                            match self.stripe_order.iter().find(|p| !tried.contains(p)) {
+                                Some(&p) => pu = p,
+                                None => break,
+                            }
+                        }
+                        tried.push(pu);
                         found = self.alloc_in(pu, stream, ready)?;
                         if found.is_some() {
                             break;
                         }
                     }
                 }
-                found.ok_or_else(|| SsdError::OutOfSpace {
-                    detail: "no parallel unit has a free block".into(),
-                })?
+                match found {
+                    Some(f) => f,
+                    None => {
+                        let units: Vec<String> = (0..self.geo.pus())
+                            .map(|p| self.space_summary(PuId(p)))
+                            .collect();
+                        return Err(SsdError::OutOfSpace {
+                            detail: format!(
+                                "no parallel unit has a free block ({})",
+                                units.join("; ")
+                            ),
+                        });
+                    }
+                }
             }
         };
         let t = self.nand.program(ppa, content, oob, ready.max(ready_min))?;
