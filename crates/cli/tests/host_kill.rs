@@ -194,6 +194,14 @@ fn a_killed_cfc_ex_host_loses_no_acked_transaction() {
     kill_cell("cfc-ex", "none");
 }
 
+/// AFC_ex (Flag Commit §4.2 with AFC's flags) is the fourth strategy a file-backed run
+/// accepts (`flagcommit-ex` is another name for cfc-ex); the PCM strategies are refused
+/// (`flags_a_mode_does_not_use_are_refused`).
+#[test]
+fn a_killed_afc_ex_host_loses_no_acked_transaction() {
+    kill_cell("afc-ex", "none");
+}
+
 /// The verification has teeth: an ack log that claims a transaction the image never
 /// received (the run's ack log of a shorter run, extended by the lines of a longer one)
 /// fails with exit 1 and names what was lost; a log of another run is refused (exit 2).
