@@ -137,20 +137,32 @@ pub fn read(path: &str) -> Result<PageTrace, WorkloadError> {
 }
 
 /// Parses a trace; `name` prefixes error messages.
-pub fn parse(name: &str, input: impl BufRead) -> Result<PageTrace, WorkloadError> {
+pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadError> {
     let mut relations: Vec<Relation> = Vec::new();
     let mut txns: Vec<TraceTxn> = Vec::new();
     // id -> (index in txns, line of its `txn`, open?)
     let mut state: HashMap<u64, (usize, usize, bool)> = HashMap::new();
     let mut open = 0usize;
     let mut header = false;
-    for (i, line) in input.lines().enumerate() {
-        let n = i + 1;
-        let line = line.map_err(|e| werr(format!("{name}:{n}: {e}")))?;
+    // One line buffer and a fixed array of fields, reused: a trace has tens of lines per
+    // transaction, and the host reads it once to size the device and once to run.
+    let mut line = String::new();
+    let mut n = 0usize;
+    // The transaction the previous line named: most lines name the one just begun.
+    let mut last: Option<(u64, usize)> = None;
+    loop {
+        line.clear();
+        let got = input
+            .read_line(&mut line)
+            .map_err(|e| werr(format!("{name}:{}: {e}", n + 1)))?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
         let t = line.trim();
         let bad = |what: String| werr(format!("{name}:{n}: {what}"));
         if !header {
-            let f: Vec<&str> = t.split_whitespace().collect();
+            let f: Vec<&str> = t.split_ascii_whitespace().collect();
             if f.first() != Some(&FORMAT_NAME) || f.len() != 2 {
                 return Err(bad(format!(
                     "expected the header '{FORMAT_NAME} {FORMAT_VERSION}' on the first line, found '{t}'"
@@ -168,16 +180,21 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<PageTrace, WorkloadError
         if t.is_empty() || t.starts_with('#') {
             continue;
         }
-        let f: Vec<&str> = t.split_whitespace().collect();
+        let mut f: [&str; 6] = [""; 6];
+        let mut nf = 0usize;
+        for w in t.split_ascii_whitespace() {
+            if nf < f.len() {
+                f[nf] = w;
+            }
+            nf += 1;
+        }
         let fields = |k: usize, shape: &str| {
-            if f.len() == k {
+            if nf == k {
                 Ok(())
             } else {
                 Err(bad(format!(
                     "'{}' takes {} fields ({shape}), found {}",
-                    f[0],
-                    k,
-                    f.len()
+                    f[0], k, nf
                 )))
             }
         };
@@ -253,15 +270,20 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<PageTrace, WorkloadError
                     fields(4, "r txn rel block")?;
                 }
                 let id = num(1, "transaction id")?;
-                let ix = match state.get(&id) {
+                let cached = last.filter(|&(l, _)| l == id).map(|(_, ix)| ix);
+                let ix = match cached
+                    .map(|ix| (ix, 0, true))
+                    .or_else(|| state.get(&id).copied())
+                {
                     None => return Err(bad(format!("transaction {id} has not begun"))),
-                    Some(&(_, at, false)) => {
+                    Some((_, at, false)) => {
                         return Err(bad(format!(
                             "transaction {id} (begun on line {at}) has already ended"
                         )))
                     }
-                    Some(&(ix, _, true)) => ix,
+                    Some((ix, _, true)) => ix,
                 };
+                last = Some((id, ix));
                 let rel = num(2, "relation")?;
                 let Some(r) = relations.get(rel as usize) else {
                     return Err(bad(format!(
@@ -311,6 +333,7 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<PageTrace, WorkloadError
                 };
                 open -= 1;
                 txns[ix].aborted = f[0] == "abort";
+                last = None;
             }
             other => {
                 return Err(bad(format!(
@@ -409,12 +432,17 @@ impl PageTrace {
     /// writes (in the order of first writes; the host writes a page once at commit, however
     /// often it changed), COMMIT or ABORT; each distinct page it reads is a read of its
     /// own just before its BEGIN (the txn format's reads carry no transaction). Untimed:
-    /// replay is closed-loop at `workload.trace.concurrency`.
+    /// replay is closed-loop at `workload.trace.concurrency`. BARRIERs make the stream
+    /// respect `isolation` (LightTx §4.2): `Strict`, one after every transaction;
+    /// `NoPageConflict`, one before a transaction that writes a page an earlier transaction
+    /// of the segment wrote; `Serializable`, none.
     pub fn to_txn_commands(
         &self,
         flash_page_bytes: u32,
         logical_pages: u32,
+        isolation: crate::txn::Isolation,
     ) -> Result<Vec<Timed>, WorkloadError> {
+        use crate::txn::Isolation;
         if flash_page_bytes == 0
             || (flash_page_bytes < DB_PAGE_BYTES && DB_PAGE_BYTES % flash_page_bytes != 0)
         {
@@ -426,7 +454,7 @@ impl PageTrace {
         let need = self.pages() * parts as u64;
         if need > logical_pages as u64 {
             return Err(werr(format!(
-                "the trace's database is {} pages of {DB_PAGE_BYTES} B = {need} logical pages; the device has {logical_pages}",
+                "the trace's database is {} pages of {DB_PAGE_BYTES} B = {need} logical pages; the device has {logical_pages} (grow it: nand.blocks_per_plane)",
                 self.pages()
             )));
         }
@@ -440,6 +468,8 @@ impl PageTrace {
             |rel: u16, block: u32| Lpn((base[rel as usize] + block as u64 * parts as u64) as u32);
         let mut out = Vec::new();
         let cmd = |c: TxCmd| Timed { time_ns: 0, cmd: c };
+        // Pages written in the current segment (no-page-conflict isolation).
+        let mut segment: std::collections::HashSet<(u16, u32)> = Default::default();
         for (k, t) in self.txns.iter().enumerate() {
             let tx = TxId(k as u64);
             let mut reads: Vec<(u16, u32)> = Vec::new();
@@ -452,6 +482,13 @@ impl PageTrace {
                 if !list.contains(&a.page()) {
                     list.push(a.page());
                 }
+            }
+            if isolation == Isolation::NoPageConflict {
+                if writes.iter().any(|p| segment.contains(p)) {
+                    out.push(cmd(TxCmd::Barrier));
+                    segment.clear();
+                }
+                segment.extend(writes.iter().copied());
             }
             for &(r, b) in &reads {
                 out.push(cmd(TxCmd::Read {
@@ -472,6 +509,9 @@ impl PageTrace {
             } else {
                 TxCmd::Commit { tx, write: None }
             }));
+            if isolation == Isolation::Strict && k + 1 < self.txns.len() {
+                out.push(cmd(TxCmd::Barrier));
+            }
         }
         Ok(out)
     }
@@ -654,6 +694,7 @@ impl TraceStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::txn::Isolation;
 
     const GOOD: &str = "commitlab-pagetrace 1
 # a comment
@@ -803,7 +844,9 @@ abort 6
     fn converts_to_device_commands() {
         let t = parse_str(GOOD).unwrap();
         // 2 KiB flash pages: 4 parts per 8 KiB block; relation 1 starts at 10 blocks.
-        let cmds = t.to_txn_commands(2048, 1000).unwrap();
+        let cmds = t
+            .to_txn_commands(2048, 1000, Isolation::Serializable)
+            .unwrap();
         let c: Vec<TxCmd> = cmds.into_iter().map(|t| t.cmd).collect();
         assert_eq!(
             c,
@@ -835,9 +878,32 @@ abort 6
                 TxCmd::Abort { tx: TxId(1) },
             ]
         );
-        let e = t.to_txn_commands(2048, 55).unwrap_err();
+        let e = t
+            .to_txn_commands(2048, 55, Isolation::Serializable)
+            .unwrap_err();
         assert!(e.what.contains("the device has 55"), "{}", e.what);
-        assert!(t.to_txn_commands(3000, 1000).is_err());
+        assert!(t
+            .to_txn_commands(3000, 1000, Isolation::Serializable)
+            .is_err());
+        let barriers = |iso| {
+            t.to_txn_commands(2048, 1000, iso)
+                .unwrap()
+                .iter()
+                .filter(|c| c.cmd == TxCmd::Barrier)
+                .count()
+        };
+        // Strict: one between the two transactions; their write sets are disjoint, so
+        // no-page-conflict needs none.
+        assert_eq!(barriers(Isolation::Strict), 1);
+        assert_eq!(barriers(Isolation::NoPageConflict), 0);
+        let clash = parse_str(
+            "commitlab-pagetrace 1\nrel 0 t heap 4\ntxn 1 a\nw 1 0 2 8\ncommit 1\ntxn 2 b\nw 2 0 2 8\ncommit 2\n",
+        )
+        .unwrap();
+        let c = clash
+            .to_txn_commands(2048, 1000, Isolation::NoPageConflict)
+            .unwrap();
+        assert_eq!(c[3].cmd, TxCmd::Barrier, "{c:?}");
     }
 
     #[test]
