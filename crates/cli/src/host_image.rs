@@ -33,18 +33,16 @@ pub(crate) fn check_device_run(a: &ConfigArgs, f: &RunFlags<'_>) -> Result<(), F
 
 /// `run --host S`: in memory, or file-backed with `--image` (and `--ack-log`).
 pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> Result<(), Fail> {
-    if f.trace.is_some() || f.trace_format.is_some() {
-        return Err(bad(
-            "--trace/--trace-format: a host run draws its transactions from host.workload; replay a trace at device level (without --host)",
-        ));
-    }
+    let trace = host_trace_sets(a, f)?;
     let Some(image) = f.image else {
         if f.ack_log.is_some() {
             return Err(bad(
                 "--ack-log: the ack log is verified against a device image; add --image F",
             ));
         }
-        return crate::cmd_host_run(a, strategy, f.protocol, f.workload, f.json, f.record);
+        return crate::cmd_host_run(
+            a, strategy, f.protocol, f.workload, &trace, f.json, f.record,
+        );
     };
     let mut extra = vec![
         "workload.kind=\"host\"".to_string(),
@@ -56,7 +54,9 @@ pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> 
     if let Some(w) = f.workload {
         extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
     }
+    extra.extend(trace.iter().cloned());
     let cfg = crate::load(a, None, &extra)?;
+    check_host_trace(&cfg, f.trace.is_some())?;
     crate::Out::check(f.json)?;
     cfg.validate().map_err(bad)?;
     world::host_image::check_file_backed(&cfg).map_err(bad)?;
@@ -150,6 +150,50 @@ pub(crate) fn check_crash_flags(a: &crate::crash::CrashArgs) -> Result<(), Fail>
         return Err(bad(
             "--exhaustive with --schedules: a host crash check runs one of them (exhaustive without --schedules)",
         ));
+    }
+    Ok(())
+}
+
+/// `run --host S --trace F`: the settings that replay the page-access trace F through the
+/// host (`host.workload = "trace"`, `host.trace.path`); the trace format, if given, must be
+/// `pages` (the only one a host replays). Without `--trace`, none.
+pub(crate) fn host_trace_sets(a: &ConfigArgs, f: &RunFlags<'_>) -> Result<Vec<String>, Fail> {
+    let Some(t) = f.trace else {
+        if f.trace_format.is_some() {
+            return Err(bad("--trace-format: no --trace to read"));
+        }
+        return Ok(Vec::new());
+    };
+    if let Some(fmt) = f.trace_format {
+        if fmt != "pages" {
+            return Err(bad(format!(
+                "--trace-format {fmt}: a host run replays page-access traces (pages) only; replay a {fmt} trace at device level (without --host)"
+            )));
+        }
+    }
+    let mut sets = vec![format!(
+        "host.trace.path={}",
+        toml::Value::String(t.display().to_string())
+    )];
+    // `--trace` alone picks the trace workload; an explicit one must be "trace" (checked
+    // after loading by `check_host_trace`).
+    let explicit = f.workload.is_some()
+        || a.sets
+            .iter()
+            .any(|s| s.trim_start().starts_with("host.workload"));
+    if !explicit {
+        sets.push("host.workload=\"trace\"".into());
+    }
+    Ok(sets)
+}
+
+/// A `--trace` with a host workload other than "trace" would be ignored: refused.
+pub(crate) fn check_host_trace(cfg: &world::Config, traced: bool) -> Result<(), Fail> {
+    if traced && cfg.host.workload != "trace" {
+        return Err(bad(format!(
+            "--trace: host.workload is \"{}\"; a page-access trace replays with host.workload = \"trace\"",
+            cfg.host.workload
+        )));
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 mod crash;
 mod host_image;
 mod sql_cmd;
+mod trace_stats;
 
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
 /// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
@@ -87,8 +88,9 @@ enum Cmd {
         trace: Option<PathBuf>,
         /// Trace format: disksim (MQSim/SSDSim ASCII: arrival_ns dev lsn size_sectors op),
         /// txn (transactional: time_ns txid op lpn count flags), blkreplay (.load files),
-        /// msr (MSR Cambridge CSV) or spc (SPC-1/UMass CSV); plain or gzip (docs/TRACES.md).
-        /// (Default: disksim.)
+        /// msr (MSR Cambridge CSV), spc (SPC-1/UMass CSV) or pages (a DBMS's page-access
+        /// trace, as device transactions); plain or gzip (docs/TRACES.md). (Default:
+        /// disksim; with --host: pages, the only format a host replays.)
         #[arg(long)]
         trace_format: Option<String>,
         /// Write every command the run issues to this file as a txn trace.
@@ -110,8 +112,8 @@ enum Cmd {
         ack_log: Option<PathBuf>,
         #[arg(long, help = host_help("Run the DBMS host with this recovery strategy", "on the device"))]
         host: Option<String>,
-        /// The DBMS host's workload: tpcc, tpcb, tatp, bank, records (= --set
-        /// host.workload="..."; needs --host).
+        /// The DBMS host's workload: tpcc, tpcb, tatp, bank, records, trace (= --set
+        /// host.workload="..."; needs --host; --trace F implies trace).
         #[arg(long)]
         workload: Option<String>,
     },
@@ -154,6 +156,18 @@ enum Cmd {
         #[arg(long)]
         quick: bool,
         /// Also write the measurements as JSON to this file (`-`: standard output).
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
+    /// What a page-access trace looks like next to the generator's TPC-C: transactions by
+    /// type, pages per transaction, reads against writes, hot-page skew (docs/TRACES.md).
+    TraceStats {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// The page-access trace (plain or gzip).
+        #[arg(long)]
+        trace: PathBuf,
+        /// Also write both sets of statistics as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
     },
@@ -887,6 +901,7 @@ fn main() -> ExitCode {
         Cmd::Soak(a) => crash::cmd_soak(a),
         Cmd::Sqlite { cmd } => sql_cmd::cmd_sqlite(cmd),
         Cmd::Bench { quick, json } => cmd_bench(*quick, json),
+        Cmd::TraceStats { cfg, trace, json } => trace_stats::cmd_trace_stats(cfg, trace, json),
         Cmd::Recover {
             image,
             verify_acks,
@@ -961,6 +976,7 @@ fn cmd_host_run(
     strategy: &str,
     protocol: &Option<String>,
     workload: &Option<String>,
+    trace: &[String],
     json: &Option<PathBuf>,
     record: &Option<PathBuf>,
 ) -> Result<(), Fail> {
@@ -974,7 +990,9 @@ fn cmd_host_run(
     if let Some(w) = workload {
         extra.push(format!("host.workload={}", toml::Value::String(w.clone())));
     }
+    extra.extend(trace.iter().cloned());
     let cfg = load(a, None, &extra)?;
+    host_image::check_host_trace(&cfg, !trace.is_empty())?;
     // An unwritable trace path is bad input, found before the run rather than after it.
     if record.as_ref().is_some_and(|p| p.as_os_str() != "-") {
         Out::check(record)?;

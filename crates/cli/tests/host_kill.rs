@@ -297,9 +297,11 @@ fn flags_a_mode_does_not_use_are_refused() {
     std::fs::write(&f, "").unwrap();
     let ack = d.join("a");
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        // A host replays page-access traces only (host.workload = "trace"): an empty
+        // file is refused by the trace reader, naming the file and the line.
         (
             vec!["run", "--host", "wal", "--trace", f.to_str().unwrap()],
-            "--trace",
+            "t.trace:1: empty file",
         ),
         (
             vec!["run", "--host", "wal", "--trace-format", "txn"],

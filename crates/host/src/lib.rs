@@ -153,13 +153,16 @@ pub struct HostConfig {
     #[serde(default)]
     pub fc_no_merge_reads: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
-    /// or "records" (the `workload` crate's generators), configured by its section below.
+    /// or "records" (the `workload` crate's generators), or "trace" (a recorded page-access
+    /// trace), configured by its section below.
     pub workload: String,
     pub bank: bank::BankConfig,
     pub tpcc: workload::tpcc::TpccConfig,
     pub tpcb: workload::tpcb::TpcbConfig,
     pub tatp: workload::tatp::TatpConfig,
     pub records: workload::records::RecordsConfig,
+    /// `trace`: the page-access trace to replay (`workload::pagetrace`).
+    pub trace: workload::pagetrace::PageTraceConfig,
     /// After the run, cut power, restart (device recovery, then the strategy's) and report
     /// the cost. Keeps every written page image in memory during the run.
     pub measure_recovery: bool,
@@ -241,6 +244,7 @@ impl Default for HostConfig {
             tpcb: Default::default(),
             tatp: Default::default(),
             records: Default::default(),
+            trace: Default::default(),
             measure_recovery: false,
             data: "tag".into(),
             update: "out-of-place".into(),

@@ -1,6 +1,7 @@
 //! The host's transaction sources: `host.workload` picks one of the schema-aware
 //! generators of the `workload` crate (TPC-C, TPC-B, TATP, synthetic records) or the
-//! built-in `bank` test source, configured by its `[host.<name>]` section.
+//! built-in `bank` test source, configured by its `[host.<name>]` section, or a page-access
+//! trace recorded from a real DBMS (`trace`, `workload::pagetrace`).
 //!
 //! The engine treats every source alike (`workload::db::TxnSource`): an insert into an
 //! occupied slot overwrites it, a delete of a free slot is a no-op (`data::Effect`), and a
@@ -11,7 +12,7 @@ use crate::{HostConfig, HostError, Result};
 use workload::db::TxnSource;
 
 /// The workloads `host.workload` accepts.
-pub const WORKLOADS: &[&str] = &["bank", "tpcc", "tpcb", "tatp", "records"];
+pub const WORKLOADS: &[&str] = &["bank", "tpcc", "tpcb", "tatp", "records", "trace"];
 
 /// A generator's validation message names `workload.<name>.<key>`; in the host the key is
 /// `host.<name>.<key>`.
@@ -37,6 +38,7 @@ pub fn validate(cfg: &HostConfig) -> Result<()> {
             .records
             .validate()
             .map_err(|e| gen_err("records", e.what)),
+        "trace" => trace_check(cfg),
         other => Err(HostError::Config {
             key: "host.workload".into(),
             reason: format!(
@@ -66,6 +68,38 @@ pub fn build(cfg: &HostConfig, seed: u64) -> Result<Box<dyn TxnSource>> {
             workload::records::Records::new(&cfg.records)
                 .map_err(|e| gen_err("records", e.what))?,
         ),
+        "trace" => Box::new(trace_source(cfg)?),
         _ => unreachable!("validated above"),
     })
+}
+
+/// `host.workload = "trace"`: a trace file is named, and `host.transactions` does not ask
+/// for more transactions than it holds (the file is read when the source is built).
+fn trace_check(cfg: &HostConfig) -> Result<()> {
+    if cfg.trace.path.is_empty() {
+        return Err(HostError::Config {
+            key: "host.trace.path".into(),
+            reason: "host.workload = \"trace\" needs a trace file (run --host S --trace FILE)"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+fn trace_source(cfg: &HostConfig) -> Result<workload::pagetrace::TraceSource> {
+    let src = workload::pagetrace::TraceSource::new(&cfg.trace).map_err(|e| HostError::Config {
+        key: "host.trace.path".into(),
+        reason: e.what,
+    })?;
+    let n = src.trace().txns.len() as u64;
+    if cfg.transactions > n {
+        return Err(HostError::Config {
+            key: "host.transactions".into(),
+            reason: format!(
+                "{} transactions asked for, but the trace {} holds {n}; set host.transactions to at most {n}",
+                cfg.transactions, cfg.trace.path
+            ),
+        });
+    }
+    Ok(src)
 }

@@ -12,6 +12,7 @@ pub mod blocktrace;
 pub mod btree;
 pub mod db;
 pub mod disksim;
+pub mod pagetrace;
 pub mod records;
 pub mod synthetic;
 pub mod tatp;

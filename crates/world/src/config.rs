@@ -47,6 +47,8 @@ pub enum TraceFormat {
     Msr,
     /// SPC-1 / UMass Trace Repository CSV.
     Spc,
+    /// A DBMS's page-access trace (`workload::pagetrace`), replayed as device transactions.
+    Pages,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -368,7 +370,9 @@ impl Config {
         }
         let concurrency = match w.kind {
             WorkloadKind::Txn => Some(("workload.txn.concurrency", w.txn.concurrency)),
-            WorkloadKind::Trace if w.trace.format == TraceFormat::Txn => {
+            WorkloadKind::Trace
+                if matches!(w.trace.format, TraceFormat::Txn | TraceFormat::Pages) =>
+            {
                 Some(("workload.trace.concurrency", w.trace.concurrency))
             }
             _ => None,

@@ -165,6 +165,51 @@ pub fn build_driver(
                     .map_err(|e| WorldError::Workload(format!("{path}: {}", e.what)))?;
                     return Ok(Box::new(s));
                 }
+                TraceFormat::Pages => {
+                    // A page-access trace becomes a transactional command stream
+                    // (`PageTrace::to_txn_commands`), held whole as a txn trace is.
+                    let t = workload::pagetrace::read(path).map_err(werr)?;
+                    // The barriers of the weakest isolation level the protocol supports
+                    // (LightTx §4.2): a recorded DBMS ran its transactions concurrently.
+                    let info = ssd::protocol::lookup(&cfg.protocol.name)
+                        .map_err(|e| WorldError::Config(e.to_string()))?;
+                    let aborted = t.txns.iter().filter(|x| x.aborted).count();
+                    if aborted > 0 && !info.atomic {
+                        return Err(WorldError::Config(format!(
+                            "protocol {} has no atomicity and cannot abort the {aborted} aborted transactions of {path}; choose another protocol",
+                            info.name
+                        )));
+                    }
+                    use ssd::protocol::Isolation as Dev;
+                    use workload::txn::Isolation;
+                    let isolation = match info.isolation.iter().max() {
+                        Some(Dev::Serializable) => Isolation::Serializable,
+                        Some(Dev::NoPageConflict) => Isolation::NoPageConflict,
+                        _ => Isolation::Strict,
+                    };
+                    let cmds = t
+                        .to_txn_commands(cfg.nand.page_bytes, logical_pages, isolation)
+                        .map_err(|e| WorldError::Workload(format!("{path}: {}", e.what)))?;
+                    let desc = format!(
+                        "page-access trace {path}: {} transactions, {} commands, barriers for {} isolation",
+                        t.txns.len(),
+                        cmds.len(),
+                        match isolation {
+                            Isolation::Serializable => "serializable",
+                            Isolation::NoPageConflict => "no-page-conflict",
+                            Isolation::Strict => "strict",
+                        }
+                    );
+                    let s = TxStream::new(
+                        &cmds,
+                        w.trace.concurrency,
+                        w.trace.time_scale,
+                        logical_pages,
+                        desc,
+                    )
+                    .map_err(|e| WorldError::Workload(format!("{path}: {}", e.what)))?;
+                    return Ok(Box::new(s));
+                }
             };
             // Block traces are streamed: validated in a first pass, replayed in a second
             // (workload::disksim), so memory does not grow with the trace.
