@@ -3451,6 +3451,45 @@ mod tests {
         assert!(r.aged_gc_erases > 0 && r.aged_ns > 0, "{:?}", r.m);
     }
 
+    /// A plan without the scale ablations (as at full scale, whose runs have Table 2's
+    /// warehouses, capacity and buffer share): the causes those ablations test are matched
+    /// by the claims' own runs, so the one rule makes each such disagreement a `finding`
+    /// whose evidence is a run of this reproduction; none is `setup`.
+    #[test]
+    fn matched_causes_are_findings_without_the_scale_ablations() {
+        let plan = Plan {
+            blocks_per_plane: 16,
+            warehouses: 1,
+            clients: 4,
+            transactions: 40,
+            log_pages: 1024,
+            customers_per_district: Some(30),
+            items: Some(200),
+            deltas: vec![0.01, 0.5],
+            max_cs: vec![2, 4],
+            frames: vec![256],
+            ablation_warehouses: None,
+        };
+        let say = |_: &str| {};
+        let p = Progress::new(2, &say);
+        let mut out = run_plan(&plan, &p).unwrap();
+        out.configs = p.take_configs();
+        out.check_explanations().unwrap();
+        let matched: Vec<&String> = out
+            .explanations
+            .iter()
+            .filter(|(_, e)| e.cause.contains("already has the paper's setting"))
+            .map(|(id, _)| id)
+            .collect();
+        assert!(!matched.is_empty(), "{:?}", out.explanations);
+        for (id, e) in &out.explanations {
+            if e.cause.contains("already has the paper's setting") {
+                assert_eq!(e.class, CauseClass::Finding, "{id}");
+                assert!(e.ablation.is_some(), "{id}");
+            }
+        }
+    }
+
     /// One full-scale point exactly as `reproduce --paper flagcommit` runs it (32 GiB aged,
     /// TPC-C 20 warehouses, 100,000 transactions): the strategy from `FC_POINT` (default
     /// `cfc-ex`; `scc`, `wal`, … work too). A measurement, not a check — run it under
