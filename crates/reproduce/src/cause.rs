@@ -185,6 +185,19 @@ pub struct Cause {
     pub matched_in_base: bool,
 }
 
+impl Cause {
+    /// This cause's candidate for a claim whose own rule judged the claim's figure in its own
+    /// run (`base`) and the same figure computed from the ablation (`ablated`): agreement is
+    /// the rule's (`probe_of`). `measured` is the ablation's figure in the claim's terms.
+    pub fn judged(self, base: &Verdict, ablated: &Verdict, measured: String) -> Candidate {
+        Candidate {
+            cause: self,
+            probe: probe_of(base, ablated),
+            measured,
+        }
+    }
+}
+
 /// One suspected cause of a claim's disagreement with the claim judged on its ablation, and
 /// the measured text (computed from the runs) shown with the ablation.
 #[derive(Clone, Debug)]

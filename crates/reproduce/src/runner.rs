@@ -742,10 +742,12 @@ fn measured(
     let image = out.device.into_nand().into_image();
     let nand = media::Nand::from_image(image, cfg.nand.timing.clone());
     let (_, rep) =
-        ssd::Device::recover(&cfg.device(), nand).map_err(|e| world::WorldError::Device {
-            at: sim::SimTime::from_ns(m.sim_time_ns),
-            request: "recovery after the run".into(),
-            error: e,
+        ssd::Device::recover_with(&cfg.device(), nand, cfg.run.recovery_reads).map_err(|e| {
+            world::WorldError::Device {
+                at: sim::SimTime::from_ns(m.sim_time_ns),
+                request: "recovery after the run".into(),
+                error: e,
+            }
         })?;
     m.recovery = Some(world::metrics::RecoveryMetrics {
         pages_read: rep.pages_read,

@@ -44,6 +44,26 @@ pub enum MapPlacement {
     Striped,
 }
 
+/// How recovery issues its reads of the medium (summary pages, OOB areas, the root log,
+/// translation and journal pages), which sets the simulated recovery time and nothing else:
+/// the same pages are read and the same state is rebuilt either way.
+///
+/// `Overlapped` (the default) issues every read of a scan at once, so reads on different
+/// planes and channels proceed in parallel as a controller's would. `Serial` issues each
+/// read when the one before it has completed: the recovery time then is the sum of the
+/// reads' latencies, the count that TxFlash §5.1 ("only the summary pages are read") and
+/// LightTx §4.5 ("the page scanning time dominates") give as what sets recovery time,
+/// without saying whether their simulators overlapped the reads. A run option
+/// (`run.recovery_reads`), not part of the device's configuration: it is chosen when the
+/// image is recovered, so runs that differ only in it share one prefilled device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryReads {
+    #[default]
+    Overlapped,
+    Serial,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {

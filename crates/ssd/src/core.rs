@@ -248,9 +248,21 @@ pub struct FtlCore {
     reserve_blocks: u32,
     /// GC is collecting a victim for the free-block reserve (`gc::restore_reserve`).
     pub(crate) reserve_gc: bool,
+    /// How recovery's scans issue their reads (`Device::recover_with`); timing only.
+    pub(crate) recovery_reads: crate::config::RecoveryReads,
 }
 
 impl FtlCore {
+    /// When recovery's next read of a scan may start: with the scan (`ready`) when reads
+    /// overlap, after the scan's last read so far (`end`) when they are serial
+    /// (`RecoveryReads`).
+    pub(crate) fn recovery_read_at(&self, ready: SimTime, end: SimTime) -> SimTime {
+        match self.recovery_reads {
+            crate::config::RecoveryReads::Overlapped => ready,
+            crate::config::RecoveryReads::Serial => end,
+        }
+    }
+
     /// An FTL over a freshly erased device. Validates the configuration against the geometry.
     pub fn new(nand: Nand, cfg: FtlConfig) -> Result<FtlCore> {
         let geo = nand.geometry().clone();
@@ -323,6 +335,7 @@ impl FtlCore {
             stats: FtlStats::default(),
             clock: 0,
             program_end_max: SimTime::ZERO,
+            recovery_reads: crate::config::RecoveryReads::Overlapped,
             program_end_since: SimTime::ZERO,
             ckpt,
             cfg,

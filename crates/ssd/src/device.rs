@@ -187,6 +187,16 @@ impl Device {
     /// Rebuilds a device from the medium alone, as after a power cut. `nand` holds the
     /// surviving image; `cfg` must be the configuration it was created with.
     pub fn recover(cfg: &DeviceConfig, nand: Nand) -> Result<(Device, RecoveryReport)> {
+        Device::recover_with(cfg, nand, crate::config::RecoveryReads::Overlapped)
+    }
+
+    /// `recover`, issuing the scans' reads as `reads` says (`RecoveryReads`): the recovered
+    /// device and the pages read are the same either way; only `time_ns` differs.
+    pub fn recover_with(
+        cfg: &DeviceConfig,
+        nand: Nand,
+        reads: crate::config::RecoveryReads,
+    ) -> Result<(Device, RecoveryReport)> {
         let info = cfg.protocol_info()?;
         let params = cfg.image_params()?;
         if nand.image().params() != &params {
@@ -197,6 +207,7 @@ impl Device {
         let before = nand.counters();
         let mut core = FtlCore::new(nand, cfg.effective_ftl()?)?;
         core.clear_for_recovery();
+        core.recovery_reads = reads;
         let (root, t_root) = if core.checkpoints_enabled() {
             meta::load_root(&mut core, SimTime::ZERO)?
         } else {
@@ -272,6 +283,8 @@ impl Device {
             scanned_pages,
             had_checkpoint,
         };
+        // The device runs on with the default (the mode is recovery's timing only).
+        core.recovery_reads = crate::config::RecoveryReads::Overlapped;
         let mut dev = Device::assemble(core, proto, info, 1);
         dev.issued_until = end;
         #[cfg(debug_assertions)]

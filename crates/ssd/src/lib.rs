@@ -16,7 +16,7 @@ pub mod protocols;
 pub mod recovery;
 pub mod stats;
 
-pub use config::{FtlConfig, GcPolicyKind, MapPlacement, Striping};
+pub use config::{FtlConfig, GcPolicyKind, MapPlacement, RecoveryReads, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};
 pub use device::{Device, DeviceConfig, NativeOob, RecoveryReport};
 pub use error::SsdError;

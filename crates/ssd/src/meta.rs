@@ -548,7 +548,8 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
     for (bi, block) in core.ckpt.meta.clone().into_iter().enumerate() {
         for pg in 0..ppb {
             let ppa = core.geo.ppa(block, pg);
-            let (t, view) = core.nand.read(ppa, ready)?;
+            let at = core.recovery_read_at(ready, end);
+            let (t, view) = core.nand.read(ppa, at)?;
             end = end.max(t.end);
             match view {
                 PageView::Erased => break,
@@ -699,7 +700,8 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
         if *p == Ppa::NONE {
             continue;
         }
-        let (t, view) = core.nand.read(*p, root_read)?;
+        let at = core.recovery_read_at(root_read, end);
+        let (t, view) = core.nand.read(*p, at)?;
         end = end.max(t.end);
         let PageView::Programmed {
             data: media::image::DataRef::Bytes(b),
@@ -744,7 +746,8 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
     // The journal, in order, on top of the translation pages.
     let mut journal_chunks = Vec::new();
     for (j, p) in journal.iter().enumerate() {
-        let (t, view) = core.nand.read(*p, root_read)?;
+        let at = core.recovery_read_at(root_read, end);
+        let (t, view) = core.nand.read(*p, at)?;
         end = end.max(t.end);
         let PageView::Programmed {
             data: media::image::DataRef::Bytes(b),

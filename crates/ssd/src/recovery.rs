@@ -86,7 +86,8 @@ pub fn scan_blocks(
     for &(block, from) in blocks {
         if summaries {
             let sp = core.summary_ppa(block);
-            let (t, view) = core.nand.read(sp, ready)?;
+            let at = core.recovery_read_at(ready, end);
+            let (t, view) = core.nand.read(sp, at)?;
             end = end.max(t.end);
             if let PageView::Programmed {
                 data: media::image::DataRef::Bytes(b),
@@ -111,7 +112,8 @@ pub fn scan_blocks(
         // `page` counts slots (pSLC: LSB pages only, `modes`).
         for page in from..g.pages_per_block / stride_pages {
             let ppa = g.ppa(block, page * stride_pages);
-            let (t, view) = core.nand.read_oob(ppa, ready)?;
+            let at = core.recovery_read_at(ready, end);
+            let (t, view) = core.nand.read_oob(ppa, at)?;
             end = end.max(t.end);
             match view {
                 PageView::Erased => {

@@ -124,6 +124,10 @@ pub struct RunConfig {
     pub measure_recovery: bool,
     /// Check every FTL and protocol invariant every this many requests (0: never).
     pub check_invariants_every: u64,
+    /// How the recovery measured after the run issues its reads (`ssd::RecoveryReads`):
+    /// overlapped across planes and channels (the default) or one after another. Timing
+    /// only; device-level runs (a host run's recovery is the host engine's).
+    pub recovery_reads: ssd::RecoveryReads,
 }
 
 impl Default for RunConfig {
@@ -131,6 +135,7 @@ impl Default for RunConfig {
         RunConfig {
             measure_recovery: true,
             check_invariants_every: 0,
+            recovery_reads: ssd::RecoveryReads::Overlapped,
         }
     }
 }
@@ -333,6 +338,12 @@ impl Config {
             .validate()
             .map_err(|e| ConfigError(e.to_string()))?;
         self.validate_protocol_fit()?;
+        if w.kind == WorkloadKind::Host && self.run.recovery_reads != ssd::RecoveryReads::Overlapped
+        {
+            return Err(ConfigError(
+                "run.recovery_reads: only device-level runs measure recovery with serial reads; a host run's recovery (host.measure_recovery) overlaps them".into(),
+            ));
+        }
         if w.kind == WorkloadKind::Trace && w.trace.concurrency == 0 {
             return Err(ConfigError(
                 "workload.trace.concurrency must be at least 1".into(),
@@ -586,6 +597,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("unknown protocol 'bogus'"), "{e}");
+    }
+
+    /// `run.recovery_reads`: both positions load for device-level runs; a host run, whose
+    /// recovery the host engine measures, refuses `serial` naming the key; a misspelt mode
+    /// is refused.
+    #[test]
+    fn recovery_reads_is_honoured_or_refused() {
+        let c = load(&["run.recovery_reads=\"serial\""]).unwrap();
+        assert_eq!(c.run.recovery_reads, ssd::RecoveryReads::Serial);
+        c.validate().unwrap();
+        let host = |mode: &str| {
+            load(&[
+                &format!("run.recovery_reads=\"{mode}\""),
+                "workload.kind=\"host\"",
+            ])
+            .unwrap()
+            .validate()
+        };
+        host("overlapped").unwrap();
+        let e = host("serial").unwrap_err();
+        assert!(e.0.contains("run.recovery_reads"), "{e:?}");
+        assert!(load(&["run.recovery_reads=\"sequential\""]).is_err());
     }
 
     #[test]

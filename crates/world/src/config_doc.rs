@@ -216,6 +216,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.data", "", &["tag", "full"], "Record contents the host crash checker judges: tag (digests compared with the serial replay) or full (also decode each record's fields and check TPC-C consistency conditions 1-4 / TPC-B balance sums on the recovered database)."),
     k("run.measure_recovery", "", &[], "After the run, cut power and recover, reporting recovery cost."),
     k("run.check_invariants_every", "requests", &[], "Check every FTL and protocol invariant every this many requests (0: never)."),
+    k("run.recovery_reads", "", &["overlapped", "serial"], "How the recovery measured after a device-level run issues its reads: every read of a scan at once, overlapping across planes and channels, or each after the one before it (recovery time = the sum of the reads' latencies; the same pages are read). Timing only; refused for host runs."),
 ];
 
 fn leaves(prefix: &str, t: &Table, out: &mut Vec<(String, Value)>) {

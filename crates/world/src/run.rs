@@ -1262,11 +1262,14 @@ fn finish(
         let t = std::time::Instant::now();
         let image = w.device.core.nand.image().clone();
         let nand = Nand::from_image(image, cfg.nand.timing.clone());
-        let (_, rep) = Device::recover(&cfg.device(), nand).map_err(|e| WorldError::Device {
-            at: w.now,
-            request: "recovery after the run".into(),
-            error: e,
-        })?;
+        let (_, rep) =
+            Device::recover_with(&cfg.device(), nand, cfg.run.recovery_reads).map_err(|e| {
+                WorldError::Device {
+                    at: w.now,
+                    request: "recovery after the run".into(),
+                    error: e,
+                }
+            })?;
         m.recovery = Some(RecoveryMetrics {
             pages_read: rep.pages_read,
             scanned_pages: rep.scanned_pages,
