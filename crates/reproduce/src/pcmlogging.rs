@@ -910,13 +910,13 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     let x = Pts { pts, r };
 
     let mut out = Output::default();
-    let mut csv = String::from("strategy,workload,warehouses,window_x,dram_tables,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read\n");
+    let mut csv = String::from("strategy,workload,warehouses,window_x,dram_tables,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read,log_buffer_pages\n");
     for (i, p) in x.pts.iter().enumerate() {
         let Ok(r) = &x.r[i] else { continue };
         let m = &r.full;
         let c = &cfg_of[i];
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{},{}\n",
             p.strategy,
             p.workload,
             if p.large {
@@ -980,6 +980,8 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
                 .as_ref()
                 .map(|r| r.pages_read.to_string())
                 .unwrap_or_default(),
+            // wal-pcm's PCM log buffer when an ablation sets it (0: the default).
+            p.log_buffer_pages,
         ));
     }
     out.csvs.push(("pcmlogging_points.csv".into(), csv));
