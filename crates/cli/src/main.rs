@@ -532,7 +532,12 @@ fn study_header(records: &[report::results::Record]) -> String {
     else {
         return String::new();
     };
-    let mut workloads: Vec<&str> = records.iter().map(|r| r.row.workload.as_str()).collect();
+    // Adapted points differ by their adaptation (said in their reasons), not by the study.
+    let mut workloads: Vec<&str> = records
+        .iter()
+        .filter(|r| r.row.status == "ok")
+        .map(|r| r.row.workload.as_str())
+        .collect();
     workloads.sort_unstable();
     workloads.dedup();
     let mut head = if workloads.len() > 1 {

@@ -263,6 +263,16 @@ fn workload_line_and_sweep_header_describe_every_point() {
         "{t}"
     );
     assert!(t.contains("4 different across the points"), "{t}");
+    // An adapted point's workload differs by its adaptation only: not a varying workload.
+    let o = run(&[
+        "compare",
+        "--protocols",
+        "none,tc",
+        "--set",
+        "workload.txn.transactions=20",
+    ]);
+    let t = text(&o.stdout);
+    assert!(t.starts_with("workload: txn:"), "{t}");
 }
 
 /// A request that fails after parsing (beyond the device, not folded) is named by the

@@ -335,7 +335,7 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 }
 
 /// What the table's units mean, printed under it.
-pub const TABLE_LEGEND: &str = "sim: on the simulated clock (the device's time, not wall time); GC %: GC's busy time as a share of all planes' time (gc_time_ns / (sim_time_ns x planes)); adapted rows ran a changed configuration (reason below) and follow the rows that ran as configured; which protocol for what: docs/PROTOCOLS.md\n";
+pub const TABLE_LEGEND: &str = "sim: on the simulated clock (the device's time, not wall time). GC %: GC's busy time as a\nshare of all planes' time (gc_time_ns / (sim_time_ns x planes)). Adapted rows ran a changed\nconfiguration (reason above) and follow the rows that ran as configured. Which protocol for\nwhat: docs/PROTOCOLS.md\n";
 
 /// The order of a status in the table: as configured, adapted, then points that did not run.
 fn status_rank(status: &str) -> u8 {
