@@ -4,6 +4,9 @@
     df = commitlab.compare()                       # the main job: every protocol
     df = commitlab.sweep({"ftl.gc_policy": ["greedy", "cost-benefit"]}, protocols=["scc", "lighttx"])
     m = commitlab.run({"protocol.name": "tc", "workload.kind": "txn"})
+    h = commitlab.run({"workload.kind": "host", "host.strategy": "wal", "host.workload": "tpcc"})
+    c = commitlab.crash({"protocol.name": "bpcc"}, schedules=1000)   # one row per state group
+    r = commitlab.reproduce("txflash", quick=True)                   # one row per claim
 
 Configurations are dicts, nested (``{"nand": {"channels": 4}}``) or with dotted keys
 (``{"nand.channels": 4}``); they mean exactly what ``--set key=value`` means on the command
@@ -26,7 +29,17 @@ from . import _commitlab
 from . import sqlite  # commitlab.sqlite.connect: SQLite on an emulated device
 from ._commitlab import CommitlabError
 
-__all__ = ["run", "compare", "sweep", "protocols", "explain", "CommitlabError", "records_to_frame"]
+__all__ = [
+    "run",
+    "compare",
+    "sweep",
+    "crash",
+    "reproduce",
+    "protocols",
+    "explain",
+    "CommitlabError",
+    "records_to_frame",
+]
 
 
 def _config_json(config: Optional[Mapping[str, Any]]) -> str:
@@ -69,16 +82,64 @@ def records_to_frame(records: List[Dict[str, Any]]):
         row: Dict[str, Any] = {}
         row.update(r.get("swept", {}))
         for k, v in r.items():
-            if k not in ("swept", "metrics"):
+            if k not in ("swept", "metrics", "config"):
                 row[k] = v
+        # Last, so that head() shows the metrics before a column of dicts.
+        row["config"] = r.get("config")
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def run(config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None) -> Dict[str, Any]:
     """Runs one configuration (over the built-in defaults, as ``commitlab run``) and returns
-    its metrics as a dict (docs/METRICS.md)."""
+    its metrics as a dict (docs/METRICS.md).
+
+    With ``"workload.kind": "host"`` it runs the DBMS host (``host.strategy``,
+    ``host.workload``, ...) as ``commitlab run --host S`` does, on a device sized to the
+    database unless a preset or a geometry key (``nand.channels``, ``nand.blocks_per_plane``,
+    ...) chose it. A key the chosen run does not read (a ``host.*`` key without
+    ``workload.kind = "host"``) raises ``CommitlabError`` naming what would read it."""
     return json.loads(_commitlab.run_json(_config_json(config), preset))
+
+
+def crash(
+    config: Optional[Mapping[str, Any]] = None,
+    *,
+    schedules: Optional[int] = None,
+    double: bool = False,
+    preset: Optional[str] = None,
+):
+    """Crash-checks a configuration, as ``commitlab crash`` does: the protocol
+    ``protocol.name`` (default ``none``) on the crash checker's small device under
+    ``config``, or with ``"workload.kind": "host"`` the host strategy ``host.strategy`` over
+    it (``commitlab crash --host S``).
+
+    ``schedules=None`` checks every crash state (exhaustive; a device protocol under each
+    timing profile of ``check::timing``), ``schedules=N`` N random ones; ``double=True``
+    also crashes inside recovery. Returns a DataFrame with one row per group of states
+    checked together (protocol, host, mode, timing, schedules, states, violations,
+    first_violation, replay): ``replay`` is the command line that replays the group's first
+    violation, empty when it has none."""
+    import pandas as pd
+
+    if schedules is not None and (not isinstance(schedules, int) or schedules < 1):
+        raise CommitlabError("schedules must be a positive integer (or None: exhaustive)")
+    text = _commitlab.crash_json(_config_json(config), preset, schedules, bool(double))
+    return pd.DataFrame(json.loads(text))
+
+
+def reproduce(paper: str, *, quick: bool = True, jobs: int = 0, engine: str = "local"):
+    """Reproduces one paper's claims (``txflash``, ``lighttx``, ``flagcommit``, ``ipa``,
+    ``pcmlogging`` or ``all``) as ``commitlab reproduce --paper P [--quick]`` measures them,
+    without writing report files. Returns a DataFrame with one row per claim: paper, id,
+    claim, paper_value, measured, direction and magnitude (the verdict's two axes in words),
+    ratio (measured / paper, when the paper gives a number) and note. ``jobs`` = 0 runs one
+    point per core. Only ``engine="local"`` is available."""
+    import pandas as pd
+
+    if engine != "local":
+        raise CommitlabError(f"reproduce: unknown engine '{engine}' (known: local)")
+    return pd.DataFrame(json.loads(_commitlab.reproduce_json(paper, bool(quick), jobs)))
 
 
 def compare(

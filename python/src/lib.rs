@@ -89,6 +89,20 @@ fn run_json(py: Python<'_>, config_json: &str, preset: Option<String>) -> PyResu
     let src = source(config_json, preset).map_err(err)?;
     let cfg = world::Config::load(&src).map_err(err)?;
     cfg.validate().map_err(err)?;
+    world::usage::check_source(&cfg, &src).map_err(err)?;
+    if cfg.workload.kind == world::WorkloadKind::Host {
+        // The DBMS host, sized as `commitlab run --host` sizes it: the device grows to the
+        // database unless a preset or a nand key chose the geometry.
+        let sizing = sizing_of(&src);
+        let metrics = py
+            .allow_threads(|| {
+                world::host_run::run_host_sized(&cfg, None, &sizing)
+                    .map(|(m, _)| m)
+                    .map_err(|e| e.to_string())
+            })
+            .map_err(err)?;
+        return serde_json::to_string(&metrics).map_err(err);
+    }
     let metrics = py
         .allow_threads(|| {
             world::run(&cfg, &world::RunOptions::default())
@@ -97,6 +111,266 @@ fn run_json(py: Python<'_>, config_json: &str, preset: Option<String>) -> PyResu
         })
         .map_err(err)?;
     serde_json::to_string(&metrics).map_err(err)
+}
+
+/// A shell word (single-quoted unless it is plain).
+fn shell_word(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./=,:".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The geometry a host check or run keeps: set by a `nand.*` key or a preset, else sized.
+fn sizing_of(src: &ConfigSource) -> world::host_run::Sizing {
+    let geometry = src
+        .sets
+        .iter()
+        .map(|s| s.split('=').next().unwrap_or_default().trim())
+        .find(|k| world::host_run::GEOMETRY_KEYS.contains(k));
+    match (&src.preset, geometry) {
+        (_, Some(k)) => world::host_run::Sizing::Fixed(k.to_string()),
+        (Some(p), None) => world::host_run::Sizing::Fixed(format!("preset {p}")),
+        (None, None) => world::host_run::Sizing::Auto,
+    }
+}
+
+/// One row of `crash`: a group of crash states checked together.
+#[derive(serde::Serialize)]
+struct CrashRow {
+    protocol: String,
+    /// The host recovery strategy ("" for a device-level check).
+    host: String,
+    /// "exhaustive" or "random".
+    mode: String,
+    /// The timing profile the recording ran under (`check::timing`).
+    timing: String,
+    /// Random mode: the schedule numbers of this group, `first..end`.
+    schedules: String,
+    states: u64,
+    violations: u64,
+    /// The first violation's findings ("" when none).
+    first_violation: String,
+    /// The command that replays the first violation ("" when none).
+    replay: String,
+}
+
+/// Crash-checks a configuration as `commitlab crash` does: a device protocol (the small
+/// crash-check device under the configuration), or with `workload.kind = "host"` the host
+/// strategy over it. Exhaustive (`schedules` None: one row per timing profile of
+/// `check::timing::ADVERSARIAL`) or random (one row per batch of `check`'s 512 schedules, each
+/// under its own drawn timing profile, as the command line draws them).
+#[pyfunction]
+#[pyo3(signature = (config_json, preset, schedules, double))]
+fn crash_json(
+    py: Python<'_>,
+    config_json: &str,
+    preset: Option<String>,
+    schedules: Option<u64>,
+    double: bool,
+) -> PyResult<String> {
+    let src = source(config_json, preset).map_err(err)?;
+    if schedules == Some(0) {
+        return Err(err("schedules must be at least 1"));
+    }
+    let probe = world::Config::load(&src).map_err(err)?;
+    let protocol = probe.protocol.name.clone();
+    ssd::protocol::lookup(&protocol).map_err(err)?;
+    let mut sets_cli = String::new();
+    if let Some(p) = &src.preset {
+        sets_cli.push_str(&format!(" --preset {}", shell_word(p)));
+    }
+    for s in &src.sets {
+        sets_cli.push_str(&format!(" --set {}", shell_word(s)));
+    }
+    let rows = if probe.workload.kind == world::WorkloadKind::Host {
+        let strategy = probe.host.strategy.clone();
+        let update = (probe.host.update != host::HostConfig::default().update)
+            .then_some(probe.host.update.as_str());
+        let base = world::host_run::host_crash_config_for(&strategy, &protocol, update);
+        let cfg = world::Config::load_over(Some(&base), &src).map_err(err)?;
+        cfg.validate().map_err(err)?;
+        world::usage::check_source(&cfg, &src).map_err(err)?;
+        let (cfg, _) = world::host_run::size_host(&cfg, &sizing_of(&src)).map_err(err)?;
+        let mode = match schedules {
+            Some(n) => host::check::Mode::Random { schedules: n },
+            None => host::check::Mode::Exhaustive { max_in_flight: 10 },
+        };
+        let rep = py
+            .allow_threads(|| {
+                let rec = world::host_run::record_host(&cfg)?;
+                world::host_run::check_host_with(&rec, mode, cfg.seed, None, double)
+            })
+            .map_err(err)?;
+        let how = match schedules {
+            Some(n) => format!("--schedules {n}"),
+            None => "--exhaustive".into(),
+        };
+        let first = rep.first.first();
+        vec![CrashRow {
+            protocol: protocol.clone(),
+            host: strategy.clone(),
+            mode: if schedules.is_some() { "random" } else { "exhaustive" }.into(),
+            timing: "configured".into(),
+            schedules: schedules.map_or(String::new(), |n| format!("0..{n}")),
+            states: rep.states,
+            violations: rep.violations,
+            first_violation: first.map_or(String::new(), |v| v.findings.join("; ")),
+            replay: first.map_or(String::new(), |v| {
+                format!(
+                    "commitlab crash --host {} --protocol {protocol} --seed {} {how}{}{sets_cli} --state {}",
+                    shell_word(&strategy),
+                    cfg.seed,
+                    if double { " --double" } else { "" },
+                    v.state.index
+                )
+            }),
+        }]
+    } else {
+        let base = check::small_config(&protocol);
+        let cfg = world::Config::load_over(Some(&base), &src).map_err(err)?;
+        cfg.validate().map_err(err)?;
+        world::usage::check_source(&cfg, &src).map_err(err)?;
+        let seed = cfg.seed;
+        let groups: Vec<(String, check::timing::Timing, u64, u64)> = match schedules {
+            None => check::timing::ADVERSARIAL
+                .iter()
+                .map(|(n, spec)| {
+                    check::timing::Timing::parse(spec)
+                        .map(|t| (n.to_string(), t, 0, 0))
+                        .map_err(err)
+                })
+                .collect::<PyResult<_>>()?,
+            Some(n) => (0..n.div_ceil(BATCH))
+                .map(|b| {
+                    let t = check::timing::Timing::draw(seed, b);
+                    (t.spec(), t, b * BATCH, BATCH.min(n - b * BATCH))
+                })
+                .collect(),
+        };
+        let mut rows = Vec::new();
+        for (name, t, lo, count) in groups {
+            let mut c = cfg.clone();
+            t.apply(&mut c);
+            let mode = match schedules {
+                Some(_) => check::Mode::Random { schedules: count },
+                None => check::Mode::Exhaustive { max_in_flight: 10 },
+            };
+            let mut o = check::Options::new(mode, seed);
+            o.first_schedule = lo;
+            o.double = double;
+            let rep = py
+                .allow_threads(|| {
+                    let rec = check::record(&c).map_err(|e| e.to_string())?;
+                    check::check_with(&rec, &o, &mut |_| false)
+                })
+                .map_err(err)?;
+            let random = schedules.is_some();
+            let first = rep.first.first();
+            let how = match schedules {
+                Some(n) => format!("--schedules {n}"),
+                None => "--exhaustive".into(),
+            };
+            rows.push(CrashRow {
+                protocol: protocol.clone(),
+                host: String::new(),
+                mode: if random { "random" } else { "exhaustive" }.into(),
+                timing: name.clone(),
+                schedules: if random {
+                    format!("{lo}..{}", lo + count)
+                } else {
+                    String::new()
+                },
+                states: rep.states,
+                violations: rep.violations,
+                first_violation: first.map_or(String::new(), |v| {
+                    v.findings
+                        .iter()
+                        .map(|f| f.what.clone())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                }),
+                replay: first.map_or(String::new(), |v| {
+                    format!(
+                        "commitlab crash --protocol {protocol} --seed {seed} {how} --timing {}{}{sets_cli} --state {}",
+                        shell_word(&name),
+                        if double { " --double" } else { "" },
+                        v.path(random)
+                    )
+                }),
+            });
+        }
+        rows
+    };
+    serde_json::to_string(&rows).map_err(err)
+}
+
+/// `check`'s random schedules per recording (the command line's `crash::BATCH`).
+const BATCH: u64 = 512;
+
+/// One claim of `reproduce`, flat: both verdict axes as words.
+#[derive(serde::Serialize)]
+struct ClaimRow {
+    paper: String,
+    id: String,
+    claim: String,
+    paper_value: String,
+    measured: String,
+    direction: String,
+    magnitude: String,
+    ratio: Option<f64>,
+    note: String,
+}
+
+/// Reproduces one paper's claims (or `all`), as `commitlab reproduce --paper P [--quick]`
+/// computes them (no report files are written); returns the claims as JSON rows.
+#[pyfunction]
+#[pyo3(signature = (paper, quick, jobs))]
+fn reproduce_json(py: Python<'_>, paper: &str, quick: bool, jobs: usize) -> PyResult<String> {
+    const PAPERS: [&str; 5] = ["txflash", "lighttx", "flagcommit", "ipa", "pcmlogging"];
+    let list: Vec<&str> = match paper {
+        "all" => PAPERS.to_vec(),
+        p if PAPERS.contains(&p) => vec![p],
+        other => {
+            return Err(err(format!(
+            "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, pcmlogging, all)"
+        )))
+        }
+    };
+    let scale = if quick {
+        reproduce::Scale::Quick
+    } else {
+        reproduce::Scale::Full
+    };
+    let rows = py
+        .allow_threads(|| {
+            let quiet = |_: &str| {};
+            let progress = reproduce::Progress::new(jobs, &quiet);
+            let mut rows = Vec::new();
+            for p in &list {
+                let o =
+                    reproduce::run_paper(p, scale, &progress).map_err(|e| format!("{p}: {e}"))?;
+                for c in o.claims {
+                    rows.push(ClaimRow {
+                        direction: c.verdict.direction_text().to_string(),
+                        magnitude: c.verdict.magnitude_text(),
+                        ratio: c.verdict.ratio,
+                        paper: c.paper,
+                        id: c.id,
+                        claim: c.claim,
+                        paper_value: c.paper_value,
+                        measured: c.measured,
+                        note: c.note,
+                    });
+                }
+            }
+            Ok::<_, String>(rows)
+        })
+        .map_err(err)?;
+    serde_json::to_string(&rows).map_err(err)
 }
 
 /// Plans, checks and runs grid x protocols from the main job's base (as `commitlab sweep`;
@@ -213,6 +487,8 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(point_json, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(crash_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(sqlite::sqlite_connect, m)?)?;
     m.add_class::<sqlite::SqliteConnection>()?;
     m.add("SqliteError", m.py().get_type::<sqlite::SqliteError>())?;

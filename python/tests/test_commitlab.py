@@ -100,3 +100,49 @@ def test_ray_engine_gives_the_same_rows_as_the_local_one():
         ray.shutdown()
     assert len(remote) == 8
     assert _without_wall_clock(local) == _without_wall_clock(remote)
+
+
+def test_frames_put_the_configuration_last():
+    df = commitlab.compare(SMALL, protocols=["tc"])
+    assert list(df.columns)[-1] == "config"
+    assert list(df.columns)[:3] == ["protocol", "status", "reason"]
+
+
+def test_host_settings_outside_a_host_run_are_refused():
+    with pytest.raises(commitlab.CommitlabError, match=r"host\.strategy.*workload\.kind = \"host\""):
+        commitlab.run({"host.strategy": "wal", "host.workload": "tpcc"})
+    with pytest.raises(commitlab.CommitlabError, match=r"host\.strategy"):
+        commitlab.compare({"host.strategy": "wal"}, protocols=["tc"])
+
+
+def test_run_with_a_host_configuration_runs_the_host_on_a_sized_device():
+    m = commitlab.run({"workload.kind": "host", "host.strategy": "wal", "host.workload": "tpcc",
+                       "host.transactions": 50})
+    assert m["strategy"] == "wal"
+    assert m["workload"].startswith("tpcc")
+    assert m["txns_committed"] == 50
+
+
+def test_crash_is_a_frame_of_state_groups():
+    df = commitlab.crash({"protocol.name": "bpcc"}, schedules=600)
+    assert list(df["mode"]) == ["random", "random"]
+    assert list(df["schedules"]) == ["0..512", "512..600"]
+    assert df["states"].sum() >= 600
+    assert (df["violations"] == 0).all() and (df["replay"] == "").all()
+    ex = commitlab.crash({"protocol.name": "tc"})
+    assert len(ex) == 7 and set(ex["mode"]) == {"exhaustive"} and (ex["states"] > 0).all()
+    host = commitlab.crash({"workload.kind": "host", "host.strategy": "wal"}, schedules=200)
+    assert list(host["host"]) == ["wal"] and host["states"][0] == 200
+    with pytest.raises(commitlab.CommitlabError, match="did you mean lighttx"):
+        commitlab.crash({"protocol.name": "lightx"})
+
+
+def test_reproduce_is_a_frame_of_claims():
+    with pytest.raises(commitlab.CommitlabError, match="unknown paper"):
+        commitlab.reproduce("nope")
+    df = commitlab.reproduce("txflash", quick=True)
+    assert len(df) > 5
+    assert set(df["paper"]) == {"txflash"}
+    for col in ["id", "claim", "paper_value", "measured", "direction", "magnitude", "note"]:
+        assert col in df.columns, col
+    assert not any(d.startswith("{") for d in df["direction"])

@@ -550,6 +550,12 @@ fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
 }
 
 pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
+    // A protocol name in any case (`TC`), as the registry spells it from here on.
+    let mut owned = a.clone();
+    if let Some(p) = &a.protocol {
+        owned.protocol = Some(ssd::protocol::canonical(p).map_err(crate::bad)?.to_string());
+    }
+    let a = &owned;
     crate::host_image::check_crash_flags(a)?;
     for (flag, n) in [("--schedules", a.schedules), ("--min-states", a.min_states)] {
         if n.is_some_and(|n| n > SCHEDULES_MAX) {

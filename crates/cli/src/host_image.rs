@@ -59,6 +59,7 @@ pub(crate) fn cmd_host_run(a: &ConfigArgs, strategy: &str, f: &RunFlags<'_>) -> 
     check_host_trace(&cfg, f.trace.is_some())?;
     crate::Out::check(f.json)?;
     cfg.validate().map_err(bad)?;
+    crate::check_used(a, &cfg)?;
     world::host_image::check_file_backed(&cfg).map_err(bad)?;
     let m =
         world::host_image::run_host_file(&cfg, image, f.ack_log.as_deref(), f.record.as_deref())

@@ -123,6 +123,12 @@ enum Cmd {
     /// once, 5 % aborts) on a 128 MiB device with GC active. A preset, file or --set changes
     /// it. A protocol that cannot run the configuration is adapted (isolation level, aborts;
     /// status "adapted") or listed with the reason (status "unsupported").
+    ///
+    /// DBMS host strategies side by side: --set workload.kind='"host"' runs the host engine
+    /// (its [host] section: host.strategy, host.workload, ...) over each protocol, e.g.
+    /// `compare --set workload.kind='"host"' --set host.strategy='"device-tx"' --protocols
+    /// tc,bpcc,lighttx`, or across strategies `sweep --set workload.kind='"host"' --set
+    /// host.strategy=wal,cfc-ex ...`.
     Compare {
         #[command(flatten)]
         cfg: ConfigArgs,
@@ -247,12 +253,31 @@ fn load(a: &ConfigArgs, base: Option<Config>, extra: &[String]) -> Result<Config
     Ok(cfg)
 }
 
+/// Refuses a key the user set (`--config` file, `--set`, `--update`) that the run `cfg`
+/// describes never reads, naming what would read it (`world::usage`).
+fn check_used(a: &ConfigArgs, cfg: &Config) -> Result<(), Fail> {
+    let mut sets = a.sets.clone();
+    if a.update.is_some() {
+        sets.push("host.update=\"\"".into());
+    }
+    let src = ConfigSource {
+        preset: None,
+        file: a.config.clone(),
+        sets,
+    };
+    world::usage::check_source(cfg, &src).map_err(bad)
+}
+
 /// What set the device geometry, if anything did: a preset, a configuration file with a
 /// `[nand]` section, or a `--set nand.*` (a host run sizes the device only when nothing did).
 fn geometry_set_by(a: &ConfigArgs) -> Result<Option<String>, Fail> {
-    if let Some(k) = a.sets.iter().find(|s| s.trim_start().starts_with("nand.")) {
-        let key = k.split('=').next().unwrap_or(k).trim();
-        return Ok(Some(format!("--set {key}")));
+    if let Some(k) = a
+        .sets
+        .iter()
+        .map(|s| s.split('=').next().unwrap_or(s).trim())
+        .find(|k| world::host_run::GEOMETRY_KEYS.contains(k))
+    {
+        return Ok(Some(format!("--set {k}")));
     }
     if let Some(p) = &a.preset {
         return Ok(Some(format!("--preset {p}")));
@@ -262,7 +287,15 @@ fn geometry_set_by(a: &ConfigArgs) -> Result<Option<String>, Fail> {
         let table: toml::Table = text
             .parse()
             .map_err(|e| bad(format!("{}: {e}", f.display())))?;
-        if table.contains_key("nand") {
+        let sets_geometry = table
+            .get("nand")
+            .and_then(|n| n.as_table())
+            .is_some_and(|n| {
+                world::host_run::GEOMETRY_KEYS
+                    .iter()
+                    .any(|k| n.contains_key(k.trim_start_matches("nand.")))
+            });
+        if sets_geometry {
             return Ok(Some(format!("the [nand] section of {}", f.display())));
         }
     }
@@ -311,6 +344,7 @@ fn cmd_run(
     let cfg = load(a, None, &extra)?;
     Out::check(json)?;
     cfg.validate().map_err(bad)?;
+    check_used(a, &cfg)?;
     let opts = RunOptions {
         record_trace: record.clone(),
         record: false,
@@ -486,14 +520,7 @@ fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<
     bar.finish_and_clear();
     let table = report::results::table(&records);
     let to_stdout = matches!(json, Some(Out::Stdout)) || matches!(csv, Some(Out::Stdout));
-    let head = match records
-        .iter()
-        .find(|r| r.row.status == "ok")
-        .or(records.first())
-    {
-        Some(r) => format!("workload: {}, seed {}\n", r.row.workload, r.row.seed),
-        None => String::new(),
-    };
+    let head = study_header(&records);
     if to_stdout {
         eprint!("{head}{table}");
     } else {
@@ -506,6 +533,59 @@ fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<
         c.write(&report::results::to_csv(&records).map_err(|e| Fail(2, e))?)?;
     }
     Ok(())
+}
+
+/// The lines above a compare or sweep table: the workload (the first point's, and a word
+/// that it differs when the points' workloads differ), the seed, and every swept key with
+/// all its values.
+fn study_header(records: &[report::results::Record]) -> String {
+    let Some(first) = records
+        .iter()
+        .find(|r| r.row.status == "ok")
+        .or(records.first())
+    else {
+        return String::new();
+    };
+    // Adapted points differ by their adaptation (said in their reasons), not by the study.
+    let mut workloads: Vec<&str> = records
+        .iter()
+        .filter(|r| r.row.status == "ok")
+        .map(|r| r.row.workload.as_str())
+        .collect();
+    workloads.sort_unstable();
+    workloads.dedup();
+    let mut head = if workloads.len() > 1 {
+        format!(
+            "workload (first point; {} different across the points, each row's config says which): {}, seed {}\n",
+            workloads.len(),
+            first.row.workload,
+            first.row.seed
+        )
+    } else {
+        format!(
+            "workload: {}, seed {}\n",
+            first.row.workload, first.row.seed
+        )
+    };
+    let mut swept: Vec<(String, Vec<String>)> = Vec::new();
+    for r in records {
+        for (k, v) in &r.swept {
+            let v = report::results::value_text(v);
+            match swept.iter_mut().find(|(kk, _)| kk == k) {
+                Some((_, vs)) if !vs.contains(&v) => vs.push(v),
+                Some(_) => {}
+                None => swept.push((k.clone(), vec![v])),
+            }
+        }
+    }
+    if !swept.is_empty() {
+        let parts: Vec<String> = swept
+            .iter()
+            .map(|(k, vs)| format!("{k} = {}", vs.join(", ")))
+            .collect();
+        head.push_str(&format!("swept: {}\n", parts.join("; ")));
+    }
+    head
 }
 
 fn cmd_recover(
@@ -993,6 +1073,7 @@ fn cmd_host_run(
     extra.extend(trace.iter().cloned());
     let cfg = load(a, None, &extra)?;
     host_image::check_host_trace(&cfg, !trace.is_empty())?;
+    check_used(a, &cfg)?;
     // An unwritable trace path is bad input, found before the run rather than after it.
     if record.as_ref().is_some_and(|p| p.as_os_str() != "-") {
         Out::check(record)?;
@@ -1060,6 +1141,16 @@ pub(crate) fn cmd_host_crash(
             format!("host.strategy=\"{strategy}\""),
         ],
     )?;
+    check_used(a, &cfg)?;
+    // The database sizes the device as in `run --host`, unless the geometry was set.
+    let sizing = match geometry_set_by(a)? {
+        Some(by) => world::host_run::Sizing::Fixed(by),
+        None => world::host_run::Sizing::Auto,
+    };
+    let (cfg, note) = world::host_run::size_host(&cfg, &sizing).map_err(bad)?;
+    if let Some(n) = note {
+        println!("{n}");
+    }
     let mode = match schedules {
         Some(n) => host::check::Mode::Random { schedules: n },
         None => host::check::Mode::Exhaustive { max_in_flight },

@@ -334,9 +334,35 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map_or_else(|| "n/a".to_string(), f)
 }
 
+/// What the table's units mean, printed under it.
+pub const TABLE_LEGEND: &str = "sim: on the simulated clock (the device's time, not wall time). GC %: GC's busy time as a\nshare of all planes' time (gc_time_ns / (sim_time_ns x planes)). Adapted rows ran a changed\nconfiguration (reason above) and follow the rows that ran as configured. Which protocol for\nwhat: docs/PROTOCOLS.md\n";
+
+/// The order of a status in the table: as configured, adapted, then points that did not run.
+fn status_rank(status: &str) -> u8 {
+    match status {
+        "ok" => 0,
+        "adapted" => 1,
+        "unsupported" => 2,
+        _ => 3,
+    }
+}
+
+/// GC's busy time as a share of the planes' time: GC time is summed over planes (two
+/// planes collecting at once count twice), so against the run's simulated time alone it can
+/// exceed 100 %.
+fn gc_share_of_plane_time(w: &Row, cfg: &Config) -> Option<f64> {
+    let planes = u64::from(cfg.nand.geometry().pus());
+    match (w.gc_time_ns, w.sim_time_ns) {
+        (Some(gc), Some(t)) if t > 0 && planes > 0 => Some(gc as f64 / (t as f64 * planes as f64)),
+        _ => None,
+    }
+}
+
 /// The records as a text table for people: swept keys, protocol and status first, then
 /// committed/aborted transactions, tx/s, commit latency and write amplification; times in
-/// ms and memory in KiB (the headers say so). Reasons follow the table, one line each.
+/// ms and memory in KiB, simulated quantities marked "sim" (the headers say so), GC as a
+/// share of plane time. Rows that ran as configured come first, then adapted rows, then
+/// points that did not run, each group in run order. Reasons and the legend follow.
 pub fn table(records: &[Record]) -> String {
     let swept_keys: Vec<String> = records
         .first()
@@ -349,23 +375,25 @@ pub fn table(records: &[Record]) -> String {
             "status",
             "committed",
             "aborted",
-            "tx/s",
-            "commit ms",
-            "commit p99 ms",
+            "tx/s sim",
+            "commit ms sim",
+            "commit p99 ms sim",
             "WA",
             "host writes",
             "programs",
             "erases",
             "gc migr",
-            "gc ms",
-            "recovery ms",
+            "GC %",
+            "recovery ms sim",
             "DRAM KiB",
         ]
         .map(String::from),
     );
     let ms = |ns: f64| format!("{:.3}", ns / 1e6);
     let mut t = crate::Table::new(head.iter().map(String::as_str).collect());
-    for r in records {
+    let mut ordered: Vec<&Record> = records.iter().collect();
+    ordered.sort_by_key(|r| status_rank(&r.row.status));
+    for r in ordered {
         let w = &r.row;
         let mut cells: Vec<String> = r.swept.iter().map(|(_, v)| value_text(v)).collect();
         cells.extend([
@@ -381,7 +409,9 @@ pub fn table(records: &[Record]) -> String {
             opt(w.nand_programs, |v| v.to_string()),
             opt(w.nand_erases, |v| v.to_string()),
             opt(w.gc_page_migrations, |v| v.to_string()),
-            opt(w.gc_time_ns, |v| ms(v as f64)),
+            opt(gc_share_of_plane_time(w, &r.config), |v| {
+                format!("{:.1}", v * 100.0)
+            }),
             opt(w.recovery_time_ns, |v| ms(v as f64)),
             opt(w.dram_bytes_total, |v| format!("{:.0}", v as f64 / 1024.0)),
         ]);
@@ -403,6 +433,9 @@ pub fn table(records: &[Record]) -> String {
             "{}{at} {}: {}\n",
             r.row.protocol, r.row.status, r.row.reason
         ));
+    }
+    if !records.is_empty() {
+        s.push_str(TABLE_LEGEND);
     }
     s
 }
@@ -521,6 +554,31 @@ mod tests {
         let t = table(&recs);
         assert!(t.contains("nand.channels"), "{t}");
         assert!(t.contains("aw [ftl.gc_policy=greedy nand.channels=3] unsupported: no, because"));
+    }
+
+    #[test]
+    fn table_marks_simulated_units_gc_per_plane_and_puts_adapted_rows_after() {
+        let mut recs = sample();
+        let mut m = metrics("none");
+        m.sim_time_ns = 1_000_000_000;
+        m.gc_time_ns = 3_000_000_000; // three planes' seconds: more than the run's time
+        let cfg = Config::default();
+        let planes = f64::from(cfg.nand.geometry().pus());
+        recs.insert(0, Record::ran(cfg, Status::Adapted, "no aborts".into(), m));
+        let t = table(&recs);
+        let head = t.lines().next().unwrap();
+        assert!(
+            head.contains("tx/s sim") && head.contains("commit ms sim"),
+            "{head}"
+        );
+        assert!(head.contains("GC %") && !head.contains("gc ms"), "{head}");
+        let lines: Vec<&str> = t.lines().collect();
+        let none = lines.iter().position(|l| l.starts_with("none")).unwrap();
+        let first_ok = lines.iter().position(|l| l.contains(" ok ")).unwrap();
+        assert!(first_ok < none, "adapted row first:\n{t}");
+        let share = format!("{:.1}", 300.0 / planes);
+        assert!(lines[none].contains(&share), "{share} in {}", lines[none]);
+        assert!(t.contains("docs/PROTOCOLS.md"), "{t}");
     }
 
     #[test]

@@ -44,7 +44,7 @@ pub enum SsdError {
     #[error("{key}: {reason}")]
     Config { key: String, reason: String },
     /// An unknown protocol name.
-    #[error("unknown protocol '{name}' (known: {})", .known.join(", "))]
+    #[error("unknown protocol '{name}'{} (known: {})", crate::protocol::did_you_mean(name, known), .known.join(", "))]
     UnknownProtocol {
         name: String,
         known: Vec<&'static str>,

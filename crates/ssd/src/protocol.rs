@@ -305,15 +305,68 @@ pub static REGISTRY: &[&ProtocolInfo] = &[
     &crate::protocols::mhl_m::INFO,
 ];
 
+/// The registered protocol called `name`, in any case (`TC`, `LightTx`).
 pub fn lookup(name: &str) -> Result<&'static ProtocolInfo> {
     REGISTRY
         .iter()
         .copied()
-        .find(|p| p.name == name)
+        .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
         .ok_or_else(|| SsdError::UnknownProtocol {
             name: name.into(),
             known: names(),
         })
+}
+
+/// The registered spelling of `name` (`TC` -> `tc`).
+pub fn canonical(name: &str) -> Result<&'static str> {
+    lookup(name).map(|p| p.name)
+}
+
+/// " (did you mean X?)" for the one of `known` nearest to `name` by edit distance, when it
+/// is within a third of the name's length (at least 1); else "".
+pub fn did_you_mean(name: &str, known: &[&str]) -> String {
+    let name = name.to_ascii_lowercase();
+    let best = known
+        .iter()
+        .map(|k| (edit_distance(&name, k), *k))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, k)) if d > 0 && d <= (name.chars().count() / 3).max(1) => {
+            format!(" (did you mean {k}?)")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod suggest_tests {
+    use super::*;
+
+    #[test]
+    fn names_in_any_case_and_near_misses_are_suggested() {
+        assert_eq!(canonical("TC").unwrap(), "tc");
+        assert_eq!(canonical("LightTx").unwrap(), "lighttx");
+        let e = canonical("lightx").unwrap_err().to_string();
+        assert!(e.contains("did you mean lighttx?"), "{e}");
+        let e = canonical("zzzzzz").unwrap_err().to_string();
+        assert!(!e.contains("did you mean"), "{e}");
+    }
 }
 
 pub fn names() -> Vec<&'static str> {

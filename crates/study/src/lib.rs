@@ -52,7 +52,7 @@ pub fn parse_protocols(items: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for item in items {
         for name in item.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            ssd::protocol::lookup(name).map_err(|e| e.to_string())?;
+            let name = ssd::protocol::canonical(name).map_err(|e| e.to_string())?;
             if !out.iter().any(|n| n == name) {
                 out.push(name.to_string());
             }
@@ -149,7 +149,13 @@ pub fn point_config(
     if let Some(p) = protocol {
         s.sets.push(format!("protocol.name=\"{p}\""));
     }
-    Config::load_under(world::presets::MAIN_JOB, &s).map_err(|e| e.to_string())
+    let cfg = Config::load_under(world::presets::MAIN_JOB, &s).map_err(|e| e.to_string())?;
+    // A key the user set (or swept) that this point's run never reads is refused, naming
+    // what would read it (`world::usage`); the protocol is the study's own.
+    let mut keys = world::usage::user_keys(src).map_err(|e| e.to_string())?;
+    keys.extend(swept.iter().map(|(k, _)| k.clone()));
+    world::usage::check_used(&cfg, &keys).map_err(|e| e.to_string())?;
+    Ok(cfg)
 }
 
 /// Every point of grid × protocols, grid-major.

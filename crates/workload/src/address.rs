@@ -15,6 +15,18 @@ pub enum AddressKind {
     Zipf,
 }
 
+impl AddressKind {
+    /// The name the configuration uses (`address = "hot-cold"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            AddressKind::Uniform => "uniform",
+            AddressKind::Sequential => "sequential",
+            AddressKind::HotCold => "hot-cold",
+            AddressKind::Zipf => "zipf",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Addresses {
     Uniform {

@@ -143,6 +143,8 @@ impl<R: BufRead> BlockTraceReader<R> {
                 )));
             }
             self.last_ns = req.arrival_ns;
+            let mut req = req;
+            req.line = self.line_no;
             return Ok(Some(req));
         }
     }
@@ -260,6 +262,7 @@ impl<R: BufRead> BlockTraceReader<R> {
             lsn,
             sectors: sectors as u32,
             read,
+            line: 0,
         })
     }
 }
@@ -396,7 +399,8 @@ mod tests {
                 device: 0,
                 lsn: 6_293_576,
                 sectors: 8,
-                read: false
+                read: false,
+                line: reqs[0].line
             }
         );
         assert_eq!(
@@ -406,7 +410,8 @@ mod tests {
                 device: 0,
                 lsn: 6_142_320,
                 sectors: 1,
-                read: false
+                read: false,
+                line: reqs[199].line
             }
         );
         // The last request is one sector: a sub-page write of the page it falls in.

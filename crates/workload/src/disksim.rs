@@ -37,6 +37,9 @@ pub struct TraceRequest {
     pub lsn: u64,
     pub sectors: u32,
     pub read: bool,
+    /// The trace file's line this request came from (from 1; 0 when it did not come from a
+    /// file), so that an error found after parsing names the line the user can open.
+    pub line: u64,
 }
 
 /// Parses one non-blank, non-comment DiskSim line (the reader adds `name:line:` to errors
@@ -45,8 +48,9 @@ pub(crate) fn parse_line(t: &str) -> Result<TraceRequest, String> {
     let f: Vec<&str> = t.split_whitespace().collect();
     if f.len() != 5 {
         return Err(format!(
-            "expected 5 fields (arrival_ns device lsn size_sectors op), found {}",
-            f.len()
+            "expected 5 fields (arrival_ns device lsn size_sectors op), found {}{}",
+            f.len(),
+            csv_hint(t)
         ));
     }
     let num = |k: usize, what: &str| -> Result<u64, String> {
@@ -76,7 +80,19 @@ pub(crate) fn parse_line(t: &str) -> Result<TraceRequest, String> {
         lsn,
         sectors: sectors as u32,
         read: op == 1,
+        line: 0,
     })
+}
+
+/// A comma-separated line is no DiskSim line: name the CSV format its field count matches
+/// (MSR Cambridge: 7 fields, Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime;
+/// SPC-1/UMass: 5 or more, ASU,LBA,Size,Opcode,Timestamp).
+fn csv_hint(t: &str) -> &'static str {
+    match t.split(',').count() {
+        7 => "; this looks like an MSR Cambridge CSV line: add --trace-format msr (workload.trace.format = \"msr\")",
+        n if n >= 5 => "; this looks like an SPC-1/UMass CSV line: add --trace-format spc (workload.trace.format = \"spc\")",
+        _ => "",
+    }
 }
 
 /// Parses a whole trace, reporting the first malformed line as `name:line: problem`.
@@ -111,9 +127,15 @@ impl Mapper {
         let first = r.lsn / spp;
         let last = (end - 1) / spp;
         let pages = last - first + 1;
+        // Where the request is: the file's line when known, else its number.
+        let at = if r.line > 0 {
+            format!("{name}:{}: request", r.line)
+        } else {
+            format!("{name}: request {i}")
+        };
         if pages > lp {
             return Err(werr(format!(
-                "{name}: request {i} spans {pages} pages, more than the device's {lp}"
+                "{at} spans {pages} pages, more than the device's {lp}"
             )));
         }
         let mut start = first;
@@ -121,7 +143,7 @@ impl Mapper {
         if first + pages > lp {
             if !self.fold {
                 return Err(werr(format!(
-                    "{name}: request {i} addresses page {first}, beyond the device's {lp} logical pages (set workload.trace.fold = true to fold)"
+                    "{at} addresses page {first}, beyond the device's {lp} logical pages (set workload.trace.fold = true to fold)"
                 )));
             }
             start = first % (lp - pages + 1);
@@ -335,6 +357,16 @@ impl Driver for DiskSimReplay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_csv_line_names_the_format_it_looks_like() {
+        let e = parse_line("128166372003061629,hm,1,Read,7014609920,24576,41286").unwrap_err();
+        assert!(e.contains("--trace-format msr"), "{e}");
+        let e = parse_line("0,20941264,8192,W,0.551706").unwrap_err();
+        assert!(e.contains("--trace-format spc"), "{e}");
+        let e = parse_line("1 2 3").unwrap_err();
+        assert!(!e.contains("--trace-format"), "{e}");
+    }
 
     /// Every op the replay issues, with its issue instant (stepping as the world does).
     pub(crate) fn ops(r: &mut DiskSimReplay) -> Vec<(SimTime, Op)> {

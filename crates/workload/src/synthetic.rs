@@ -236,11 +236,11 @@ impl Driver for Synthetic {
             format!("closed loop, queue depth {}", c.queue_depth)
         };
         format!(
-            "synthetic: {} requests of {}-{} pages, {:?} addresses, {:.0}% reads, {lp}",
+            "synthetic: {} requests of {}-{} pages, {} addresses, {:.0}% reads, {lp}",
             c.requests,
             c.request_pages_min,
             c.request_pages_max,
-            c.address,
+            c.address.name(),
             c.read_ratio * 100.0
         )
     }

@@ -330,6 +330,28 @@ pub enum Isolation {
     Serializable,
 }
 
+impl Isolation {
+    /// The name the configuration uses (`workload.txn.isolation`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Strict => "strict",
+            Isolation::NoPageConflict => "no-page-conflict",
+            Isolation::Serializable => "serializable",
+        }
+    }
+}
+
+impl SizeDist {
+    /// The name the configuration uses (`workload.txn.size_dist`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SizeDist::Fixed => "fixed",
+            SizeDist::Uniform => "uniform",
+            SizeDist::Exponential => "exponential",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeDist {

@@ -265,8 +265,14 @@ impl Config {
 
     /// Deserializes a merged table; errors name the key.
     pub fn from_table(table: Table) -> Result<Config, ConfigError> {
-        Config::deserialize(Value::Table(table))
-            .map_err(|e| ConfigError(e.to_string().replace('\n', " ")))
+        let mut c = Config::deserialize(Value::Table(table))
+            .map_err(|e| ConfigError(e.to_string().replace('\n', " ")))?;
+        // A protocol named in any case runs as the registry spells it (an unknown name is
+        // refused, with a suggestion, when the device is built).
+        if let Ok(name) = ssd::protocol::canonical(&c.protocol.name) {
+            c.protocol.name = name.to_string();
+        }
+        Ok(c)
     }
 
     pub fn device(&self) -> DeviceConfig {
@@ -334,9 +340,11 @@ impl Config {
         }
         // The [host] section is checked whatever the workload, so a misspelt strategy is
         // refused at once rather than when a later `run --host` reads it.
-        self.host
-            .validate()
-            .map_err(|e| ConfigError(e.to_string()))?;
+        self.host.validate().map_err(|e| match e {
+            // ConfigError says "config: " itself.
+            host::HostError::Config { key, reason } => ConfigError(format!("{key}: {reason}")),
+            other => ConfigError(other.to_string()),
+        })?;
         self.validate_protocol_fit()?;
         if w.kind == WorkloadKind::Host && self.run.recovery_reads != ssd::RecoveryReads::Overlapped
         {

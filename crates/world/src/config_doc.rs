@@ -301,6 +301,42 @@ pub fn markdown() -> String {
     s
 }
 
+/// The known keys (and sections) nearest to a misspelt `key`: by edit distance over the
+/// whole dotted key (a typo anywhere: `nand.chanels`), else keys whose last part is the
+/// given last part misspelt or the whole of it (`chanels`, `channels`). Containment of a
+/// short part is not enough (`n` is in `chanels`, and `host.ipa.n` is no suggestion).
+fn near_keys(key: &str) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = KEYS.iter().map(|d| d.key).collect();
+    for d in KEYS {
+        let mut k = d.key;
+        while let Some((head, _)) = k.rsplit_once('.') {
+            names.push(head);
+            k = head;
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    let within = |a: &str, b: &str| {
+        let d = strsim::levenshtein(a, b);
+        d <= (a.chars().count().min(b.chars().count()) / 4).max(1)
+    };
+    let mut best: Vec<(usize, &str)> = names
+        .iter()
+        .filter(|k| within(key, k))
+        .map(|k| (strsim::levenshtein(key, k), *k))
+        .collect();
+    if best.is_empty() {
+        let last = key.rsplit('.').next().unwrap_or(key);
+        best = names
+            .iter()
+            .filter(|k| k.rsplit('.').next().is_some_and(|l| within(last, l)))
+            .map(|k| (0, *k))
+            .collect();
+    }
+    best.sort();
+    best.into_iter().map(|(_, k)| k).take(5).collect()
+}
+
 /// One key, or every key under a section, in words; an unknown key is an error that names
 /// the nearest keys.
 pub fn explain(key: &str) -> Result<String, String> {
@@ -311,17 +347,7 @@ pub fn explain(key: &str) -> Result<String, String> {
         .filter(|d| d.key == key || d.key.starts_with(&format!("{key}.")))
         .collect();
     if hits.is_empty() {
-        let last = key.rsplit('.').next().unwrap_or(key);
-        let near: Vec<&str> = KEYS
-            .iter()
-            .map(|d| d.key)
-            .filter(|k| {
-                k.rsplit('.')
-                    .next()
-                    .is_some_and(|l| l.contains(last) || last.contains(l))
-            })
-            .take(5)
-            .collect();
+        let near = near_keys(key);
         let hint = if near.is_empty() {
             "; `commitlab config --reference` lists every key".to_string()
         } else {
@@ -351,6 +377,17 @@ pub fn explain(key: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::ConfigSource;
+
+    #[test]
+    fn a_misspelt_key_suggests_the_key_meant() {
+        let e = explain("nand.chanels").unwrap_err();
+        assert!(e.contains("did you mean nand.channels"), "{e}");
+        assert!(!e.contains("host.ipa.n"), "{e}");
+        let e = explain("chanels").unwrap_err();
+        assert!(e.contains("nand.channels"), "{e}");
+        let e = explain("host.tpcc.warehouse").unwrap_err();
+        assert!(e.contains("host.tpcc.warehouses"), "{e}");
+    }
 
     #[test]
     fn every_key_is_documented_once_and_every_entry_is_a_key() {

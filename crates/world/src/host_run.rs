@@ -49,6 +49,19 @@ pub enum Sizing {
     Auto,
 }
 
+/// The keys that choose the device's geometry (its size): a host run keeps a geometry set
+/// by any of them, and sizes the device when none is set. Other `nand.*` keys (the record
+/// area, the data mode, timing) say nothing about the size.
+pub const GEOMETRY_KEYS: [&str; 7] = [
+    "nand.channels",
+    "nand.chips_per_channel",
+    "nand.dies_per_chip",
+    "nand.planes_per_die",
+    "nand.blocks_per_plane",
+    "nand.pages_per_block",
+    "nand.page_bytes",
+];
+
 /// The largest share of the logical pages an automatically sized device gives the host's
 /// database: the rest is free space for GC.
 pub const HOST_FILL: f64 = 0.8;
@@ -88,6 +101,21 @@ pub fn run_host_sized(
     trace: Option<&std::path::Path>,
     sizing: &Sizing,
 ) -> Result<(HostMetrics, Option<String>), WorldError> {
+    let (cfg, device, note) = size_host_device(cfg, sizing)?;
+    run_host_on(&cfg, device, trace).map(|m| (m, note))
+}
+
+/// The configuration a host run uses after `sizing`, and the line that says how the device
+/// was sized (None when it was large enough): what `run_host_sized` runs, for callers that
+/// run the host another way (the host crash checker, Python).
+pub fn size_host(cfg: &Config, sizing: &Sizing) -> Result<(Config, Option<String>), WorldError> {
+    size_host_device(cfg, sizing).map(|(c, _, note)| (c, note))
+}
+
+fn size_host_device(
+    cfg: &Config,
+    sizing: &Sizing,
+) -> Result<(Config, ssd::Device, Option<String>), WorldError> {
     let mut cfg = cfg.clone();
     cfg.workload.kind = WorkloadKind::Host;
     cfg.validate()?;
@@ -147,7 +175,7 @@ pub fn run_host_sized(
             }
         }
     }
-    run_host_on(&cfg, device, trace).map(|m| (m, note))
+    Ok((cfg, device, note))
 }
 
 /// Runs the host on `device`, built from `cfg`.

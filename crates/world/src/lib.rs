@@ -10,6 +10,7 @@ pub mod hostlog;
 pub mod metrics;
 pub mod presets;
 pub mod run;
+pub mod usage;
 
 pub use config::{Config, ConfigError, ConfigSource, WorkloadKind};
 pub use hostlog::HostEvent;

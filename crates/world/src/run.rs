@@ -114,15 +114,15 @@ pub fn build_driver(
                 t.concurrency
             };
             let desc = format!(
-                "txn: {} transactions of {}-{} pages ({:?}), {} at once, {:?} isolation, {:.0}% aborts, {:?} addresses",
+                "txn: {} transactions of {}-{} pages ({}), {} at once, {} isolation, {:.0}% aborts, {} addresses",
                 t.transactions,
                 t.size_min,
                 t.size_max,
-                t.size_dist,
+                t.size_dist.name(),
                 conc,
-                t.isolation,
+                t.isolation.name(),
                 t.abort_ratio * 100.0,
-                t.address
+                t.address.name()
             );
             Ok(Box::new(
                 TxStream::new(&stream, conc, 1.0, logical_pages, desc).map_err(werr)?,
