@@ -12,7 +12,7 @@ use crate::{bad, load, quote, ConfigArgs, Fail, Out};
 use clap::{Args, Subcommand};
 use sqlite::crash as sqcrash;
 use sqlite::run::{Mode, RunError, SqliteMetrics, SqliteOptions, Workload};
-use sqlite::speedtest1::{self as st1, Speedtest1Options, Speedtest1Report};
+use sqlite::speedtest1::{self as st1, Speedtest1Options};
 use sqlite::{Layout, Plant};
 use std::path::PathBuf;
 
