@@ -9,8 +9,8 @@
 //! and loaded into this process. The object calls the bundled SQLite (the library this
 //! crate links, with the VFS registered in it) through the `sqlite3_api_routines` table
 //! SQLite hands to extensions, so speedtest1 runs against exactly the library every other
-//! `commitlab sqlite` command uses. The object is cached under the system's temporary
-//! directory, named by a hash of its inputs.
+//! `commitlab sqlite` command uses. The object is cached in the user's cache directory
+//! (`$XDG_CACHE_HOME` or `~/.cache`, `commitlab/speedtest1/`), named by a hash of its inputs.
 //!
 //! What the shim changes, for speedtest1's code only (see its header): its clock is the
 //! VFS's, so the per-test times it prints are simulated device time (SQLite's CPU time is
@@ -286,7 +286,7 @@ pub fn build(source: &Path) -> Result<PathBuf, RunError> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (SHIM, SQLITE3_H, SQLITE3EXT_H, &text, &cc).hash(&mut h);
     let key = format!("{:016x}", h.finish());
-    let dir = std::env::temp_dir().join("commitlab-speedtest1");
+    let dir = cache_dir();
     let lib = dir.join(format!("speedtest1-{key}.so"));
     if lib.is_file() {
         return Ok(lib);
@@ -342,6 +342,22 @@ pub fn build(source: &Path) -> Result<PathBuf, RunError> {
     std::fs::rename(&out, &lib).map_err(io)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(lib)
+}
+
+/// Where built speedtest1 objects are kept: the user's cache directory
+/// (`$XDG_CACHE_HOME`, else `~/.cache`), not a directory other users can write to, since
+/// the object is loaded into this process; the temporary directory only without either.
+fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("commitlab").join("speedtest1")
 }
 
 /// The bundled library's routines table, as SQLite hands it to extensions.
