@@ -86,9 +86,14 @@ pub enum SqliteCmd {
     Compare {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Journal modes over `none`, comma-separated (default delete,truncate,persist,wal).
+        /// Journal modes, comma-separated (default delete,truncate,persist,wal), each run
+        /// over every protocol of --journal-protocols.
         #[arg(long, default_value = "delete,truncate,persist,wal")]
         modes: String,
+        /// Protocols the journal modes run over, comma-separated, or `all` (every protocol;
+        /// the journal's writes are plain one-page writes on each). Default: none.
+        #[arg(long, default_value = "none")]
+        journal_protocols: String,
         /// Protocols batch mode runs over, comma-separated (default every atomic one).
         #[arg(long, default_value = "tc,scc,bpcc,cfc,afc,lighttx,aw,mhl-d,mhl-m")]
         protocols: String,
@@ -344,6 +349,7 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
         SqliteCmd::Compare {
             cfg,
             modes,
+            journal_protocols,
             protocols,
             sql,
             source,
@@ -358,6 +364,24 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             let base = load(cfg, None, &[])?;
             let out = Out::check(json)?;
             let mut rows: Vec<(Mode, String)> = Vec::new();
+            let jps: Vec<String> = if journal_protocols.trim() == "all" {
+                ssd::protocol::names()
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect()
+            } else {
+                let mut v = Vec::new();
+                for p in journal_protocols
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                {
+                    ssd::protocol::lookup(p)
+                        .map_err(|e| bad(format!("--journal-protocols: {e}")))?;
+                    v.push(p.to_string());
+                }
+                v
+            };
             for m in modes.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 let mode = Mode::parse(m).map_err(bad)?;
                 if mode == Mode::Batch {
@@ -365,7 +389,9 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
                         "--modes: batch runs over --protocols; list journal modes here",
                     ));
                 }
-                rows.push((mode, "none".into()));
+                for p in &jps {
+                    rows.push((mode, p.clone()));
+                }
             }
             for p in protocols
                 .split(',')
