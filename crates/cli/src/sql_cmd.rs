@@ -1,4 +1,4 @@
-//! `commitlab sqlite run | compare | crash`: SQLite on the emulated device.
+//! `commitlab sqlite run | compare | speedtest1 | crash`: SQLite on the emulated device.
 //!
 //! The device comes from the usual configuration layers (`--preset`, `--config`, `--set`,
 //! `--seed`; `--protocol` sets `protocol.name`); the SQLite side from the flags below.
@@ -12,6 +12,7 @@ use crate::{bad, load, quote, ConfigArgs, Fail, Out};
 use clap::{Args, Subcommand};
 use sqlite::crash as sqcrash;
 use sqlite::run::{Mode, RunError, SqliteMetrics, SqliteOptions, Workload};
+use sqlite::speedtest1::{self as st1, Speedtest1Options};
 use sqlite::{Layout, Plant};
 use std::path::PathBuf;
 
@@ -85,17 +86,76 @@ pub enum SqliteCmd {
     Compare {
         #[command(flatten)]
         cfg: ConfigArgs,
-        /// Journal modes over `none`, comma-separated (default delete,truncate,persist,wal).
+        /// Journal modes, comma-separated (default delete,truncate,persist,wal), each run
+        /// over every protocol of --journal-protocols.
         #[arg(long, default_value = "delete,truncate,persist,wal")]
         modes: String,
+        /// Protocols the journal modes run over, comma-separated, or `all` (every protocol;
+        /// the journal's writes are plain one-page writes on each). Default: none.
+        #[arg(long, default_value = "none")]
+        journal_protocols: String,
         /// Protocols batch mode runs over, comma-separated (default every atomic one).
         #[arg(long, default_value = "tc,scc,bpcc,cfc,afc,lighttx,aw,mhl-d,mhl-m")]
         protocols: String,
         #[command(flatten)]
         sql: SqlArgs,
+        /// With --workload speedtest1: speedtest1.c (default target/speedtest1/speedtest1.c,
+        /// where scripts/fetch-speedtest1.sh puts it).
+        #[arg(long, value_name = "FILE")]
+        source: Option<PathBuf>,
+        /// With --workload speedtest1: its --size (default 100).
+        #[arg(long)]
+        size: Option<u32>,
         /// Write every row's metrics as JSON to this file (`-`: stdout).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+    },
+    /// SQLite's own benchmark, speedtest1 (SQLite's test/speedtest1.c, fetched by
+    /// scripts/fetch-speedtest1.sh and compiled against the bundled SQLite), on one
+    /// configured device: its per-test times in simulated time, then the run's metrics; the
+    /// database must pass PRAGMA integrity_check afterwards (else exit 1). Everything after
+    /// the commitlab options is speedtest1's (--size N, --testset T, --nosync, ...).
+    Speedtest1 {
+        #[command(flatten)]
+        cfg: ConfigArgs,
+        /// Commit protocol (overrides protocol.name).
+        #[arg(long)]
+        protocol: Option<String>,
+        /// Atomicity: delete, truncate, persist (rollback journal), wal, or batch
+        /// (batch-atomic writes on device transactions; atomic protocols only).
+        #[arg(long, default_value = "delete")]
+        mode: String,
+        /// speedtest1.c (default target/speedtest1/speedtest1.c).
+        #[arg(long, value_name = "FILE")]
+        source: Option<PathBuf>,
+        /// SQLite page size in bytes (must divide the flash page; 0 = the flash page size).
+        #[arg(long, default_value_t = 0)]
+        page_size: u32,
+        /// Extents of the database, journal and WAL files in flash pages (all 0 = 40 % /
+        /// 40 % / 20 % of the logical space).
+        #[arg(long, default_value_t = 0)]
+        db_pages: u32,
+        #[arg(long, default_value_t = 0)]
+        journal_pages: u32,
+        #[arg(long, default_value_t = 0)]
+        wal_pages: u32,
+        /// Do not sync the journal before the first database write after a batch fell back.
+        #[arg(long)]
+        no_fallback_journal_sync: bool,
+        /// Write the metrics and the per-test device counters as JSON (`-`: stdout).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Run the same speedtest1 on SQLite's in-memory database (its --memdb) with no
+        /// device: the CPU baseline of docs/PERFORMANCE.md (wall-clock times, no metrics).
+        #[arg(long, conflicts_with = "json")]
+        in_memory: bool,
+        /// speedtest1's own options.
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "SPEEDTEST1_OPTIONS"
+        )]
+        args: Vec<String>,
     },
     /// Crash-check SQLite on the device: record a bank workload's NAND operations, crash
     /// at each (or at N random states), recover the device alone, and judge the database
@@ -289,14 +349,39 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
         SqliteCmd::Compare {
             cfg,
             modes,
+            journal_protocols,
             protocols,
             sql,
+            source,
+            size,
             json,
         } => {
             device_only(cfg)?;
+            let speedtest = sql.workload == "speedtest1" && sql.sql.is_none();
+            if !speedtest && (source.is_some() || size.is_some()) {
+                return Err(bad("--source and --size go with --workload speedtest1"));
+            }
             let base = load(cfg, None, &[])?;
             let out = Out::check(json)?;
             let mut rows: Vec<(Mode, String)> = Vec::new();
+            let jps: Vec<String> = if journal_protocols.trim() == "all" {
+                ssd::protocol::names()
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect()
+            } else {
+                let mut v = Vec::new();
+                for p in journal_protocols
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                {
+                    ssd::protocol::lookup(p)
+                        .map_err(|e| bad(format!("--journal-protocols: {e}")))?;
+                    v.push(p.to_string());
+                }
+                v
+            };
             for m in modes.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 let mode = Mode::parse(m).map_err(bad)?;
                 if mode == Mode::Batch {
@@ -304,7 +389,9 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
                         "--modes: batch runs over --protocols; list journal modes here",
                     ));
                 }
-                rows.push((mode, "none".into()));
+                for p in &jps {
+                    rows.push((mode, p.clone()));
+                }
             }
             for p in protocols
                 .split(',')
@@ -336,9 +423,18 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             for (mode, p) in rows {
                 let mut c = base.clone();
                 c.protocol.name = p.clone();
-                let mut o = options(mode.name(), sql)?;
-                o.mode = mode;
-                let m = sqlite::run(&c, &o).map_err(fail_of)?;
+                let m = if speedtest {
+                    let mut args = Vec::new();
+                    if let Some(n) = size {
+                        args = vec!["--size".to_string(), n.to_string()];
+                    }
+                    let o = speedtest1_options(mode.name(), sql, source, args)?;
+                    st1::run_speedtest1(&c, &o).map_err(fail_of)?.metrics
+                } else {
+                    let mut o = options(mode.name(), sql)?;
+                    o.mode = mode;
+                    sqlite::run(&c, &o).map_err(fail_of)?
+                };
                 say(&format!(
                     "{:<9} {:<8} {:>11.1} {:>12.2} {:>10.2} {:>7.3} {:>14.1} {:>13.1} {:>9}",
                     mode.name(),
@@ -357,6 +453,93 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
                 let text =
                     serde_json::to_string_pretty(&all).map_err(|e| Fail(2, e.to_string()))?;
                 o.write(&(text + "\n"))?;
+            }
+            Ok(())
+        }
+        SqliteCmd::Speedtest1 {
+            cfg,
+            protocol,
+            mode,
+            source,
+            page_size,
+            db_pages,
+            journal_pages,
+            wal_pages,
+            no_fallback_journal_sync,
+            json,
+            in_memory,
+            args,
+        } => {
+            let mut extra = Vec::new();
+            if let Some(p) = protocol {
+                extra.push(format!("protocol.name={}", toml::Value::String(p.clone())));
+            }
+            device_only(cfg)?;
+            let c = load(cfg, None, &extra)?;
+            let sql = SqlArgs {
+                workload: "mobile".into(),
+                sql: None,
+                transactions: 1,
+                rows: 1,
+                page_size: *page_size,
+                cache_pages: 2000,
+                wal_autocheckpoint: 1000,
+                rollback_ratio: 0.0,
+                db_pages: *db_pages,
+                journal_pages: *journal_pages,
+                wal_pages: *wal_pages,
+                no_fallback_journal_sync: *no_fallback_journal_sync,
+            };
+            let o = speedtest1_options(mode, &sql, source, args.clone())?;
+            if *in_memory {
+                let text = st1::run_in_memory(&o).map_err(fail_of)?;
+                print!("{text}");
+                return say(
+                    "speedtest1 on SQLite's in-memory database (no device; wall-clock times)",
+                );
+            }
+            let out = Out::check(json)?;
+            let r = match st1::run_speedtest1(&c, &o) {
+                Ok(r) => r,
+                Err(e) => {
+                    let mut f = fail_of(e);
+                    if f.0 == 1 {
+                        f.1 = format!(
+                            "{}\nseed={} replay: {}",
+                            f.1,
+                            c.seed,
+                            speedtest1_replay(cfg, protocol, mode, source, &o.args, c.seed)
+                        );
+                    }
+                    return Err(f);
+                }
+            };
+            if !matches!(out, Some(Out::Stdout)) {
+                print!("{}", r.output);
+                eprint!("{}", r.errors);
+                print_metrics(&r.metrics)?;
+                say(&format!(
+                    "  speedtest1 --size {} --testset {}: {} tests; integrity_check: {}",
+                    r.size,
+                    r.testset,
+                    r.tests.len(),
+                    r.integrity_check
+                ))?;
+            }
+            if let Some(o) = out {
+                let text = serde_json::to_string_pretty(&r).map_err(|e| Fail(2, e.to_string()))?;
+                o.write(&(text + "\n"))?;
+            }
+            if r.integrity_check != "ok" {
+                return Err(Fail(
+                    1,
+                    format!(
+                        "PRAGMA integrity_check after speedtest1: {}\nseed={} replay: {}",
+                        r.integrity_check,
+                        c.seed,
+                        speedtest1_replay(cfg, protocol, mode, source, &o.args, c.seed)
+                    ),
+                ));
             }
             Ok(())
         }
@@ -432,6 +615,65 @@ pub fn cmd_sqlite(c: &SqliteCmd) -> Result<(), Fail> {
             Ok(())
         }
     }
+}
+
+fn speedtest1_options(
+    mode: &str,
+    a: &SqlArgs,
+    source: &Option<PathBuf>,
+    args: Vec<String>,
+) -> Result<Speedtest1Options, Fail> {
+    let mut sqlo = options(
+        mode,
+        &SqlArgs {
+            workload: "mobile".into(),
+            sql: None,
+            ..a.clone()
+        },
+    )?;
+    sqlo.workload = Workload::Mobile;
+    Ok(Speedtest1Options {
+        sql: sqlo,
+        source: source
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(st1::DEFAULT_SOURCE)),
+        args,
+        in_memory: false,
+    })
+}
+
+/// The command that repeats a speedtest1 run.
+fn speedtest1_replay(
+    cfg: &ConfigArgs,
+    protocol: &Option<String>,
+    mode: &str,
+    source: &Option<PathBuf>,
+    args: &[String],
+    seed: u64,
+) -> String {
+    let mut cmd = format!(
+        "commitlab sqlite speedtest1 --mode {} --seed {seed}",
+        quote(mode)
+    );
+    if let Some(p) = protocol {
+        cmd.push_str(&format!(" --protocol {}", quote(p)));
+    }
+    if let Some(s) = source {
+        cmd.push_str(&format!(" --source {}", quote(&s.display().to_string())));
+    }
+    if let Some(x) = &cfg.preset {
+        cmd.push_str(&format!(" --preset {}", quote(x)));
+    }
+    if let Some(x) = &cfg.config {
+        cmd.push_str(&format!(" --config {}", quote(&x.display().to_string())));
+    }
+    for s in &cfg.sets {
+        cmd.push_str(&format!(" --set {}", quote(s)));
+    }
+    for a in args {
+        cmd.push_str(&format!(" {}", quote(a)));
+    }
+    cmd
 }
 
 struct CrashArgs<'a> {

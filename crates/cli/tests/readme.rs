@@ -55,6 +55,10 @@ fn readme_commands_run_as_written() {
     let link = bin.join("commitlab");
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_commitlab"), &link).unwrap();
+    // README paths are relative to the repository root (`examples/traces/...`).
+    let examples = dir.join("examples");
+    let _ = std::fs::remove_file(&examples);
+    std::os::unix::fs::symlink(root().join("examples"), &examples).unwrap();
     let path = format!(
         "{}:{}",
         bin.display(),

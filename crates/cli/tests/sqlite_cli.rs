@@ -136,3 +136,126 @@ fn crash_reports_clean_runs_and_catches_a_planted_bug() {
         text(&o)
     );
 }
+
+fn speedtest1_source() -> Option<String> {
+    let p = std::env::var("COMMITLAB_SPEEDTEST1_SOURCE").unwrap_or_else(|_| {
+        format!(
+            "{}/../../target/speedtest1/speedtest1.c",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    });
+    if std::path::Path::new(&p).is_file() {
+        Some(p)
+    } else {
+        let msg = format!(
+            "skipped: speedtest1.c not found at {p} (run scripts/fetch-speedtest1.sh, or set COMMITLAB_SPEEDTEST1_SOURCE)"
+        );
+        println!("{msg}");
+        eprintln!("{msg}");
+        None
+    }
+}
+
+#[test]
+fn speedtest1_runs_and_refuses_by_name() {
+    let Some(src) = speedtest1_source() else {
+        return;
+    };
+    fn with<'a>(src: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut a = vec!["sqlite", "speedtest1", "--source", src];
+        a.extend_from_slice(extra);
+        a
+    }
+    let st = |extra: &[&'static str]| with(&src, extra);
+    refused(&st(&["--mode", "delete", "--threads", "2"]), "--threads");
+    refused(&st(&["--mode", "delete", "--journal", "wal"]), "--mode");
+    // commitlab's options after speedtest1's would be speedtest1's: refused, not ignored.
+    refused(
+        &st(&["--mode", "delete", "--size", "2", "--protocol", "bpcc"]),
+        "commitlab's own options go before speedtest1's",
+    );
+    refused(
+        &st(&["--protocol", "none", "--mode", "batch"]),
+        "sqlite.mode",
+    );
+    refused(
+        &[
+            "sqlite",
+            "speedtest1",
+            "--source",
+            "/nonexistent/speedtest1.c",
+        ],
+        "fetch-speedtest1",
+    );
+    let o = run(&st(&[
+        "--protocol",
+        "bpcc",
+        "--mode",
+        "batch",
+        "--size",
+        "2",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("TOTAL"), "{out}");
+    assert!(out.contains("integrity_check: ok"), "{out}");
+    assert!(out.contains("sqlite batch over bpcc (speedtest1"), "{out}");
+}
+
+#[test]
+fn compare_runs_journal_modes_over_other_protocols_and_speedtest1() {
+    let o = run(&[
+        "sqlite",
+        "compare",
+        "--modes",
+        "delete,wal",
+        "--journal-protocols",
+        "none,bpcc",
+        "--protocols",
+        "lighttx",
+        "--transactions",
+        "20",
+        "--rows",
+        "20",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = text(&o);
+    for row in [
+        "delete    none",
+        "delete    bpcc",
+        "wal       none",
+        "wal       bpcc",
+        "batch     lighttx",
+    ] {
+        assert!(out.contains(row), "{row}: {out}");
+    }
+    refused(
+        &["sqlite", "compare", "--journal-protocols", "nosuch"],
+        "--journal-protocols",
+    );
+    refused(
+        &["sqlite", "compare", "--size", "3"],
+        "--workload speedtest1",
+    );
+    let Some(src) = speedtest1_source() else {
+        return;
+    };
+    let o = run(&[
+        "sqlite",
+        "compare",
+        "--workload",
+        "speedtest1",
+        "--size",
+        "2",
+        "--source",
+        &src,
+        "--modes",
+        "delete",
+        "--protocols",
+        "bpcc",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("delete    none"), "{out}");
+    assert!(out.contains("batch     bpcc"), "{out}");
+}

@@ -7,6 +7,9 @@
 //! - `run`: a run's options, the session, the built-in workloads and the metrics;
 //! - `ext`: the `commitlab` URI VFS (`file:x.db?vfs=commitlab&protocol=bpcc`), one device
 //!   per database, which the loadable extension registers;
+//! - `speedtest1`: SQLite's own benchmark program (test/speedtest1.c, fetched from Debian's
+//!   source package at build time of the run, never kept here) compiled against the bundled
+//!   library and run on the device, its per-test times in simulated time;
 //! - `crash`: crash checking a real database: record a run's NAND operations, crash at
 //!   each, recover the device alone, open the database with SQLite and judge it.
 //!
@@ -25,6 +28,8 @@
 pub mod crash;
 pub mod ext;
 pub mod run;
+#[cfg(all(commitlab_sqlite_headers, not(feature = "loadable_extension")))]
+pub mod speedtest1;
 pub mod store;
 pub mod vfs;
 

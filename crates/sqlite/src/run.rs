@@ -591,19 +591,23 @@ impl Counters {
     }
 }
 
+/// The device's counters and clock at one instant.
 #[derive(Clone, Copy)]
-struct Snapshot {
-    t: SimTime,
-    writes: u64,
-    reads: u64,
-    programs: u64,
-    erases: u64,
-    migrations: u64,
-    fs: FsStats,
+pub(crate) struct Snapshot {
+    pub(crate) t: SimTime,
+    pub(crate) writes: u64,
+    pub(crate) reads: u64,
+    pub(crate) programs: u64,
+    pub(crate) erases: u64,
+    pub(crate) migrations: u64,
+    pub(crate) fs: FsStats,
 }
 
 fn snapshot(s: &Session) -> Snapshot {
-    let fs = s.vfs.ctx().fs.borrow();
+    snapshot_fs(&s.vfs.ctx().fs.borrow())
+}
+
+pub(crate) fn snapshot_fs(fs: &DeviceFs) -> Snapshot {
     let n = fs.dev.core.nand.counters();
     Snapshot {
         t: fs.now,
@@ -616,7 +620,68 @@ fn snapshot(s: &Session) -> Snapshot {
     }
 }
 
-fn diff_stats(a: FsStats, b: FsStats) -> FsStats {
+/// What the SQL side of a measured phase counted.
+pub(crate) struct Txns {
+    pub(crate) committed: u64,
+    pub(crate) rolled_back: u64,
+    pub(crate) latency: Histogram,
+}
+
+/// The metrics of the measured phase from `before` to `after`.
+pub(crate) fn metrics_between(
+    cfg: &Config,
+    o: &SqliteOptions,
+    workload: String,
+    flash: u32,
+    before: &Snapshot,
+    after: &Snapshot,
+    t: &Txns,
+) -> SqliteMetrics {
+    let committed = t.committed;
+    let sim_ns = after.t - before.t;
+    let writes = after.writes - before.writes;
+    let programs = after.programs - before.programs;
+    let per = |x: u64| {
+        if committed == 0 {
+            0.0
+        } else {
+            x as f64 / committed as f64
+        }
+    };
+    SqliteMetrics {
+        protocol: cfg.protocol.name.clone(),
+        mode: o.mode,
+        workload,
+        seed: cfg.seed,
+        sqlite_version: crate::vfs::sqlite_version(),
+        sqlite_page_bytes: o.effective_page_size(flash).unwrap_or(0),
+        flash_page_bytes: flash,
+        transactions: committed,
+        rolled_back: t.rolled_back,
+        sim_time_ns: sim_ns,
+        transactions_per_s: if sim_ns == 0 {
+            0.0
+        } else {
+            committed as f64 / (sim_ns as f64 / 1e9)
+        },
+        device_writes: writes,
+        device_reads: after.reads - before.reads,
+        device_writes_per_txn: per(writes),
+        nand_programs: programs,
+        nand_erases: after.erases - before.erases,
+        gc_page_migrations: after.migrations - before.migrations,
+        write_amplification: if writes == 0 {
+            0.0
+        } else {
+            programs as f64 / writes as f64
+        },
+        nand_programs_per_txn: per(programs),
+        commit_latency_ns: t.latency.percentiles(),
+        vfs: diff_stats(before.fs, after.fs),
+    }
+}
+
+pub(crate) fn diff_stats(a: FsStats, b: FsStats) -> FsStats {
     FsStats {
         file_reads: b.file_reads - a.file_reads,
         file_writes: b.file_writes - a.file_writes,
@@ -730,47 +795,20 @@ pub fn run(cfg: &Config, o: &SqliteOptions) -> Result<SqliteMetrics, RunError> {
     let after = snapshot(&s);
     let fs = s.close().map_err(RunError::Run)?;
     let flash = fs.page_bytes() as u32;
-    let sim_ns = after.t - before.t;
-    let writes = after.writes - before.writes;
-    let programs = after.programs - before.programs;
-    let per = |x: u64| {
-        if committed == 0 {
-            0.0
-        } else {
-            x as f64 / committed as f64
-        }
-    };
-    Ok(SqliteMetrics {
-        protocol: cfg.protocol.name.clone(),
-        mode: o.mode,
-        workload: o.workload.name(),
-        seed: cfg.seed,
-        sqlite_version: crate::vfs::sqlite_version(),
-        sqlite_page_bytes: o.effective_page_size(flash).unwrap_or(0),
-        flash_page_bytes: flash,
-        transactions: committed,
+    let t = Txns {
+        committed,
         rolled_back,
-        sim_time_ns: sim_ns,
-        transactions_per_s: if sim_ns == 0 {
-            0.0
-        } else {
-            committed as f64 / (sim_ns as f64 / 1e9)
-        },
-        device_writes: writes,
-        device_reads: after.reads - before.reads,
-        device_writes_per_txn: per(writes),
-        nand_programs: programs,
-        nand_erases: after.erases - before.erases,
-        gc_page_migrations: after.migrations - before.migrations,
-        write_amplification: if writes == 0 {
-            0.0
-        } else {
-            programs as f64 / writes as f64
-        },
-        nand_programs_per_txn: per(programs),
-        commit_latency_ns: lat.percentiles(),
-        vfs: diff_stats(before.fs, after.fs),
-    })
+        latency: lat,
+    };
+    Ok(metrics_between(
+        cfg,
+        o,
+        o.workload.name(),
+        flash,
+        &before,
+        &after,
+        &t,
+    ))
 }
 
 /// The mobile mix's statements (X-FTL's picture of Android apps): the statements depend on
