@@ -235,3 +235,27 @@ fn bad_trace_input_exits_2_naming_what_is_wrong() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A device the user sized too small for the trace's database: the refusal names the trace as
+/// what sizes the database (a generator names its `max_txns`; a trace has none).
+#[test]
+fn a_device_too_small_for_the_trace_names_the_trace() {
+    let trace = shipped();
+    let o = run(&[
+        "crash",
+        "--host",
+        "wal",
+        "--protocol",
+        "none",
+        "--trace",
+        &trace,
+        "--schedules",
+        "1",
+        "--set",
+        "nand.blocks_per_plane=16",
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}\n{}", text(&o.stdout));
+    assert!(!err.contains("max_txns"), "{err}");
+    assert!(err.contains("trace"), "{err}");
+}

@@ -585,11 +585,22 @@ pub fn check_fits(
     let pages = source.schema().pages_max();
     let need = pages.saturating_mul(u64::from(parts));
     if need > u64::from(logical_pages) {
+        // What sizes the database: a recorded trace's relations and blocks, or a generator's
+        // settings with its insert regions (`max_txns`).
+        let (key, sized_by) = match cfg.workload.as_str() {
+            "trace" => (
+                "host.trace.path".to_string(),
+                "the trace's relations and blocks size them".to_string(),
+            ),
+            w => (
+                format!("host.{w}"),
+                format!("insert regions included: host.{w}.max_txns sizes them"),
+            ),
+        };
         return Err(HostError::Config {
-            key: format!("host.{}", cfg.workload),
+            key,
             reason: format!(
-                "the database needs {need} device pages ({pages} DB pages of {parts} parts, insert regions included: host.{}.max_txns sizes them) but the device has {logical_pages}; use a smaller database or a larger device",
-                cfg.workload
+                "the database needs {need} device pages ({pages} DB pages of {parts} parts, {sized_by}) but the device has {logical_pages}; use a smaller database or a larger device"
             ),
         });
     }
