@@ -342,13 +342,31 @@ pub enum TagContent {
 }
 
 /// Tag → content, for every device write of a recorded run. Tags are dense from 1.
+///
+/// A run that only measures its recovery (not recorded for the crash checker) needs the
+/// contents of the tags still on the medium at the end, not of every version ever written:
+/// with `prunable`, `retain` forgets the others (`Core::prune_tags`), which bounds the
+/// table by the live pages instead of the run's writes.
 #[derive(Clone, Debug, Default)]
 pub struct TagTable {
-    entries: Vec<TagContent>,
+    /// None: forgotten by `retain`.
+    entries: Vec<Option<TagContent>>,
     /// Off: tags are still allocated, contents not kept (performance runs).
     pub keep: bool,
     next: u64,
+    /// Contents may be forgotten (`retain`).
+    pub prunable: bool,
+    /// `retain_due`: how many contents beyond twice those kept after the last `retain`.
+    pub min_growth: u64,
+    /// Entries holding contents now, and after the last `retain`.
+    kept: u64,
+    kept_after_retain: u64,
 }
+
+/// `TagTable::min_growth` by default: a table is pruned when it holds this many contents
+/// more than twice what it held after its last pruning (so pruning, a pass over the
+/// medium's page records, costs O(1) amortised per tag and runs a few times per run).
+pub const RETAIN_MIN_GROWTH: u64 = 1 << 16;
 
 impl TagTable {
     pub fn new(keep: bool) -> TagTable {
@@ -356,6 +374,10 @@ impl TagTable {
             entries: Vec::new(),
             keep,
             next: 1,
+            prunable: false,
+            min_growth: RETAIN_MIN_GROWTH,
+            kept: 0,
+            kept_after_retain: 0,
         }
     }
 
@@ -363,16 +385,18 @@ impl TagTable {
         let t = self.next;
         self.next += 1;
         if self.keep {
-            self.entries.push(c());
+            self.entries.push(Some(c()));
+            self.kept += 1;
         }
         t
     }
 
+    /// The contents of `tag`; None for tag 0, an unknown tag or one `retain` forgot.
     pub fn get(&self, tag: u64) -> Option<&TagContent> {
         if tag == 0 {
             return None;
         }
-        self.entries.get((tag - 1) as usize)
+        self.entries.get((tag - 1) as usize)?.as_ref()
     }
 
     pub fn len(&self) -> u64 {
@@ -381,6 +405,38 @@ impl TagTable {
 
     pub fn is_empty(&self) -> bool {
         self.next == 1
+    }
+
+    /// Whether a prunable table has grown enough since its last `retain` to prune again.
+    pub fn retain_due(&self) -> bool {
+        self.prunable
+            && self.keep
+            && self.kept
+                >= self
+                    .kept_after_retain
+                    .saturating_mul(2)
+                    .saturating_add(self.min_growth)
+    }
+
+    /// Entries whose contents are kept.
+    pub fn kept(&self) -> u64 {
+        self.kept
+    }
+
+    /// Forgets the contents of every tag for which `live` is false.
+    pub fn retain(&mut self, mut live: impl FnMut(u64) -> bool) {
+        let mut kept = 0;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if e.is_some() {
+                if live(i as u64 + 1) {
+                    kept += 1;
+                } else {
+                    *e = None;
+                }
+            }
+        }
+        self.kept = kept;
+        self.kept_after_retain = kept;
     }
 }
 

@@ -223,6 +223,24 @@ impl Core {
         Ok(())
     }
 
+    /// Forgets the contents of every tag the medium no longer holds (`TagTable::retain`):
+    /// a run that measures its recovery at the end needs only those a read of the medium
+    /// can return then, and a tag that left the medium (its page overwritten elsewhere and
+    /// erased) never comes back. Called between events, when every tag allocated has been
+    /// written (each strategy allocates a write's tags in the call that issues it). Results
+    /// are unchanged: recovery reads only tags on the medium, and an unknown tag is an
+    /// error, not a guess (so a tag forgotten too early fails the run loudly).
+    pub fn prune_tags(&mut self) {
+        let n = self.tags.len() as usize;
+        let mut live = vec![false; n + 1];
+        self.device.core.nand.image().for_each_tag(|t| {
+            if let Some(x) = live.get_mut(t as usize) {
+                *x = true;
+            }
+        });
+        self.tags.retain(|t| live[t as usize]);
+    }
+
     /// Allocates the tags of a new image of `img.page` (one per part, consecutive).
     pub fn tag_image(&mut self, img: &Arc<PageImage>) -> u64 {
         let mut first = 0;
@@ -534,6 +552,10 @@ struct Ev {
 /// What a run leaves behind.
 pub struct HostRun {
     pub metrics: HostMetrics,
+    /// The engine at the end of the run. With `host.measure_recovery` (and the engine's
+    /// device restart, not a strategy's own), the device's medium was handed to the restart
+    /// (`measure_recovery`): its FTL state and statistics are the run's, its NAND has no
+    /// pages; unless the run was recorded or the medium is an image file, which keep theirs.
     pub core: Core,
     pub commits: Vec<CommitRec>,
     /// The medium before the run (when recording).
@@ -570,6 +592,10 @@ pub struct Engine {
     start: SimTime,
     /// Where commit issues and acks are reported as they happen (`acklog`).
     ack_sink: Option<crate::acklog::AckSink>,
+    /// `set_snapshot_at`: when this many transactions have been handed out and a client asks
+    /// for the next, the metrics so far are kept in `snapshot`.
+    snapshot_at: Option<u64>,
+    snapshot: Option<HostMetrics>,
 }
 
 /// Refuses a database that does not fit the device's `logical_pages`, from the schema's
@@ -705,12 +731,20 @@ impl Engine {
             device.core.nand.enable_log();
         }
         let pages = layout.pages as usize;
+        let mut tags = TagTable::new(record || cfg.measure_recovery);
+        // Only the recovery measured at the end reads the table: forget what the medium no
+        // longer holds (`Core::prune_tags`). A recorded run keeps all (the crash checker
+        // recovers from every prefix), and so do IPA and IPL, whose appended deltas and log
+        // sectors name tags inside their bytes, and the PCM strategies (their restart reads
+        // their own media, and their flash device may be the external store's).
+        tags.prunable =
+            !record && cfg.update == "out-of-place" && !crate::acklog::uses_pcm_tier(&cfg.strategy);
         let mut core = Core {
             cfg: cfg.clone(),
             layout,
             device,
             pool: Pool::new(cfg.buffer_frames),
-            tags: TagTable::new(record || cfg.measure_recovery),
+            tags,
             disk: sim::mem::huge_vec(pages, None),
             lazy_disk: false,
             disk_values_taken: 0,
@@ -771,7 +805,23 @@ impl Engine {
             base_busy_ns,
             start,
             ack_sink: None,
+            snapshot_at: None,
+            snapshot: None,
         })
+    }
+
+    /// Keeps the metrics of the run as they are when `n` transactions have been handed out
+    /// and a client gets one more (`take_snapshot`): the instant a run of `n`
+    /// transactions would first turn a client away, so everything before it is exactly
+    /// that run's prefix (same stream, same schedule). A warm-up measured inside the run
+    /// itself, instead of by a second run of the first `n` transactions.
+    pub fn set_snapshot_at(&mut self, n: u64) {
+        self.snapshot_at = Some(n);
+    }
+
+    /// The metrics kept by `set_snapshot_at` (None if the run never reached that point).
+    pub fn take_snapshot(&mut self) -> Option<HostMetrics> {
+        self.snapshot.take()
     }
 
     /// Reports every commit to `sink`: its issue just before the strategy's `commit`, its
@@ -827,6 +877,9 @@ impl Engine {
                 self.on_wake(ev.client, t)?;
             }
             self.strat.maintain(&mut self.core, t)?;
+            if self.core.tags.retain_due() {
+                self.core.prune_tags();
+            }
             self.prefetch_client_op();
         }
         if let Some(c) = self.clients.iter().position(|c| c.phase != Phase::Done) {
@@ -878,6 +931,14 @@ impl Engine {
     }
 
     fn on_wake(&mut self, c: u32, now: SimTime) -> Result<()> {
+        if self.snapshot_at == Some(self.handed_out)
+            && self.handed_out < self.core.cfg.transactions
+            && self.snapshot.is_none()
+            && self.clients[c as usize].phase == Phase::Idle
+        {
+            // Wall time is not part of a snapshot (it would make the output differ).
+            self.snapshot = Some(self.metrics(self.core.device.info().name, 0.0));
+        }
         let cl = &mut self.clients[c as usize];
         match cl.phase {
             Phase::Idle => {
@@ -1474,6 +1535,32 @@ pub fn run_acked(
     trace: bool,
     acks: Option<crate::acklog::AckSink>,
 ) -> Result<HostRun> {
+    run_with(cfg, dcfg, device, seed, record, trace, acks, None).map(|(r, _)| r)
+}
+
+/// As `run`, keeping the metrics as they were when `warmup` transactions had been handed
+/// out (`Engine::set_snapshot_at`; None if the run has no more than `warmup`).
+pub fn run_with_snapshot(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    warmup: u64,
+) -> Result<(HostRun, Option<HostMetrics>)> {
+    run_with(cfg, dcfg, device, seed, false, false, None, Some(warmup))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_with(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    record: bool,
+    trace: bool,
+    acks: Option<crate::acklog::AckSink>,
+    snapshot_at: Option<u64>,
+) -> Result<(HostRun, Option<HostMetrics>)> {
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
     let protocol = device.info().name;
@@ -1484,31 +1571,43 @@ pub fn run_acked(
     if let Some(s) = acks {
         e.set_ack_sink(s);
     }
+    if let Some(n) = snapshot_at {
+        e.set_snapshot_at(n);
+    }
     e.run()?;
+    let snapshot = e.take_snapshot();
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {
         m.recovery = Some(match e.strat.measure_recovery(e.now) {
             Some(r) => r?,
-            None => measure_recovery(cfg, dcfg, &e.core, e.now)?,
+            None => measure_recovery(cfg, dcfg, &mut e.core, e.now)?,
         });
     }
-    Ok(e.into_run(m))
+    Ok((e.into_run(m), snapshot))
 }
 
 /// Cuts power at the end of a run (nothing in flight is lost: the image is taken after every
 /// command was issued, so in-flight operations count as persisted) and restarts: the device's
 /// recovery, then the strategy's.
+///
+/// The run is over, so the restart takes the medium itself (`Nand::take_for_restart`), not a
+/// copy: a copy of a 32 GiB device's image beside the live one, plus the restarted device,
+/// was most of a recovery point's peak memory. The restart sees the same pages with idle
+/// resources and zero counters either way, so the figures are the same. A recorded run (its
+/// operation log belongs to the crash checker) or an image file (a restart must not write
+/// it) is copied as before.
 fn measure_recovery(
     cfg: &HostConfig,
     dcfg: &ssd::DeviceConfig,
-    core: &Core,
+    core: &mut Core,
     now: SimTime,
 ) -> Result<crate::metrics::HostRecoveryMetrics> {
     let wall = std::time::Instant::now();
-    let nand = media::Nand::from_image(
-        core.device.core.nand.image().clone(),
-        core.device.core.nand.timing().clone(),
-    );
+    let live = &mut core.device.core.nand;
+    let nand = match live.take_for_restart() {
+        Some(n) => n,
+        None => media::Nand::from_image(live.image().clone(), live.timing().clone()),
+    };
     let (mut dev, rep) =
         Device::recover(dcfg, nand).map_err(Core::dev_err(now, "device recovery after the run"))?;
     let info = strategy::lookup(&cfg.strategy)?;
@@ -1549,6 +1648,90 @@ mod tests {
         h.checkpoint_log_bytes = 4096;
         d.nand.blocks_per_plane = 64;
         (h, d)
+    }
+
+    /// Recovery at the end of a run reads only tags on the medium: forgetting the others
+    /// (`Core::prune_tags`, here each time 8 contents were added, so many times per run)
+    /// gives the same recovery, figure for figure, as keeping every version, on each
+    /// strategy and device protocol that measures recovery on the device; and the pruned
+    /// table does hold fewer contents (GC erased what it forgot).
+    #[test]
+    fn pruning_the_tag_table_recovers_the_same() {
+        for (s, p) in [
+            ("wal", "none"),
+            ("device-tx", "cfc"),
+            ("device-tx", "afc"),
+            ("device-tx", "bpcc"),
+            ("device-tx", "scc"),
+            ("cfc-ex", "none"),
+            ("afc-ex", "none"),
+        ] {
+            let (mut h, mut d) = crate::check::tiny_config(s, p);
+            h.workload = "tpcc".into();
+            h.tpcc.warehouses = 1;
+            h.tpcc.customers_per_district = 20;
+            h.tpcc.items = 50;
+            h.tpcc.max_txns = 200;
+            h.tpcc.delta_abort = 0.1;
+            h.transactions = 150;
+            h.buffer_frames = 16;
+            h.log_pages = 64;
+            h.checkpoint_log_bytes = 4096;
+            h.measure_recovery = true;
+            // Room for the database and a little more, so GC erases what the run overwrote.
+            let need = device_pages_needed(&h, d.nand.page_bytes, 5).unwrap();
+            d.nand.blocks_per_plane = (need * 10 / 7 / 16 + 4) as u32;
+            let go = |prune: bool| {
+                let dev = Device::in_memory(&d).unwrap();
+                let source = crate::source::build(&h, 5).unwrap();
+                let mut e = Engine::new(&h, dev, source, 5, false).unwrap();
+                assert!(e.core.tags.prunable, "{s}/{p}");
+                e.core.tags.prunable = prune;
+                e.core.tags.min_growth = 8;
+                e.run().unwrap();
+                let (kept, len) = (e.core.tags.kept(), e.core.tags.len());
+                let mut r = measure_recovery(&h, &d, &mut e.core, e.now)
+                    .unwrap_or_else(|err| panic!("{s}/{p} pruned={prune}: {err}"));
+                r.wall_time_s = 0.0;
+                (format!("{r:?}"), kept, len)
+            };
+            let (pruned, kept, len) = go(true);
+            let (whole, kept_whole, len_whole) = go(false);
+            assert_eq!(pruned, whole, "{s}/{p}");
+            assert_eq!((kept_whole, len_whole), (len, len), "{s}/{p}");
+            assert!(kept < len, "{s}/{p}: {kept} of {len} tags kept");
+        }
+    }
+
+    /// A warm-up kept inside the run (`run_with_snapshot`) changes nothing in the run, and
+    /// holds what a run of only the warm-up's transactions had when it first turned a
+    /// client away: no more commits or simulated time than that run ends with, and at
+    /// least the warm-up less one transaction per client (the ones still in flight).
+    #[test]
+    fn a_snapshot_is_the_prefix_of_the_run() {
+        let (h, d) = small_tpcc();
+        let dev = || Device::in_memory(&d).unwrap();
+        let j = |m: &HostMetrics| {
+            let mut v = serde_json::to_value(m).unwrap();
+            v.as_object_mut().unwrap().remove("wall_time_s");
+            v.to_string()
+        };
+        let plain = run(&h, &d, dev(), 5, false).unwrap();
+        let (whole, snap) = run_with_snapshot(&h, &d, dev(), 5, 60).unwrap();
+        assert_eq!(j(&plain.metrics), j(&whole.metrics));
+        let snap = snap.expect("120 transactions pass a warm-up of 60");
+        let mut h60 = h.clone();
+        h60.transactions = 60;
+        let warm = run(&h60, &d, dev(), 5, false).unwrap().metrics;
+        assert!(snap.txns_committed <= warm.txns_committed);
+        assert!(snap.txns_committed + snap.txns_aborted + u64::from(h.clients) >= 60);
+        assert!(snap.sim_time_ns <= warm.sim_time_ns);
+        assert!(snap.txns_committed < whole.metrics.txns_committed);
+        // A run no longer than its warm-up never passes it.
+        assert!(run_with_snapshot(&h60, &d, dev(), 5, 60)
+            .unwrap()
+            .1
+            .is_none());
     }
 
     /// Every page's values at the end of a run: its frame's (built here) or the disk's.

@@ -288,6 +288,24 @@ impl NandImage {
         })
     }
 
+    /// An image with this one's parameters and no pages at all: what a NAND keeps after it
+    /// handed its medium over (`Nand::take_for_restart`). Every access to a page of it is
+    /// out of range.
+    pub(crate) fn hollow(&self) -> NandImage {
+        NandImage {
+            params: self.params.clone(),
+            rec: Vec::new(),
+            erased_oob: self.erased_oob.clone(),
+            stride: self.stride,
+            data: Vec::new(),
+            payloads: BTreeMap::new(),
+            erase_count: Vec::new(),
+            mode: Vec::new(),
+            flags: Vec::new(),
+            last_prog: Vec::new(),
+        }
+    }
+
     pub fn params(&self) -> &ImageParams {
         &self.params
     }
@@ -477,6 +495,23 @@ impl NandImage {
         }
         if let Some(l) = self.last_prog.get(b) {
             sim::mem::prefetch(l);
+        }
+    }
+
+    /// Calls `f` with the tag of every programmed, readable page that holds one (a tagged
+    /// page in either data mode; pages of raw bytes and uncorrectable pages carry none), in
+    /// page order: every tag a read of the medium can return now.
+    pub fn for_each_tag(&self, mut f: impl FnMut(u64)) {
+        if self.stride == 0 {
+            return;
+        }
+        for i in 0..self.rec.len() / self.stride {
+            let st = self.st(i);
+            let m = st & ST_MASK;
+            if m == ST_ERASED || m == ST_UNCORRECTABLE || st & KIND_BYTES != 0 {
+                continue;
+            }
+            f(self.tag_of(i));
         }
     }
 

@@ -213,6 +213,22 @@ impl Nand {
         self.file.is_some()
     }
 
+    /// Cuts power and hands the medium over to a restart without copying it: returns what
+    /// `Nand::from_image(self.image().clone(), self.timing().clone())` returns (the same
+    /// pages, idle resources, zero counters, no log), and leaves this NAND with no pages
+    /// (`NandImage::hollow`: its counters and timing state stay readable, any page access
+    /// is out of range). For the end of a run whose medium nobody reads again. None for a
+    /// medium written through to a file or logging its operations: a restart must not
+    /// write the file, and the log belongs to the run (copy those).
+    pub fn take_for_restart(&mut self) -> Option<Nand> {
+        if self.file.is_some() || self.log.is_some() {
+            return None;
+        }
+        let hollow = self.image.hollow();
+        let image = std::mem::replace(&mut self.image, hollow);
+        Some(Nand::from_image(image, self.timing.clone()))
+    }
+
     /// A fresh, fully erased device in memory.
     pub fn new(params: ImageParams, timing: NandTiming) -> Result<Nand, NandError> {
         Ok(Nand::from_image(NandImage::new(params)?, timing))

@@ -15,12 +15,16 @@
 //! Warm-up by differencing. The paper measures 100,000 transactions "after the system
 //! reaches the stable state"; the engine has no warm-up phase, and a run from an empty PCM
 //! spends its first thousands of transactions filling PCM without destaging. So each point
-//! is two runs with the same database (sized for the longer one) and seed: one of `warmup`
-//! transactions and one of `warmup + transactions`. The shorter is a prefix of the longer
-//! (same transaction stream and schedule until it stops issuing), so the measured window is
-//! the difference: throughput = Δcommits ÷ Δsimulated time, I/Os and PCM writes per
+//! is one run of `warmup + transactions` whose figures are also kept at the end of its
+//! warm-up (`host::engine::run_with_snapshot`): when `warmup` transactions have been handed
+//! out and a client asks for the next, the instant a run of only `warmup` transactions would
+//! first turn a client away, so what comes before is exactly that run's prefix (same
+//! database, sized for the whole run, same stream and schedule). The warm-up runs once per
+//! point; before, a second run of the first `warmup` transactions (drained to its end)
+//! gave the warm-up's figures, which cost the warm-up twice. The measured window is the
+//! difference: throughput = Δcommits ÷ Δsimulated time, I/Os and PCM writes per
 //! committed transaction of the window, mean response time from the difference of sums.
-//! Percentiles come from the difference of the two runs' response-time histograms
+//! Percentiles come from the difference of the two response-time histograms
 //! (`Histogram::since`): the worst-1 % response time (Fig. 12) is the window's p99. Wear
 //! (Fig. 11) and the destage I/O series are the full run's (per-unit counters and series
 //! are not differenced). A comparison whose PCMLogging window destaged nothing (PCM never
@@ -475,8 +479,9 @@ fn host_run(cfg: &Config) -> Result<HostMetrics, String> {
     Ok(run.metrics)
 }
 
-/// One point: the warm-up run (the first `warmup` transactions, same database and seed, so
-/// the same prefix) and the full run; the measured window is their difference.
+/// One point: one run of `warmup + measured` transactions whose figures are also kept as
+/// they were when the warm-up's `warmup` transactions had been handed out; the measured
+/// window is the difference (module docs).
 ///
 /// `scmlogging` keeps its whole log in PCM and truncates it only at checkpoints (every
 /// `checkpoint_interval_ms`, 5 minutes by default); when its PCM log fills before the next
@@ -499,17 +504,21 @@ fn host_point(cfg: &Config, warmup: u64) -> Result<Res, String> {
 }
 
 fn host_point_once(cfg: &Config, warmup: u64) -> Result<Res, String> {
-    let mut w = cfg.clone();
-    w.host.transactions = warmup;
-    w.host.measure_recovery = false;
-    let warm = if warmup > 0 {
-        Some(host_run(&w)?)
-    } else {
-        None
-    };
+    if warmup == 0 {
+        return Ok(Res {
+            full: host_run(cfg)?,
+            warm: None,
+            checkpoint_ms: cfg.host.pcm.checkpoint_interval_ms,
+        });
+    }
+    // One run: the warm-up's figures are kept as the run passes its end (module docs).
+    let dev = world::build_device(cfg, None).map_err(|e| e.to_string())?;
+    let (run, warm) =
+        host::engine::run_with_snapshot(&cfg.host, &cfg.device(), dev, cfg.seed, warmup)
+            .map_err(|e| e.to_string())?;
     Ok(Res {
-        full: host_run(cfg)?,
-        warm,
+        full: run.metrics,
+        warm: Some(warm.ok_or("internal: the run ended before its warm-up did")?),
         checkpoint_ms: cfg.host.pcm.checkpoint_interval_ms,
     })
 }

@@ -212,7 +212,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.records.distinct", "", &[], "records: a transaction touches distinct records."),
     k("host.records.sorted", "", &[], "records: a transaction's records in key order (no deadlocks)."),
     k("host.records.delta_abort", "fraction", &[], "records: fraction of transactions that roll back after their operations."),
-    k("host.measure_recovery", "", &[], "After the run, cut power, restart (device, then strategy) and report the cost; keeps every page image in memory."),
+    k("host.measure_recovery", "", &[], "After the run, cut power, restart (device, then strategy) and report the cost; keeps in memory the image of every page version still on the medium (every version with ipa, ipl and the PCM strategies)."),
     k("host.data", "", &["tag", "full"], "Record contents the host crash checker judges: tag (digests compared with the serial replay) or full (also decode each record's fields and check TPC-C consistency conditions 1-4 / TPC-B balance sums on the recovered database)."),
     k("run.measure_recovery", "", &[], "After the run, cut power and recover, reporting recovery cost."),
     k("run.check_invariants_every", "requests", &[], "Check every FTL and protocol invariant every this many requests (0: never)."),

@@ -149,6 +149,7 @@ use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::{Disk, DiskKind};
 use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -1584,8 +1585,10 @@ pub fn recover(
         disk_reads: log.disk_pages.len() as u64,
     };
     // Stable page versions: every disk page, every valid frame (a header line each to
-    // find them); the highest page LSN wins, a frame on a tie.
-    let mut stable: BTreeMap<u64, (u64, Vec<u64>, bool)> = BTreeMap::new(); // page -> (lsn, values, in pcm)
+    // find them); the highest page LSN wins, a frame on a tie. A disk page's values are
+    // borrowed from the disk image, not copied (a restart measured at the end of a run
+    // would otherwise hold the database twice).
+    let mut stable: BTreeMap<u64, (u64, Cow<'_, [u64]>, bool)> = BTreeMap::new(); // page -> (lsn, values, in pcm)
     for (&id, v) in disk.range(..layout.pages) {
         let slots = layout.slots(PageNo(id)) as usize;
         if v.len() != slots + 1 {
@@ -1594,7 +1597,7 @@ pub fn recover(
                 v.len()
             ));
         }
-        stable.insert(id, (v[slots], v[..slots].to_vec(), false));
+        stable.insert(id, (v[slots], Cow::Borrowed(&v[..slots]), false));
     }
     let mut redo_io = PhaseIo {
         pcm_bytes: geo.frames * 64,
@@ -1614,7 +1617,7 @@ pub fn recover(
                 _ => false,
             };
             if !keep {
-                stable.insert(p, (lsn, v, true));
+                stable.insert(p, (lsn, Cow::Owned(v), true));
             }
         }
     }
@@ -1630,11 +1633,11 @@ pub fn recover(
             match stable.get(&p) {
                 Some((_, v, true)) => {
                     io.pcm_bytes += geo.page_bytes;
-                    db.insert(p, v.clone());
+                    db.insert(p, v.to_vec());
                 }
                 Some((_, v, false)) => {
                     io.disk_reads += 1;
-                    db.insert(p, v.clone());
+                    db.insert(p, v.to_vec());
                 }
                 None => {
                     io.disk_reads += 1;
@@ -1703,7 +1706,7 @@ pub fn recover(
     let ns = |io: &PhaseIo| pcm.scan_ns(io.pcm_bytes) + io.disk_reads * read_ns;
     let mut pages: BTreeMap<PageNo, Vec<u64>> = stable
         .into_iter()
-        .map(|(p, (_, v, _))| (PageNo(p), v))
+        .map(|(p, (_, v, _))| (PageNo(p), v.into_owned()))
         .collect();
     for (p, v) in db {
         pages.insert(PageNo(p), v);
