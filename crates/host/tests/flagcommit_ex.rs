@@ -136,9 +136,23 @@ fn the_checker_catches_a_commit_logged_before_the_version_of_its_dropped_records
     );
 }
 
+/// Its only catch (afc-ex tiny run, seed 37) was the checkpoint's master issued before the
+/// flag programs of a commit in flight (`checkpoint.rs`): the same seed with planted
+/// `master-before-commit-acks` and no `no-cover` is a violation too. With that fixed, no
+/// tiny run (log_pages 8) of seeds 30–119, nor of seeds 0–39 with 1 or 2 clients and a
+/// checkpoint every 400, 1,000 or 2,048 log bytes, no `deferring` run of seeds 0–11 and no
+/// `larger(150)` run of seeds 0–5 (300 random states) catches
+/// `no-cover`: a reclaim is followed by a write of the same page that carries every committed
+/// value (invalid ones restored first), so an uncovered reclaim loses nothing the checker
+/// can see in these runs.
 #[test]
+#[ignore = "no run found where the checker catches planted no-cover once the master waits for commits in flight"]
 fn the_checker_catches_a_reclaim_of_a_version_newer_ones_do_not_cover() {
-    assert!(caught("afc-ex", |h| h.fault_fc = "no-cover".into(), 30..40));
+    assert!(caught(
+        "afc-ex",
+        |h| h.fault_fc = "no-cover".into(),
+        30..120
+    ));
 }
 
 #[test]
@@ -575,5 +589,48 @@ fn versions_follow_max_c_and_fetches_merge_scattered_versions() {
             "{strategy}: with max_c 6 some page held more than 3 versions at once ({live_max})"
         );
         assert!(merged > 0, "{strategy}: no fetch merged a second version");
+    }
+}
+
+/// The crash checker's larger host run (`world::host_run::HOST_CRASH_LARGER` over the tiny
+/// configuration), as `commitlab crash --host S --protocol none --set host.transactions=300
+/// --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32` runs it.
+fn crash_larger(s: &str) -> (host::HostConfig, ssd::DeviceConfig) {
+    let (mut h, mut d) = tiny(s);
+    h.transactions = 300;
+    h.clients = 4;
+    h.bank.accounts = 120;
+    d.nand.blocks_per_plane = 32;
+    (h, d)
+}
+
+/// Regression: found by a soak of random host crash schedules, replayed by
+/// `commitlab crash --host afc-ex --protocol none --update out-of-place --seed
+/// 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4
+/// --set host.bank.accounts=120 --set nand.blocks_per_plane=32 --state 756` (and seed
+/// 1394702057938668, state 733): an acked transaction lost every record. A checkpoint began
+/// while its commit was in flight (COMMIT below B); before the ack a page holding its pending
+/// record was written back, with a FALSE node whose flag was programmed at the ack; the master
+/// was issued before that program and completed first, so a crash in between found B past the
+/// COMMIT and a FALSE node: aborted (AFC, Def. 3.3). The master now waits for the acks of the
+/// commits in flight at the checkpoint's start; planted `master-before-commit-acks` brings
+/// the violation back.
+#[test]
+fn afc_ex_soak_states_756_and_733_keep_a_commit_in_flight_at_a_checkpoint() {
+    for (seed, state) in [(1394702057938662u64, 756u64), (1394702057938668, 733)] {
+        let (h, d) = crash_larger("afc-ex");
+        let rec = check::record(&h, &d, seed).unwrap();
+        assert!(rec.metrics.strategy_counters["fc_checkpoint_commit_waits"] > 0);
+        let rep = check::check(&rec, Mode::Random { schedules: 1000 }, seed, Some(state)).unwrap();
+        for v in &rep.first {
+            eprintln!("{:?}\n{:#?}", v.state, v.findings);
+        }
+        assert_eq!(rep.violations, 0, "seed {seed} state {state}");
+        // The same run with the master issued at once: the state is a violation again.
+        let (mut h, d) = crash_larger("afc-ex");
+        h.fault_fc = "master-before-commit-acks".into();
+        let rec = check::record(&h, &d, seed).unwrap();
+        let rep = check::check(&rec, Mode::Random { schedules: 1000 }, seed, Some(state)).unwrap();
+        assert_eq!(rep.violations, 1, "planted: seed {seed} state {state}");
     }
 }

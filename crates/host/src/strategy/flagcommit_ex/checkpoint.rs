@@ -17,6 +17,11 @@ pub(super) struct PendingCkpt {
     /// Noted pages not written yet, each with the version number its next write gets at
     /// the note (a version numbered at least that is a write since the note).
     noted: Vec<(PageNo, u64)>,
+    /// The latest ack of the commits in flight at the start (their COMMIT records, if
+    /// any, are below `b`): the master is not issued before it (`checkpoint`).
+    until: SimTime,
+    /// It noted pages (`checkpoints_deferred`).
+    deferred: bool,
 }
 
 impl FlagCommitEx {
@@ -57,21 +62,48 @@ impl FlagCommitEx {
             self.write_version(core, page, now)?;
             core.pool.frame_mut(f).dirty = false;
         }
-        if noted.is_empty() || self.fault == Fault::MasterBeforeNoted {
+        // Commits in flight now have their COMMIT below B (the tail was sealed above), so
+        // after the master they are decided by their flags alone. Until its ack such a
+        // commit's pending records stay in memory, and a version written meanwhile holds a
+        // new node of it whose flag is programmed only then (`versions.rs`, at max(write,
+        // ack)): issued after a master written now, that program would be waited for by
+        // nothing, and a crash before it left a FALSE node (AFC: aborted, Def. 3.3) or no
+        // TRUE one (CFC: a commit with no version at its start). So the master is issued
+        // only once every such commit is acked (and folded: no further node of it), when
+        // every flag program of its nodes has been issued and `write_checkpoint_master`
+        // waits for them. Found by a soak of random host crash schedules (afc-ex, seed
+        // 1394702057938662, state 756; `tests/flagcommit_ex.rs`).
+        let until = self
+            .unfolded
+            .iter()
+            .next_back()
+            .map_or(now, |&(a, _)| a.max(now));
+        let wait_commits = until > now && self.fault != Fault::MasterBeforeCommitAcks;
+        if (noted.is_empty() || self.fault == Fault::MasterBeforeNoted) && !wait_commits {
             if !noted.is_empty() {
                 self.n.checkpoints_deferred += 1;
             }
             return self.write_checkpoint_master(core, b, now);
         }
-        self.n.checkpoints_deferred += 1;
-        self.ckpt = Some(PendingCkpt { b, noted });
+        if noted.is_empty() {
+            self.n.checkpoint_commit_waits += 1;
+        } else {
+            self.n.checkpoints_deferred += 1;
+        }
+        self.ckpt = Some(PendingCkpt {
+            b,
+            deferred: !noted.is_empty(),
+            noted,
+            until: if wait_commits { until } else { now },
+        });
         Ok(())
     }
 
     /// Step 2 of a deferred checkpoint: writes each noted page that now has a version slot,
     /// drops those written meanwhile (an eviction writes a version) or discarded (an abort
     /// discards only a page whose unwritten changes were all the aborted transaction's,
-    /// Algorithm 2 line 6), and writes the master when none is left.
+    /// Algorithm 2 line 6), and writes the master when none is left and every commit in
+    /// flight at the start is acked.
     pub(super) fn advance_checkpoint(&mut self, core: &mut Core, now: SimTime) -> Result<()> {
         let Some(mut ck) = self.ckpt.take() else {
             return Ok(());
@@ -94,8 +126,10 @@ impl FlagCommitEx {
                 }
             }
         }
-        if left.is_empty() {
-            self.n.checkpoints_deferred_done += 1;
+        if left.is_empty() && ck.until <= now {
+            if ck.deferred {
+                self.n.checkpoints_deferred_done += 1;
+            }
             return self.write_checkpoint_master(core, ck.b, now);
         }
         ck.noted = left;

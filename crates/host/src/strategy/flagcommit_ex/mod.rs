@@ -108,11 +108,12 @@
 //!   sealed tail; every dirty page is written — at once where it has a free or reclaimable
 //!   version slot, else *noted* and written at the first event where it has one (or counted
 //!   written when an eviction wrote it meanwhile); the master ⟨B⟩ is written once no noted
-//!   page is left and every version write, flag program and log write issued by then is
-//!   complete. No checkpoint starts while one is pending ("the next checkpoint is not taken
+//!   page is left, every commit in flight at the checkpoint's start is acked, and every
+//!   version write, flag program and log write issued by then is complete. No checkpoint starts while one is pending ("the next checkpoint is not taken
 //!   until all dirty pages noted at the previous checkpoint have been written"), so the
 //!   restart point never passes an unwritten page. Log page s may overwrite s − L only below
-//!   the B of the newest acked master. Planted `master-before-noted` (master at once) is
+//!   the B of the newest acked master. Planted `master-before-noted` (master at once) and
+//!   `master-before-commit-acks` (master without waiting for the commits in flight) are
 //!   caught.
 //!
 //! # Recovery (Algorithm 3, `recovery.rs`)
@@ -152,7 +153,10 @@
 //!   still names its B, whose log is kept until the new master is acked. A noted page
 //!   written late holds every committed change it had at the note (versions carry every
 //!   committed value, `versions.rs`), so at the new master's ack the changes below B are
-//!   in complete versions.
+//!   in complete versions. A commit in flight at the checkpoint's start has its COMMIT
+//!   below B, so after the master only its flags decide it; a version written before its
+//!   ack holds a new node whose flag is programmed at max(write, ack). The master is issued
+//!   only after those acks, when every such program has been issued, and waits for them.
 //! - An UPDATE dropped at eviction (lines 8–9): it is in the evicted version, complete at
 //!   its ack. If its transaction needs a COMMIT, the log write holding it starts after that
 //!   ack (log floor), so a durable COMMIT implies the version is complete; with a log-free
@@ -217,7 +221,8 @@ pub enum Variant {
     Afc,
 }
 
-/// Planted bugs (`HostConfig::fault_fc`), each caught by a test in tests/flagcommit_ex.rs.
+/// Planted bugs (`HostConfig::fault_fc`), each caught by a test in tests/flagcommit_ex.rs
+/// (except `NoCover`, below).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     None,
@@ -228,7 +233,9 @@ pub enum Fault {
     /// AFC: reclaim an aborted transaction's last FALSE node without waiting for earlier
     /// overwrites, and without moving its FALSE flag.
     AfcNoFalseMove,
-    /// Reclaim a version without checking that newer versions cover it.
+    /// Reclaim a version without checking that newer versions cover it. Not caught by any
+    /// run tried since checkpoints wait for commits in flight (its test is ignored, with
+    /// the runs tried): the version written after a reclaim carries every committed value.
     NoCover,
     /// Algorithm 1 lines 8–9 without the log floor: a COMMIT may reach the log before the
     /// evicted version that took the place of the transaction's dropped records.
@@ -240,6 +247,9 @@ pub enum Fault {
     /// §4.3 checkpoint rule broken: a checkpoint that noted dirty pages it could not write
     /// yet (no free version slot) writes its master at once instead of after those pages.
     MasterBeforeNoted,
+    /// A checkpoint writes its master without waiting for the acks of the commits in
+    /// flight at its start (`checkpoint.rs`).
+    MasterBeforeCommitAcks,
 }
 
 impl Fault {
@@ -253,6 +263,7 @@ impl Fault {
             "no-log-floor" => Fault::NoLogFloor,
             "back-chain-only" => Fault::BackChainOnly,
             "master-before-noted" => Fault::MasterBeforeNoted,
+            "master-before-commit-acks" => Fault::MasterBeforeCommitAcks,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),

@@ -170,6 +170,9 @@ pub(super) struct Counters {
     pub(super) checkpoint_late_writes: u64,
     /// Deferred checkpoints whose master was written (after their noted pages).
     pub(super) checkpoints_deferred_done: u64,
+    /// Checkpoints with no noted page whose master waited for the acks of the commits in
+    /// flight at their start (`checkpoint.rs`).
+    pub(super) checkpoint_commit_waits: u64,
     /// UPDATE records removed from the log buffer at eviction (Algorithm 1 lines 8–9).
     pub(super) log_records_dropped: u64,
     pub(super) log_free_commits: u64,
@@ -413,6 +416,7 @@ impl FlagCommitEx {
             ("fc_checkpoints", self.n.checkpoints),
             ("fc_checkpoints_deferred", self.n.checkpoints_deferred),
             ("fc_checkpoint_late_writes", self.n.checkpoint_late_writes),
+            ("fc_checkpoint_commit_waits", self.n.checkpoint_commit_waits),
             (
                 "fc_checkpoints_deferred_done",
                 self.n.checkpoints_deferred_done,
