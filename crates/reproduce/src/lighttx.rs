@@ -2660,7 +2660,7 @@ mod tests {
         let mut out = Output::default();
         let mut b = tiny();
         b.workload.age = 0.0;
-        fig18_on(b, 16, Some(8), &[1, 2, 4], &mut out, &quiet()).unwrap();
+        fig18_on(b, 16, Some(12), &[1, 2, 4], &mut out, &quiet()).unwrap();
         fig19_zones(&tiny(), &[1, 4], &mut out, &quiet()).unwrap();
         assert!(names(&out.csvs).contains(&"lighttx_fig18_zones.csv"));
         assert!(names(&out.svgs).contains(&"lighttx_fig18_zones.svg"));
