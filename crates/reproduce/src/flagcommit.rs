@@ -3350,11 +3350,10 @@ mod tests {
         assert_eq!(fig14_run("crossing", 0.01, 0.5, 0.2), ("afc", 0.5));
     }
 
-    /// A tiny plan (a small TPC-C on a small device) through the whole reproduction: every
-    /// claim is present with both verdict axes, and the aged device really does GC.
-    #[test]
-    fn tiny_reproduction_keeps_the_output_contract() {
-        let plan = Plan {
+    /// A small TPC-C on a small device, with two deltas, two max_c values and one buffer size;
+    /// `ablation_warehouses` as the test needs.
+    fn tiny_plan(ablation_warehouses: Option<u32>) -> Plan {
+        Plan {
             blocks_per_plane: 16,
             warehouses: 1,
             clients: 4,
@@ -3365,8 +3364,15 @@ mod tests {
             deltas: vec![0.01, 0.5],
             max_cs: vec![2, 4],
             frames: vec![256],
-            ablation_warehouses: Some(2),
-        };
+            ablation_warehouses,
+        }
+    }
+
+    /// A tiny plan (a small TPC-C on a small device) through the whole reproduction: every
+    /// claim is present with both verdict axes, and the aged device really does GC.
+    #[test]
+    fn tiny_reproduction_keeps_the_output_contract() {
+        let plan = tiny_plan(Some(2));
         let say = |_: &str| {};
         let p = Progress::new(2, &say);
         let mut out = run_plan(&plan, &p).unwrap();
@@ -3457,19 +3463,7 @@ mod tests {
     /// whose evidence is a run of this reproduction; none is `setup`.
     #[test]
     fn matched_causes_are_findings_without_the_scale_ablations() {
-        let plan = Plan {
-            blocks_per_plane: 16,
-            warehouses: 1,
-            clients: 4,
-            transactions: 40,
-            log_pages: 1024,
-            customers_per_district: Some(30),
-            items: Some(200),
-            deltas: vec![0.01, 0.5],
-            max_cs: vec![2, 4],
-            frames: vec![256],
-            ablation_warehouses: None,
-        };
+        let plan = tiny_plan(None);
         let say = |_: &str| {};
         let p = Progress::new(2, &say);
         let mut out = run_plan(&plan, &p).unwrap();
@@ -3519,17 +3513,10 @@ mod tests {
     #[test]
     fn shared_ageing_gives_the_results_of_separate_ageing() {
         let plan = Plan {
-            blocks_per_plane: 16,
-            warehouses: 1,
-            clients: 4,
-            transactions: 40,
-            log_pages: 1024,
-            customers_per_district: Some(30),
-            items: Some(200),
             deltas: vec![],
             max_cs: vec![],
             frames: vec![],
-            ablation_warehouses: None,
+            ..tiny_plan(None)
         };
         let b = base(&plan).unwrap();
         let jobs = || {
