@@ -1,4 +1,4 @@
-//! Real block traces in (issue 10, item 10): `commitlab run --trace F --trace-format
+//! Real block traces in: `commitlab run --trace F --trace-format
 //! disksim|blkreplay|msr|spc`, streamed, gzip or plain, sub-page and unaligned writes as
 //! read-modify-writes in the device, reads of never-written pages counted. The real MySQL
 //! and MS SQL Server traces come from Debian's `blkreplay-examples` (`.ci/run` installs it);

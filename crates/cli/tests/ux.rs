@@ -1,4 +1,4 @@
-//! Issue 10's findings as a new user meets them: the main job, one output schema, bad input
+//! What a new user meets first: the main job, one output schema, bad input
 //! refused before running with exit 2, help texts, output paths, sweeps, the configuration
 //! reference. Each test names the finding it covers.
 
@@ -372,7 +372,7 @@ fn sweep_writes_one_row_per_point_with_a_column_per_key() {
     );
 }
 
-/// Issue 8, item 6: `compare`/`sweep` across host strategies and protocols. Each point runs
+/// `compare`/`sweep` across host strategies and protocols. Each point runs
 /// the host engine (before: every host point was "unsupported: runs through
 /// world::host_run"); a pair the strategy refuses is a row with its reason.
 #[test]
