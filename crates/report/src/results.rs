@@ -466,7 +466,7 @@ mod tests {
         m
     }
 
-    /// Finding 1: a page-level workload showed `tx/s 0.0` for every protocol.
+    /// A page-level workload showed `tx/s 0.0` for every protocol.
     #[test]
     fn transaction_columns_are_na_for_page_level_workloads() {
         let cfg = Config::default(); // synthetic page requests
