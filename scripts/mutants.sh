@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The mutation campaign of issue 7: build commitlab with the hand-planted mutants of
+# The mutation campaign (docs/MUTATION.md): build commitlab with the hand-planted mutants of
 # crates/ssd/src/mutant.rs, switch each on in turn (COMMITLAB_MUTANT=name) for every
 # protocol it affects, and see which crash checks catch it:
 #
-#   A  exhaustive, one timing schedule (the checker before issue 7: --timing configured)
+#   A  exhaustive, one timing schedule (--timing configured)
 #   B  exhaustive over every adversarial timing profile (the default of `crash`, including
 #      wild-jitter, added for flag-commit-early)
 #   C  4096 random schedules, timing drawn per batch of 512 (`--schedules 4096`)

@@ -1,5 +1,5 @@
-"""The Python bindings as a notebook user meets them (issue 10, "Python bindings" and "Beyond
-one machine"). Small workloads: each test runs in seconds."""
+"""The Python bindings as a notebook user meets them, on one machine and on Ray. Small
+workloads: each test runs in seconds."""
 
 import threading
 import time

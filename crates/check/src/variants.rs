@@ -5,7 +5,7 @@
 //!
 //! An option is here when its two positions run different code on the commit, GC or
 //! recovery path, so a bug in the path the default does not take would pass every default
-//! check (docs/DECISIONS.md, "Crash matrix: both positions of every safety option", gives
+//! check (docs/CRASH-MODEL.md, "Crash matrix: both positions of every safety option", gives
 //! the list and the options left out and why). A variant is a list of `--set` overrides of
 //! [`crate::small_config`]: the option's non-default position and, where the default
 //! workload never reaches the mechanism's window, the workload change that does (SCC's

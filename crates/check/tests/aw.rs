@@ -23,7 +23,7 @@ fn aw_passes_exhaustively_without_summaries_and_with_short_intervals() {
     exhaustive(&cfg);
 }
 
-/// Issue 9 item 6: every value of AW's two options (`protocol.aw_log_chains`,
+/// Every value of AW's two options (`protocol.aw_log_chains`,
 /// `protocol.aw_gc_move_records`) passes exhaustively; the default (several chains, moves
 /// carried by the next record) is `aw_passes_exhaustively` above.
 #[test]
@@ -43,7 +43,7 @@ fn aw_options_pass_exhaustively() {
 /// The crash workload exercises the path it is meant to check: with the default, GC keeps
 /// victims for a carrier and commit records carry their moves; with move records on,
 /// nothing is carried. (GC collecting for the free-block reserve writes move records of its
-/// own on this small device, so move records outnumber kept victims: docs/DECISIONS.md,
+/// own on this small device, so move records outnumber kept victims: docs/FTL.md,
 /// "Free-block reserve for AW and MHL-M".)
 #[test]
 fn default_crash_workload_carries_gc_moves() {

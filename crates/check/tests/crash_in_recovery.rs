@@ -1,6 +1,6 @@
-//! Issue 7, bug 4: a crash *during recovery* must not lose acked data.
+//! A crash *during recovery* must not lose acked data.
 //!
-//! Found by the issue 7 campaign with real processes: killing `recover` right after a root
+//! Found by an adversarial test campaign with real processes: killing `recover` right after a root
 //! written by the GC that recovery runs before its final checkpoint, the next `recover
 //! --verify-acks` reported 5 acked writes lost (lighttx, aw, mhl-d, mhl-m, none with
 //! checkpoints). That root named the old directory but an empty scan set and no protocol

@@ -1,9 +1,9 @@
-//! Crashes inside recovery (issue 7): for every protocol, every crash state of the recovery
+//! Crashes inside recovery: for every protocol, every crash state of the recovery
 //! of every crash state of a small run is checked exhaustively (a double crash), and random
 //! schedules under drawn timing profiles crash the first and sometimes the second recovery.
 //! Each asserts zero violations.
 //!
-//! Before issue 7's bug 4 was fixed (recovery now checkpoints before it collects), the
+//! Before recovery checkpointed before it collects, the
 //! double-crash check found it in lighttx, aw, mhl-d, mhl-m and none with checkpoints (a
 //! crash inside the GC that recovery ran before its final checkpoint lost acked data);
 //! `double_crash_state_415_on_lighttx` keeps the state it was first found at.
@@ -128,7 +128,7 @@ fn double_none_with_checkpoints() {
 #[test]
 fn double_crash_state_415_on_lighttx() {
     // Found by crash checker: crash --protocol lighttx --seed 1 --double --schedules 2000,
-    // state 415 (issue 7 bug 4: a crash inside recovery's GC erase brought back versions
+    // state 415 (a crash inside recovery's GC erase brought back versions
     // older than acked transactions). The checker caught it on the unfixed code (this test
     // asserted a violation there); it must stay clean.
     let cfg = small_config("lighttx");

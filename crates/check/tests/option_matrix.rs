@@ -1,4 +1,4 @@
-//! Issue 7, bug 1: every protocol × every FTL and protocol option either works or is refused.
+//! Every protocol × every FTL and protocol option either works or is refused.
 //!
 //! tc, scc and bpcc used to accept `ftl.checkpoint_interval > 0` and then lose acked
 //! transactions. This enumerates each protocol with checkpoints off and on, crossed with one

@@ -113,7 +113,7 @@ fn single_crash_reproducers_leave_a_writable_device() {
 /// with 1005; mhl-m: 8 of 20 seeds). Its first 4096 schedules (8 batches of 512, each
 /// recorded under the timing profile the seed draws for it, crashing inside recovery too)
 /// on six held-out seeds of each protocol; the whole command passes on seeds 1000..=1019
-/// (docs/DECISIONS.md, "Free-block reserve for AW and MHL-M").
+/// (docs/FTL.md, "Free-block reserve for AW and MHL-M").
 #[test]
 fn ci_command_passes_on_held_out_seeds() {
     for p in ["aw", "mhl-m"] {

@@ -1,6 +1,6 @@
-//! Workload shapes (issue 7): every shape records for every protocol, and random schedules
+//! Workload shapes: every shape records for every protocol, and random schedules
 //! under drawn timing profiles find no violation in any shape × protocol pair. Two pairs
-//! found issue 7 bugs before they were fixed and keep a test each with more schedules.
+//! found bugs before they were fixed and keep a test each with more schedules.
 
 mod common;
 
@@ -50,7 +50,7 @@ fn every_shape_runs_clean_on_every_protocol() {
 
 #[test]
 fn checkpoints_shape_on_tc_scc_bpcc() {
-    // Issue 7 bug 1: their recovery ignored checkpoints; they now refuse them at validation
+    // Their recovery ignored checkpoints; they now refuse them at validation
     // (check_shape accepts a refusal), so this checks the refusal holds.
     for p in ["tc", "scc", "bpcc"] {
         check_shape("checkpoints", p, 400);
@@ -60,7 +60,7 @@ fn checkpoints_shape_on_tc_scc_bpcc() {
 #[test]
 fn trims_of_in_flight_pages_on_none() {
     // Found by crash checker: shape trim-in-flight, seed 21, timing host=13,program=383735
-    // ("reads tag 124 ... older than the acked trim of lpn 18"), issue 7 bug 2.
+    // ("reads tag 124 ... older than the acked trim of lpn 18").
     check_shape("trim-in-flight", "none", 400);
 }
 

@@ -1,4 +1,4 @@
-//! Timing exploration (issue 7): a bug that the configured timing never exposes is found
+//! Timing exploration: a bug that the configured timing never exposes is found
 //! once the run is recorded under a perturbed timing profile, and the profile in a replay
 //! command reproduces it alone.
 

@@ -106,7 +106,7 @@ pub struct CrashArgs {
     pub schedules: Option<u64>,
     /// Keep drawing random batches (after `--schedules N`, or after the exhaustive check
     /// when `--schedules` is not given) until the protocol's crash states, exhaustive plus
-    /// random plus inside recovery, reach this many: CI's per-protocol floor (issue 7).
+    /// random plus inside recovery, reach this many: CI's per-protocol floor.
     #[arg(long, conflicts_with_all = ["state", "host"])]
     pub min_states: Option<u64>,
     /// Evaluate only this state (to replay a failure) and describe it: `K`, or `K.J` for
@@ -447,7 +447,7 @@ fn check_protocol(
     Ok(out)
 }
 
-/// The crash progress bar (issue 10, item 3): recordings (protocol × timing profile, and
+/// The crash progress bar: recordings (protocol × timing profile, and
 /// each batch of random schedules) done of their total, with ETA, and crash states checked
 /// so far. The exhaustive states of a recording are counted only as they are enumerated, so
 /// the bar's unit is the recording; the state count is the message. Hidden when stderr is
@@ -525,7 +525,7 @@ fn recordings(a: &CrashArgs, exhaustive: bool, schedules: Option<u64>) -> u64 {
 }
 
 /// A preset or a configuration file replaces crash's small base configuration (device
-/// and workload) instead of layering over it (issue 10, finding 5): say so, once, before
+/// and workload) instead of layering over it: say so, once, before
 /// anything runs.
 fn note_replaced_base(a: &ConfigArgs, protocol: &str) -> Result<(), Fail> {
     let what = match (&a.preset, &a.config) {

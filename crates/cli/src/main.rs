@@ -10,7 +10,7 @@ mod trace_stats;
 /// mimalloc instead of glibc's malloc: the host engine allocates and frees page images,
 /// range lists and per-operation vectors at a high rate, and glibc's free of cold chunks
 /// (`_int_free`, `unlink_chunk`, `malloc_consolidate`) was about 9 % of a TPC-C run
-/// (docs/DECISIONS.md, "The tool: commands, output, Python"; docs/PERFORMANCE.md). Never changes results.
+/// (docs/TOOL.md, "Commands and output"; docs/PERFORMANCE.md). Never changes results.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -351,7 +351,7 @@ fn cmd_run(
         image: image.clone(),
         ack_log: ack_log.clone(),
     };
-    // A bar by simulated work (issue 10, item 3): prefill pages, then requests issued of
+    // A bar by simulated work: prefill pages, then requests issued of
     // the workload's total, with ETA; a spinner when the workload does not know its total.
     let bar = if progress_on(quiet) {
         let b = indicatif::ProgressBar::new(0);
@@ -387,7 +387,7 @@ fn cmd_run(
     let r = world::run::run_with_progress(&cfg, &opts, progress);
     bar.finish_and_clear();
     let out = r.map_err(|e| match &e {
-        // A request the protocol cannot honour is the input's fault (issue 10, finding 4).
+        // A request the protocol cannot honour is the input's fault.
         world::WorldError::Device { error, .. } if study::input_fault(error) => bad(e),
         world::WorldError::Device { .. } => Fail(1, e.to_string()),
         _ => bad(e),
@@ -401,7 +401,7 @@ fn cmd_run(
     write_json(json, &out.metrics)
 }
 
-/// An output destination, checked before anything runs (issue 10, finding 8: a bad path
+/// An output destination, checked before anything runs (a bad path
 /// used to fail only after the run): a file that can be created, or `-` for stdout.
 #[derive(Clone)]
 enum Out {
@@ -1269,7 +1269,7 @@ pub(crate) fn cmd_host_crash(
 
 fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
     let b = world::bench::run_bench(quick).map_err(|e| Fail(1, e.to_string()))?;
-    // The host case (issue 8): its key beside the device bench's.
+    // The host case: its key beside the device bench's.
     // TPC-C at 20 warehouses, wal over none, 512 frames; and the bank source as before.
     let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
     let hb = world::host_run::host_bank_bench(quick)
@@ -1280,13 +1280,13 @@ fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
         .map_err(|e| Fail(1, format!("host PCMLogging bench: {e}")))?;
     let mut v = serde_json::to_value(&b).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
-        // Issue 11, "Performance": a PCMLogging point's CPU time.
+        // A PCMLogging point's CPU time.
         o.insert(
             "host_pcm_txns_per_cpu_s".into(),
             pcm.host_txns_per_cpu_s.into(),
         );
         o.insert("host_pcm_cpu_s".into(), pcm.cpu_s.into());
-        // Issue 12, "Performance": IPA's bookkeeping against out-of-place on one workload.
+        // IPA's bookkeeping against out-of-place on one workload.
         o.insert(
             "host_oop_txns_per_cpu_s".into(),
             oop.host_txns_per_cpu_s.into(),
@@ -1319,7 +1319,7 @@ mod tests {
     use super::RunBar;
     use indicatif::{InMemoryTerm, ProgressDrawTarget};
 
-    /// Issue 10, finding 5: `reproduce` on a terminal shows points done of the total with an
+    /// `reproduce` on a terminal shows points done of the total with an
     /// ETA, and its other lines above the bar. Drawn into an in-memory terminal (a real
     /// reproduction takes too long for a unit test; the CLI only wires this to stderr).
     #[test]

@@ -323,7 +323,7 @@ fn listings_and_config_printing_work() {
     assert_eq!(stdout(&o), out);
 }
 
-/// Issue 7, bug 6: the ack log held plain writes only, buffered, so commits were never
+/// The ack log held plain writes only, buffered, so commits were never
 /// verified and the last ~8 KiB of acks were lost at a kill. Now every acked change is one
 /// unbuffered record (commits included), and a killed transactional run verifies clean.
 #[test]
@@ -403,7 +403,7 @@ fn a_killed_transactional_run_verifies_its_committed_pages() {
     assert!(stdout(&o).contains("1 lost"), "{}", stdout(&o));
 }
 
-/// Issue 7, bug 6: block-table bytes (erase counts, flags) had no checksum; a flipped bit
+/// Block-table bytes (erase counts, flags) had no checksum; a flipped bit
 /// opened silently. Now `recover` refuses the image with exit 2.
 #[test]
 fn a_corrupt_block_table_is_reported() {
@@ -442,7 +442,7 @@ fn a_corrupt_block_table_is_reported() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-/// What an image may contain (docs/IMAGE.md): exactly the header, block table, page table
+/// What an image may contain (docs/FTL.md, "Device image files"): exactly the header, block table, page table
 /// and journal its header's geometry makes, every page record matching its CRC. Before,
 /// 69 of 71 images with garbage appended and 2 with flipped bits recovered with exit 0.
 /// Each corruption below, generated here, is refused with exit 2 naming what is wrong; the
@@ -483,7 +483,7 @@ fn corrupt_images_are_refused_with_exit_2() {
     assert_eq!(
         good.len(),
         page_off + pages as usize * rec + 12 + rec,
-        "the layout docs/IMAGE.md describes"
+        "the layout docs/FTL.md describes"
     );
     // A programmed page (state byte 1 or 5), not the journal's (a valid journal would
     // repair it): the last programmed one before the journal's page.

@@ -1,4 +1,4 @@
-//! `commitlab crash` input handling (issue 7, bug 5): bad configuration exits 2 as `run`
+//! `commitlab crash` input handling: bad configuration exits 2 as `run`
 //! does, random schedules stream, a huge geometry is refused before it is built, a txn trace
 //! may reuse a TxId after its COMMIT, and a closed stdout ends the run quietly. Also the
 //! replay commands of timing-perturbed and double-crash failures.
@@ -167,8 +167,8 @@ fn a_closed_stdout_ends_quietly() {
 
 #[test]
 fn random_failures_replay_with_their_timing_profile() {
-    // Doubles on lighttx find bug 4 of issue 7 on today's code (a crash inside recovery's
-    // GC); whichever protocol fails, the printed replay must reproduce the violation alone.
+    // Doubles on lighttx once found a crash inside recovery's GC that lost acked
+    // data; whichever protocol fails, the printed replay must reproduce the violation alone.
     // On a clean protocol this only checks the counts.
     let o = run(&[
         "crash",
@@ -269,7 +269,7 @@ fn all_protocols_and_soak_run() {
 
 #[test]
 fn min_states_tops_every_protocol_up_with_random_batches() {
-    // CI's floor (issue 7: >= 100,000 crash states per protocol): after the exhaustive
+    // CI's floor (>= 100,000 crash states per protocol): after the exhaustive
     // check, random batches of 512 schedules continue until the protocol's total reaches
     // --min-states; the --all table shows each protocol's total.
     let o = run(&[

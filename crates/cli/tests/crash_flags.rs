@@ -1,4 +1,4 @@
-//! `commitlab crash` flags a new user meets (issue 10, findings 5 and 8): `--exhaustive`
+//! `commitlab crash` flags a new user meets: `--exhaustive`
 //! means something (with `--schedules N` it runs both modes), a preset or config file that
 //! replaces crash's small configuration says so before anything runs, and progress bars
 //! draw on a terminal only and never with `--quiet`.

@@ -1,4 +1,4 @@
-//! Real block traces in (issue 10, item 10): `commitlab run --trace F --trace-format
+//! Real block traces in: `commitlab run --trace F --trace-format
 //! disksim|blkreplay|msr|spc`, streamed, gzip or plain, sub-page and unaligned writes as
 //! read-modify-writes in the device, reads of never-written pages counted. The real MySQL
 //! and MS SQL Server traces come from Debian's `blkreplay-examples` (`.ci/run` installs it);
@@ -249,7 +249,7 @@ fn bad_block_traces_exit_2_naming_the_line_before_anything_runs() {
     let _ = std::fs::remove_dir_all(d);
 }
 
-/// Finding 8: a DiskSim replay first writes `workload.prefill` (default 0.5) of the logical
+/// A DiskSim replay first writes `workload.prefill` (default 0.5) of the logical
 /// space, as docs/TRACES.md says: a read of page 0 finds data after the default prefill and
 /// an unwritten page with `workload.prefill = 0`.
 #[test]

@@ -1,6 +1,6 @@
-//! Issue 10's findings as a new user meets them: the main job, one output schema, bad input
+//! What a new user meets first: the main job, one output schema, bad input
 //! refused before running with exit 2, help texts, output paths, sweeps, the configuration
-//! reference. Each test names the finding it covers.
+//! reference.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -106,7 +106,7 @@ fn the_main_job_shows_transactions_for_every_protocol() {
     assert_eq!(v[1]["seed"], 1);
 }
 
-/// Finding 2: `--set workload.kind=txn` stopped at aw with no output; `--no-adapt` now
+/// `--set workload.kind=txn` stopped at aw with no output; `--no-adapt` now
 /// lists it as unsupported and the rest still run and are written.
 #[test]
 fn a_protocol_that_cannot_run_is_a_row_and_the_rest_are_written() {
@@ -132,7 +132,7 @@ fn a_protocol_that_cannot_run_is_a_row_and_the_rest_are_written() {
     assert!(out(&o).contains("aw unsupported:"), "{}", out(&o));
 }
 
-/// Finding 4: bad input found only at run time exited 1 with Rust debug text after the
+/// Bad input found only at run time exited 1 with Rust debug text after the
 /// prefill. Each of the issue's three examples is now refused up front with exit 2.
 #[test]
 fn input_the_protocol_cannot_honour_is_refused_before_running() {
@@ -188,7 +188,7 @@ fn input_the_protocol_cannot_honour_is_refused_before_running() {
     );
 }
 
-/// Finding 8: the error about transaction sizes misstated the rule (it said they "do not
+/// The error about transaction sizes misstated the rule (it said they "do not
 /// fit"; the rule is half the pages addressed).
 #[test]
 fn the_no_page_conflict_rule_is_stated_as_it_is() {
@@ -204,7 +204,7 @@ fn the_no_page_conflict_rule_is_stated_as_it_is() {
     );
 }
 
-/// Finding 8: protocol names are all checked before anything runs, output paths before
+/// Protocol names are all checked before anything runs, output paths before
 /// the run, and `-` means standard output.
 #[test]
 fn names_and_paths_are_checked_first_and_dash_is_stdout() {
@@ -238,7 +238,7 @@ fn names_and_paths_are_checked_first_and_dash_is_stdout() {
     assert_input_error(&o, "is a directory");
 }
 
-/// Finding 8: every flag has help text and `--protocol` lists the names.
+/// Every flag has help text and `--protocol` lists the names.
 #[test]
 fn every_flag_has_help_text() {
     // Every subcommand `commitlab --help` lists (so a new one is covered), and the top level.
@@ -310,7 +310,7 @@ fn every_flag_has_help_text() {
     assert_eq!(text.lines().count(), 10);
 }
 
-/// Finding 8: `presets` printed `Slc` where `config` says `slc`.
+/// `presets` printed `Slc` where `config` says `slc`.
 #[test]
 fn presets_print_config_spellings() {
     let o = run(&["presets"]);
@@ -372,7 +372,7 @@ fn sweep_writes_one_row_per_point_with_a_column_per_key() {
     );
 }
 
-/// Issue 8, item 6: `compare`/`sweep` across host strategies and protocols. Each point runs
+/// `compare`/`sweep` across host strategies and protocols. Each point runs
 /// the host engine (before: every host point was "unsupported: runs through
 /// world::host_run"); a pair the strategy refuses is a row with its reason.
 #[test]
@@ -468,7 +468,7 @@ fn every_set_in_the_docs_is_accepted() {
     assert!(n >= 4, "found only {n} examples");
 }
 
-/// Finding 8: the README pointed to a doc that did not exist. Every `docs/….md` it names
+/// The README pointed to a doc that did not exist. Every `docs/….md` it names
 /// exists.
 #[test]
 fn the_readme_points_only_to_docs_that_exist() {

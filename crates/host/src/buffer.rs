@@ -42,7 +42,7 @@ pub enum Unbuilt {
     /// The contents are the image `Core::disk` holds for the page when the frame is built,
     /// and so is the frame's `lsn` (set then; 0 after a fetch until then). Unlike `Image`, installing and evicting
     /// such a frame touches nothing of the image: the `Arc` count of a cold image was the
-    /// bulk of a miss's cost (docs/PERFORMANCE.md, "engperf"). Built only by
+    /// bulk of a miss's cost (docs/PERFORMANCE.md, "Where the time goes"). Built only by
     /// `Core::frame_mut` (the pool cannot see `disk`; `Pool::frame_mut` refuses it), so
     /// only strategies whose every mutable access goes through that install it
     /// (`Core::lazy_disk`). Valid because the entry changes only when the page is written,

@@ -1223,7 +1223,7 @@ impl Engine {
 
     /// Client `c` found no frame it may evict (no-steal, SCC/BPCC's pinned pages, version
     /// slots, reads in flight). Restarting every such requester livelocked device-tx over
-    /// scc/bpcc on TPC-C (DECISIONS.md, "The host engine", no frame to evict): two transactions whose pinned
+    /// scc/bpcc on TPC-C (docs/HOST.md, "The host engine", no frame to evict): two transactions whose pinned
     /// pages together exceed the pool restarted each other forever. Now the oldest active
     /// transaction (by its first start, kept across restarts) never restarts for room: it
     /// rolls back the youngest other active transaction that owns a frame it may not evict

@@ -1,5 +1,5 @@
 //! The external store of the PCM strategies (`host.pcm.external`, PCMLogging §6.1 and
-//! Table 2; issue 11 item 1): a latency-constant disk (`hdd`, `ssd`, `sd-card`,
+//! Table 2): a latency-constant disk (`hdd`, `ssd`, `sd-card`,
 //! `media::disk`) or commitlab's own emulated SSD (`emulated`): the engine's `ssd::Device`
 //! — the device every other host strategy writes, built from the same configuration (for
 //! the paper's setting a 32 GiB device of eight 4 GiB packages, e.g. `--preset txflash`)

@@ -117,7 +117,7 @@ pub struct PcmSettings {
     /// ActiveTxList before its flushes complete. Never set this outside tests.
     #[serde(skip)]
     pub fault_early_atl_removal: bool,
-    /// A planted bug: the paper's pseudo-XID rule (DECISIONS.md). Never set outside tests.
+    /// A planted bug: the paper's pseudo-XID rule (docs/HOST.md, "PCM strategies"). Never set outside tests.
     #[serde(skip)]
     pub fault_paper_pseudo_xid: bool,
     /// A planted bug: the pseudo XID is the largest finished XID, aborts included, which a

@@ -1,4 +1,4 @@
-//! Issue 9 item 6, first CFC/AFC bullet ("CFC/AFC: write-through only"). Flag Commit §3
+//! CFC/AFC with a write-back buffer at the host. Flag Commit §3
 //! presents CFC and AFC with a write-through buffer "for ease of exposition" and says that
 //! with a write-back buffer "a shadow page is not created on the flash disk until the page is
 //! evicted from the buffer pool or the corresponding transaction commits". The device-level

@@ -1,5 +1,5 @@
-//! cfc-ex on an aged device (DECISIONS.md "Reproduction: Flag Commit": "the log area (4096 pages)
-//! is full" on the quick max_c = 3 and 4 points). The reproduction of that point: Table 2's
+//! cfc-ex on an aged device (the reproduction's quick max_c = 3 and 4 points once filled a
+//! log area of 4096 pages). The reproduction of that point: Table 2's
 //! device at the quick scale (2 GiB), aged as `reproduce` ages it, TPC-C at 4 warehouses.
 
 use commitlab_host as host;

@@ -83,8 +83,8 @@ fn the_checker_catches_a_commit_acked_before_it_is_durable() {
     }
 }
 
-// Seeds 1–8 do not catch the plant; seed 9's run never ended on main after the merge of
-// the engine speed-up with cfc-ex / afc-ex (fixed: see the regression test below).
+// Seeds 1–8 do not catch the plant; seed 9's run once never ended, after the engine's
+// speed-up met cfc-ex / afc-ex (fixed: see the regression test below).
 #[test]
 fn the_checker_catches_an_afc_reclaim_that_drops_the_false_flag() {
     assert!(caught(

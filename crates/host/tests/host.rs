@@ -224,7 +224,7 @@ fn a_rollback_with_every_frame_busy_undoes_through_a_private_frame() {
 /// Regression: device-tx over scc/bpcc on TPC-C livelocked when the active transactions'
 /// pinned pages (SCC/BPCC keep each in-progress transaction's shadow pages in the pool)
 /// together exceeded the pool: every requester restarted for room, forever (found by hand in
-/// the Flag Commit reproduction, issue 8 item 7: 60,000+ buffer-full restarts after 34
+/// the Flag Commit reproduction: 60,000+ buffer-full restarts after 34
 /// commits with this exact configuration and seed 1). Now the oldest active transaction
 /// rolls back the youngest holder of pinned frames instead (`engine::Engine::no_room`).
 /// The pinning that livelocked is `host.device_tx.pin = "all"`; the default rule pins one
@@ -256,7 +256,7 @@ fn device_tx_on_scc_and_bpcc_tpcc_does_not_livelock_for_buffer_room() {
 
 /// Regression: a wait-die victim was restarted after a random backoff and died again on the
 /// same lock while the older holder still ran, so 50 clients on one TPC-C warehouse spun
-/// (found in the PCMLogging runs of issue 11: 7.2 M restarts for 150 commits; main's
+/// (found in the PCMLogging runs: 7.2 M restarts for 150 commits; before the fix,
 /// `commitlab run --preset flagcommit --host pcmlogging` at 1 warehouse, 50 clients, 300
 /// transactions: 2.2 M restarts). Rosenkrantz et al. (1978): the victim keeps its original
 /// timestamp; here it also waits for the transaction it died for to end before it restarts.

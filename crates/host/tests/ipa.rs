@@ -1,4 +1,4 @@
-//! In-Place Appends (issue 12) on the host: wal + ipa runs append delta records in place,
+//! In-Place Appends on the host: wal + ipa runs append delta records in place,
 //! survive every crash of a tiny run (exhaustive) and 1,000 random crashes of a larger
 //! one, a planted bug (restart trusting a torn record) is caught, and bad N×M settings are
 //! refused with the key named.

@@ -1,4 +1,4 @@
-//! The counters behind PCMLogging's Figs. 8b and 11 for the WAL baselines (issue 11 item 7):
+//! The counters behind PCMLogging's Figs. 8b and 11 for the WAL baselines:
 //! dirty records per page written to the disk, and the PCM wear figures every strategy that
 //! writes PCM exports.
 

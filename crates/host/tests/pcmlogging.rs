@@ -100,7 +100,7 @@ fn wear_leveling_survives_every_crash_of_a_tiny_run() {
 /// The paper's pseudo-XID rule (a moved committed record takes "the largest XID that has
 /// been used but not in the ActiveTxList") can name a running transaction that has not
 /// flushed yet; when it does, recovery discards the moved committed record
-/// (docs/DECISIONS.md). Found by the PCMLogging crash checker (seed 1, larger config).
+/// (docs/HOST.md, "PCM strategies"). Found by the PCMLogging crash checker (seed 1, larger config).
 #[test]
 fn the_checker_catches_the_papers_pseudo_xid_rule() {
     let mut caught = false;
@@ -369,7 +369,7 @@ fn xid_per_attempt_advances_the_clock_with_restarts() {
 /// XID must be the largest *committed* XID. The largest *finished* one (aborts included, the
 /// rule while every attempt had a fresh XID) can be an aborted transaction's XID, which
 /// re-enters the ActiveTxList when the transaction restarts; a crash then discards the moved
-/// committed record (docs/DECISIONS.md "PCMLogging's XID clock").
+/// committed record (docs/HOST.md "PCMLogging's XID clock").
 #[test]
 fn the_checker_catches_a_pseudo_xid_an_aborted_transaction_reuses() {
     let mut caught = false;

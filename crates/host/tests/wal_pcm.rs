@@ -118,7 +118,7 @@ fn the_checker_catches_an_ack_before_the_commit_record_is_durable() {
 /// Planted bug (scmlogging): a stolen page goes to the disk without waiting for its log
 /// records — the WAL rule skipped on steal. (In wal-pcm the same fault is masked by the
 /// medium: a frame spans every PCM chip and each chip serves its lines in issue order, so a
-/// frame is complete only after every log line issued before it; docs/DECISIONS.md.)
+/// frame is complete only after every log line issued before it; docs/HOST.md, "Crash checking the PCM tier".)
 #[test]
 fn the_checker_catches_a_steal_without_the_wal_rule() {
     let (mut h, d) = tiny("scmlogging");
@@ -152,7 +152,7 @@ fn the_checker_catches_a_frame_reused_before_its_destage_completed() {
     );
 }
 
-/// Issue 11: each runs TPC-C over the HDD and the SATA SSD of Table 2 and commits; the SSD
+/// Each runs TPC-C over the HDD and the SATA SSD of Table 2 and commits; the SSD
 /// run is faster; the same seed gives the same metrics.
 #[test]
 fn tpcc_runs_on_hdd_and_ssd_deterministically() {
@@ -179,7 +179,7 @@ fn tpcc_runs_on_hdd_and_ssd_deterministically() {
     }
 }
 
-/// The recovery-time model (issue 11 item 6): analysis/redo/undo I/O since the last
+/// The recovery-time model: analysis/redo/undo I/O since the last
 /// checkpoint. With the paper's 5-minute interval a short run never checkpoints, so
 /// restart reads the whole log and every page it touches; frequent checkpoints leave less.
 #[test]
@@ -242,7 +242,7 @@ fn bad_settings_name_the_key() {
 
 /// ≥ 1,000 seeded random crash schedules on a larger TPC-C run per strategy; `-- --ignored`
 /// (the CLI runs the same check: `commitlab crash --host wal-pcm --protocol none
-/// --schedules 1000 …`, docs/DECISIONS.md).
+/// --schedules 1000 …`, docs/HOST.md).
 #[test]
 #[ignore]
 fn thousand_random_crashes_on_hdd_tpcc() {

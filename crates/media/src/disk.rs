@@ -9,7 +9,7 @@
 //! power cut a write in progress may have persisted any subset of its slots (a torn page at
 //! sector granularity, one slot standing for a sector); completed writes persisted.
 //!
-//! The emulated SSD (issue 11 item 1, `DiskKind::Emulated`): the same `Disk` with a
+//! The emulated SSD (`DiskKind::Emulated`): the same `Disk` with a
 //! `PageBackend` (`host::external`, which owns commitlab's own `ssd::Device`; the media
 //! layer cannot name the FTL) serving each read and write on flash instead of the latency
 //! constant: the backend gives the completion instants (the device's queues, channels and

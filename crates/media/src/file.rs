@@ -50,7 +50,7 @@
 //! Opening validates the header CRC and every record, so a corrupt image is an error. Block
 //! records carry their own CRC (with the block number, so a record copied to another slot is
 //! caught too): erase counts and flags have no other check, and a flipped bit there would
-//! silently change wear leveling or mark a block bad (issue 7). A block record is 16 bytes
+//! silently change wear leveling or mark a block bad. A block record is 16 bytes
 //! at a 16-byte-aligned offset, so it never straddles a 4 KiB page of the file and a kill
 //! writes it whole or not at all.
 

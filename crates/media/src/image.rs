@@ -677,9 +677,9 @@ impl NandImage {
                             tail.len() - tail.iter().rev().take_while(|x| **x == 0xFF).count();
                         if trimmed > 0 {
                             self.payloads.insert(ppa.0, tail[..trimmed].into());
-                            // The page-state bit that lets reads skip the payload map
-                            // (hostperf); missing it lost GC-copied delta areas (found by
-                            // host/tests/ipa.rs on odd-MLC after merging ipa with hostperf).
+                            // The page-state bit that lets reads skip the payload map (a
+                            // speed-up); missing it lost GC-copied delta areas (found by
+                            // host/tests/ipa.rs on odd-MLC once appends met that speed-up).
                             self.set_st(i, ST_PROGRAMMED | HAS_PAYLOAD);
                         }
                     }

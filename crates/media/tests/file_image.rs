@@ -240,7 +240,7 @@ fn an_erase_cut_anywhere_reads_as_a_torn_erase_not_as_corruption() {
 
 #[test]
 fn block_records_carry_a_checksum() {
-    // Issue 7: erase counts and flags (bad, unstable) had no check, so a corrupt block table
+    // Erase counts and flags (bad, unstable) had no check, so a corrupt block table
     // opened silently. Flip each byte of a block record, or swap two records: corrupt.
     let path = tmp("blockcrc");
     let c = cfg();

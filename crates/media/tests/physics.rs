@@ -338,7 +338,7 @@ fn full_mode_stores_and_verifies_every_byte() {
     }
 }
 
-// Erased page records are stored as zeros (devperf: a new device's records are untouched
+// Erased page records are stored as zeros (for speed: a new device's records are untouched
 // zeroed memory), but an erased page's OOB still reads as all 1s: on a new device, after an
 // erase, and as the starting point of a torn program; and an erase leaves the image equal
 // to a never-programmed one, so image comparisons (crash checker, tests) still hold.

@@ -1,6 +1,6 @@
 //! One output schema for every experiment point (`compare`, `sweep`, the Python bindings):
 //! a [`Record`] per point. JSON, CSV and the text table are all rendered from it, so a column
-//! means the same thing everywhere (issue 10, "one output schema").
+//! means the same thing everywhere ("one output schema").
 //!
 //! Invariants:
 //! - units are the ones the column names say: `_ns` columns hold nanoseconds, `_bytes`
@@ -105,8 +105,8 @@ fn isolation_of(cfg: &Config) -> String {
 }
 
 /// Whether the workload issues transactions (BEGIN/COMMIT/ABORT). Page-level synthetic
-/// requests and block traces do not: their transaction columns are "n/a", not 0 (issue 10,
-/// finding 1: `tx/s 0.0` for every protocol read as a result).
+/// requests and block traces do not: their transaction columns are "n/a", not 0 (`tx/s 0.0`
+/// for every protocol would read as a result).
 fn transactional(cfg: &Config) -> bool {
     match cfg.workload.kind {
         world::WorkloadKind::Txn | world::WorkloadKind::Seqwriter | world::WorkloadKind::Host => {
@@ -159,8 +159,8 @@ impl Record {
         }
     }
 
-    /// A DBMS host point that ran (`workload.kind = "host"`, issue 8: compare and sweep
-    /// across host strategies and protocols). The row holds what the host measures in the
+    /// A DBMS host point that ran (`workload.kind = "host"`: compare and sweep across
+    /// host strategies and protocols). The row holds what the host measures in the
     /// shared columns (transactions, throughput, commit latency, NAND work, GC time,
     /// recovery); device-level columns the host run does not report (write amplification,
     /// host requests, DRAM) stay empty rather than 0. `metrics` is `None`: the host's own
@@ -466,7 +466,7 @@ mod tests {
         m
     }
 
-    /// Finding 1: a page-level workload showed `tx/s 0.0` for every protocol.
+    /// A page-level workload showed `tx/s 0.0` for every protocol.
     #[test]
     fn transaction_columns_are_na_for_page_level_workloads() {
         let cfg = Config::default(); // synthetic page requests
@@ -488,7 +488,7 @@ mod tests {
         vec![ok, no]
     }
 
-    /// Issue 10, finding 3: the CSV's `_ns` columns held milliseconds and
+    /// The CSV's `_ns` columns held milliseconds and
     /// `dram_bytes_total` KiB. Each column must hold the unit its name says.
     #[test]
     fn csv_units_match_column_names() {
@@ -515,7 +515,7 @@ mod tests {
         assert_eq!(&rows[1][col("seed")], "1");
     }
 
-    /// Issue 10, finding 7: the JSON dropped protocols that could not run and did not record
+    /// The JSON dropped protocols that could not run and did not record
     /// the configuration.
     #[test]
     fn json_keeps_failed_points_and_the_configuration() {

@@ -2,7 +2,7 @@
 //! dependency and render the same everywhere. Deterministic: the same data gives the same
 //! bytes.
 //!
-//! Readability rules (issue 10, finding 8): every line series has its own colour, dash
+//! Readability rules: every line series has its own colour, dash
 //! pattern and marker shape, so a series hidden under another still shows; a missing value
 //! (NaN: a protocol that could not run that point) is written as "n/a" where it would be,
 //! never drawn as a gap that reads like zero; y tick labels share one number format.
@@ -440,7 +440,7 @@ mod tests {
         );
     }
 
-    /// Issue 10, finding 8: bpcc's line hid under scc's (same shape, no markers or dashes),
+    /// Bpcc's line hid under scc's (same shape, no markers or dashes),
     /// unsupported points looked like gaps or zeros, and y ticks read "0, 0.50, 1".
     #[test]
     fn series_are_distinguishable_and_missing_values_say_na() {

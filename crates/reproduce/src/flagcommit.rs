@@ -70,7 +70,7 @@ const MAX_C_LARGE: u32 = 4;
 const FC_VERSIONS: u64 = host::strategy::flagcommit_ex::versions_for(MAX_C_LARGE) as u64;
 
 /// How §5.2's runs are set up (shared by the Fig. 12-14 claims).
-const DEVICE_TX_NOTE: &str = "Setup: `device-tx` runs SCC and BPCC with §5.1's rule (every page of an in-progress transaction may be stolen but its last shadow page, so an aborted transaction that stole pages leaves uncommitted intentions on flash, which SCC erases and BPCC keeps, §5.2; a stolen page updated again before commit makes the engine reopen the device transaction and write its pages again, DECISIONS.md). CFC and AFC may steal; under force at commit CFC programs the transaction's last page with its TRUE flag once the other pages are durable (§3.3) and AFC reprograms its first page's flag once every page is durable (the CSV's `commit_ms_mean` and `nand_partial_programs`). The workload is the engine's own TPC-C rather than the paper's PostgreSQL trace. A cause of a disagreement is stated only in the claim's explanation, with the ablation run that tested it.";
+const DEVICE_TX_NOTE: &str = "Setup: `device-tx` runs SCC and BPCC with §5.1's rule (every page of an in-progress transaction may be stolen but its last shadow page, so an aborted transaction that stole pages leaves uncommitted intentions on flash, which SCC erases and BPCC keeps, §5.2; a stolen page updated again before commit makes the engine reopen the device transaction and write its pages again, docs/HOST.md). CFC and AFC may steal; under force at commit CFC programs the transaction's last page with its TRUE flag once the other pages are durable (§3.3) and AFC reprograms its first page's flag once every page is durable (the CSV's `commit_ms_mean` and `nand_partial_programs`). The workload is the engine's own TPC-C rather than the paper's PostgreSQL trace. A cause of a disagreement is stated only in the claim's explanation, with the ablation run that tested it.";
 
 /// The sizes one reproduction runs at.
 #[derive(Clone, Debug)]
@@ -80,7 +80,7 @@ pub(crate) struct Plan {
     pub clients: u32,
     pub transactions: u64,
     /// Device pages of the log area (WAL, CFC_ex, AFC_ex): room for the whole run's log,
-    /// so no run depends on truncation (see `DECISIONS.md`, "reproduce flagcommit").
+    /// so no run depends on truncation (see docs/REPRODUCTION-RULES.md, "Flag Commit").
     pub log_pages: u32,
     /// TPC-C cardinalities below the spec's (only the test's tiny plan shrinks them).
     pub customers_per_district: Option<u32>,
@@ -960,7 +960,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         aged.aged_ns as f64 / 1e9,
     ));
     out.notes.push(format!(
-        "Workload: the host engine's TPC-C (45/43/4/4/4 mix, NURand, 1 % New-Order rollbacks) with {} warehouses{}, {} clients, δ = 5 % extra rollbacks unless swept, 8 KiB DB pages over 2 KiB flash pages, 50-byte log records, {FRAMES}-frame LRU buffer unless swept, wait-for-graph deadlock detection with the youngest as victim, {} transactions per point (the paper: a 30-minute warm-up and a 4-hour trace; here the buffer pool starts cold and the first transactions are measured). §5.2's runs are `device-tx` (force at commit through the device protocol, page-level locks, SCC/BPCC's last shadow page pinned in the buffer); §5.3's are `cfc-ex` / `afc-ex` (no-force, redo-only log, record-level locks, max_c = 3 unless swept) and `wal` (ARIES-style, steal / no-force, record-level locks) over the plain FTL; the log area is sized so no run needs truncating it ({} pages; DECISIONS.md). The paper ran a trace of PostgreSQL's data accesses; the host engine generates the transactions itself, so locking and buffering happen in this engine, not PostgreSQL's.",
+        "Workload: the host engine's TPC-C (45/43/4/4/4 mix, NURand, 1 % New-Order rollbacks) with {} warehouses{}, {} clients, δ = 5 % extra rollbacks unless swept, 8 KiB DB pages over 2 KiB flash pages, 50-byte log records, {FRAMES}-frame LRU buffer unless swept, wait-for-graph deadlock detection with the youngest as victim, {} transactions per point (the paper: a 30-minute warm-up and a 4-hour trace; here the buffer pool starts cold and the first transactions are measured). §5.2's runs are `device-tx` (force at commit through the device protocol, page-level locks, SCC/BPCC's last shadow page pinned in the buffer); §5.3's are `cfc-ex` / `afc-ex` (no-force, redo-only log, record-level locks, max_c = 3 unless swept) and `wal` (ARIES-style, steal / no-force, record-level locks) over the plain FTL; the log area is sized so no run needs truncating it ({} pages; docs/REPRODUCTION-RULES.md). The paper ran a trace of PostgreSQL's data accesses; the host engine generates the transactions itself, so locking and buffering happen in this engine, not PostgreSQL's.",
         plan.warehouses,
         if plan.warehouses < 20 { " (the paper: 20)" } else { "" },
         plan.clients,
@@ -1577,7 +1577,7 @@ fn fig16_17(out: &mut Output, x: &Pts) -> Result<(), String> {
             ],
         ),
     ));
-    let note16 = format!("WAL here is steal / no-force with record-level locks, as CFC_ex / AFC_ex, and its rollback costs what the paper describes (each undone page fetched, undo records no longer buffered read back, a CLR per undo). CPU time is charged to no protocol, here as in the paper's simulator (§5.1: \"we ignored the CPU cost\"). {} (max_c admission blocks and can close deadlock cycles; each restart repeats its reads). CFC and AFC are the §5.2 runs (device-tx: force at commit, page-level locks); CFC_ex and AFC_ex run no-force with record-level locks and max_c = 3 over the plain FTL, their commit flags kept by the host strategy (DECISIONS.md: the device-side flags of §4 are not implemented, so the extended protocols' flags are partial programs the host issues into each flash page's record area).", restarts_vs_wal(&[("CFC_ex", cx), ("AFC_ex", ax)], wal));
+    let note16 = format!("WAL here is steal / no-force with record-level locks, as CFC_ex / AFC_ex, and its rollback costs what the paper describes (each undone page fetched, undo records no longer buffered read back, a CLR per undo). CPU time is charged to no protocol, here as in the paper's simulator (§5.1: \"we ignored the CPU cost\"). {} (max_c admission blocks and can close deadlock cycles; each restart repeats its reads). CFC and AFC are the §5.2 runs (device-tx: force at commit, page-level locks); CFC_ex and AFC_ex run no-force with record-level locks and max_c = 3 over the plain FTL, their commit flags kept by the host strategy (docs/HOST.md: the device-side flags of §4 are not implemented, so the extended protocols' flags are partial programs the host issues into each flash page's record area).", restarts_vs_wal(&[("CFC_ex", cx), ("AFC_ex", ax)], wal));
     let note16 = note16.as_str();
     for (id, a, an, bb, bn, paper) in [
         (
@@ -3487,7 +3487,7 @@ mod tests {
     /// One full-scale point exactly as `reproduce --paper flagcommit` runs it (32 GiB aged,
     /// TPC-C 20 warehouses, 100,000 transactions): the strategy from `FC_POINT` (default
     /// `cfc-ex`; `scc`, `wal`, … work too). A measurement, not a check — run it under
-    /// `/usr/bin/time` (PERFORMANCE.md, fcex):
+    /// `/usr/bin/time` (docs/PERFORMANCE.md, "Current figures"):
     /// `FC_POINT=afc-ex cargo test --release -p commitlab-reproduce full_scale_point -- --ignored --nocapture`
     #[test]
     #[ignore]

@@ -1,6 +1,6 @@
 //! In-Place Appends (Hardock et al., EDBT 2017 demo; shared/papers/in-place-appends.md) on
 //! the host engine: Table 1, the §1 figures, IPA against In-Page Logging (§1), an N×M sweep,
-//! and the workload facts of §1 (issue 12, items 5 and 6).
+//! and the workload facts of §1.
 //!
 //! Two devices:
 //! - **Table 1 device**: the `openssd` preset (OpenSSD Jasmine-like MLC: 16 KiB pages, 128
@@ -642,7 +642,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     let oop = x.mlc(MlcMode::Mlc, Scheme::OutOfPlace)?;
     let g = b.nand.geometry();
     out.notes.push(format!(
-        "Table 1 device: the `openssd` preset (OpenSSD Jasmine-like MLC: 4 channels × 2 packages × 2 dies, 16 KiB pages, 128 pages per block, read 60 µs, LSB program 0.5 ms, MSB program 1.9 ms, partial program 0.5 ms, erase 3 ms, NOP 4 on LSB pages; typical figures of that MLC generation, not the K9LCG08U1M datasheet's — DECISIONS.md) with {} blocks per plane: {:.1} GiB{}, 15 % over-provisioning, greedy GC at 5 % free blocks, {MLC_APPEND_BYTES} B delta area per page for every point. [0×0] runs on plain MLC; [2×4] in pSLC mode (LSB pages only: half the pages, all programs fast) and odd-MLC mode (every page; appends only to LSB pages, a page on an MSB page is written out of place). The [0×0] pSLC and odd-MLC points in the CSV separate the mode's own effect from IPA's. DB pages of 16 KiB = one flash page (ipa's requirement; the paper's DB pages on this board are not stated, its Table 1 counts 16 KB I/Os).",
+        "Table 1 device: the `openssd` preset (OpenSSD Jasmine-like MLC: 4 channels × 2 packages × 2 dies, 16 KiB pages, 128 pages per block, read 60 µs, LSB program 0.5 ms, MSB program 1.9 ms, partial program 0.5 ms, erase 3 ms, NOP 4 on LSB pages; typical figures of that MLC generation, not the K9LCG08U1M datasheet's — docs/FTL.md, \"MLC modes\") with {} blocks per plane: {:.1} GiB{}, 15 % over-provisioning, greedy GC at 5 % free blocks, {MLC_APPEND_BYTES} B delta area per page for every point. [0×0] runs on plain MLC; [2×4] in pSLC mode (LSB pages only: half the pages, all programs fast) and odd-MLC mode (every page; appends only to LSB pages, a page on an MSB page is written out of place). The [0×0] pSLC and odd-MLC points in the CSV separate the mode's own effect from IPA's. DB pages of 16 KiB = one flash page (ipa's requirement; the paper's DB pages on this board are not stated, its Table 1 counts 16 KB I/Os).",
         plan.mlc_blocks_per_plane,
         g.capacity_bytes() as f64 / f64::from(1u32 << 30),
         if plan.mlc_blocks_per_plane < 2048 { " (the board: 64 GB)" } else { "" },
@@ -1098,7 +1098,7 @@ fn vs_ipl(out: &mut Output, x: &Pts) -> Result<(), String> {
 /// from the [0×0] runs on the IPL device.
 fn facts(out: &mut Output, x: &Pts) -> Result<(), String> {
     let mut csv = String::from("workload,pages_written,le_10,le_50,lt_100,le_500,le_1000,le_4096,more,share_lt_100_bytes,bytes_changed_mean,bytes_written,bytes_changed,undo_record_bytes,dbms_write_amplification\n");
-    let note = "Net bytes of a written page = the union of the byte ranges the workload's operations changed since the page's last write (an added-to 8-byte field counts only the bytes that differ; an insert its whole record; a rollback step the whole record; DECISIONS.md, update::net), counted at every write of the page (eviction, checkpoint, rollback alike). DBMS write amplification = bytes sent to the device for those writes (8 KiB each, [0×0]) ÷ net bytes changed. The engine's TPC-B and TATP records change a few bytes per transaction; Shore-MT's pages also carry header, slot-directory and index changes this data model does not have.";
+    let note = "Net bytes of a written page = the union of the byte ranges the workload's operations changed since the page's last write (an added-to 8-byte field counts only the bytes that differ; an insert its whole record; a rollback step the whole record; docs/HOST.md, \"Net bytes\"), counted at every write of the page (eviction, checkpoint, rollback alike). DBMS write amplification = bytes sent to the device for those writes (8 KiB each, [0×0]) ÷ net bytes changed. The engine's TPC-B and TATP records change a few bytes per transaction; Shore-MT's pages also carry header, slot-directory and index changes this data model does not have.";
     for w in WORKLOADS {
         let r = x.slc(w, Scheme::OutOfPlace)?;
         let n = &r.m.net_bytes;

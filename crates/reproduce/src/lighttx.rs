@@ -13,7 +13,7 @@
 //!   for every zone size.
 //!
 //! Every sweep's axis values the paper does not print (GC thresholds, zone sizes) are chosen
-//! here and named in the report's notes; docs/DECISIONS.md says why.
+//! here and named in the report's notes; docs/REPRODUCTION-RULES.md says why.
 
 use crate::cause::{self, Suspect, Target};
 use crate::runner::{run_all, Job, Progress};
@@ -34,7 +34,7 @@ const ISOLATIONS: [(Isolation, WIso); 3] = [
 /// How much the LightTx device is aged after its prefill (random overwrites, as a multiple
 /// of the prefilled pages): enough to drain the free pool (15 % of the logical space plus
 /// the over-provisioning) to the GC threshold, so GC is active from the first measured
-/// transaction at every scale (issue 9 item 9).
+/// transaction at every scale.
 pub const AGE: f64 = 0.5;
 
 /// The LightTx device (Table 2's shape) with `blocks` blocks per plane, 85 % prefilled and
@@ -69,7 +69,7 @@ fn base(blocks: u32, transactions: u64) -> Result<Config, String> {
     t.span = 0.5;
     // The BPCC LightTx compares against (§4.3): a straddler whose SRS is not empty is moved
     // by GC, even when invalid, until the uncommitted pages it proves are erased (TxFlash's
-    // pruning rules 1 and 2 not applied; DECISIONS.md, "BPCC as LightTx §4.3 describes it").
+    // pruning rules 1 and 2 not applied; docs/PROTOCOLS.md, "BPCC as LightTx §4.3 describes it").
     c.protocol.bpcc_srs = ssd::BpccSrs::UntilErased;
     Ok(c)
 }
@@ -499,7 +499,7 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
     let on = &get(&cr, 1)?.ftl;
     let mut best_note = format!("Tested as stated: no protocol beats LightTx by more than the {:.0} % sameness band at any isolation level it supports.", SAME_WITHIN * 100.0);
     best_note.push_str(&format!(
-        " LightTx needs the FTL's mapping checkpoints (its zone sliding), which SCC and BPCC do not (they scan the whole device at recovery). The same checkpoints, at LightTx's rate of one per {per_ckpt} host writes, cost the plain FTL `none` {} ({n_off:.0} → {n_on:.0} tx/s under strict isolation); LightTx ({strict:.0} tx/s) is {} from that. The cost is not the checkpoints' map pages on one plane: striping them over the planes (`ftl.map_placement = \"striped\"`, the ablation run) gives {n_striped:.0} tx/s ({} against no checkpoints), since every unit then keeps an open map block. Of `none`'s {} mapping-persistence pages, {} are root records ({} translation, {} journal pages): a root is written each time a unit's window of recorded blocks (LightTx's Available Zone) is extended, on the root log's plane, and the first program in a new window block waits for it (DECISIONS.md, \"Mapping checkpoint placement\"). The paper's simulator does not say what its mapping persistence costs in time.",
+        " LightTx needs the FTL's mapping checkpoints (its zone sliding), which SCC and BPCC do not (they scan the whole device at recovery). The same checkpoints, at LightTx's rate of one per {per_ckpt} host writes, cost the plain FTL `none` {} ({n_off:.0} → {n_on:.0} tx/s under strict isolation); LightTx ({strict:.0} tx/s) is {} from that. The cost is not the checkpoints' map pages on one plane: striping them over the planes (`ftl.map_placement = \"striped\"`, the ablation run) gives {n_striped:.0} tx/s ({} against no checkpoints), since every unit then keeps an open map block. Of `none`'s {} mapping-persistence pages, {} are root records ({} translation, {} journal pages): a root is written each time a unit's window of recorded blocks (LightTx's Available Zone) is extended, on the root log's plane, and the first program in a new window block waits for it (docs/FTL.md, \"Mapping checkpoint placement\"). The paper's simulator does not say what its mapping persistence costs in time.",
         pct(n_on / n_off - 1.0),
         pct(strict / n_on - 1.0),
         pct(n_striped / n_off - 1.0),
@@ -1455,7 +1455,7 @@ const GC_ABORTS: [f64; 2] = [0.0, 0.1];
 /// the logical capacity of the sweep's smallest threshold (`ftl.capacity_gc_threshold`):
 /// the FTL sizes its logical space to keep the GC threshold's blocks free, so without it a
 /// higher threshold also meant a smaller device holding less data, and the points compared
-/// different capacities (DECISIONS.md, "The FTL", logical capacity). LightTx's sweep moves only
+/// different capacities (docs/FTL.md, "The FTL", logical capacity). LightTx's sweep moves only
 /// the trigger.
 fn fig13_16_jobs(b: &Config, thresholds: &[f64]) -> Vec<Job> {
     let smallest = thresholds.iter().copied().fold(f64::INFINITY, f64::min);
@@ -2528,7 +2528,7 @@ mod tests {
     }
 
     /// Both scales start from an aged device: quick is a smaller device in the same state,
-    /// not a fresh one (issue 9 item 9).
+    /// not a fresh one.
     #[test]
     fn every_scale_measures_an_aged_device() {
         for blocks in [32, 2048] {
@@ -2563,7 +2563,7 @@ mod tests {
         }
     }
 
-    /// Issue 9 item 7: Figs. 13–16 exist (they were missing): a GC-threshold sweep of
+    /// Figs. 13–16 exist (they were missing): a GC-threshold sweep of
     /// LightTx, SCC and BPCC at 0 % and 10 % aborts, with the threshold actually reaching
     /// the FTL (a higher threshold makes GC erase at least as much).
     #[test]
@@ -2600,8 +2600,8 @@ mod tests {
         assert!(erases("0", "5.0") > 0, "{csv}");
         // The threshold reaches the FTL: the two thresholds give different GC work. (The
         // direction is not asserted on this tiny device; at quick scale, with every point
-        // exporting one capacity, a higher threshold gives more erases: DECISIONS.md,
-        // awopt.)
+        // exporting one capacity, a higher threshold gives more erases: docs/FTL.md,
+        // "The FTL", logical capacity.)
         assert_ne!(erases("0", "20.0"), erases("0", "5.0"), "{csv}");
         has_claims(
             &out,
@@ -2616,7 +2616,7 @@ mod tests {
         );
     }
 
-    /// (DECISIONS.md, "The FTL", logical capacity): every point of the Figs. 13–16
+    /// (docs/FTL.md, "The FTL", logical capacity): every point of the Figs. 13–16
     /// sweep exports the same logical capacity, the one of the sweep's smallest threshold.
     /// Before, the FTL sized each point's logical space with its own threshold, so the 20 %
     /// points were smaller devices holding less data than the 5 % ones.
@@ -2653,7 +2653,7 @@ mod tests {
         }
     }
 
-    /// Issue 9 item 7: the zone-size sweeps of Figs. 18 and 19 exist (they were missing),
+    /// The zone-size sweeps of Figs. 18 and 19 exist (they were missing),
     /// and the zone size reaches the FTL: a larger zone means fewer checkpoints.
     #[test]
     fn zone_sweeps_are_produced() {
@@ -2755,7 +2755,7 @@ mod tests {
         );
     }
 
-    /// Issue 9 item 7: the channel sweep (Fig. 8) and the no-page-conflict abort sweep
+    /// The channel sweep (Fig. 8) and the no-page-conflict abort sweep
     /// (Figs. 10 and 12) produce their figures and claims.
     #[test]
     fn channel_and_npc_sweeps_are_produced() {

@@ -1,5 +1,5 @@
 //! PCMLogging (Gao et al., TKDE; shared/papers/pcmlogging.md §6, Table 2, Figs. 7–15) on
-//! the host engine's PCM tier (issue 11, item 7).
+//! the host engine's PCM tier.
 //!
 //! Every point is one host run of TPC-C (or TATP for Fig. 13) under one of the paper's three
 //! schemes: `pcmlogging` (record-level PCMLogging, §3.3, adaptive destaging, the paper's
@@ -62,7 +62,7 @@
 //!
 //! What it does not do: tune anything toward the paper; replay the paper's PostgreSQL
 //! traces (the engine's TPC-C and TATP stand in); run the paper's 100,000 transactions per
-//! point (DECISIONS.md "Reproduction: PCMLogging").
+//! point (docs/REPRODUCTION-RULES.md "PCMLogging").
 
 use crate::cause::{self, Candidate, Cause};
 use crate::runner::{run_each, Job, Progress};
@@ -73,7 +73,7 @@ use world::{Config, ConfigSource};
 
 const PAPER: &str = "pcmlogging";
 /// The paper's run length (§6.1: 100,000 transactions), against which the wear-leveling
-/// threshold is scaled (module docs, DECISIONS.md).
+/// threshold is scaled (module docs, docs/REPRODUCTION-RULES.md "PCMLogging").
 const PAPER_TXNS: u64 = 100_000;
 /// §6.1, Table 2: the paper's TPC-C warehouses.
 const PAPER_WAREHOUSES: u32 = 20;
@@ -134,7 +134,7 @@ impl Plan {
         match scale {
             // Quick: 2 warehouses, the most whose warm-ups (until PCM is full) keep the
             // paper's report near 90 CPU-s, so `reproduce --paper all --quick` stays within
-            // 2 minutes on 2 cores (DECISIONS.md "Reproduction: PCMLogging").
+            // 2 minutes on 2 cores (docs/REPRODUCTION-RULES.md "PCMLogging").
             Scale::Quick => Plan {
                 tpcc_warehouses: 2,
                 tpcc_customers_per_district: None,
@@ -167,7 +167,7 @@ impl Plan {
                 tpcc_items: None,
                 // 10,000 + 10,000 (not the paper's 100,000 after a warm-up): the first
                 // attempt at 20,000 + 20,000 got 3.4 CPU-minutes in 17 minutes of wall time
-                // on the shared 2-core VM (DECISIONS.md "Reproduction: PCMLogging").
+                // on the shared 2-core VM (docs/REPRODUCTION-RULES.md "PCMLogging").
                 warmup: 10_000,
                 transactions: 10_000,
                 other_transactions: 5_000,
@@ -178,7 +178,7 @@ impl Plan {
                 client_sweep: vec![10, 50, 70],
                 pcm_mb: vec![32, 64, 96, 128, 160],
                 // Figs. 12, 13, 15 at both ends and the default of Fig. 7's range, to keep
-                // the full run feasible (DECISIONS.md "Reproduction: PCMLogging").
+                // the full run feasible (docs/REPRODUCTION-RULES.md "PCMLogging").
                 side_mb: vec![32, 128, 160],
                 tatp_subscribers: 100_000,
                 // Twice the default database (the paper's Fig. 14: ten times, 200
@@ -485,8 +485,8 @@ fn host_run(cfg: &Config) -> Result<HostMetrics, String> {
 ///
 /// `scmlogging` keeps its whole log in PCM and truncates it only at checkpoints (every
 /// `checkpoint_interval_ms`, 5 minutes by default); when its PCM log fills before the next
-/// checkpoint the run fails, so the interval is halved until the point fits (DECISIONS.md
-/// "pcmrepro"; the interval used is in the CSV).
+/// checkpoint the run fails, so the interval is halved until the point fits (docs/REPRODUCTION-RULES.md,
+/// "PCMLogging", SCMLogging's checkpoints; the interval used is in the CSV).
 fn host_point(cfg: &Config, warmup: u64) -> Result<Res, String> {
     let mut cfg = cfg.clone();
     loop {
@@ -2029,7 +2029,7 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts, table: bool) -> Result<(), Stri
     let p10 = x.get(&pl(10))?;
     let p1 = x.get(&pl(1))?;
     let run = point_cfg(plan, &pl(10))?.host.transactions;
-    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {run} transactions of the full run (δ = {} and {} XIDs); an XID is a transaction's number, kept across wait-die restarts (DECISIONS.md \"PCMLogging's XID clock\"), so δ counts transactions as in §4.2. Wear figures are over every PCM unit (records, ActiveTxList, FreeSlotBitmap, superblock) at the end of the full run (per-unit write counters cannot be differenced): worst 1 % / 5 % = mean line writes of the 1 % / 5 % most written units, variance of the writes per unit (media::pcm::WearFigures; the same figures over the record units alone are in pcmlogging_wear.csv); traffic = PCM line writes per committed transaction of the measured window.", (10 * 10_000 * run / PAPER_TXNS).max(1), (10_000 * run / PAPER_TXNS).max(1));
+    let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {run} transactions of the full run (δ = {} and {} XIDs); an XID is a transaction's number, kept across wait-die restarts (docs/HOST.md \"PCMLogging's XID clock\"), so δ counts transactions as in §4.2. Wear figures are over every PCM unit (records, ActiveTxList, FreeSlotBitmap, superblock) at the end of the full run (per-unit write counters cannot be differenced): worst 1 % / 5 % = mean line writes of the 1 % / 5 % most written units, variance of the writes per unit (media::pcm::WearFigures; the same figures over the record units alone are in pcmlogging_wear.csv); traffic = PCM line writes per committed transaction of the measured window.", (10 * 10_000 * run / PAPER_TXNS).max(1), (10_000 * run / PAPER_TXNS).max(1));
     let w = |m: &Res, key: &str| m.wear(key) / p0.wear(key) - 1.0;
     for (id, key, paper, what) in [
         (
@@ -2160,7 +2160,7 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts, table: bool) -> Result<(), Stri
     if !table {
         return Ok(());
     }
-    // The PCM write figures of every scheme that writes PCM (issue 11 item 3), at 128 MB:
+    // The PCM write figures of every scheme that writes PCM, at 128 MB:
     // PL, PL-10, PL-1 and the two WAL baselines (wal-pcm's page cache and log buffer,
     // scmlogging's circular log).
     let rows: Vec<(&str, &Res)> = vec![

@@ -717,7 +717,7 @@ pub fn run_all_sharing(
 /// adaptive mmap threshold, which grows to 32 MiB after a large free: most of a device's
 /// tables and its summary pages' bytes); without this the full reproduction's resident set
 /// stayed 0.8–1.3 GiB above its live data between jobs. The `commitlab` binary's global
-/// allocator is mimalloc (docs/DECISIONS.md, "The tool: commands, output, Python"): `mi_collect(true)` returns what
+/// allocator is mimalloc (docs/TOOL.md, "Commands and output"): `mi_collect(true)` returns what
 /// this thread's mimalloc heap holds free (a no-op where mimalloc is linked but unused, as in
 /// the Python module, whose allocations glibc's `malloc_trim` covers). Changes memory only,
 /// never results.

@@ -80,7 +80,7 @@ fn fig8_jobs(b: &Config, transactions: u64) -> Vec<Job> {
             t.isolation = workload::txn::Isolation::NoPageConflict;
             t.span = 0.3;
             // Aged past the free pool (half the logical space plus the reserve), so GC and
-            // BPCC's GC path run while measuring (issue 9: Fig. 8 never erased).
+            // BPCC's GC path run while measuring (Fig. 8 never erased).
             c.workload.age = FIG8_AGE;
             jobs.push(Job {
                 label: format!("txflash fig8 {p} {:.0}% aborts", a * 100.0),
@@ -706,7 +706,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
 
 /// The stand-ins of Figs. 7 and 9 for the paper's TxExt3 traces (data journaling mode: every
 /// page a transaction writes is transactional). The traces are not available; DESIGN.md's
-/// synthetic generators stand in (docs/DECISIONS.md, "Reproduction: TxFlash"):
+/// synthetic generators stand in (docs/REPRODUCTION-RULES.md, "TxFlash"):
 /// - `large-seq` for IOzone and Linux-build (no syncs, transactions "over 2 MB"): the
 ///   sequential writer with a 3 MB sync interval;
 /// - `maildir-like` (e-mails of 4 KB–1 MB, synchronous, transactions under 100 KB):
@@ -1279,7 +1279,7 @@ mod tests {
         b
     }
 
-    /// Issue 9 item 7: Fig. 8's points run with GC active. Before the device was aged, the
+    /// Fig. 8's points run with GC active. Before the device was aged, the
     /// 50 % prefill plus the transactions never drained the free pool and no point erased a
     /// block, so BPCC's GC path was never exercised. (Planted: `FIG8_AGE = 0.0` makes this
     /// fail with zero GC erases.)
@@ -1301,7 +1301,7 @@ mod tests {
         }
     }
 
-    /// Issue 9 item 7: Figs. 7 and 9 exist (they were missing): every stand-in runs on the
+    /// Figs. 7 and 9 exist (they were missing): every stand-in runs on the
     /// plain SSD, TC, BPCC and SCC and yields its CSV rows, both plots and the claims.
     #[test]
     fn fig7_and_fig9_are_produced() {

@@ -9,7 +9,7 @@
 //! scalar `busy_until` the channel would then refuse every other plane on it until the job's
 //! last transfer, serialising GC (and host writes) across the planes of a channel; a real
 //! controller arbitrates the bus among its chips when each transfer is due, as MQSim's channel
-//! scheduler does (issue 9, item 8).
+//! scheduler does.
 //!
 //! A `Calendar` keeps the booked intervals (disjoint, sorted, adjacent ones merged) and places
 //! a transfer in the first gap at or after its ready time that is long enough.
@@ -166,8 +166,8 @@ mod tests {
     }
 
     // A booking far ahead (a GC job's last transfer) must not hold back a transfer ready now:
-    // with `Resource` the second occupy would start at 1000 (this is the serialisation
-    // issue 9 item 8 found).
+    // with `Resource` the second occupy would start at 1000 (the serialisation
+    // a FIFO channel imposed).
     #[test]
     fn backfills_a_gap_before_a_future_booking() {
         let mut c = Calendar::default();

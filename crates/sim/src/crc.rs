@@ -1,5 +1,5 @@
 //! CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), used for on-medium record checks
-//! and image headers, computed by `crc32fast` (issue 10, item 9: a well-kept crate instead
+//! and image headers, computed by `crc32fast` (a well-kept crate instead
 //! of a hand-written table; it uses SIMD where the CPU has it).
 //!
 //! Invariant: the value is the standard CRC-32 of the bytes, the same the hand-written table
@@ -53,7 +53,7 @@ mod tests {
 
     proptest::proptest! {
         /// Any bytes, any split into two updates, any starting value: crc32fast gives what
-        /// the hand-written table gave (issue 10, item 9; a property test, not a seed loop).
+        /// the hand-written table gave (a property test, not a seed loop).
         #[test]
         fn identical_to_the_hand_written_table_implementation(
             bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..5000),

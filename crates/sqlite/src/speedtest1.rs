@@ -25,7 +25,7 @@
 //! divide the flash page), `--journal` the mode's journal mode (batch: DELETE, with the VFS
 //! reporting batch-atomic writes), and for WAL `--exclusive` (the VFS has no shared
 //! memory). Options of speedtest1 that would configure the already initialised library
-//! (`sqlite3_config`), start helper threads, choose another VFS, journal mode, page size or
+//! (`sqlite3_config`), start worker threads, choose another VFS, journal mode, page size or
 //! database, or print the host process's own counters are refused, naming the option.
 //!
 //! After speedtest1 closes its connection, the run opens the database again through the
@@ -159,7 +159,7 @@ fn arg_kind(name: &str) -> Option<Arg> {
         "heap" | "lookaside" | "pcache" | "multithread" | "serialized" | "singlethread"
         | "nomemstat" => Arg::Refused(LIBRARY_CONFIG),
         "threads" => Arg::Refused(
-            "SQLite's helper threads would call the VFS from several threads; it serves one",
+            "SQLite's worker threads would call the VFS from several threads; it serves one",
         ),
         "mmap" => Arg::Refused("the VFS has no memory-mapped I/O"),
         "key" => Arg::Refused("this SQLite has no encryption"),

@@ -29,7 +29,7 @@ pub enum Striping {
 ///
 /// LightTx §3.3.3 makes the mapping table persistent at each zone sliding and says nothing
 /// of where its pages go. Striping them like host pages was measured to cost more than it
-/// saves (DECISIONS.md, "Mapping checkpoint placement"),
+/// saves (docs/FTL.md, "Mapping checkpoint placement"),
 /// so one unit is the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -77,13 +77,13 @@ pub struct FtlConfig {
     /// the threshold's blocks free in every unit; see `FtlCore::new`). Negative (the
     /// default): `gc_threshold` itself. A sweep over `gc_threshold` sets it to the sweep's
     /// smallest threshold so that every point exports the same capacity and only the GC
-    /// trigger moves, as in LightTx Figs. 13–16 (DECISIONS.md, "The FTL", logical capacity).
+    /// trigger moves, as in LightTx Figs. 13–16 (docs/FTL.md, "The FTL", logical capacity).
     pub capacity_gc_threshold: f64,
     pub gc_policy: GcPolicyKind,
     /// GC moves a live page inside its plane by copyback (sense into the page register,
     /// program from it; only the OOB crosses the channel). Off by default: MQSim's default,
     /// none of the papers mentions it, and real controllers avoid it because the data skips
-    /// the controller's ECC, so bit errors are copied along (DECISIONS.md, "The FTL").
+    /// the controller's ECC, so bit errors are copied along (docs/FTL.md, "The FTL").
     pub gc_copyback: bool,
     pub striping: Striping,
     /// Allocate the free block with the lowest erase count (otherwise first-in first-out).

@@ -229,7 +229,7 @@ pub struct FtlCore {
     pub program_end_max: SimTime,
     /// Latest end of any program issued since the device last reset it to zero: the device
     /// resets it around each command to learn when that command's programs finish (an
-    /// ABORT is acked no earlier, issue 9).
+    /// ABORT is acked no earlier).
     pub program_end_since: SimTime,
     pub(crate) ckpt: Ckpt,
     gc_threshold_blocks: u32,
@@ -1073,7 +1073,7 @@ impl FtlCore {
                 // Striped (`ftl.map_placement = "striped"`): each map page goes to the next
                 // unit of the map stream's own rotation, so a checkpoint's pages are
                 // programmed in parallel, but every unit keeps an open map block
-                // (DECISIONS.md, "Mapping checkpoint placement").
+                // (docs/FTL.md, "Mapping checkpoint placement").
                 if stream == Stream::MAP && self.cfg.map_placement == MapPlacement::Striped {
                     let n = self.stripe_order.len();
                     for k in 0..n {
@@ -1088,7 +1088,7 @@ impl FtlCore {
                     // One unit (the default): translation and journal pages fill one open
                     // block before another is opened: striped like host pages they would
                     // keep a nearly empty map block open in every unit, space GC cannot
-                    // reclaim (DECISIONS.md, "Map stream placement", "Mapping checkpoint
+                    // reclaim (docs/FTL.md, "Map stream placement", "Mapping checkpoint
                     // placement").
                     let n = self.stripe_order.len();
                     if let Some(pu) = (0..n)

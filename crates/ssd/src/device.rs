@@ -69,7 +69,7 @@ impl DeviceConfig {
     pub fn effective_ftl(&self) -> Result<FtlConfig> {
         let info = self.protocol_info()?;
         let mut f = self.ftl.clone();
-        // Found by the adversarial campaign of issue 7: tc, scc and bpcc accepted
+        // Found by an adversarial test campaign: tc, scc and bpcc accepted
         // checkpoints, then recovered from the scan set alone and lost acked transactions.
         if f.checkpoint_interval > 0 && !info.supports_checkpoints {
             return Err(SsdError::Config {
@@ -244,7 +244,7 @@ impl Device {
         core.want_gc_everywhere();
         end = end.max(proto.after_recovery(&mut core, end)?);
         if core.checkpoints_enabled() {
-            // Crash safety of recovery itself (issue 7, bug 4): until the checkpoint that ends
+            // Crash safety of recovery itself: until the checkpoint that ends
             // recovery is durable, the newest durable root is the one recovery started from,
             // and a second crash recovers from it again. So before that checkpoint recovery
             // must not erase anything that root's view needs. GC does erase (its victims),
@@ -491,7 +491,7 @@ impl Device {
     /// ABORT(tx).
     /// ABORT(tx): acked when the device has finished what the transaction set going (its
     /// programs already issued; they cannot be recalled) and what the protocol's abort
-    /// itself requires (anything it programs), not at once (issue 9).
+    /// itself requires (anything it programs), not at once.
     pub fn abort(&mut self, tx: TxId, now: SimTime) -> Result<SimTime> {
         let a = self.active_tx(tx)?;
         self.core.program_end_since = SimTime::ZERO;

@@ -1,7 +1,7 @@
 //! Errors of the SSD layer. Misuse of the device interface (an unknown transaction, a write
 //! after commit, a concurrency pattern the protocol cannot support) and operating conditions
 //! (out of space, a corrupt image found by recovery) are values; nothing here panics on input.
-//! Messages are `thiserror` attributes (issue 10, item 9); they are the texts the CLI prints.
+//! Messages are `thiserror` attributes; they are the texts the CLI prints.
 
 use media::NandError;
 use sim::{Lpn, TxId};
@@ -88,7 +88,7 @@ pub type Result<T, E = SsdError> = std::result::Result<T, E>;
 mod tests {
     use super::*;
 
-    /// The texts the hand-written Display impls gave before thiserror (issue 10, item 9):
+    /// The texts the hand-written Display impls gave before thiserror:
     /// the CLI's messages and the tests that match them depend on them.
     #[test]
     fn messages_are_unchanged_by_thiserror() {

@@ -572,7 +572,7 @@ pub(crate) fn load_root(core: &mut FtlCore, ready: SimTime) -> Result<(Option<Ro
                     // page without its trailing 0xFF bytes (the reader yields 0xFF past
                     // them), and a root page whose chunk ends in directory entries of
                     // never-written translation chunks (u32::MAX) is such a page. Taking it
-                    // for torn lost every root from 1,024 blocks per plane up (issue 9).
+                    // for torn lost every root from 1,024 blocks per plane up.
                     if len as usize > (core.geo.page_bytes as usize).saturating_sub(PAGE_HDR) {
                         continue;
                     }
@@ -826,8 +826,8 @@ pub(crate) fn after_recovery(core: &mut FtlCore, root: Option<&RootView>) {
     // translation page, a window extension) must describe what the recovered-from root
     // does: its scan set and protocol state, plus whatever blocks are added to the scan set
     // meanwhile. Without this such a root named an empty scan set and no protocol state,
-    // and a crash before the checkpoint lost every write since the previous one (issue 7,
-    // bug 4).
+    // and a crash before the checkpoint lost every write since the previous one (found by an
+    // adversarial test campaign).
     if let Some(r) = root {
         core.ckpt.scan_set = r.scan_set.clone();
         core.ckpt.proto_blob = r.blob.clone();

@@ -173,8 +173,8 @@ mod tests {
 
     /// Regression: on odd-MLC, GC moving a page that carries appended delta bytes onto an
     /// MSB page failed with `NopExceeded` (the copy was programmed, then its delta area
-    /// partial-programmed — a second program an MSB page refuses). Found by review of the
-    /// risk recorded in DECISIONS.md ("In-Place Appends, second slice"); GC now programs
+    /// partial-programmed — a second program an MSB page refuses). Found by review of a
+    /// risk the appends' design named (docs/FTL.md, "The FTL", appends); GC programs
     /// the copy whole (`Content::TagTail`). Without the fix this test fails with the error.
     #[test]
     fn odd_mlc_gc_moves_appended_pages_onto_msb_pages() {

@@ -19,7 +19,7 @@
 //! - `aw-carrier-not-awaited`: AW/MHL-M without move records erase a GC victim as soon as
 //!   its pages are copied, not after the record carrying its moves is durable;
 //! - `afc-no-first-hold`: AFC programs pages 2..n without waiting for the FALSE first page
-//!   to be durable (the hold issue 9 item 6 asked to justify);
+//!   to be durable (the hold this mutant justifies);
 //! - `scc-abort-erase-unawaited`: SCC's background erase of an aborted transaction's
 //!   intentions (`protocol.scc_erase_at_abort`) does not raise the pages' floors, so the next
 //!   version of such a page may be programmed before the erase that removes the uncommitted

@@ -1,4 +1,4 @@
-//! Byte-level helpers for OOB layouts, and the page kinds and layouts the FTL itself owns.
+//! Byte-level functions for OOB layouts, and the page kinds and layouts the FTL itself owns.
 //!
 //! Every OOB layout starts with a one-byte page kind so that recovery can tell what a page is
 //! before it knows which protocol fields follow. An erased page reads 0xFF there.

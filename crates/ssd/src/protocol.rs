@@ -90,7 +90,7 @@ pub struct ProtocolConfig {
     /// logical log). Default 8, one per package of LightTx's Table 2 device (the count
     /// §4.1 gives MHL's log heads), capped at the number of parallel units: the paper's AW
     /// baseline writes its mapping pages wherever its log-structured FTL allocates, not
-    /// into one serial chain. 1 is the single serial chain (issue 9 item 6).
+    /// into one serial chain. 1 is the single serial chain.
     pub aw_log_chains: u32,
     /// AW and MHL-M (which runs on AW's engine): before GC erases a victim, write a *move
     /// record* with the victim's moved entries that the erase waits for (true), or carry

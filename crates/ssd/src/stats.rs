@@ -68,7 +68,7 @@ pub struct FtlStats {
     #[serde(default)]
     pub rmw_reads: u64,
     /// Host reads of a never-written (or trimmed) page: answered with zeroes from the
-    /// mapping table, without a NAND read (docs/DECISIONS.md, "The FTL").
+    /// mapping table, without a NAND read (docs/FTL.md, "The FTL").
     #[serde(default)]
     pub unmapped_reads: u64,
     /// Erases of host-managed erase units the host gave back (`Device::native_erase`,

@@ -1,5 +1,5 @@
-//! ABORT is acked only once the device has finished what the transaction set going (issue 9
-//! item 3). Found by the issue 9 review: ABORT acked at once while the aborted transaction's
+//! ABORT is acked only once the device has finished what the transaction set going.
+//! Found by review: ABORT acked at once while the aborted transaction's
 //! programs were still running, so under strict isolation the next transaction overlapped
 //! them and completed transactions per second rose with the abort ratio (LightTx +40 %, AW
 //! +51 % from 0 to 50 % aborts).

@@ -466,8 +466,8 @@ fn dram_accounting_names_the_protocol_tables() {
 }
 
 /// The block-based flag technique (§3.4) is on unless configured off: Flag Commit §5.1
-/// evaluated "the basic CFC and AFC protocols with block-based flag technique" (issue 9,
-/// item 6; it used to be off by default). A device built from the default protocol
+/// evaluated "the basic CFC and AFC protocols with block-based flag technique" (it
+/// used to be off by default). A device built from the default protocol
 /// configuration behaves exactly like one with the technique explicitly on, and (CFC, on
 /// the workload of `block_based_flags_save_gc_reprograms`) not like one with it off.
 #[test]

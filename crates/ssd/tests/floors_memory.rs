@@ -1,5 +1,5 @@
 //! SCC's and BPCC's "pending commit acks" (`Floors`) hold only pages whose previous
-//! commit's ack (or an erase) is still in the future (issue 9 item 5). Found by the issue 9
+//! commit's ack (or an erase) is still in the future. Found by
 //! review: the table kept an entry for every page ever written until it reached 16,384
 //! entries, 1.26 MB of the 1.67 MB of DRAM SCC reported in LightTx Fig. 17.
 

@@ -334,7 +334,7 @@ fn a_checkpoint_stripes_its_map_pages_over_the_planes() {
     // pages go. In one unit's map block (`ftl.map_placement = "one-unit"`, the default) a
     // checkpoint's pages hold one plane and the next transaction, striped over every plane,
     // waits for them; `striped` spreads them like host pages. (Striping was measured slower
-    // overall on the LightTx quick configuration: DECISIONS.md, "Mapping checkpoint
+    // overall on the LightTx quick configuration: docs/FTL.md, "Mapping checkpoint
     // placement".)
     let (striped, t_striped, prog) = checkpoint_then_stripe(MapPlacement::Striped);
     let n: u32 = striped.iter().sum();

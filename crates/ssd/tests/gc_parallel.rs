@@ -1,4 +1,4 @@
-//! GC on different planes runs in parallel (issue 9, item 8).
+//! GC on different planes runs in parallel.
 //!
 //! Found by replaying a random-write trace on commitlab and MQSim: commitlab's device fell
 //! behind an open-loop 2,000 IOPS trace that MQSim kept up with, with GC keeping on average

@@ -1,11 +1,11 @@
-//! Sub-page writes and reads of never-written pages (issue 10, item 10).
+//! Sub-page writes and reads of never-written pages.
 //!
 //! A host write that covers a page only in part (a block-trace request smaller than a page
 //! or not page-aligned) is a read-modify-write in the device: `Device::write_partial` reads
 //! the old version from NAND (counted in `FtlStats::rmw_reads`) and programs the merged page
 //! once the read is done. A read of a page that was never written is answered with zeroes
 //! (`ReadOutcome::Unmapped`) from the mapping table, without a NAND read, and counted in
-//! `FtlStats::unmapped_reads` (docs/DECISIONS.md, "The FTL").
+//! `FtlStats::unmapped_reads` (docs/FTL.md, "The FTL").
 
 #![allow(clippy::field_reassign_with_default)]
 

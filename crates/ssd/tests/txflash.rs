@@ -478,7 +478,7 @@ fn cyclic_commit_refuses_concurrent_writes_to_one_page() {
 }
 
 /// SCC's erase of an aborted transaction's intentions runs in the background from ABORT on
-/// (`protocol.scc_erase_at_abort`, issue 9 item 6): TxFlash §3.2 only needs it done before a
+/// (`protocol.scc_erase_at_abort`): TxFlash §3.2 only needs it done before a
 /// newer version of the page is written, so a later writer of that page, arriving after the
 /// erase finished, commits in one program's time. With the erase on the writer's path
 /// (the old behaviour, now `scc_erase_at_abort = false`) its commit waits for a whole block

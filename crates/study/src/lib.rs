@@ -16,7 +16,7 @@
 //!
 //! A point that fails while running becomes a record with `status = unsupported` (the device
 //! refused a request the protocol cannot honour) or `error` (anything else); the other
-//! points still run and are written (issue 10, finding 2).
+//! points still run and are written.
 
 use report::results::{Record, Status};
 use ssd::protocol::ProtocolInfo;
@@ -288,7 +288,7 @@ pub fn run_prepared(p: Prepared) -> Record {
             status,
             reason,
         } => {
-            // A DBMS host point runs the host engine over the device (issue 8: compare
+            // A DBMS host point runs the host engine over the device (compare
             // and sweep across host strategies and protocols).
             if point.config.workload.kind == world::WorkloadKind::Host {
                 let mut r = match world::host_run::run_host(&point.config) {
@@ -460,7 +460,7 @@ mod tests {
         }
     }
 
-    /// Issue 10, finding 8: `--protocols "tc, scc"` failed on the space, and
+    /// `--protocols "tc, scc"` failed on the space, and
     /// `tc,scc,bogus` ran two protocols before rejecting the third.
     #[test]
     fn protocol_lists_tolerate_spaces_and_are_checked_whole() {
@@ -534,7 +534,7 @@ mod tests {
         }
     }
 
-    /// Issue 10, finding 2: without adaptation, a protocol that cannot run the workload is
+    /// Without adaptation, a protocol that cannot run the workload is
     /// a row saying why, and the others still run.
     #[test]
     fn unsupported_protocols_are_rows_and_the_rest_still_run() {
@@ -565,7 +565,7 @@ mod tests {
         assert!(recs[1].row.txs_aborted.unwrap() > 0);
     }
 
-    /// Issue 10, finding 8: the flagcommit preset peaks at 3.2 GB, so parallel points must
+    /// The flagcommit preset peaks at 3.2 GB, so parallel points must
     /// not multiply that past the machine's memory.
     #[test]
     fn parallel_points_are_bounded_by_memory() {
@@ -596,7 +596,7 @@ mod tests {
         assert!(note.unwrap().contains("GiB"));
     }
 
-    /// Issue 10, finding 2: `--preset openssd` stopped at cfc. A protocol refusing the
+    /// `--preset openssd` stopped at cfc. A protocol refusing the
     /// device when it is built (cfc needs SLC pages) is an unsupported row, not an error.
     #[test]
     fn a_protocol_refusing_the_device_is_unsupported() {

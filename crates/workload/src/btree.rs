@@ -1,9 +1,9 @@
-//! Page-layout helpers shared by the schema-aware generators (TPC-C, TPC-B, TATP): how many
+//! Page-layout functions shared by the schema-aware generators (TPC-C, TPC-B, TATP): how many
 //! records fit a slotted 8 KiB page, append regions that grow a table through inserts, and a
 //! B-tree index model whose root, inner and leaf pages are read on lookups and whose leaves
 //! take inserts and deletes.
 //!
-//! The page model (docs/DECISIONS.md, "Workloads and traces"): a slotted page with
+//! The page model (docs/WORKLOADS.md, "TPC-C, TPC-B, TATP"): a slotted page with
 //! a 24 B header and a 4 B slot (line pointer) per record; records are stored at their
 //! specification size with no per-record MVCC header (commitlab's host is not multi-version).
 //! Heap pages are loaded 100 % full; B-tree pages are loaded to a 90 % fill factor

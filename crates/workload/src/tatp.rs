@@ -812,8 +812,8 @@ mod golden_stream {
     use super::*;
 
     /// TATP, TPC-B and the records source generate exactly the streams they did before
-    /// netperf's type changes (`Changes`, `SetBytes`): digests computed by this test on main
-    /// at 623fa3d, then again once TATP's call-forwarding rows were read at execution
+    /// the speed-ups of their types (`Changes`, `SetBytes`): digests computed by this test at
+    /// commit 623fa3d, then again once TATP's call-forwarding rows were read at execution
     /// (its insert's fill is now drawn unconditionally, which moves the shared stream the
     /// TPC-B and records parts draw from), run serially (`db::next_serial`).
     #[test]

@@ -43,7 +43,7 @@
 //! treats an insert into an occupied slot as an overwrite and a delete of a free slot as a
 //! no-op (both deterministic, so serial replay in commit order agrees).
 //!
-//! Simplified (docs/DECISIONS.md): row layouts keep the spec's row lengths but widen
+//! Simplified (docs/WORKLOADS.md, "TPC-C, TPC-B, TATP"): row layouts keep the spec's row lengths but widen
 //! arithmetic fields to 8-byte integers and shorten address/text fields to fit; customer
 //! last names are name numbers (0..999), not strings; the order-by-customer index some
 //! kits add is not modelled (Order-Status finds the customer's last order by the order
@@ -2722,9 +2722,9 @@ mod tests {
 mod golden_stream {
     use super::*;
 
-    /// The generated stream is exactly the one the generator produced before netperf's
-    /// changes (inline `Changes`, New-Order's lines drawn first): the digests were computed
-    /// by this test on main at 623fa3d, then again once the values §2.4–§2.8 read at
+    /// The generated stream is exactly the one the generator produced before the speed-ups
+    /// of its types (inline `Changes`, New-Order's lines drawn first): the digests were
+    /// computed by this test at commit 623fa3d, then again once the values §2.4–§2.8 read at
     /// execution were bound there (`TxnSource::bind`), run serially (`db::next_serial`).
     #[test]
     fn tpcc_stream_is_unchanged() {

@@ -484,7 +484,7 @@ pub fn generate(
     if cfg.isolation == Isolation::NoPageConflict
         && u64::from(cfg.size_max) * u64::from(cfg.concurrency) > span / 2
     {
-        // Issue 10, finding 8: the message used to say the transactions "do not fit", but
+        // The message used to say the transactions "do not fit", but
         // the rule is that they may fill at most half the pages addressed.
         return Err(werr(format!(
             "workload.txn: no-page-conflict isolation needs concurrency x size_max ({} x {} = {} pages) to be at most half of the {span} pages addressed ({}); lower workload.txn.concurrency or size_max, or raise workload.txn.span",

@@ -1,7 +1,7 @@
 //! The host case of `commitlab bench` alone (TPC-C, 20 warehouses, wal over none, 512
 //! frames), without the device bench's minutes:
 //! `cargo run --release -p commitlab-world --example host_bench [-- --quick] [-- --bank | --pcm]`.
-/// The same global allocator as the `commitlab` binary (docs/DECISIONS.md, "The tool: commands, output, Python").
+/// The same global allocator as the `commitlab` binary (docs/TOOL.md, "Commands and output").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -86,7 +86,7 @@ pub struct WorkloadConfig {
     /// of the prefilled pages, this many times their number (1.0 rewrites as many pages as
     /// were prefilled). Brings the device to the papers' steady state (free pool at the GC
     /// threshold, blocks holding a mix of valid and stale pages) so that GC is active from
-    /// the first measured request, whatever the workload's length (issue 9).
+    /// the first measured request, whatever the workload's length.
     pub age: f64,
     /// Requests run before measuring starts (counters and latencies reset after them).
     pub warmup_requests: u64,
@@ -366,7 +366,7 @@ impl Config {
     }
 
     /// Refuses workloads that ask for something the protocol cannot do, before anything runs
-    /// (issue 10, finding 4: these used to fail mid-run with exit 1): trims on a protocol
+    /// (these used to fail mid-run with exit 1): trims on a protocol
     /// without trim, aborts on a protocol without atomicity, more concurrent transactions
     /// than a log-head protocol has heads.
     fn validate_protocol_fit(&self) -> Result<(), ConfigError> {

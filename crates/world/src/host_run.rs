@@ -45,7 +45,7 @@ pub enum Sizing {
     /// a device too small is refused with the keys that shrink the database or grow it.
     Fixed(String),
     /// Grow `nand.blocks_per_plane` until the database fills at most `HOST_FILL` of the
-    /// device's logical pages (docs/DECISIONS.md, "Host runs size the default device").
+    /// device's logical pages (docs/HOST.md, "Host runs size the default device").
     Auto,
 }
 
@@ -398,7 +398,7 @@ mod tests {
     }
 }
 
-/// The host bench (issue 8, "Performance"): simulated transactions per CPU-second of the
+/// The host bench ("Performance"): simulated transactions per CPU-second of the
 /// run, all layers included (workload generator, lock manager, buffer pool, strategy,
 /// device), device construction excluded. The case the issue sets its target on
 /// (`host_bench`): TPC-C at 20 warehouses, `wal` over `none`, 50 clients, a 512-frame pool,
@@ -477,7 +477,7 @@ pub fn host_bank_bench(quick: bool) -> Result<HostBench, WorldError> {
     host_bench_case(sets, quick)
 }
 
-/// PCMLogging's case (issue 11, "Performance": a full-scale point, 100,000 TPC-C
+/// PCMLogging's case ("Performance": a full-scale point, 100,000 TPC-C
 /// transactions with a 128 MiB PCM, in at most 2 minutes of CPU): `pcmlogging` at 20
 /// warehouses, 50 clients, DRAM and PCM at §6.1's 128 MiB per 2.4 GB, the HDD of Table 2;
 /// the flash device is built (the engine needs one) but unused. No warm-up is excluded: the
@@ -501,7 +501,7 @@ pub fn host_pcm_bench(quick: bool) -> Result<HostBench, WorldError> {
     host_bench_case(sets, quick)
 }
 
-/// IPA's overhead case (issue 12, "Performance": `--update ipa` within 20 % of
+/// IPA's overhead case ("Performance": `--update ipa` within 20 % of
 /// `out-of-place` in transactions per CPU-second): `host_bench`'s TPC-C run with 8 KiB flash
 /// pages carrying a 512 B append area (IPA keeps one DB page per flash page; 2,048 blocks per
 /// plane keep the device at 32 GiB, quick 128 → 2 GiB), once per update strategy. Returns

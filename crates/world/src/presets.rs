@@ -7,12 +7,12 @@ use toml::Table;
 
 pub const NAMES: [&str; 5] = ["default", "txflash", "flagcommit", "lighttx", "openssd"];
 
-/// The main job's base (what `commitlab compare` runs with no arguments, issue 10): a
+/// The main job's base (what `commitlab compare` runs with no arguments): a
 /// transactional workload with 5 % aborts on a 128 MiB device, layered under any preset.
 /// Sized so GC is active (the prefill leaves half the logical space live and 5 000
 /// transactions of 1-16 pages rewrite it about twice over) while every protocol finishes
 /// in well under a second of CPU. (At 6 000 transactions TC's write amplification jumps and
-/// beyond 8 000 it runs out of space on this device: see docs/DECISIONS.md.) Not a preset: it sets the workload, and a preset
+/// beyond 8 000 it runs out of space on this device: see docs/TOOL.md, "The main job".) Not a preset: it sets the workload, and a preset
 /// named with `--preset` replaces its device.
 pub const MAIN_JOB: &str = r#"
 [nand]

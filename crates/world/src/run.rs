@@ -504,7 +504,7 @@ impl World {
         self.now = now;
         self.requests = 0;
         self.start_measuring(self.now);
-        // Arrival times count from here, not from t = 0 (issue 9): otherwise every request
+        // Arrival times count from here, not from t = 0: otherwise every request
         // of a timed workload is already late and an open loop degenerates into a burst.
         self.driver.set_origin(self.now);
     }

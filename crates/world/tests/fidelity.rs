@@ -1,4 +1,4 @@
-//! Reproduction fidelity (issue 9): properties of a run that a paper's experiment relies on.
+//! Reproduction fidelity: properties of a run that a paper's experiment relies on.
 
 use commitlab_world as world;
 use world::{Config, RunOptions, WorkloadKind};
@@ -13,7 +13,7 @@ fn small(protocol: &str) -> Config {
 
 /// An open-loop transaction stream after a prefill: arrivals count from the start of
 /// measurement, so a run of N transactions arriving every ~5 ms lasts about N × 5 ms however
-/// fast the device is. Found by the issue 9 review: arrivals counted from t = 0, the prefill
+/// fast the device is. Found by review: arrivals counted from t = 0, the prefill
 /// took longer than the whole schedule, and every transaction ran back to back (AW took the
 /// same time at 1 ms and 2.5 ms between arrivals).
 #[test]
@@ -108,7 +108,7 @@ fn peak_protocol_dram_is_reported() {
 
 /// `workload.age` brings the device to steady state before measuring, so GC is active in
 /// the measured part even when the workload itself writes less than the free space. Found
-/// by the issue 9 review: at full scale `lighttx-fig11-gc` reported "LightTx did no GC" and
+/// by review: at full scale `lighttx-fig11-gc` reported "LightTx did no GC" and
 /// `fig11-aw-mhlm` −100 %, because 50,000 transactions never filled a 32 GiB device.
 #[test]
 fn ageing_reaches_steady_state_before_measuring() {
@@ -140,7 +140,7 @@ fn ageing_reaches_steady_state_before_measuring() {
 }
 
 /// A root record whose page ends in 0xFF bytes (directory entries of translation chunks
-/// never written) is still a complete root. Found by the issue 9 review: from 1,024 blocks
+/// never written) is still a complete root. Found by review: from 1,024 blocks
 /// per plane up, LightTx and AW recovered without a checkpoint root and scanned the whole
 /// device. Tag data mode stores a raw page without its trailing 0xFF bytes, and the root
 /// reader took the shortened payload for a torn page. Reproduced here on a small device with

@@ -1,5 +1,5 @@
 //! A run started from a shared prefilled device (`world::prefill` + `world::run_prefilled`)
-//! is the run that prefills its own device, byte for byte (issue 9, full-scale speed:
+//! is the run that prefills its own device, byte for byte (full-scale speed:
 //! `reproduce` prefills once per distinct `prefill_key` and copies the device per point).
 
 use commitlab_world as world;

@@ -725,7 +725,7 @@ impl PcmLogging {
     /// of the record under the swap pointer, which first moves to a free unit (copy, set
     /// its bit, then clear the old bit: a crash in between leaves two identical copies,
     /// which recovery tolerates). A moved committed record gets a pseudo XID: the largest
-    /// XID of a *committed* transaction (see DECISIONS.md: the paper's rule is unsafe, and
+    /// XID of a *committed* transaction (see docs/HOST.md, "PCM strategies": the paper's rule is unsafe, and
     /// an aborted XID comes back when its transaction restarts).
     ///
     /// The swap decision (§4.2) reads X_c − X_t as the number of transactions begun since

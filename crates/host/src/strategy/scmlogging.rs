@@ -21,7 +21,7 @@
 //!   transaction is found by drawing `SAMPLE_TXNS` transactions from the configured source
 //!   (fixed seed). A log that passes can still fill at run time when transactions in flight
 //!   together pin more than it holds; that remains the run-time error above (a stall until
-//!   the pinning transactions end is not modelled: see docs/DECISIONS.md, "PCM strategies").
+//!   the pinning transactions end is not modelled: see docs/HOST.md, "PCM strategies").
 //! - Commit: the COMMIT record (and every earlier one) durable in PCM is the ack.
 //! - Stable pages are the disk's only; a disk write may tear at slot granularity, which
 //!   the unconditional redo from the checkpoint repairs (wal_pcm header, "torn disk page").

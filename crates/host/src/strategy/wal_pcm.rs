@@ -105,7 +105,7 @@
 //!    granularity is repaired whatever its LSN word says).
 //! 6. Undo: losers newest LSN first along prevLSN / undoNextLSN.
 //!
-//! Recovery time (issue 11 item 6): the I/O this restart does — the PCM lines it reads
+//! Recovery time: the I/O this restart does — the PCM lines it reads
 //! (superblock, masters, log records read from PCM, one header line per frame, whole frames
 //! it loads) at `Pcm::scan_ns`, plus one disk read per disk log page and per disk data page
 //! it loads for redo/undo, at Table 2's read latency, one at a time.

@@ -90,7 +90,7 @@
 //! rewrites the unit's pages out of place through the FTL, and the old copies and log pages
 //! are reclaimed by GC: the merge's erase is GC's, later, not an immediate one. Restart
 //! reads every log page and applies the valid entries with the highest page LSN. Kept as an
-//! option to measure what the paper's layout changes (docs/DECISIONS.md).
+//! option to measure what the paper's layout changes (docs/HOST.md, "In-Page Logging's layout").
 //!
 //! Sector format (tag data mode; bytes stand for the records through the tag table), both
 //! layouts:

@@ -301,7 +301,7 @@ pub fn relocate(
         // records) nor split into program + partial program: the split needed a second
         // program on the target, which an odd-MLC MSB page (NOP 1) refuses — GC failed with
         // `NopExceeded` when a page with appends was moved onto an MSB page (the bug named
-        // in DECISIONS.md ("The FTL", appends), found by review; regression
+        // in docs/FTL.md ("The FTL", appends), found by review; regression
         // test `odd_mlc_gc_moves_appended_pages_onto_msb_pages` in modes.rs). One program
         // also closes the crash window between the two (a copy without its tail).
         let (content, mut oob) = match view {

@@ -51,7 +51,7 @@
 //!   they when GC collecting for the free-block reserve (below), which kept victims do not
 //!   count towards, finds no other victim. A victim collected for the reserve is never
 //!   kept. During recovery (until its checkpoint) GC always writes move records.
-//! - **Move records (`true`; the behaviour before issue 9).** Before GC erases a victim it
+//! - **Move records (`true`; the earlier behaviour, kept as an option).** Before GC erases a victim it
 //!   appends one *move record* with the victim's moved entries and the erase waits for it.
 //!
 //! # Log chains (`protocol.aw_log_chains`)
@@ -60,7 +60,7 @@
 //! one per package of LightTx's Table 2 device, as §4.1 gives MHL its 8 log heads), so
 //! successive records are programmed on different planes; every record carries one
 //! device-wide sequence number, so the chains together are one logical log ("sequentially
-//! appends the mappings", §2.3). 1 is the single serial chain of the code before issue 9.
+//! appends the mappings", §2.3). 1 is a single serial chain.
 //!
 //! # Where the mapping log lives
 //!
@@ -173,7 +173,7 @@
 //! positions followed by `u32 n, n × (u32 chain, u32 block, u32 page)`, before anything is
 //! appended there (the chains wait for that root). Recovery reads each chain from the root's
 //! position and then from each of its continuations in order (a second interrupted recovery
-//! adds its own after them). A checkpoint's blob has `n = 0`. Found by the issue 7 campaign
+//! adds its own after them). A checkpoint's blob has `n = 0`. Found by an adversarial test campaign
 //! (a crash during recovery made the next recovery map pages GC had erased).
 //!
 //! # Why it is atomic and durable, case by case
@@ -218,7 +218,7 @@
 //!   - A second crash during recovery: recovery writes move records (never defers), as the
 //!     "Crash during recovery" section requires.
 //!   The checker catches the planted mutant `aw-carrier-not-awaited` (the victim erased at
-//!   once, not after its carrier): DECISIONS.md, "Commit protocols".
+//!   once, not after its carrier): docs/PROTOCOLS.md, "LightTx and its baselines".
 //! - *Log blocks*: a block leaves a chain only after a durable root no longer needs it (its
 //!   erase waits for the root); a link is programmed only after its block's erase completed,
 //!   so a durable link never leads into stale data that could pass for new records, nor into
@@ -470,7 +470,7 @@ impl MapLog {
     }
 
     /// Refuses a configuration whose spare blocks cannot hold the mapping log and what a
-    /// recovery needs on top (issue 7, bug 3). Spare blocks are those the logical space
+    /// recovery needs on top. Spare blocks are those the logical space
     /// leaves (blocks minus the root log minus the blocks the logical pages fill). They
     /// must hold the log in normal operation (each chain up to `chain_limit` + 1 blocks
     /// before it asks for a checkpoint) and, at recovery, a fresh block per chain, a free
@@ -941,7 +941,7 @@ impl MapLog {
         for (c, res) in resume.iter().enumerate() {
             // Go on in the old block if it leaves GC room for move records, or, when free
             // blocks are scarce, if it has room for a record and a link: a fresh block could
-            // take the last block GC needs to start (issue 7, bug 3: on 4-page blocks, where
+            // take the last block GC needs to start (on 4-page blocks, where
             // no block is ever roomy, recovery ran out of space).
             let scarce = (0..ctx.core.geo.pus()).all(|p| ctx.unused_blocks(media::PuId(p)) <= 1);
             let roomy = |p: u32| p + 1 + GC_SLOTS < ppb || (scarce && p + 1 < ppb);
@@ -1286,7 +1286,7 @@ impl CommitProtocol for MapLog {
     /// not reach (a fresh block, the page after a torn one), a root naming those
     /// continuations is written before anything is appended there: GC that recovery runs
     /// before its checkpoint appends move records and then erases their victims, and a
-    /// crash before the checkpoint must still find those records (issue 7, bug 4).
+    /// crash before the checkpoint must still find those records.
     fn after_recovery(&mut self, core: &mut FtlCore, now: SimTime) -> Result<SimTime> {
         if !self.cont_unrecorded {
             return Ok(now);

@@ -140,7 +140,7 @@ impl Place {
 /// Only instants still in the future matter (commands arrive in time order), so every
 /// command first forgets the ones that have passed: an index by instant makes that cost
 /// O(log n) per forgotten entry, and the table holds exactly the pages with a commit ack (or
-/// an erase) still pending, not every page ever written (issue 9: 16,384 stale entries were
+/// an erase) still pending, not every page ever written (16,384 stale entries were
 /// 1.26 MB of SCC's reported DRAM).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Floors {

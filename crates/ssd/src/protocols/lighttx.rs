@@ -143,7 +143,7 @@
 //! - *Crash inside recovery*: see "Crash during recovery": nothing a redone transaction
 //!   needs is erased before the root naming the recovered state is durable.
 //!
-//! Assumptions about the medium: as `docs/DECISIONS.md` (torn programs read uncorrectable,
+//! Assumptions about the medium: as `docs/CRASH-MODEL.md` (torn programs read uncorrectable,
 //! one plane executes in issue order). Reads return the newest committed version: the
 //! mapping table only ever holds committed pages.
 

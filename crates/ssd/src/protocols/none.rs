@@ -225,7 +225,7 @@ impl CommitProtocol for NoneFtl {
         self.tomb_end.retain(|_, end| *end > now);
         if core.nand.image().oob(ppa).is_some_and(is_tombstone) {
             // Already trimmed: acked when that tombstone is durable, not at once (found by
-            // the adversarial campaign of issue 7: `crash --protocol none --seed 1000
+            // an adversarial test campaign: `crash --protocol none --seed 1000
             // --schedules 2000 --set workload.synthetic.trim_ratio=0.3 --state 115`).
             return Ok(self.tomb_end.get(&lpn.0).map_or(now, |end| now.max(*end)));
         }

@@ -197,8 +197,8 @@ use std::sync::Arc;
 pub use layout::{FcTag, NodeTag, RecTag, Redo, VersionTag};
 pub use tables::FlagCommitEx;
 
-/// Version slots per DB page at max_c ≤ 3 (DECISIONS.md "Flag Commit extended, flags and
-/// versions").
+/// Version slots per DB page at max_c ≤ 3 (docs/HOST.md, "CFC_ex / AFC_ex: version
+/// slots follow max_c, and fetches merge").
 pub const MIN_VERSIONS: u8 = 3;
 
 /// Version slots per DB page for `max_c`: one per transaction that may hold pending records

@@ -317,7 +317,7 @@ impl FlagCommitEx {
     /// just finished, commit still in flight, or their last node just reclaimed). A scan of
     /// `txns` on every call was linear in the transactions that still have live nodes —
     /// which grows with the run on a large database, where a version is reclaimed only when
-    /// its page is written again — and made a long run quadratic (PERFORMANCE.md, fcex).
+    /// its page is written again — and made a long run quadratic (docs/PERFORMANCE.md, "What makes it fast").
     /// Drops happen at the same calls as with the scan: every transaction that satisfies
     /// the drop rule is in `gone_candidates` (see `mark_maybe_gone`).
     pub(super) fn forget(&mut self) {

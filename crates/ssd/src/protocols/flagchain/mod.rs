@@ -18,7 +18,7 @@
 //! index names is written; the mapping of a dirty logical page is a page of its transaction.
 //!
 //! Files, by role: this one (the header, the tables of §3.1 "In-memory tables" and the
-//! `FlagCommit` struct, its constructor and helpers the roles share: flag reprogramming);
+//! `FlagCommit` struct, its constructor and the functions the roles share: flag reprogramming);
 //! `meta.rs` (OOB layout, flag bytes, [`Variant`]); `classify.rs` ([`Graph`], [`decide`] and
 //! the figure tests); `normal.rs` (the `CommitProtocol` impl: BEGIN, WRITE, COMMIT, ABORT,
 //! plain writes, reads, tables' DRAM; §3.1.1, §3.2); `gc.rs` (the `FtlHooks` impl and the

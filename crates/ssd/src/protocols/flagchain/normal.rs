@@ -59,7 +59,7 @@ impl FlagCommit {
                 // No later page may become durable before the FALSE first page (§3.2: a crash
                 // must never leave only TRUE pages of an uncommitted transaction). Needed:
                 // without it the crash checker finds such states (mutant `afc-no-first-hold`,
-                // DECISIONS.md, "Commit protocols").
+                // docs/PROTOCOLS.md, "Flag Commit: cfc, afc").
                 ready.max(a.first_end)
             } else {
                 ready

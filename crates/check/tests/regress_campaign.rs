@@ -1,4 +1,4 @@
-//! Regression tests for the bugs of issue 7 (found by an adversarial test campaign: held-out
+//! Regression tests for the bugs an adversarial test campaign found (held-out
 //! seeds and geometries, real kills of `run` and `recover`), and the enumeration of every
 //! protocol × FTL option combination: each one is either refused at validation with a
 //! configuration error naming the key, or passes a small crash check with zero violations.
@@ -35,7 +35,7 @@ fn exhaustive_state(cfg: &world::Config, state: u64) -> CheckReport {
 
 #[test]
 fn bug1_tc_scc_bpcc_refuse_checkpoints() {
-    // found by the issue 7 campaign: `crash --protocol tc --seed 1 --exhaustive --set
+    // found by an adversarial test campaign: `crash --protocol tc --seed 1 --exhaustive --set
     // ftl.checkpoint_interval=40` had 3,125 of 3,482 states violate; these protocols
     // recover by a whole-device scan and never read the checkpoint's mapping.
     for p in ["tc", "scc", "bpcc"] {
@@ -58,7 +58,7 @@ fn bug1_tc_scc_bpcc_refuse_checkpoints() {
 
 #[test]
 fn bug2_none_trim_of_a_trimmed_page_waits_for_its_tombstone() {
-    // found by the issue 7 campaign: `crash --protocol none --seed 1000 --schedules 2000
+    // found by an adversarial test campaign: `crash --protocol none --seed 1000 --schedules 2000
     // --set workload.synthetic.trim_ratio=0.3 --state 115`: lpn 7 read the plain write the
     // acked trim had superseded, because the second trim was acked while the first trim's
     // tombstone was still being programmed.
@@ -72,7 +72,7 @@ fn bug2_none_trim_of_a_trimmed_page_waits_for_its_tombstone() {
 
 #[test]
 fn bug3_mhl_m_recovers_on_small_blocks() {
-    // found by the issue 7 campaign: `crash --protocol mhl-m --seed 1000 --exhaustive --set
+    // found by an adversarial test campaign: `crash --protocol mhl-m --seed 1000 --exhaustive --set
     // nand.pages_per_block=4 --set nand.blocks_per_plane=24 --state 2698`: "recovery failed
     // on a legitimate crash image: out of space".
     let mut cfg = small_config("mhl-m");
