@@ -258,7 +258,7 @@ fn judge_acks(
                 in_flight,
                 unissued,
             },
-        ) = acklog::commits_as_logged(&rec.layout, &rec.commits, &lines).map_err(|e| {
+        ) = acklog::commits_as_logged(&rec.layout, &rec.commits, lines).map_err(|e| {
             Input(format!(
                 "{}: {e}",
                 acks.map(|p| p.display().to_string()).unwrap_or_default()
