@@ -101,7 +101,9 @@ enum Cmd {
         json: Option<PathBuf>,
         /// Keep the device image in this file, written through on every operation
         /// (needs nand.data_mode = "full"); `commitlab recover --image` reopens it. With
-        /// --host: the host's device (not the PCM strategies, whose PCM is in memory).
+        /// --host: the host's device; for the PCM strategies (pcmlogging, pcmlogging-page,
+        /// wal-pcm, scmlogging) a tier image their PCM and disk write through to (not with
+        /// host.pcm.external = "emulated").
         #[arg(long)]
         image: Option<PathBuf>,
         /// Append every acked change as it is acked, unbuffered: "lpn tag" for a plain write

@@ -36,8 +36,60 @@ fn splitmix(s: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The run every kill starts: a small device in full data mode, a long bank workload.
+fn is_pcm(strategy: &str) -> bool {
+    matches!(
+        strategy,
+        "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
+    )
+}
+
+/// Transactions per run: a PCM strategy on the SATA SSD model runs several times faster
+/// than a file-backed flash device, so its run is longer for kills to land inside it.
+fn txns_of(strategy: &str) -> u64 {
+    if is_pcm(strategy) {
+        1500
+    } else {
+        600
+    }
+}
+
+/// The run every kill starts: a small device in full data mode, a long bank workload. A PCM
+/// strategy keeps its database in PCM and on Table 2's SATA SSD (a tier image; the flash
+/// device's keys are refused for it), with checkpoints often enough for wal-pcm's and
+/// scmlogging's logs.
 fn run_args(strategy: &str, protocol: &str, img: &Path, acks: &Path, txns: u64) -> Vec<String> {
+    if is_pcm(strategy) {
+        let mut a: Vec<String> = [
+            "run",
+            "--host",
+            strategy,
+            "--protocol",
+            protocol,
+            "--image",
+            img.to_str().unwrap(),
+            "--ack-log",
+            acks.to_str().unwrap(),
+            "--set",
+            "host.bank.accounts=4000",
+            "--set",
+            "host.pcm.external=\"ssd\"",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if strategy != "pcmlogging" {
+            for kv in [
+                "host.pcm.checkpoint_interval_ms=1",
+                "host.pcm.pcm_bytes=1048576",
+            ] {
+                a.push("--set".into());
+                a.push(kv.into());
+            }
+        }
+        a.push("--set".into());
+        a.push(format!("host.transactions={txns}"));
+        return a;
+    }
     let mut a: Vec<String> = [
         "run",
         "--host",
@@ -82,7 +134,7 @@ fn lines(p: &Path) -> usize {
 fn kill_and_verify(strategy: &str, protocol: &str, kills: u32, seed: u64) -> (u32, u64) {
     let d = tmpdir(&format!("{strategy}-{protocol}"));
     let (img, acks) = (d.join("host.img"), d.join("acks.log"));
-    let txns = 600u64;
+    let txns = txns_of(strategy);
     let mut rng = seed;
     let mut hit = 0;
     let mut acked = 0u64;
@@ -169,6 +221,10 @@ fn kills() -> (u32, u64) {
 
 fn kill_cell(strategy: &str, protocol: &str) {
     let (n, seed) = kills();
+    kill_cell_n(strategy, protocol, n, seed);
+}
+
+fn kill_cell_n(strategy: &str, protocol: &str, n: u32, seed: u64) {
     let (hit, acked) = kill_and_verify(strategy, protocol, n, seed);
     println!("{strategy}/{protocol}: {n} runs, {hit} killed mid-run, {acked} acked transactions verified, 0 lost");
     // Most kills land in a running process (the target is below the run's length).
@@ -195,11 +251,93 @@ fn a_killed_cfc_ex_host_loses_no_acked_transaction() {
 }
 
 /// AFC_ex (Flag Commit §4.2 with AFC's flags) is the fourth strategy a file-backed run
-/// accepts (`flagcommit-ex` is another name for cfc-ex); the PCM strategies are refused
-/// (`flags_a_mode_does_not_use_are_refused`).
+/// accepts on the flash device (`flagcommit-ex` is another name for cfc-ex).
 #[test]
 fn a_killed_afc_ex_host_loses_no_acked_transaction() {
     kill_cell("afc-ex", "none");
+}
+
+/// PCMLogging (record level, its §3.3) keeps its database in PCM and on the HDD: the run's
+/// image is a tier image both write through to (`media::tier_file`), and `recover --host`
+/// restarts from the PCM and disk it rebuilds (Algorithm 3).
+#[test]
+fn a_killed_pcmlogging_host_loses_no_acked_transaction() {
+    kill_cell("pcmlogging", "none");
+}
+
+/// The other PCM strategies write through to a tier image too: page-level PCMLogging
+/// (§3.2), WAL with a PCM buffer and SCMLogging (§6's baselines). Two kills each (a fifth
+/// of `HOST_KILLS`, at least two: the test's cost stays small).
+#[test]
+fn a_killed_pcm_baseline_host_loses_no_acked_transaction() {
+    let (n, seed) = kills();
+    for s in ["pcmlogging-page", "wal-pcm", "scmlogging"] {
+        kill_cell_n(s, "none", (n / 5).max(2), seed);
+    }
+}
+
+/// A tier image's verification has teeth too: with one acked transaction's lines dropped
+/// from the ack log its effects are an unissued transaction's (exit 1); a flipped bit in a
+/// record, or a whole record of garbage appended, is a corrupt image (exit 2).
+#[test]
+fn a_tier_image_is_judged_and_a_corrupt_one_refused() {
+    let d = tmpdir("tier");
+    let (img, acks) = (d.join("tier.img"), d.join("acks.log"));
+    let o = bin()
+        .args(run_args("pcmlogging", "none", &img, &acks, 200))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let recover = |img: &Path, acks: &Path| {
+        bin()
+            .args([
+                "recover",
+                "--host",
+                "pcmlogging",
+                "--image",
+                img.to_str().unwrap(),
+                "--verify-acks",
+                acks.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap()
+    };
+    let o = recover(&img, &acks);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let log = std::fs::read_to_string(&acks).unwrap();
+    let txn = log
+        .lines()
+        .find(|l| l.contains("\"ack\""))
+        .and_then(|l| l.split("\"txn\":").nth(1))
+        .and_then(|t| t.split(',').next())
+        .unwrap()
+        .to_string();
+    let needle = format!("\"txn\":{txn},");
+    let dropped: String = log
+        .lines()
+        .filter(|l| !l.contains(&needle))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dropped_log = d.join("dropped.log");
+    std::fs::write(&dropped_log, dropped).unwrap();
+    let o = recover(&img, &dropped_log);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("serial replay"), "{}", text(&o));
+    let bytes = std::fs::read(&img).unwrap();
+    let mut flipped = bytes.clone();
+    let mid = bytes.len() / 2;
+    flipped[mid] ^= 0x04;
+    let bad = d.join("flipped.img");
+    std::fs::write(&bad, &flipped).unwrap();
+    let mut appended = bytes.clone();
+    appended.extend_from_slice(&[3u8; 40]);
+    let bad2 = d.join("appended.img");
+    std::fs::write(&bad2, &appended).unwrap();
+    for b in [&bad, &bad2] {
+        let o = recover(b, &acks);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains("corrupt tier image"), "{}", text(&o));
+    }
 }
 
 /// The verification has teeth: an ack log that claims a transaction the image never
@@ -311,6 +449,7 @@ fn flags_a_mode_does_not_use_are_refused() {
             vec!["run", "--host", "wal", "--ack-log", ack.to_str().unwrap()],
             "--ack-log",
         ),
+        // A PCM strategy's disk on the emulated SSD is a flash device in memory.
         (
             vec![
                 "run",
@@ -319,9 +458,9 @@ fn flags_a_mode_does_not_use_are_refused() {
                 "--image",
                 img.to_str().unwrap(),
                 "--set",
-                "nand.data_mode=\"full\"",
+                "host.pcm.external=\"emulated\"",
             ],
-            "PCM",
+            "host.pcm.external",
         ),
         (
             vec!["run", "--host", "wal", "--image", img.to_str().unwrap()],

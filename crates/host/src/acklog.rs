@@ -25,8 +25,11 @@
 //! diverged would show as a tag decoding to the wrong page (`HostError::Corrupt`) or as an
 //! ack-log digest that differs; both are refused.
 //!
-//! What it does not cover: the PCM strategies (their PCM and disk live in memory, so a
-//! file-backed run refuses them, `uses_pcm_tier`), and continuing the run after recovery.
+//! The PCM strategies keep their database in PCM and on a disk (`uses_pcm_tier`): their
+//! file-backed run writes both through to a tier image (`media::tier_file`), whose disk
+//! holds record values, not tags; the re-run gives the commits and the PCM's geometry.
+//!
+//! What it does not cover: continuing the run after recovery.
 
 use crate::data::{Effect, Layout};
 use crate::engine::CommitRec;
@@ -56,8 +59,8 @@ pub struct AckLine {
 /// Where the engine reports commits (`engine::Engine::set_ack_sink`). An error stops the run.
 pub type AckSink = Box<dyn FnMut(&AckLine) -> std::io::Result<()>>;
 
-/// The strategies whose durable state is not all on the emulated device (the PCM tier's
-/// PCM and disk live in memory): a file-backed run cannot keep them, and refuses them.
+/// The strategies whose durable state is not on the emulated device but in the PCM tier's
+/// PCM and disk: a file-backed run keeps them in a tier image (`media::tier_file`).
 pub fn uses_pcm_tier(strategy: &str) -> bool {
     matches!(
         strategy,

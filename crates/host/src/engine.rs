@@ -86,6 +86,9 @@ pub struct Core {
     /// and a restart keeps its number (as wait-die keeps its timestamp), while every
     /// attempt gets a fresh `TxnId`. PCMLogging's XIDs (§4's residence clock) use it.
     pub txn_number: u64,
+    /// A file-backed run of a PCM strategy: the tier image its PCM and disk write through to
+    /// (`media::tier_file`), attached by the strategy's `create` after formatting.
+    pub tier_sink: Option<media::tier_file::TierSink>,
 }
 
 impl Core {
@@ -705,7 +708,29 @@ impl Engine {
         seed: u64,
         record: bool,
     ) -> Result<Engine> {
+        Engine::new_with_tier(cfg, device, source, seed, record, None)
+    }
+
+    /// As `new`; a PCM strategy's PCM and disk write through to `tier` (a file-backed run,
+    /// `media::tier_file`). Refused for the strategies without a PCM tier.
+    pub fn new_with_tier(
+        cfg: &HostConfig,
+        device: Device,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+        tier: Option<media::tier_file::TierSink>,
+    ) -> Result<Engine> {
         cfg.validate()?;
+        if tier.is_some() && !crate::acklog::uses_pcm_tier(&cfg.strategy) {
+            return Err(HostError::Config {
+                key: "host.strategy".into(),
+                reason: format!(
+                    "{} keeps its database on the flash device; a tier image is for the PCM strategies",
+                    cfg.strategy
+                ),
+            });
+        }
         let info = strategy::lookup(&cfg.strategy)?;
         (info.check)(cfg, device.info())?;
         let mut cfg = cfg.clone();
@@ -754,9 +779,19 @@ impl Engine {
             also_read: Default::default(),
             also_read_pages: 0,
             txn_number: 0,
+            tier_sink: None,
         };
         core.pool.reserve_pages(core.layout.pages);
+        core.tier_sink = tier;
         let strat = (info.create)(cfg, &mut core)?;
+        if core.tier_sink.is_some() {
+            // `create` attaches the sink to the PCM and the disk and takes it: one left
+            // here was not attached, and the run would write nothing to its image.
+            return Err(HostError::Config {
+                key: "host.strategy".into(),
+                reason: format!("{} did not attach its PCM tier to the image", cfg.strategy),
+            });
+        }
         let rng = Rng::new(seed).fork("host");
         let clients = (0..cfg.clients)
             .map(|_| Client {
@@ -1535,7 +1570,31 @@ pub fn run_acked(
     trace: bool,
     acks: Option<crate::acklog::AckSink>,
 ) -> Result<HostRun> {
-    run_with(cfg, dcfg, device, seed, record, trace, acks, None).map(|(r, _)| r)
+    run_with(cfg, dcfg, device, seed, record, trace, acks, None, None).map(|(r, _)| r)
+}
+
+/// As `run_acked`, for a PCM strategy whose PCM and disk write through to the tier image
+/// `tier` (a file-backed run, `media::tier_file`).
+pub fn run_tier_file(
+    cfg: &HostConfig,
+    dcfg: &ssd::DeviceConfig,
+    device: Device,
+    seed: u64,
+    acks: Option<crate::acklog::AckSink>,
+    tier: media::tier_file::TierSink,
+) -> Result<HostRun> {
+    run_with(
+        cfg,
+        dcfg,
+        device,
+        seed,
+        false,
+        false,
+        acks,
+        None,
+        Some(tier),
+    )
+    .map(|(r, _)| r)
 }
 
 /// As `run`, keeping the metrics as they were when `warmup` transactions had been handed
@@ -1547,7 +1606,17 @@ pub fn run_with_snapshot(
     seed: u64,
     warmup: u64,
 ) -> Result<(HostRun, Option<HostMetrics>)> {
-    run_with(cfg, dcfg, device, seed, false, false, None, Some(warmup))
+    run_with(
+        cfg,
+        dcfg,
+        device,
+        seed,
+        false,
+        false,
+        None,
+        Some(warmup),
+        None,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1560,11 +1629,12 @@ fn run_with(
     trace: bool,
     acks: Option<crate::acklog::AckSink>,
     snapshot_at: Option<u64>,
+    tier: Option<media::tier_file::TierSink>,
 ) -> Result<(HostRun, Option<HostMetrics>)> {
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
     let protocol = device.info().name;
-    let mut e = Engine::new(cfg, device, source, seed, record)?;
+    let mut e = Engine::new_with_tier(cfg, device, source, seed, record, tier)?;
     if trace {
         e.capture_trace();
     }

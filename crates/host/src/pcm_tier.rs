@@ -339,6 +339,26 @@ pub struct TierLog {
     pub disk_ops: DiskLog,
 }
 
+/// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
+/// and disk, after formatting: the PCM's formatted contents become the image's base.
+/// A disk on the emulated SSD keeps its pages on flash, not in a tier image: refused,
+/// naming `host.pcm.external`.
+pub fn attach_tier_sink(
+    core: &mut crate::engine::Core,
+    pcm: &mut Pcm,
+    disk: &mut media::disk::Disk,
+) -> Result<()> {
+    let Some(s) = core.tier_sink.take() else {
+        return Ok(());
+    };
+    disk.set_sink(s.clone()).map_err(|e| HostError::Config {
+        key: "host.pcm.external".into(),
+        reason: format!("{e}; a file-backed run of a PCM strategy needs hdd, ssd or sd-card"),
+    })?;
+    pcm.set_sink(s)
+        .map_err(|e| HostError::Output(format!("tier image: {e}")))
+}
+
 /// PCMLogging's restart (Algorithm 3) from a PCM image and a disk image alone: the disk
 /// overlaid with the records recovery keeps. Pages not listed are as loaded.
 pub fn recover_db(
@@ -373,8 +393,9 @@ pub fn recover_db(
     })
 }
 
-/// The restart of the recorded run's strategy from a PCM image and a disk image alone.
-fn recover_for(
+/// The restart of the recorded run's strategy from a PCM image and a disk image alone (the
+/// crash checker's, and `recover --host` of a tier image's).
+pub fn recover_for(
     rec: &HostRecording,
     pcm: &Pcm,
     disk: &BTreeMap<u64, Vec<u64>>,

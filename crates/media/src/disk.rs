@@ -175,6 +175,8 @@ pub struct Disk {
     busy_until: SimTime,
     pages: BTreeMap<u64, Vec<u64>>,
     log: Option<Vec<DiskWrite>>,
+    /// A file-backed run's tier image: every page write is appended as it is issued.
+    sink: Option<crate::tier_file::TierSink>,
     pub counters: DiskCounters,
     /// The medium serving the pages instead of the latency constant (the emulated SSD).
     backend: Option<Box<dyn PageBackend>>,
@@ -190,6 +192,7 @@ impl Disk {
             busy_until: SimTime::ZERO,
             pages: BTreeMap::new(),
             log: None,
+            sink: None,
             counters: DiskCounters::default(),
             backend: None,
         }
@@ -224,6 +227,23 @@ impl Disk {
         if let Some(b) = self.backend.as_mut() {
             b.set_logging(on);
         }
+    }
+
+    /// Writes the disk through to a tier image from now on: the pages it holds now, then
+    /// every page write, become records (`tier_file`). A disk served by a backend (the
+    /// emulated SSD) keeps its pages on flash, not in a tier image: refused.
+    pub fn set_sink(&mut self, sink: crate::tier_file::TierSink) -> Result<(), String> {
+        if self.backend.is_some() {
+            return Err(format!(
+                "a {} disk keeps its pages on the emulated flash device, not in a tier image",
+                self.kind.name()
+            ));
+        }
+        for (p, v) in &self.pages {
+            crate::tier_file::with_sink(&sink, |f| f.disk_write(*p, v))?;
+        }
+        self.sink = Some(sink);
+        Ok(())
     }
 
     pub fn take_log(&mut self) -> DiskLog {
@@ -269,6 +289,9 @@ impl Disk {
             None => self.serve(now, self.write_ns),
         };
         self.counters.writes += 1;
+        if let Some(s) = &self.sink {
+            crate::tier_file::with_sink(s, |f| f.disk_write(page, &data))?;
+        }
         if let Some(l) = self.log.as_mut() {
             l.push(DiskWrite {
                 page,

@@ -19,6 +19,7 @@ pub mod image;
 pub mod nand;
 pub mod oplog;
 pub mod pcm;
+pub mod tier_file;
 
 pub use error::NandError;
 pub use geometry::{BlockId, Geometry, PhysAddr, Ppa, PuId};

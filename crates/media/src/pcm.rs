@@ -167,6 +167,8 @@ pub struct Pcm {
     unit_writes: Vec<u32>,
     chip_free: Vec<SimTime>,
     log: Option<Vec<PcmWrite>>,
+    /// A file-backed run's tier image: every line piece is appended as it is issued.
+    sink: Option<crate::tier_file::TierSink>,
     pub counters: PcmCounters,
 }
 
@@ -180,6 +182,7 @@ impl Pcm {
             unit_writes: vec![0; cfg.units() as usize],
             chip_free: vec![SimTime::ZERO; cfg.chips as usize],
             log: None,
+            sink: None,
             counters: PcmCounters::default(),
             cfg,
         })
@@ -205,6 +208,14 @@ impl Pcm {
 
     pub fn set_logging(&mut self, on: bool) {
         self.log = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// Writes the PCM through to a tier image from now on: its contents now become the
+    /// image's base record, every later line piece a record (`tier_file`).
+    pub fn set_sink(&mut self, sink: crate::tier_file::TierSink) -> Result<(), String> {
+        crate::tier_file::with_sink(&sink, |f| f.pcm_base(&self.bytes))?;
+        self.sink = Some(sink);
+        Ok(())
     }
 
     pub fn take_log(&mut self) -> Vec<PcmWrite> {
@@ -267,6 +278,9 @@ impl Pcm {
             self.unit_writes[(a / ub) as usize] += 1;
             self.counters.line_writes += 1;
             self.counters.bytes_written += n as u64;
+            if let Some(s) = &self.sink {
+                crate::tier_file::with_sink(s, |f| f.pcm_write(a, piece))?;
+            }
             if let Some(l) = self.log.as_mut() {
                 l.push(PcmWrite {
                     addr: a,

@@ -15,8 +15,13 @@
 //! effect of a transaction that was never issued, in-flight ones all or nothing. The tag
 //! table is rebuilt by re-running the image's configuration in memory (`host::acklog`).
 //!
-//! Refused: the PCM strategies (their PCM and disk are not in the image), and a device not
-//! in `nand.data_mode = "full"` (only byte-exact images can be file-backed).
+//! The PCM strategies keep their database in a PCM and on a disk, not on the flash device:
+//! their image is a tier image (`media::tier_file`, the configuration in its header), to
+//! which the PCM and the disk write through; their restart is the crash checker's
+//! (`host::pcm_tier::recover_for`) from the PCM and disk the image rebuilds. Refused: a
+//! PCM strategy whose disk is the emulated SSD (`host.pcm.external = "emulated"`: its pages
+//! are on a flash device in memory), and for the others a device not in
+//! `nand.data_mode = "full"` (only byte-exact images can be file-backed).
 
 use crate::config::{Config, WorkloadKind};
 use crate::run::{build_device, config_of_image, WorldError};
@@ -40,15 +45,13 @@ fn herr(e: host::HostError) -> WorldError {
 /// Refuses what a file-backed host run cannot keep in its image.
 pub fn check_file_backed(cfg: &Config) -> Result<(), WorldError> {
     if acklog::uses_pcm_tier(&cfg.host.strategy) {
-        return Err(WorldError::Config(format!(
-            "--image: host strategy {} keeps its PCM and disk in memory, not in the device image; a file-backed host run supports the strategies that keep everything on the device ({})",
-            cfg.host.strategy,
-            host::strategy::names()
-                .into_iter()
-                .filter(|s| !acklog::uses_pcm_tier(s))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        if host::external::is_emulated(&cfg.host.pcm.external) {
+            return Err(WorldError::Config(format!(
+                "host.pcm.external: a file-backed run of {} keeps its PCM and disk in a tier image; a disk on the emulated SSD (\"{}\") keeps its pages on a flash device in memory: use \"hdd\", \"ssd\" or \"sd-card\"",
+                cfg.host.strategy, cfg.host.pcm.external
+            )));
+        }
+        return Ok(());
     }
     if cfg.nand.data_mode != media::DataMode::Full {
         return Err(WorldError::Config(
@@ -84,16 +87,32 @@ pub fn run_host_file(
             }))
         }
     };
-    let device = build_device(&cfg, Some(image))?;
-    let run = host::engine::run_acked(
-        &cfg.host,
-        &cfg.device(),
-        device,
-        cfg.seed,
-        false,
-        trace.is_some(),
-        sink,
-    )
+    let run = if acklog::uses_pcm_tier(&cfg.host.strategy) {
+        if trace.is_some() {
+            return Err(WorldError::Config(format!(
+                "--record: a file-backed run of {} writes no device trace (its database is on the PCM tier)",
+                cfg.host.strategy
+            )));
+        }
+        // The flash device holds nothing of a PCM strategy's database on these disks: it
+        // stays in memory; the PCM and the disk write through to the tier image.
+        let label = serde_json::to_string(&cfg).map_err(|e| WorldError::Io(e.to_string()))?;
+        let tier = media::tier_file::TierFile::create(image, &label)
+            .map_err(|e| WorldError::Io(format!("{}: {e}", image.display())))?;
+        let device = build_device(&cfg, None)?;
+        host::engine::run_tier_file(&cfg.host, &cfg.device(), device, cfg.seed, sink, tier)
+    } else {
+        let device = build_device(&cfg, Some(image))?;
+        host::engine::run_acked(
+            &cfg.host,
+            &cfg.device(),
+            device,
+            cfg.seed,
+            false,
+            trace.is_some(),
+            sink,
+        )
+    }
     .map_err(|e| {
         let e = herr(e);
         if matches!(e, WorldError::Config(_)) {
@@ -180,6 +199,9 @@ pub fn recover_host_image(
             "re-running the image's configuration to rebuild its tag table failed: {e}"
         ))
     })?;
+    if let Some(tier) = rec.tier.as_ref() {
+        return recover_tier_image(image, &rec, tier, lines.as_ref(), acks);
+    }
     let (nand, _) = media::Nand::open_file(image, dcfg.nand.timing.clone())
         .map_err(|e| Input(format!("{}: {e}", image.display())))?;
     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -213,6 +235,21 @@ pub fn recover_host_image(
         ..Default::default()
     };
     if let Some(lines) = lines {
+        judge_acks(&mut r, &rec, &db, &lines, acks)?;
+    }
+    Ok(r)
+}
+
+/// Judges a recovered database against the ack log (`--verify-acks`).
+fn judge_acks(
+    r: &mut HostRecoverReport,
+    rec: &host::check::HostRecording,
+    db: &host::strategy::RecoveredDb,
+    lines: &[acklog::AckLine],
+    acks: Option<&Path>,
+) -> Result<(), RecoverError> {
+    use RecoverError::Input;
+    {
         let (
             commits,
             t,
@@ -221,7 +258,7 @@ pub fn recover_host_image(
                 in_flight,
                 unissued,
             },
-        ) = acklog::commits_as_logged(&rec.layout, &rec.commits, &lines).map_err(|e| {
+        ) = acklog::commits_as_logged(&rec.layout, &rec.commits, lines).map_err(|e| {
             Input(format!(
                 "{}: {e}",
                 acks.map(|p| p.display().to_string()).unwrap_or_default()
@@ -231,6 +268,51 @@ pub fn recover_host_image(
         r.in_flight = in_flight;
         r.unissued = unissued;
         r.findings = host::check::judge_commits(&rec.layout, &commits, t, &db.pages);
+    }
+    Ok(())
+}
+
+/// `recover_host_image` of a PCM strategy's tier image: the PCM and the disk rebuilt from
+/// the image's records, the strategy's restart from them alone (the crash checker's,
+/// `pcm_tier::recover_for`), then the ack log's verdict.
+fn recover_tier_image(
+    image: &Path,
+    rec: &host::check::HostRecording,
+    tier: &host::pcm_tier::TierLog,
+    lines: Option<&Vec<acklog::AckLine>>,
+    acks: Option<&Path>,
+) -> Result<HostRecoverReport, RecoverError> {
+    use RecoverError::{Failed, Input};
+    if !media::tier_file::is_tier_image(image) {
+        return Err(Input(format!(
+            "{}: a {} run keeps its PCM and disk in a tier image; this is a device image",
+            image.display(),
+            rec.cfg.strategy
+        )));
+    }
+    let img =
+        media::tier_file::open(image).map_err(|e| Input(format!("{}: {e}", image.display())))?;
+    let pcm = media::pcm::Pcm::from_image(tier.pcm_cfg.clone(), img.pcm)
+        .map_err(|e| Input(format!("{}: {e}", image.display())))?;
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        host::pcm_tier::recover_for(rec, &pcm, &img.disk)
+    }));
+    let db = match out {
+        Err(_) => return Err(Failed("recovery panicked".into())),
+        Ok(Err(e)) => return Err(Failed(format!("host recovery failed: {e}"))),
+        Ok(Ok(db)) => db,
+    };
+    let mut r = HostRecoverReport {
+        strategy: rec.cfg.strategy.clone(),
+        protocol: rec.dcfg.protocol.name.clone(),
+        pages_read: db.pages_read,
+        time_ns: db.time_ns,
+        pages_changed: db.pages.len() as u64,
+        commits_in_run: rec.commits.len() as u64,
+        ..Default::default()
+    };
+    if let Some(lines) = lines {
+        judge_acks(&mut r, rec, &db, lines, acks)?;
     }
     Ok(r)
 }

@@ -76,9 +76,16 @@ pub fn build_device(cfg: &Config, image: Option<&Path>) -> Result<Device, WorldE
 }
 
 /// Reads the configuration stored in a file image's header.
+/// A PCM strategy's tier image (`media::tier_file`) keeps it in its header too.
 pub fn config_of_image(path: &Path) -> Result<Config, WorldError> {
-    let (_, label) =
-        Nand::peek_file(path).map_err(|e| WorldError::Io(format!("{}: {e}", path.display())))?;
+    let label = if media::tier_file::is_tier_image(path) {
+        media::tier_file::peek_label(path)
+            .map_err(|e| WorldError::Io(format!("{}: {e}", path.display())))?
+    } else {
+        Nand::peek_file(path)
+            .map_err(|e| WorldError::Io(format!("{}: {e}", path.display())))?
+            .1
+    };
     serde_json::from_str(&label).map_err(|e| {
         WorldError::Io(format!(
             "{}: the image's stored configuration is unreadable: {e}",

@@ -162,6 +162,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     } else {
         None
     };
+    crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmLoggingStrategy {
         core: pl,
         clients: (0..cfg.clients)

@@ -924,6 +924,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     } else {
         None
     };
+    crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmPageStrategy {
         core: pl,
         clients: (0..cfg.clients)

@@ -676,6 +676,7 @@ impl PcmWal {
         } else {
             None
         };
+        crate::pcm_tier::attach_tier_sink(core, &mut pcm, &mut disk)?;
         let ckpt_log_bytes = match kind {
             Kind::WalPcm => disk_log_pages * p / 2,
             Kind::ScmLogging => log_area_pages * p / 2,
