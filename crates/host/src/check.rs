@@ -67,6 +67,17 @@ pub fn record(
         key: "nand".into(),
         reason: e.to_string(),
     })?;
+    record_on(cfg, dcfg, seed, dev)
+}
+
+/// As `record`, on a device built from `dcfg` that already holds data (a loaded database,
+/// `external::load_data_area`): its image at the start is the recording's base.
+pub fn record_on(
+    cfg: &HostConfig,
+    dcfg: &DeviceConfig,
+    seed: u64,
+    dev: Device,
+) -> Result<HostRecording, HostError> {
     let mut run = crate::engine::run(cfg, dcfg, dev, seed, true)?;
     let ops = run.core.device.core.nand.take_log();
     let base = run

@@ -290,7 +290,11 @@ impl Core {
                     Some((t0, _)) => ssd::ReadOutcome::Tag(t0 + u64::from(k)),
                     None => ssd::ReadOutcome::Unmapped,
                 };
-                if o != want {
+                // A page as loaded is unmapped, or holds its loaded tag on a device the
+                // database was loaded onto (`external::load_data_area`).
+                let loaded = want == ssd::ReadOutcome::Unmapped
+                    && o == ssd::ReadOutcome::Tag(crate::external::loaded_tag(lpn));
+                if o != want && !loaded {
                     return Err(HostError::Stuck(format!(
                         "internal: {lpn} reads {o:?}, the host expects {want:?}"
                     )));

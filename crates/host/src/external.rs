@@ -56,8 +56,44 @@ pub const EMULATED: &str = "emulated";
 /// Tags the store writes carry this bit, so a tag left on the device by an earlier use
 /// (an aged device) is never taken for one of the store's pages.
 const TAG_BIT: u64 = 1 << 62;
-/// Tags of the loaded database (`load_database`): this bit and the LPN.
+/// Tags of the loaded database (`load_database`, `load_data_area`): this bit and the LPN.
 const LOADED_BIT: u64 = 1 << 61;
+
+/// The tag a loaded database page's part carries at `lpn` (`load_data_area`): it reads back
+/// as the page as loaded, like an unmapped page (`engine::Core::read_page`,
+/// `strategy::read_data_pages`).
+pub fn loaded_tag(lpn: Lpn) -> u64 {
+    LOADED_BIT | u64::from(lpn.0)
+}
+
+/// Programs every part of every DB page of `cfg`'s database with its loaded tag
+/// (`loaded_tag`), plain writes at the device's idle instant: the database as loaded, on
+/// the device, in the engine's data area (`engine::data_lpn`). For strategies whose
+/// database is that area and whose reads and recovery take a loaded tag for the loaded
+/// contents (`device-tx`, `wal`; not the version slots of `cfc-ex` / `afc-ex`). Returns the
+/// flash pages written.
+pub fn load_data_area(cfg: &HostConfig, seed: u64, device: &mut Device) -> Result<u64> {
+    let src = crate::source::build(cfg, seed)?;
+    let parts = crate::engine::parts_for(cfg, device.core.geo.page_bytes)?;
+    crate::engine::check_fits(cfg, src.as_ref(), parts, device.logical_pages())?;
+    write_loaded(&Layout::from_source(src.as_ref(), parts), device)
+}
+
+/// Writes `layout`'s data area with loaded tags (`load_data_area`).
+fn write_loaded(layout: &Layout, device: &mut Device) -> Result<u64> {
+    let n = data_lpns(layout);
+    let t = device.barrier(SimTime::ZERO);
+    for lpn in 0..n as u32 {
+        device
+            .write_plain(Lpn(lpn), loaded_tag(Lpn(lpn)), t)
+            .map_err(|error| HostError::Device {
+                at: t,
+                what: format!("loading the database at {}", Lpn(lpn)),
+                error,
+            })?;
+    }
+    Ok(n)
+}
 
 /// Programs the loaded database onto `device` when `cfg` runs a PCM strategy over the
 /// emulated store (module docs); returns the flash pages written (0 otherwise). Issued at
@@ -75,19 +111,7 @@ pub fn load_database(cfg: &HostConfig, seed: u64, device: &mut Device) -> Result
     if crate::engine::check_fits(cfg, src.as_ref(), parts, device.logical_pages()).is_err() {
         return Ok(0); // refused with the reason when the engine starts
     }
-    let layout = Layout::from_source(src.as_ref(), parts);
-    let n = data_lpns(&layout);
-    let t = device.barrier(SimTime::ZERO);
-    for lpn in 0..n as u32 {
-        device
-            .write_plain(Lpn(lpn), LOADED_BIT | u64::from(lpn), t)
-            .map_err(|error| HostError::Device {
-                at: t,
-                what: format!("loading the database at {}", Lpn(lpn)),
-                error,
-            })?;
-    }
-    Ok(n)
+    write_loaded(&Layout::from_source(src.as_ref(), parts), device)
 }
 
 fn cfg_err(reason: String) -> HostError {

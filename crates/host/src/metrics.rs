@@ -72,6 +72,9 @@ pub struct HostMetrics {
     pub gc_time_ns: u64,
     /// GC's share of the flash array's busy time.
     pub gc_share: f64,
+    /// The flash array's busy time over the run (`gc_share`'s denominator), so a window of
+    /// a run (a snapshot's difference) has a GC share too.
+    pub array_busy_ns: u64,
     pub strategy_counters: BTreeMap<String, u64>,
     /// Net bytes modified per written DB page and the DBMS write amplification
     /// (`update::net`, in-place-appends.md §1).
@@ -154,6 +157,7 @@ impl HostMetrics {
             } else {
                 gc as f64 / busy as f64
             },
+            array_busy_ns: busy,
             strategy_counters: strat
                 .counters()
                 .into_iter()

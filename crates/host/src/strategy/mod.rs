@@ -233,7 +233,7 @@ pub fn names() -> Vec<&'static str> {
 
 /// Reads the data parts of every DB page from a recovered device and turns their tags back
 /// into page images. Returns, per page that is not in its loaded state, the image of each
-/// part (None: unmapped, i.e. the loaded contents).
+/// part (None: unmapped or holding its loaded tag, i.e. the loaded contents).
 pub fn read_data_pages(
     ctx: &mut RecoverCtx<'_>,
 ) -> Result<BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>> {
@@ -251,6 +251,13 @@ pub fn read_data_pages(
             ctx.now = ctx.now.max(t);
             match o {
                 ssd::ReadOutcome::Unmapped => imgs.push(None),
+                // The page as loaded, on a device the database was loaded onto
+                // (`external::load_data_area`).
+                ssd::ReadOutcome::Tag(tag)
+                    if tag == crate::external::loaded_tag(lpn) && tail.is_empty() =>
+                {
+                    imgs.push(None)
+                }
                 ssd::ReadOutcome::Tag(tag)
                     if matches!(ctx.cfg.update.as_str(), "ipa" | "ipa-block") =>
                 {
