@@ -175,6 +175,20 @@ fn parse_until(
     let mut n = 0usize;
     // The transaction the previous line named: most lines name the one just begun.
     let mut last: Option<(u64, usize)> = None;
+    // The accesses of `last` not yet moved to it: moved in one allocation of their exact
+    // size when it ends or another transaction's line comes, instead of growing each
+    // transaction's vector line by line (a recorder writes each transaction's lines
+    // together, so there is one move per transaction).
+    let mut scratch: Vec<Access> = Vec::new();
+    let flush =
+        |txns: &mut Vec<TraceTxn>, last: Option<(u64, usize)>, scratch: &mut Vec<Access>| {
+            if let Some((_, ix)) = last {
+                if !scratch.is_empty() {
+                    txns[ix].accesses.extend_from_slice(scratch);
+                    scratch.clear();
+                }
+            }
+        };
     loop {
         line.clear();
         let got = input
@@ -314,6 +328,9 @@ fn parse_until(
                     }
                     Some((ix, _, true)) => ix,
                 };
+                if cached.is_none() {
+                    flush(&mut txns, last, &mut scratch);
+                }
                 last = Some((id, ix));
                 let rel = num(2, "relation")?;
                 let Some(r) = relations.get(rel as usize) else {
@@ -345,7 +362,7 @@ fn parse_until(
                 } else {
                     Access::Read { rel, block }
                 };
-                txns[ix].accesses.push(a);
+                scratch.push(a);
             }
             "commit" | "abort" => {
                 fields(2, "commit|abort txn")?;
@@ -364,6 +381,7 @@ fn parse_until(
                 };
                 open -= 1;
                 txns[ix].aborted = f[0] == "abort";
+                flush(&mut txns, last, &mut scratch);
                 last = None;
             }
             other => {
@@ -373,6 +391,7 @@ fn parse_until(
             }
         }
     }
+    flush(&mut txns, last, &mut scratch);
     if !header {
         return Err(werr(format!(
             "{name}:1: empty file (expected the header '{FORMAT_NAME} {FORMAT_VERSION}')"
@@ -773,6 +792,17 @@ abort 6
                     block: 3,
                     bytes: 120
                 }
+            ]
+        );
+        assert_eq!(
+            t.txns[1].accesses,
+            vec![
+                Access::Write {
+                    rel: 1,
+                    block: 2,
+                    bytes: 40
+                },
+                Access::Read { rel: 0, block: 9 }
             ]
         );
         assert!(!t.txns[0].aborted);
