@@ -672,16 +672,16 @@ pub fn uses_flash_device(cfg: &HostConfig) -> bool {
 /// rules the strategies refuse a small device with (`wal`: master and log; `cfc-ex` /
 /// `afc-ex`: one data copy per version slot, master and log; `ipl`: its log regions; the
 /// PCM strategies: only their external store's pages when it is the emulated SSD, else 0).
-/// Builds the workload's source to learn the database's size.
+/// Learns the database's size from the workload's schema (`source::schema`: a trace's head).
 pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -> Result<u64> {
     if !uses_flash_device(cfg) {
         return Ok(0);
     }
-    let source = crate::source::build(cfg, seed)?;
+    let schema = crate::source::schema(cfg, seed)?;
     let parts = parts_for(cfg, flash_page_bytes)?;
     // The schema's page count is what `data_lpns` of the layout gives, without building the
     // per-page map (a database sized by a huge `max_txns` is refused before any allocation).
-    let pages = source.schema().pages_max();
+    let pages = schema.pages_max();
     let d = pages.saturating_mul(u64::from(parts));
     let log = u64::from(cfg.log_pages);
     Ok(match cfg.strategy.as_str() {

@@ -73,6 +73,26 @@ pub fn build(cfg: &HostConfig, seed: u64) -> Result<Box<dyn TxnSource>> {
     })
 }
 
+/// The schema of the configured source: what `build(cfg, seed)?.schema()` is, without
+/// reading a whole trace for it. A trace's relations come before its first transaction, so
+/// only the trace's head is read (`pagetrace::read_relations`); its transactions, and
+/// `host.transactions` against their number, are checked when the run builds the source.
+/// Sizing a device for a trace replay (`engine::device_pages_needed`) thus reads the trace
+/// once in all, not twice.
+pub fn schema(cfg: &HostConfig, seed: u64) -> Result<workload::db::Schema> {
+    validate(cfg)?;
+    if cfg.workload == "trace" {
+        let relations = workload::pagetrace::read_relations(&cfg.trace.path).map_err(|e| {
+            HostError::Config {
+                key: "host.trace.path".into(),
+                reason: e.what,
+            }
+        })?;
+        return Ok(workload::pagetrace::PageTrace::schema_of(&relations));
+    }
+    Ok(build(cfg, seed)?.schema().clone())
+}
+
 /// `host.workload = "trace"`: a trace file is named, and `host.transactions` does not ask
 /// for more transactions than it holds (the file is read when the source is built).
 fn trace_check(cfg: &HostConfig) -> Result<()> {
@@ -102,4 +122,56 @@ fn trace_source(cfg: &HostConfig) -> Result<workload::pagetrace::TraceSource> {
         });
     }
     Ok(src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizing a device for a trace replay reads the trace's head only (its relations), so
+    /// the whole trace is parsed once per run, by the run: a trace whose transactions are
+    /// malformed still gives the database's size (the run refuses it, naming the line).
+    #[test]
+    fn the_schema_of_a_trace_reads_its_head_only() {
+        let dir = std::env::temp_dir().join(format!("commitlab-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let head = "commitlab-pagetrace 1\nrel 0 t heap 10\nrel 1 t_pkey index 3\n";
+        let body = "txn 1 new-order\nr 1 0 2\nw 1 1 0 40\ncommit 1\n";
+        let good = dir.join("good.trace");
+        let bad = dir.join("bad.trace");
+        std::fs::write(&good, format!("{head}{body}")).unwrap();
+        std::fs::write(&bad, format!("{head}{body}r 9 0 0\n")).unwrap();
+        let cfg = |p: &std::path::Path| HostConfig {
+            workload: "trace".into(),
+            trace: workload::pagetrace::PageTraceConfig {
+                path: p.to_str().unwrap().into(),
+            },
+            transactions: 1,
+            ..HostConfig::default()
+        };
+        let built = build(&cfg(&good), 1).unwrap();
+        assert_eq!(schema(&cfg(&good), 1).unwrap(), *built.schema());
+        assert_eq!(schema(&cfg(&bad), 1).unwrap(), *built.schema());
+        assert_eq!(schema(&cfg(&good), 1).unwrap().pages_max(), 13);
+        let need = crate::engine::device_pages_needed(&cfg(&bad), 2048, 1).unwrap();
+        assert_eq!(
+            need,
+            crate::engine::device_pages_needed(&cfg(&good), 2048, 1).unwrap()
+        );
+        let e = build(&cfg(&bad), 1)
+            .err()
+            .expect("a malformed body is refused");
+        assert!(
+            e.to_string()
+                .contains("bad.trace:8: transaction 9 has not begun"),
+            "{e}"
+        );
+        // Generators: the schema is the built source's.
+        let t = HostConfig {
+            workload: "tpcb".into(),
+            ..HostConfig::default()
+        };
+        assert_eq!(schema(&t, 3).unwrap(), *build(&t, 3).unwrap().schema());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

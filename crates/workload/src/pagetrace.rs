@@ -136,8 +136,33 @@ pub fn read(path: &str) -> Result<PageTrace, WorkloadError> {
     parse(path, crate::blocktrace::open(path)?)
 }
 
+/// Reads only the head of the trace at `path`: its header and relations, which every `rel`
+/// line gives before the first transaction, so reading stops at the first `txn` line. The
+/// database's size is known from them alone (`PageTrace::schema_of`): sizing a device for a
+/// replay reads a few lines, not the whole trace. The lines read are checked as `read`
+/// checks them; the transactions are not read, so a fault after the relations is found by
+/// `read` only.
+pub fn read_relations(path: &str) -> Result<Vec<Relation>, WorkloadError> {
+    parse_until(path, crate::blocktrace::open(path)?, Until::FirstTxn).map(|t| t.relations)
+}
+
+/// How far `parse_until` reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    End,
+    FirstTxn,
+}
+
 /// Parses a trace; `name` prefixes error messages.
-pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadError> {
+pub fn parse(name: &str, input: impl BufRead) -> Result<PageTrace, WorkloadError> {
+    parse_until(name, input, Until::End)
+}
+
+fn parse_until(
+    name: &str,
+    mut input: impl BufRead,
+    until: Until,
+) -> Result<PageTrace, WorkloadError> {
     let mut relations: Vec<Relation> = Vec::new();
     let mut txns: Vec<TraceTxn> = Vec::new();
     // id -> (index in txns, line of its `txn`, open?)
@@ -145,11 +170,25 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
     let mut open = 0usize;
     let mut header = false;
     // One line buffer and a fixed array of fields, reused: a trace has tens of lines per
-    // transaction, and the host reads it once to size the device and once to run.
+    // transaction.
     let mut line = String::new();
     let mut n = 0usize;
     // The transaction the previous line named: most lines name the one just begun.
     let mut last: Option<(u64, usize)> = None;
+    // The accesses of `last` not yet moved to it: moved in one allocation of their exact
+    // size when it ends or another transaction's line comes, instead of growing each
+    // transaction's vector line by line (a recorder writes each transaction's lines
+    // together, so there is one move per transaction).
+    let mut scratch: Vec<Access> = Vec::new();
+    let flush =
+        |txns: &mut Vec<TraceTxn>, last: Option<(u64, usize)>, scratch: &mut Vec<Access>| {
+            if let Some((_, ix)) = last {
+                if !scratch.is_empty() {
+                    txns[ix].accesses.extend_from_slice(scratch);
+                    scratch.clear();
+                }
+            }
+        };
     loop {
         line.clear();
         let got = input
@@ -245,6 +284,12 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
                     blocks: blocks as u32,
                 });
             }
+            "txn" if until == Until::FirstTxn => {
+                return Ok(PageTrace {
+                    relations,
+                    txns: Vec::new(),
+                })
+            }
             "txn" => {
                 fields(3, "txn id type")?;
                 let id = num(1, "transaction id")?;
@@ -283,6 +328,9 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
                     }
                     Some((ix, _, true)) => ix,
                 };
+                if cached.is_none() {
+                    flush(&mut txns, last, &mut scratch);
+                }
                 last = Some((id, ix));
                 let rel = num(2, "relation")?;
                 let Some(r) = relations.get(rel as usize) else {
@@ -314,7 +362,7 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
                 } else {
                     Access::Read { rel, block }
                 };
-                txns[ix].accesses.push(a);
+                scratch.push(a);
             }
             "commit" | "abort" => {
                 fields(2, "commit|abort txn")?;
@@ -333,6 +381,7 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
                 };
                 open -= 1;
                 txns[ix].aborted = f[0] == "abort";
+                flush(&mut txns, last, &mut scratch);
                 last = None;
             }
             other => {
@@ -342,10 +391,18 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
             }
         }
     }
+    flush(&mut txns, last, &mut scratch);
     if !header {
         return Err(werr(format!(
             "{name}:1: empty file (expected the header '{FORMAT_NAME} {FORMAT_VERSION}')"
         )));
+    }
+    if until == Until::FirstTxn {
+        // No transaction: `read` refuses the file; its relations are all there is to size.
+        return Ok(PageTrace {
+            relations,
+            txns: Vec::new(),
+        });
     }
     if open > 0 {
         // Name the first transaction left open, by its begin line.
@@ -368,11 +425,16 @@ pub fn parse(name: &str, mut input: impl BufRead) -> Result<PageTrace, WorkloadE
 impl PageTrace {
     /// The host schema: one table per relation, one 8 KiB record per page.
     pub fn schema(&self) -> Schema {
+        Self::schema_of(&self.relations)
+    }
+
+    /// The host schema of a trace with these relations (`schema`; `read_relations` gives
+    /// them without reading the transactions).
+    pub fn schema_of(relations: &[Relation]) -> Schema {
         Schema {
             name: "pagetrace",
             page_bytes: DB_PAGE_BYTES,
-            tables: self
-                .relations
+            tables: relations
                 .iter()
                 .map(|r| TableDef {
                     name: r.kind.name(),
@@ -732,6 +794,17 @@ abort 6
                 }
             ]
         );
+        assert_eq!(
+            t.txns[1].accesses,
+            vec![
+                Access::Write {
+                    rel: 1,
+                    block: 2,
+                    bytes: 40
+                },
+                Access::Read { rel: 0, block: 9 }
+            ]
+        );
         assert!(!t.txns[0].aborted);
         assert!(t.txns[1].aborted);
         assert_eq!(t.txns[1].kind, "payment");
@@ -838,6 +911,34 @@ abort 6
                 e.what
             );
         }
+    }
+
+    /// Sizing a device reads a trace's head only: the relations, up to the first `txn`
+    /// line. A fault after them is left to the full read; one in them is found.
+    #[test]
+    fn the_head_is_read_without_the_transactions() {
+        let broken = format!("{GOOD}bogus line\n");
+        assert!(parse_str(&broken).is_err());
+        let head = parse_until("t.trace", broken.as_bytes(), Until::FirstTxn).unwrap();
+        assert_eq!(head.relations, parse_str(GOOD).unwrap().relations);
+        assert!(head.txns.is_empty());
+        assert_eq!(
+            PageTrace::schema_of(&head.relations),
+            parse_str(GOOD).unwrap().schema()
+        );
+        let bad_rel = "commitlab-pagetrace 1\nrel 0 t heap 0\ntxn 1 a\n";
+        let e = parse_until("t.trace", bad_rel.as_bytes(), Until::FirstTxn).unwrap_err();
+        assert!(
+            e.what.starts_with("t.trace:2: relation t has 0 blocks"),
+            "{}",
+            e.what
+        );
+        let e = parse_until("t.trace", "rel 0 t heap 1\n".as_bytes(), Until::FirstTxn).unwrap_err();
+        assert!(
+            e.what.starts_with("t.trace:1: expected the header"),
+            "{}",
+            e.what
+        );
     }
 
     #[test]
