@@ -453,6 +453,7 @@ fn crash_json(
         for (strategy, protocol, update, external) in world::host_run::crash_cells() {
             let mut cell = src.clone();
             cell.sets.push("workload.kind=\"host\"".into());
+            cell.sets.push(format!("host.update=\"{update}\""));
             if external.is_some() {
                 cell.sets.extend(
                     world::host_run::HOST_CRASH_EMULATED
