@@ -20,7 +20,7 @@ print(commitlab.explain("workload.txn.isolation"))
 
 # %%
 df = commitlab.compare()
-print(df[["protocol", "status", "txs_committed", "txs_aborted", "tx_throughput_per_s",
+print(df[["protocol", "status", "committed", "aborted", "throughput_per_s",
           "commit_latency_ns_mean", "write_amplification"]].to_string(index=False))
 # Rows that did not run as configured say why:
 print(df.loc[df["status"] != "ok", ["protocol", "status", "reason"]].to_string(index=False))
@@ -32,7 +32,7 @@ print(df.loc[df["status"] != "ok", ["protocol", "status", "reason"]].to_string(i
 grid = {"workload.txn.abort_ratio": [0.0, 0.05, 0.2], "ftl.gc_policy": ["greedy", "cost-benefit"]}
 sw = commitlab.sweep(grid, {"workload.txn.transactions": 2000}, protocols=["scc", "lighttx"])
 pivot = sw.pivot_table(index=["workload.txn.abort_ratio", "ftl.gc_policy"], columns="protocol",
-                       values="tx_throughput_per_s")
+                       values="throughput_per_s")
 print(pivot)
 
 # %% [markdown]
@@ -61,4 +61,4 @@ else:
 
 # %%
 m = commitlab.run({"protocol.name": "tc", "workload.kind": "txn", "workload.txn.transactions": 1000})
-print(m["txs_committed"], m["commit_latency_ns"], m["ftl"])
+print(m["committed"], m["commit_latency_ns"], m["ftl"])

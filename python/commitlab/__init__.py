@@ -108,23 +108,42 @@ def crash(
     schedules: Optional[int] = None,
     double: bool = False,
     preset: Optional[str] = None,
+    min_states: Optional[int] = None,
+    variants: bool = False,
+    host: Optional[str] = None,
 ):
     """Crash-checks a configuration, as ``commitlab crash`` does: the protocol
     ``protocol.name`` (default ``none``) on the crash checker's small device under
-    ``config``, or with ``"workload.kind": "host"`` the host strategy ``host.strategy`` over
-    it (``commitlab crash --host S``).
+    ``config``, or with ``"workload.kind": "host"`` (or ``host="wal"``, ...) the host strategy
+    ``host.strategy`` over it (``commitlab crash --host S``).
 
     ``schedules=None`` checks every crash state (exhaustive; a device protocol under each
     timing profile of ``check::timing``), ``schedules=N`` N random ones; ``double=True``
-    also crashes inside recovery. Returns a DataFrame with one row per group of states
-    checked together (protocol, host, mode, timing, schedules, states, violations,
-    first_violation, replay): ``replay`` is the command line that replays the group's first
-    violation, empty when it has none."""
+    also crashes inside recovery. ``min_states=K`` (device) goes on drawing random schedules,
+    in batches, until the protocol has K crash states in all (``--min-states``).
+    ``variants=True`` (device) checks every safety variant (``crash --variants``): the
+    non-default position of each option that switches a protocol's safety mechanism, for the
+    protocol ``config`` names or for every protocol, exhaustively plus ``schedules`` random
+    states each. ``host="all"`` checks the host matrix (``crash --host all``): every recovery
+    strategy x protocol (and wal x update strategy), exhaustively on the tiny host run, plus
+    ``schedules`` random states with crashes inside recovery on a larger one; pairs a
+    strategy does not support are rows with ``refused`` set.
+
+    Returns a DataFrame with one row per group of states checked together (protocol, host,
+    update, external, variant, mode, timing, schedules, states, nested_states, violations,
+    first_violation, replay, refused): ``replay`` is the command line that replays the
+    group's first violation, empty when it has none."""
     import pandas as pd
 
     if schedules is not None and (not isinstance(schedules, int) or schedules < 1):
         raise CommitlabError("schedules must be a positive integer (or None: exhaustive)")
-    text = _commitlab.crash_json(_config_json(config), preset, schedules, bool(double))
+    if min_states is not None and (not isinstance(min_states, int) or min_states < 1):
+        raise CommitlabError("min_states must be a positive integer")
+    if host is not None and not isinstance(host, str):
+        raise CommitlabError("host must be a recovery strategy's name or \"all\"")
+    text = _commitlab.crash_json(
+        _config_json(config), preset, schedules, bool(double), min_states, bool(variants), host
+    )
     return pd.DataFrame(json.loads(text))
 
 
@@ -133,13 +152,29 @@ def reproduce(paper: str, *, quick: bool = True, jobs: int = 0, engine: str = "l
     ``pcmlogging`` or ``all``) as ``commitlab reproduce --paper P [--quick]`` measures them,
     without writing report files. Returns a DataFrame with one row per claim: paper, id,
     claim, paper_value, measured, direction and magnitude (the verdict's two axes in words),
-    ratio (measured / paper, when the paper gives a number) and note. ``jobs`` = 0 runs one
-    point per core. Only ``engine="local"`` is available."""
+    ratio (measured / paper, when the paper gives a number) and note; ``df.attrs["claims_json"]``
+    holds the text the command line writes as claims.json.
+
+    ``engine="local"`` runs the points on ``jobs`` threads here (0: one per core).
+    ``engine="ray"`` runs every point as a Ray task (on the cluster ``ray.init`` connected to,
+    or a local Ray), each declaring the memory the local engine's admission rule charges it
+    as its ``memory=`` resource; the claims are the local engine's, byte for byte. On Ray,
+    TxFlash and LightTx run; Flag Commit, In-Place Appends and PCMLogging, whose points run
+    the host engine through the paper's own code, raise ``CommitlabError`` (use the local
+    engine for them)."""
     import pandas as pd
 
-    if engine != "local":
-        raise CommitlabError(f"reproduce: unknown engine '{engine}' (known: local)")
-    return pd.DataFrame(json.loads(_commitlab.reproduce_json(paper, bool(quick), jobs)))
+    if engine == "local":
+        r = json.loads(_commitlab.reproduce_json(paper, bool(quick), jobs))
+    elif engine == "ray":
+        from ._ray import reproduce_rounds
+
+        r = reproduce_rounds(paper, bool(quick))
+    else:
+        raise CommitlabError(f"reproduce: unknown engine '{engine}' (known: local, ray)")
+    df = pd.DataFrame(r["claims"])
+    df.attrs["claims_json"] = r["claims_json"]
+    return df
 
 
 def compare(

@@ -29,9 +29,12 @@ def crash(
     schedules: Optional[int] = None,
     double: bool = False,
     preset: Optional[str] = None,
+    min_states: Optional[int] = None,
+    variants: bool = False,
+    host: Optional[str] = None,
 ) -> pandas.DataFrame: ...
 def reproduce(
-    paper: str, *, quick: bool = True, jobs: int = 0, engine: Literal["local"] = "local"
+    paper: str, *, quick: bool = True, jobs: int = 0, engine: Literal["local", "ray"] = "local"
 ) -> pandas.DataFrame: ...
 def protocols() -> List[str]: ...
 def explain(key: str) -> str: ...

@@ -144,6 +144,13 @@ struct CrashRow {
     protocol: String,
     /// The host recovery strategy ("" for a device-level check).
     host: String,
+    /// The host's update strategy ("" for a device-level check).
+    update: String,
+    /// The PCM strategies' external store when a host matrix cell sets it ("emulated": the
+    /// emulated SSD), "" otherwise.
+    external: String,
+    /// The safety variant (`check::variants`: name and its `--set`s), "" for the defaults.
+    variant: String,
     /// "exhaustive" or "random".
     mode: String,
     /// The timing profile the recording ran under (`check::timing`).
@@ -151,159 +158,376 @@ struct CrashRow {
     /// Random mode: the schedule numbers of this group, `first..end`.
     schedules: String,
     states: u64,
+    /// Of `states`, the crashes inside recovery (`double`; device checks, 0 for a host
+    /// check, whose report does not count them apart).
+    nested_states: u64,
     violations: u64,
     /// The first violation's findings ("" when none).
     first_violation: String,
     /// The command that replays the first violation ("" when none).
     replay: String,
+    /// Why the configuration cannot run (a host matrix cell the pair does not support); ""
+    /// when it ran.
+    refused: String,
+}
+
+impl CrashRow {
+    fn empty(protocol: &str) -> CrashRow {
+        CrashRow {
+            protocol: protocol.to_string(),
+            host: String::new(),
+            update: String::new(),
+            external: String::new(),
+            variant: String::new(),
+            mode: String::new(),
+            timing: String::new(),
+            schedules: String::new(),
+            states: 0,
+            nested_states: 0,
+            violations: 0,
+            first_violation: String::new(),
+            replay: String::new(),
+            refused: String::new(),
+        }
+    }
+}
+
+/// The command-line words of a configuration source (`--preset`, `--set`s).
+fn source_cli(src: &ConfigSource) -> String {
+    let mut out = String::new();
+    if let Some(p) = &src.preset {
+        out.push_str(&format!(" --preset {}", shell_word(p)));
+    }
+    for s in &src.sets {
+        out.push_str(&format!(" --set {}", shell_word(s)));
+    }
+    out
+}
+
+/// What a crash check asks for, beyond the configuration.
+#[derive(Clone, Copy)]
+struct CrashAsk {
+    schedules: Option<u64>,
+    min_states: Option<u64>,
+    double: bool,
+}
+
+/// A device protocol's check (`commitlab crash --protocol P`): exhaustive over every timing
+/// profile of `check::timing::ADVERSARIAL` when `exhaustive`, then random schedules in
+/// batches of `BATCH`, each under the profile `Timing::draw(seed, batch)` draws; with
+/// `min_states`, batches go on (schedule numbers continuing) until the protocol's states
+/// reach it, as the command line's `--min-states` does.
+fn device_rows(
+    py: Python<'_>,
+    src: &ConfigSource,
+    protocol: &str,
+    exhaustive: bool,
+    ask: CrashAsk,
+    variant: &str,
+) -> PyResult<Vec<CrashRow>> {
+    let base = check::small_config(protocol);
+    let cfg = world::Config::load_over(Some(&base), src).map_err(err)?;
+    cfg.validate().map_err(err)?;
+    world::usage::check_source(&cfg, src).map_err(err)?;
+    let seed = cfg.seed;
+    let sets_cli = source_cli(src);
+    let n = ask.schedules.unwrap_or(0);
+    let floor = ask.min_states.unwrap_or(0);
+    let mut rows = Vec::new();
+    let mut total = 0u64;
+    let run = |name: String,
+               t: check::timing::Timing,
+               mode: check::Mode,
+               lo: u64,
+               upto: u64|
+     -> PyResult<CrashRow> {
+        let mut c = cfg.clone();
+        t.apply(&mut c);
+        let mut o = check::Options::new(mode, seed);
+        o.first_schedule = lo;
+        o.double = ask.double;
+        let rep = py
+            .allow_threads(|| {
+                let rec = check::record(&c).map_err(|e| e.to_string())?;
+                check::check_with(&rec, &o, &mut |_| false)
+            })
+            .map_err(err)?;
+        let random = matches!(mode, check::Mode::Random { .. });
+        let how = if random {
+            format!("--schedules {upto}")
+        } else {
+            "--exhaustive".into()
+        };
+        let first = rep.first.first();
+        let mut row = CrashRow::empty(protocol);
+        row.variant = variant.to_string();
+        row.mode = if random { "random" } else { "exhaustive" }.into();
+        row.schedules = match mode {
+            check::Mode::Random { schedules } => format!("{lo}..{}", lo + schedules),
+            _ => String::new(),
+        };
+        row.states = rep.states;
+        row.nested_states = rep.nested_states;
+        row.violations = rep.violations;
+        row.first_violation = first.map_or(String::new(), |v| {
+            v.findings
+                .iter()
+                .map(|f| f.what.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        });
+        row.replay = first.map_or(String::new(), |v| {
+            format!(
+                "commitlab crash --protocol {protocol} --seed {seed} {how} --timing {}{}{sets_cli} --state {}",
+                shell_word(&name),
+                if ask.double { " --double" } else { "" },
+                v.path(random)
+            )
+        });
+        row.timing = name;
+        Ok(row)
+    };
+    if exhaustive {
+        for (name, spec) in check::timing::ADVERSARIAL {
+            let t = check::timing::Timing::parse(spec).map_err(err)?;
+            let row = run(
+                name.to_string(),
+                t,
+                check::Mode::Exhaustive { max_in_flight: 10 },
+                0,
+                0,
+            )?;
+            total += row.states;
+            rows.push(row);
+        }
+    }
+    if ask.schedules.is_some() || ask.min_states.is_some() {
+        for b in 0.. {
+            let lo = b * BATCH;
+            if lo >= n && total >= floor {
+                break;
+            }
+            let count = if lo < n { BATCH.min(n - lo) } else { BATCH };
+            let t = check::timing::Timing::draw(seed, b);
+            let row = run(
+                t.spec(),
+                t,
+                check::Mode::Random { schedules: count },
+                lo,
+                (lo + count).max(n),
+            )?;
+            total += row.states;
+            let empty = row.states == 0;
+            rows.push(row);
+            if empty && lo >= n {
+                break; // a run with no crash states cannot reach any floor
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// A host strategy's check (`commitlab crash --host S --protocol P`) on the tiny host run
+/// under the configuration, sized to the database as `run --host` sizes it: exhaustive, or
+/// `schedules` random states; one row.
+fn host_row(
+    py: Python<'_>,
+    src: &ConfigSource,
+    strategy: &str,
+    protocol: &str,
+    update: Option<&str>,
+    ask: CrashAsk,
+) -> PyResult<CrashRow> {
+    let base = world::host_run::host_crash_config_for(strategy, protocol, update);
+    let cfg = world::Config::load_over(Some(&base), src).map_err(err)?;
+    cfg.validate().map_err(err)?;
+    world::usage::check_source(&cfg, src).map_err(err)?;
+    let (cfg, _) = world::host_run::size_host(&cfg, &sizing_of(src)).map_err(err)?;
+    let mode = match ask.schedules {
+        Some(n) => host::check::Mode::Random { schedules: n },
+        None => host::check::Mode::Exhaustive { max_in_flight: 10 },
+    };
+    let mut row = CrashRow::empty(protocol);
+    row.host = strategy.to_string();
+    row.update = cfg.host.update.clone();
+    row.mode = if ask.schedules.is_some() {
+        "random"
+    } else {
+        "exhaustive"
+    }
+    .into();
+    row.timing = "configured".into();
+    row.schedules = ask.schedules.map_or(String::new(), |n| format!("0..{n}"));
+    let rec = match py.allow_threads(|| world::host_run::record_host(&cfg)) {
+        Ok(r) => r,
+        // The pair cannot run (the strategy refuses the protocol): a refused row, as the
+        // command line's matrix lists it.
+        Err(world::WorldError::Config(e)) => {
+            row.refused = e;
+            return Ok(row);
+        }
+        Err(e) => return Err(err(format!("recording the host run failed: {e}"))),
+    };
+    let rep = py
+        .allow_threads(|| world::host_run::check_host_with(&rec, mode, cfg.seed, None, ask.double))
+        .map_err(err)?;
+    let how = match ask.schedules {
+        Some(n) => format!("--schedules {n}"),
+        None => "--exhaustive".into(),
+    };
+    let first = rep.first.first();
+    row.states = rep.states;
+    row.violations = rep.violations;
+    row.first_violation = first.map_or(String::new(), |v| v.findings.join("; "));
+    row.replay = first.map_or(String::new(), |v| {
+        format!(
+            "commitlab crash --host {} --protocol {protocol} --update {} --seed {} {how}{}{} --state {}",
+            shell_word(strategy),
+            shell_word(&cfg.host.update),
+            cfg.seed,
+            if ask.double { " --double" } else { "" },
+            source_cli(src),
+            v.state.index
+        )
+    });
+    Ok(row)
 }
 
 /// Crash-checks a configuration as `commitlab crash` does: a device protocol (the small
-/// crash-check device under the configuration), or with `workload.kind = "host"` the host
-/// strategy over it. Exhaustive (`schedules` None: one row per timing profile of
-/// `check::timing::ADVERSARIAL`) or random (one row per batch of `check`'s 512 schedules, each
-/// under its own drawn timing profile, as the command line draws them).
+/// crash-check device under the configuration), or with `workload.kind = "host"` (or
+/// `host`) the host strategy over it, or with `host = "all"` the host matrix
+/// (`world::host_run::crash_cells`: exhaustive on the tiny run, then `schedules` random
+/// states with crashes inside recovery on the larger one, as `crash --host all`), or with
+/// `variants` every safety variant (`check::variants`) of the protocol (of every protocol
+/// unless the configuration names one). One row per group of states checked together.
 #[pyfunction]
-#[pyo3(signature = (config_json, preset, schedules, double))]
+#[pyo3(signature = (config_json, preset, schedules, double, min_states=None, variants=false, host=None))]
+#[allow(clippy::too_many_arguments)]
 fn crash_json(
     py: Python<'_>,
     config_json: &str,
     preset: Option<String>,
     schedules: Option<u64>,
     double: bool,
+    min_states: Option<u64>,
+    variants: bool,
+    host: Option<String>,
 ) -> PyResult<String> {
-    let src = source(config_json, preset).map_err(err)?;
+    let mut src = source(config_json, preset).map_err(err)?;
     if schedules == Some(0) {
         return Err(err("schedules must be at least 1"));
     }
+    let ask = CrashAsk {
+        schedules,
+        min_states,
+        double,
+    };
+    let named = |k: &str| {
+        src.sets
+            .iter()
+            .any(|s| s.split('=').next().map(str::trim) == Some(k))
+    };
     let probe = world::Config::load(&src).map_err(err)?;
-    let protocol = probe.protocol.name.clone();
-    ssd::protocol::lookup(&protocol).map_err(err)?;
-    let mut sets_cli = String::new();
-    if let Some(p) = &src.preset {
-        sets_cli.push_str(&format!(" --preset {}", shell_word(p)));
-    }
-    for s in &src.sets {
-        sets_cli.push_str(&format!(" --set {}", shell_word(s)));
-    }
-    let rows = if probe.workload.kind == world::WorkloadKind::Host {
+    let protocol = ssd::protocol::canonical(&probe.protocol.name)
+        .map_err(err)?
+        .to_string();
+    let rows = if host.as_deref() == Some("all") {
+        if variants || min_states.is_some() {
+            return Err(err(
+                "host=\"all\" checks the host matrix; variants and min_states are device checks",
+            ));
+        }
+        for k in [
+            "protocol.name",
+            "host.strategy",
+            "host.update",
+            "workload.kind",
+        ] {
+            if named(k) {
+                return Err(err(format!(
+                    "host=\"all\" checks every strategy, protocol and update strategy: {k} cannot be set"
+                )));
+            }
+        }
+        let mut rows = Vec::new();
+        for (strategy, protocol, update, external) in world::host_run::crash_cells() {
+            let mut cell = src.clone();
+            cell.sets.push("workload.kind=\"host\"".into());
+            cell.sets.push(format!("host.update=\"{update}\""));
+            if external.is_some() {
+                cell.sets.extend(
+                    world::host_run::HOST_CRASH_EMULATED
+                        .iter()
+                        .map(|s| s.to_string()),
+                );
+            }
+            let exhaustive = CrashAsk {
+                schedules: None,
+                ..ask
+            };
+            let ext = external.unwrap_or_default().to_string();
+            let mut row = host_row(py, &cell, strategy, protocol, Some(update), exhaustive)?;
+            row.external = ext.clone();
+            let refused = !row.refused.is_empty();
+            rows.push(row);
+            if let (Some(n), false) = (schedules, refused) {
+                let mut larger = cell.clone();
+                larger.sets.extend(
+                    world::host_run::HOST_CRASH_LARGER
+                        .iter()
+                        .map(|s| s.to_string()),
+                );
+                let random = CrashAsk {
+                    schedules: Some(n),
+                    min_states: None,
+                    double: true,
+                };
+                row = host_row(py, &larger, strategy, protocol, Some(update), random)?;
+                row.external = ext.clone();
+                rows.push(row);
+            }
+        }
+        rows
+    } else if host.is_some() || probe.workload.kind == world::WorkloadKind::Host {
+        if variants || min_states.is_some() {
+            return Err(err(
+                "variants and min_states are device checks; a host check takes schedules and double",
+            ));
+        }
+        if let Some(h) = &host {
+            host::strategy::lookup(h).map_err(err)?;
+            src.sets.push("workload.kind=\"host\"".into());
+            src.sets
+                .push(format!("host.strategy={}", toml::Value::from(h.as_str())));
+        }
+        let probe = world::Config::load(&src).map_err(err)?;
         let strategy = probe.host.strategy.clone();
         let update = (probe.host.update != host::HostConfig::default().update)
             .then_some(probe.host.update.as_str());
-        let base = world::host_run::host_crash_config_for(&strategy, &protocol, update);
-        let cfg = world::Config::load_over(Some(&base), &src).map_err(err)?;
-        cfg.validate().map_err(err)?;
-        world::usage::check_source(&cfg, &src).map_err(err)?;
-        let (cfg, _) = world::host_run::size_host(&cfg, &sizing_of(&src)).map_err(err)?;
-        let mode = match schedules {
-            Some(n) => host::check::Mode::Random { schedules: n },
-            None => host::check::Mode::Exhaustive { max_in_flight: 10 },
-        };
-        let rep = py
-            .allow_threads(|| {
-                let rec = world::host_run::record_host(&cfg)?;
-                world::host_run::check_host_with(&rec, mode, cfg.seed, None, double)
-            })
-            .map_err(err)?;
-        let how = match schedules {
-            Some(n) => format!("--schedules {n}"),
-            None => "--exhaustive".into(),
-        };
-        let first = rep.first.first();
-        vec![CrashRow {
-            protocol: protocol.clone(),
-            host: strategy.clone(),
-            mode: if schedules.is_some() { "random" } else { "exhaustive" }.into(),
-            timing: "configured".into(),
-            schedules: schedules.map_or(String::new(), |n| format!("0..{n}")),
-            states: rep.states,
-            violations: rep.violations,
-            first_violation: first.map_or(String::new(), |v| v.findings.join("; ")),
-            replay: first.map_or(String::new(), |v| {
-                format!(
-                    "commitlab crash --host {} --protocol {protocol} --seed {} {how}{}{sets_cli} --state {}",
-                    shell_word(&strategy),
-                    cfg.seed,
-                    if double { " --double" } else { "" },
-                    v.state.index
-                )
-            }),
-        }]
-    } else {
-        let base = check::small_config(&protocol);
-        let cfg = world::Config::load_over(Some(&base), &src).map_err(err)?;
-        cfg.validate().map_err(err)?;
-        world::usage::check_source(&cfg, &src).map_err(err)?;
-        let seed = cfg.seed;
-        let groups: Vec<(String, check::timing::Timing, u64, u64)> = match schedules {
-            None => check::timing::ADVERSARIAL
-                .iter()
-                .map(|(n, spec)| {
-                    check::timing::Timing::parse(spec)
-                        .map(|t| (n.to_string(), t, 0, 0))
-                        .map_err(err)
-                })
-                .collect::<PyResult<_>>()?,
-            Some(n) => (0..n.div_ceil(BATCH))
-                .map(|b| {
-                    let t = check::timing::Timing::draw(seed, b);
-                    (t.spec(), t, b * BATCH, BATCH.min(n - b * BATCH))
-                })
-                .collect(),
-        };
+        vec![host_row(py, &src, &strategy, &protocol, update, ask)?]
+    } else if variants {
+        let chosen: Vec<&check::variants::Variant> = check::variants::VARIANTS
+            .iter()
+            .filter(|v| !named("protocol.name") || v.protocol == protocol)
+            .collect();
+        if chosen.is_empty() {
+            return Err(err(format!(
+                "protocol {protocol}: no safety variant concerns this protocol (check::variants)"
+            )));
+        }
         let mut rows = Vec::new();
-        for (name, t, lo, count) in groups {
-            let mut c = cfg.clone();
-            t.apply(&mut c);
-            let mode = match schedules {
-                Some(_) => check::Mode::Random { schedules: count },
-                None => check::Mode::Exhaustive { max_in_flight: 10 },
-            };
-            let mut o = check::Options::new(mode, seed);
-            o.first_schedule = lo;
-            o.double = double;
-            let rep = py
-                .allow_threads(|| {
-                    let rec = check::record(&c).map_err(|e| e.to_string())?;
-                    check::check_with(&rec, &o, &mut |_| false)
-                })
-                .map_err(err)?;
-            let random = schedules.is_some();
-            let first = rep.first.first();
-            let how = match schedules {
-                Some(n) => format!("--schedules {n}"),
-                None => "--exhaustive".into(),
-            };
-            rows.push(CrashRow {
-                protocol: protocol.clone(),
-                host: String::new(),
-                mode: if random { "random" } else { "exhaustive" }.into(),
-                timing: name.clone(),
-                schedules: if random {
-                    format!("{lo}..{}", lo + count)
-                } else {
-                    String::new()
-                },
-                states: rep.states,
-                violations: rep.violations,
-                first_violation: first.map_or(String::new(), |v| {
-                    v.findings
-                        .iter()
-                        .map(|f| f.what.clone())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                }),
-                replay: first.map_or(String::new(), |v| {
-                    format!(
-                        "commitlab crash --protocol {protocol} --seed {seed} {how} --timing {}{}{sets_cli} --state {}",
-                        shell_word(&name),
-                        if double { " --double" } else { "" },
-                        v.path(random)
-                    )
-                }),
-            });
+        for v in chosen {
+            let mut vsrc = src.clone();
+            vsrc.sets
+                .retain(|s| s.split('=').next().map(str::trim) != Some("protocol.name"));
+            vsrc.sets.push(format!("protocol.name=\"{}\"", v.protocol));
+            vsrc.sets.extend(v.sets.iter().map(|s| s.to_string()));
+            let label = format!("{}: {}", v.name, v.sets.join(" "));
+            rows.extend(device_rows(py, &vsrc, v.protocol, true, ask, &label)?);
         }
         rows
+    } else {
+        device_rows(py, &src, &protocol, schedules.is_none(), ask, "")?
     };
     serde_json::to_string(&rows).map_err(err)
 }
@@ -330,16 +554,7 @@ struct ClaimRow {
 #[pyfunction]
 #[pyo3(signature = (paper, quick, jobs))]
 fn reproduce_json(py: Python<'_>, paper: &str, quick: bool, jobs: usize) -> PyResult<String> {
-    const PAPERS: [&str; 5] = ["txflash", "lighttx", "flagcommit", "ipa", "pcmlogging"];
-    let list: Vec<&str> = match paper {
-        "all" => PAPERS.to_vec(),
-        p if PAPERS.contains(&p) => vec![p],
-        other => {
-            return Err(err(format!(
-            "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, pcmlogging, all)"
-        )))
-        }
-    };
+    let list = paper_list(paper).map_err(err)?;
     let scale = if quick {
         reproduce::Scale::Quick
     } else {
@@ -349,28 +564,106 @@ fn reproduce_json(py: Python<'_>, paper: &str, quick: bool, jobs: usize) -> PyRe
         .allow_threads(|| {
             let quiet = |_: &str| {};
             let progress = reproduce::Progress::new(jobs, &quiet);
-            let mut rows = Vec::new();
+            let mut outputs = Vec::new();
             for p in &list {
                 let o =
                     reproduce::run_paper(p, scale, &progress).map_err(|e| format!("{p}: {e}"))?;
-                for c in o.claims {
-                    rows.push(ClaimRow {
-                        direction: c.verdict.direction_text().to_string(),
-                        magnitude: c.verdict.magnitude_text(),
-                        ratio: c.verdict.ratio,
-                        paper: c.paper,
-                        id: c.id,
-                        claim: c.claim,
-                        paper_value: c.paper_value,
-                        measured: c.measured,
-                        note: c.note,
-                    });
-                }
+                outputs.push((p.clone(), o));
             }
-            Ok::<_, String>(rows)
+            Ok::<_, String>((claim_rows(&outputs), reproduce::claims_json(&outputs)?))
         })
         .map_err(err)?;
-    serde_json::to_string(&rows).map_err(err)
+    serde_json::to_string(&serde_json::json!({"claims": rows.0, "claims_json": rows.1}))
+        .map_err(err)
+}
+
+/// The papers `paper` names (one, or `all`), or the CLI's message for an unknown one.
+/// Several may be given, comma-separated (as `commitlab reproduce --engine ray` passes its
+/// `--paper`s).
+fn paper_list(paper: &str) -> Result<Vec<String>, String> {
+    const PAPERS: [&str; 5] = ["txflash", "lighttx", "flagcommit", "ipa", "pcmlogging"];
+    let mut out: Vec<String> = Vec::new();
+    for p in paper.split(',').map(str::trim) {
+        match p {
+            "all" => out.extend(PAPERS.iter().map(|p| p.to_string())),
+            p if PAPERS.contains(&p) => out.push(p.to_string()),
+            other => {
+                return Err(format!(
+                "unknown paper '{other}' (known: txflash, lighttx, flagcommit, ipa, pcmlogging, all)"
+            ))
+            }
+        }
+    }
+    out.dedup();
+    Ok(out)
+}
+
+fn claim_rows(outputs: &[(String, reproduce::Output)]) -> Vec<ClaimRow> {
+    let mut rows = Vec::new();
+    for (_, o) in outputs {
+        for c in &o.claims {
+            rows.push(ClaimRow {
+                direction: c.verdict.direction_text().to_string(),
+                magnitude: c.verdict.magnitude_text(),
+                ratio: c.verdict.ratio,
+                paper: c.paper.clone(),
+                id: c.id.clone(),
+                claim: c.claim.clone(),
+                paper_value: c.paper_value.clone(),
+                measured: c.measured.clone(),
+                note: c.note.clone(),
+            });
+        }
+    }
+    rows
+}
+
+/// One round of a reproduction on another engine (`reproduce::remote`): replays the papers
+/// against the point results gathered so far (`results_json`: a list of what
+/// `reproduce_point_json` returned) and returns `{"pending": [points to run], "claims":
+/// null}`, or, once no point is pending, `{"pending": [], "claims": [rows],
+/// "claims_json": the text of claims.json}`.
+#[pyfunction]
+#[pyo3(signature = (paper, quick, results_json))]
+fn reproduce_round_json(
+    py: Python<'_>,
+    paper: &str,
+    quick: bool,
+    results_json: &str,
+) -> PyResult<String> {
+    let papers = paper_list(paper).map_err(err)?;
+    let scale = if quick {
+        reproduce::Scale::Quick
+    } else {
+        reproduce::Scale::Full
+    };
+    let remote = reproduce::remote::Remote::new();
+    reproduce::remote::results_from_json(&remote, results_json).map_err(err)?;
+    let out = py
+        .allow_threads(|| reproduce::remote::round(&papers, scale, &remote))
+        .map_err(err)?;
+    let v = match out {
+        None => serde_json::json!({
+            "pending": remote.take_pending(),
+            "claims": serde_json::Value::Null,
+        }),
+        Some(outputs) => serde_json::json!({
+            "pending": [],
+            "claims": claim_rows(&outputs),
+            "claims_json": reproduce::claims_json(&outputs).map_err(err)?,
+        }),
+    };
+    serde_json::to_string(&v).map_err(err)
+}
+
+/// Runs one point of a reproduction from its configuration (what a Ray task runs:
+/// `reproduce::remote::run_point`); returns its result as JSON.
+#[pyfunction]
+fn reproduce_point_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let r = py
+        .allow_threads(|| reproduce::remote::run_point(config_json))
+        .map_err(err)?;
+    serde_json::to_string(&r).map_err(err)
 }
 
 /// Plans, checks and runs grid x protocols from the main job's base (as `commitlab sweep`;
@@ -489,6 +782,8 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(crash_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_round_json, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_point_json, m)?)?;
     m.add_function(wrap_pyfunction!(sqlite::sqlite_connect, m)?)?;
     m.add_class::<sqlite::SqliteConnection>()?;
     m.add("SqliteError", m.py().get_type::<sqlite::SqliteError>())?;

@@ -30,4 +30,4 @@ def test_readme_python_lines_run_as_written(tmp_path):
         r = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True)
         assert r.returncode == 0, f"{line}\n{r.stdout}\n{r.stderr}"
         # The columns that matter are shown, not elided behind a configuration dict.
-        assert "tx_throughput_per_s" in r.stdout and "..." not in r.stdout, r.stdout
+        assert "throughput_per_s" in r.stdout and "..." not in r.stdout, r.stdout

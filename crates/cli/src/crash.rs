@@ -1130,42 +1130,12 @@ fn check_cell_with(
         .map_err(|e| CellError::Failed(e.to_string()))
 }
 
-/// One cell: strategy, protocol, update strategy, and the PCM strategies' external store
-/// when it is not the tiny configuration's (`host.pcm.external`; the emulated SSD's cells
-/// add `world::host_run::HOST_CRASH_EMULATED`).
-type Cell = (
-    &'static str,
-    &'static str,
-    &'static str,
-    Option<&'static str>,
-);
+/// One cell of the matrix (`world::host_run::CrashCell`).
+type Cell = world::host_run::CrashCell;
 
-/// The cells of `crash --host all`: every recovery strategy (its aliases once) over every
-/// device protocol with out-of-place writes, `wal` with each other update strategy, and the
-/// PCM strategies over the emulated SSD as their external store (`host::external`, on the
-/// `none` FTL they need).
+/// The cells of `crash --host all` (`world::host_run::crash_cells`).
 fn host_cells() -> Vec<Cell> {
-    let mut cells = Vec::new();
-    for s in host::strategy::names() {
-        if s == "flagcommit-ex" {
-            continue; // another name for cfc-ex
-        }
-        for p in ssd::protocol::names() {
-            cells.push((s, p, "out-of-place", None));
-            if s == "wal" {
-                for &u in host::update::NAMES.iter().filter(|&&u| u != "out-of-place") {
-                    cells.push((s, p, u, None));
-                }
-            }
-        }
-        if matches!(
-            s,
-            "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
-        ) {
-            cells.push((s, "none", "out-of-place", Some(host::external::EMULATED)));
-        }
-    }
-    cells
+    world::host_run::crash_cells()
 }
 
 fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {

@@ -207,6 +207,11 @@ enum Cmd {
         /// Points run at once (default: one per core). The report does not depend on it.
         #[arg(long, default_value_t = 0)]
         jobs: usize,
+        /// Where the points run: `local` (threads here) or `ray` (one Ray task per point on
+        /// the cluster `RAY_ADDRESS` names, or a local Ray; runs `python3 -m commitlab._ray`,
+        /// or $COMMITLAB_PYTHON, with the Python package and Ray installed). Same report.
+        #[arg(long, default_value = "local", value_parser = ["local", "ray"])]
+        engine: String,
     },
     /// List the registered commit protocols.
     Protocols,
@@ -537,9 +542,9 @@ fn cmd_study(a: &ConfigArgs, o: &StudyArgs, sweep: bool, quiet: bool) -> Result<
     Ok(())
 }
 
-/// The lines above a compare or sweep table: the workload (the first point's, and a word
-/// that it differs when the points' workloads differ), the seed, and every swept key with
-/// all its values.
+/// The lines above a compare or sweep table: the workload and seed, or, when the points'
+/// workloads differ, one line per distinct workload naming the swept values it runs under;
+/// then every swept key with all its values.
 fn study_header(records: &[report::results::Record]) -> String {
     let Some(first) = records
         .iter()
@@ -547,27 +552,6 @@ fn study_header(records: &[report::results::Record]) -> String {
         .or(records.first())
     else {
         return String::new();
-    };
-    // Adapted points differ by their adaptation (said in their reasons), not by the study.
-    let mut workloads: Vec<&str> = records
-        .iter()
-        .filter(|r| r.row.status == "ok")
-        .map(|r| r.row.workload.as_str())
-        .collect();
-    workloads.sort_unstable();
-    workloads.dedup();
-    let mut head = if workloads.len() > 1 {
-        format!(
-            "workload (first point; {} different across the points, each row's config says which): {}, seed {}\n",
-            workloads.len(),
-            first.row.workload,
-            first.row.seed
-        )
-    } else {
-        format!(
-            "workload: {}, seed {}\n",
-            first.row.workload, first.row.seed
-        )
     };
     let mut swept: Vec<(String, Vec<String>)> = Vec::new();
     for r in records {
@@ -580,6 +564,53 @@ fn study_header(records: &[report::results::Record]) -> String {
             }
         }
     }
+    // Adapted points differ by their adaptation (said in their reasons), not by the study.
+    // Each distinct (workload, seed) of the points that ran as configured, in grid order,
+    // with the swept values of its points.
+    let mut groups: Vec<(String, u64, Vec<&report::results::Record>)> = Vec::new();
+    for r in records.iter().filter(|r| r.row.status == "ok") {
+        match groups
+            .iter_mut()
+            .find(|(w, s, _)| *w == r.row.workload && *s == r.row.seed)
+        {
+            Some((_, _, rs)) => rs.push(r),
+            None => groups.push((r.row.workload.clone(), r.row.seed, vec![r])),
+        }
+    }
+    let mut head = if groups.len() > 1 {
+        let mut h = format!("workloads ({} across the points):\n", groups.len());
+        for (w, seed, rs) in &groups {
+            // The swept keys that tell this workload's points apart: those whose values
+            // here are not all the key's values.
+            let mut which = Vec::new();
+            for (k, all) in &swept {
+                let mut vs: Vec<String> = Vec::new();
+                for r in rs {
+                    if let Some((_, v)) = r.swept.iter().find(|(kk, _)| kk == k) {
+                        let v = report::results::value_text(v);
+                        if !vs.contains(&v) {
+                            vs.push(v);
+                        }
+                    }
+                }
+                if !vs.is_empty() && vs.len() < all.len() {
+                    which.push(format!("{k} = {}", vs.join(", ")));
+                }
+            }
+            let at = if which.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", which.join("; "))
+            };
+            h.push_str(&format!("  {at}{w}, seed {seed}\n"));
+        }
+        h
+    } else {
+        format!(
+            "workload: {}, seed {}\n",
+            first.row.workload, first.row.seed
+        )
+    };
     if !swept.is_empty() {
         let parts: Vec<String> = swept
             .iter()
@@ -837,6 +868,7 @@ fn cmd_reproduce(
     out: &std::path::Path,
     quiet: bool,
     jobs: usize,
+    engine: &str,
 ) -> Result<(), Fail> {
     let mut list: Vec<String> = Vec::new();
     for p in papers {
@@ -863,6 +895,15 @@ fn cmd_reproduce(
         reproduce::Scale::Full
     };
     let wall = std::time::Instant::now();
+    if engine == "ray" {
+        if jobs != 0 {
+            return Err(bad(
+                "--jobs sets the local engine's threads; with --engine ray, Ray places the points by its cluster's CPUs and memory",
+            ));
+        }
+        let outputs = reproduce_on_ray(&list, scale, quiet)?;
+        return reproduce_report(out, &outputs, scale, wall);
+    }
     // The experiments report "[k/n] label" as each run finishes; a bar gives the ETA.
     // Every paper's points are counted first, so the total is right from the start.
     let bar = RunBar::new(
@@ -884,14 +925,76 @@ fn cmd_reproduce(
         outputs.push((p.clone(), o));
     }
     bar.finish();
-    reproduce::write(out, &outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
-    print!("{}", reproduce_terminal(&outputs));
+    reproduce_report(out, &outputs, scale, wall)
+}
+
+/// Writes a reproduction's report files and prints its summary.
+fn reproduce_report(
+    out: &std::path::Path,
+    outputs: &[(String, reproduce::Output)],
+    scale: reproduce::Scale,
+    wall: std::time::Instant,
+) -> Result<(), Fail> {
+    reproduce::write(out, outputs, scale, wall.elapsed().as_secs_f64()).map_err(|e| Fail(2, e))?;
+    print!("{}", reproduce_terminal(outputs));
     println!(
         "report: {} and {}",
         out.join("REPORT.md").display(),
         out.join("REPORT.html").display()
     );
     Ok(())
+}
+
+/// `reproduce --engine ray`: the Python package's Ray driver (`python -m commitlab._ray`)
+/// runs every point as a Ray task, round by round (`reproduce::remote`), and writes their
+/// results; the papers' claims are then computed here from those results, as the local
+/// engine computes them from its own.
+fn reproduce_on_ray(
+    papers: &[String],
+    scale: reproduce::Scale,
+    quiet: bool,
+) -> Result<Vec<(String, reproduce::Output)>, Fail> {
+    // A paper whose points cannot travel is refused before Python or Ray start.
+    reproduce::remote::round(papers, scale, &reproduce::remote::Remote::new()).map_err(bad)?;
+    let python = std::env::var("COMMITLAB_PYTHON").unwrap_or_else(|_| "python3".into());
+    let dir = std::env::temp_dir().join(format!("commitlab-ray-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| bad(format!("{}: {e}", dir.display())))?;
+    let results = dir.join("results.json");
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "commitlab._ray", "reproduce", &papers.join(",")])
+        .arg(if scale == reproduce::Scale::Quick {
+            "quick"
+        } else {
+            "full"
+        })
+        .arg(&results);
+    if quiet {
+        cmd.arg("--quiet");
+    }
+    let status = cmd.status().map_err(|e| {
+        bad(format!(
+            "--engine ray runs `{python} -m commitlab._ray` (set COMMITLAB_PYTHON to choose the Python): {e}"
+        ))
+    })?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(bad(format!(
+            "--engine ray: `{python} -m commitlab._ray` failed ({status}); its message is above (the package installs with `pip install ./python`, Ray with `pip install ray`)"
+        )));
+    }
+    let text =
+        std::fs::read_to_string(&results).map_err(|e| bad(format!("{}: {e}", results.display())));
+    let _ = std::fs::remove_dir_all(&dir);
+    let remote = reproduce::remote::Remote::new();
+    reproduce::remote::results_from_json(&remote, &text?).map_err(bad)?;
+    match reproduce::remote::round(papers, scale, &remote) {
+        Ok(Some(outputs)) => Ok(outputs),
+        Ok(None) => Err(bad(format!(
+            "--engine ray: {} points have no result: the Python package's commitlab plans other points than this binary; install it from this source (pip install ./python)",
+            remote.take_pending().len()
+        ))),
+        Err(e) => Err(Fail(1, e)),
+    }
 }
 
 fn cmd_config(
@@ -995,7 +1098,8 @@ fn main() -> ExitCode {
             quick,
             out,
             jobs,
-        } => cmd_reproduce(papers, *quick, out, cli.quiet, *jobs),
+            engine,
+        } => cmd_reproduce(papers, *quick, out, cli.quiet, *jobs, engine),
         Cmd::Protocols => {
             for p in ssd::REGISTRY {
                 let iso: Vec<&str> = p.isolation.iter().map(|i| i.name()).collect();

@@ -152,7 +152,24 @@ fn misspellings_are_suggested() {
         "{}",
         text(&o.stderr)
     );
-    refused(&run(&["run", "--host", "walx"]), &["walx"]);
+    // A recovery or update strategy one letter off is suggested, and the error says
+    // "config:" once.
+    for args in [
+        &["run", "--host", "walx"][..],
+        &["crash", "--host", "walx", "--protocol", "none"][..],
+    ] {
+        let o = run(args);
+        refused(&o, &["walx", "did you mean wal?"]);
+        assert!(
+            !text(&o.stderr).contains("config: config:"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    refused(
+        &run(&["run", "--host", "wal", "--update", "ipx"]),
+        &["did you mean ipa?"],
+    );
     let d = std::env::temp_dir().join(format!("commitlab-usage-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let msr = d.join("hm_0.csv");
@@ -262,7 +279,31 @@ fn workload_line_and_sweep_header_describe_every_point() {
         t.contains("swept: workload.txn.transactions = 20, 30; workload.txn.size_max = 4, 8"),
         "{t}"
     );
-    assert!(t.contains("4 different across the points"), "{t}");
+    // Every point's workload is described, each with the swept values it runs under.
+    assert!(t.contains("workloads (4 across the points):"), "{t}");
+    for (n, max) in [(20, 4), (20, 8), (30, 4), (30, 8)] {
+        let line = format!(
+            "  workload.txn.transactions = {n}; workload.txn.size_max = {max}: txn: {n} transactions of 1-{max} pages"
+        );
+        assert!(t.contains(&line), "{line} not in {t}");
+    }
+    // A swept key that does not change the workload is not named on its lines.
+    let o = run(&[
+        "sweep",
+        "--set",
+        "workload.txn.transactions=20,30",
+        "--set",
+        "ftl.gc_policy=greedy,cost-benefit",
+        "--protocols",
+        "tc",
+    ]);
+    let t = text(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        t.contains("  workload.txn.transactions = 30: txn: 30 transactions"),
+        "{t}"
+    );
+    assert!(!t.contains("ftl.gc_policy = greedy:"), "{t}");
     // An adapted point's workload differs by its adaptation only: not a varying workload.
     let o = run(&[
         "compare",
@@ -292,6 +333,35 @@ fn trace_errors_name_the_file_line() {
             "workload.trace.fold=false",
         ]),
         &["far.trace:4: request addresses page"],
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A transactional (`txn`) trace whose commands parse but do not fit together (a BEGIN of a
+/// transaction already open) is named by the file's line, comments counted, not by the
+/// command's number.
+#[test]
+fn txn_trace_errors_name_the_file_line() {
+    let d = std::env::temp_dir().join(format!("commitlab-usage-txn-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("twice.txn");
+    std::fs::write(
+        &f,
+        "# time_ns txid op lpn count flags\n\n0 1 BEGIN - - -\n0 1 W 0 1 -\n0 1 BEGIN - - -\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "run",
+        "--trace",
+        f.to_str().unwrap(),
+        "--trace-format",
+        "txn",
+    ]);
+    refused(&o, &["twice.txn: line 5: BEGIN of"]);
+    assert!(
+        !text(&o.stderr).contains("command 3"),
+        "{}",
+        text(&o.stderr)
     );
     let _ = std::fs::remove_dir_all(&d);
 }

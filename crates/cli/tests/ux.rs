@@ -77,11 +77,11 @@ fn the_main_job_shows_transactions_for_every_protocol() {
     assert_eq!(rows.len(), 10);
     for row in &rows {
         let p = &row[col("protocol")];
-        let committed: u64 = row[col("txs_committed")].parse().unwrap();
+        let committed: u64 = row[col("committed")].parse().unwrap();
         assert!(committed > 0, "{p} committed nothing");
-        let tps: f64 = row[col("tx_throughput_per_s")].parse().unwrap();
+        let tps: f64 = row[col("throughput_per_s")].parse().unwrap();
         assert!(tps > 0.0, "{p}");
-        let aborted: u64 = row[col("txs_aborted")].parse().unwrap();
+        let aborted: u64 = row[col("aborted")].parse().unwrap();
         match p {
             "none" => {
                 assert_eq!(&row[col("status")], "adapted");
@@ -352,7 +352,7 @@ fn sweep_writes_one_row_per_point_with_a_column_per_key() {
     assert_eq!(&rows[7][0], "cost-benefit");
     assert_eq!(&rows[7][1], "0.1");
     assert_eq!(&rows[7][2], "lighttx");
-    let aborted = h.iter().position(|c| c == "txs_aborted").unwrap();
+    let aborted = h.iter().position(|c| c == "aborted").unwrap();
     assert_eq!(&rows[0][aborted], "0");
     assert_eq!(&rows[1][aborted], "0");
     assert_ne!(&rows[2][aborted], "0");
@@ -398,7 +398,7 @@ fn sweep_runs_host_strategies_side_by_side() {
     let mut r = csv::Reader::from_path(&csv).unwrap();
     let h = r.headers().unwrap().clone();
     let col = |name: &str| h.iter().position(|x| x == name).unwrap();
-    let (st, committed) = (col("status"), col("txs_committed"));
+    let (st, committed) = (col("status"), col("committed"));
     let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
     let cell = |strategy: &str, protocol: &str| {
         rows.iter()

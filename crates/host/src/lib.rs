@@ -310,8 +310,9 @@ impl HostConfig {
             return bad(
                 "update",
                 format!(
-                    "unknown update strategy '{}' (known: {})",
+                    "unknown update strategy '{}'{} (known: {})",
                     self.update,
+                    ssd::protocol::did_you_mean(&self.update, update::NAMES),
                     update::NAMES.join(", ")
                 ),
             );

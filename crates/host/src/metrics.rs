@@ -45,8 +45,13 @@ pub struct HostMetrics {
     pub clients: u32,
     pub buffer_frames: u32,
     pub lock_level: String,
+    /// JSON keys `committed`, `aborted`, `restarted`: the vocabulary a device run's
+    /// metrics share (docs/METRICS.md).
+    #[serde(rename = "committed")]
     pub txns_committed: u64,
+    #[serde(rename = "aborted")]
     pub txns_aborted: u64,
+    #[serde(rename = "restarted")]
     pub txns_restarted: u64,
     pub sim_time_ns: u64,
     /// Committed transactions per simulated second.

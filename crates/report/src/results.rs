@@ -58,9 +58,9 @@ pub struct Row {
     pub workload: String,
     /// The isolation level of a transactional workload ("" otherwise).
     pub isolation: String,
-    pub txs_committed: Option<u64>,
-    pub txs_aborted: Option<u64>,
-    pub tx_throughput_per_s: Option<f64>,
+    pub committed: Option<u64>,
+    pub aborted: Option<u64>,
+    pub throughput_per_s: Option<f64>,
     pub commit_latency_ns_mean: Option<f64>,
     pub commit_latency_ns_p99: Option<u64>,
     pub write_amplification: Option<f64>,
@@ -129,9 +129,9 @@ impl Record {
             seed: m.seed,
             workload: m.workload.clone(),
             isolation: isolation_of(&config),
-            txs_committed: t(m.txs_committed),
-            txs_aborted: t(m.txs_aborted),
-            tx_throughput_per_s: tx.then_some(m.tx_throughput_per_s),
+            committed: t(m.txs_committed),
+            aborted: t(m.txs_aborted),
+            throughput_per_s: tx.then_some(m.tx_throughput_per_s),
             commit_latency_ns_mean: tx.then_some(m.commit_latency_ns.mean),
             commit_latency_ns_p99: t(m.commit_latency_ns.p99),
             write_amplification: Some(m.write_amplification),
@@ -178,9 +178,9 @@ impl Record {
             seed: config.seed,
             workload: format!("{} ({})", m.workload, m.strategy),
             isolation: m.lock_level.clone(),
-            txs_committed: Some(m.txns_committed),
-            txs_aborted: Some(m.txns_aborted),
-            tx_throughput_per_s: Some(m.throughput_per_s),
+            committed: Some(m.txns_committed),
+            aborted: Some(m.txns_aborted),
+            throughput_per_s: Some(m.throughput_per_s),
             commit_latency_ns_mean: Some(m.commit_latency_ns.mean),
             commit_latency_ns_p99: Some(m.commit_latency_ns.p99),
             nand_programs: Some(m.nand_programs),
@@ -399,9 +399,9 @@ pub fn table(records: &[Record]) -> String {
         cells.extend([
             w.protocol.clone(),
             w.status.clone(),
-            opt(w.txs_committed, |v| v.to_string()),
-            opt(w.txs_aborted, |v| v.to_string()),
-            opt(w.tx_throughput_per_s, |v| format!("{v:.1}")),
+            opt(w.committed, |v| v.to_string()),
+            opt(w.aborted, |v| v.to_string()),
+            opt(w.throughput_per_s, |v| format!("{v:.1}")),
             opt(w.commit_latency_ns_mean, ms),
             opt(w.commit_latency_ns_p99, |v| ms(v as f64)),
             opt(w.write_amplification, |v| format!("{v:.3}")),
@@ -471,8 +471,8 @@ mod tests {
     fn transaction_columns_are_na_for_page_level_workloads() {
         let cfg = Config::default(); // synthetic page requests
         let r = Record::ran(cfg, Status::Ok, String::new(), metrics("tc"));
-        assert_eq!(r.row.txs_committed, None);
-        assert_eq!(r.row.tx_throughput_per_s, None);
+        assert_eq!(r.row.committed, None);
+        assert_eq!(r.row.throughput_per_s, None);
         assert_eq!(r.row.write_amplification, Some(1.5));
         let t = table(&[r]);
         assert!(t.lines().nth(2).unwrap().contains("n/a"), "{t}");
@@ -502,13 +502,13 @@ mod tests {
         assert_eq!(&rows[0][col("latency_ns_p99")], "3000000");
         assert_eq!(&rows[0][col("recovery_time_ns")], "9000000");
         assert_eq!(&rows[0][col("dram_bytes_total")], "4096");
-        assert_eq!(&rows[0][col("txs_committed")], "950");
-        assert_eq!(&rows[0][col("txs_aborted")], "50");
+        assert_eq!(&rows[0][col("committed")], "950");
+        assert_eq!(&rows[0][col("aborted")], "50");
         assert_eq!(&rows[0][col("host_page_writes")], "1234");
         // A point that did not run has empty metrics, a status and a reason.
         assert_eq!(&rows[1][col("status")], "unsupported");
         assert_eq!(&rows[1][col("reason")], "no, because");
-        assert_eq!(&rows[1][col("txs_committed")], "");
+        assert_eq!(&rows[1][col("committed")], "");
         // The full configuration rides along.
         let cfg: serde_json::Value = serde_json::from_str(&rows[1][col("config_json")]).unwrap();
         assert_eq!(cfg["protocol"]["name"], "aw");
@@ -528,9 +528,32 @@ mod tests {
         assert_eq!(a[1]["status"], "unsupported");
         assert_eq!(a[1]["reason"], "no, because");
         assert!(a[1]["metrics"].is_null());
-        assert!(a[1]["txs_committed"].is_null());
+        assert!(a[1]["committed"].is_null());
         assert_eq!(a[1]["config"]["protocol"]["name"], "aw");
         assert_eq!(a[1]["config"]["nand"]["page_bytes"], 4096);
+    }
+
+    /// One vocabulary for device and host records: a device run's metrics JSON names its
+    /// transaction counts and rate as a host run's and as the record's columns do
+    /// (`committed`, `aborted`, `throughput_per_s`), never `txs_*` / `tx_throughput_per_s`.
+    #[test]
+    fn device_metrics_use_the_record_vocabulary() {
+        let v = serde_json::to_value(metrics("tc")).unwrap();
+        let o = v.as_object().unwrap();
+        for k in [
+            "committed",
+            "aborted",
+            "throughput_per_s",
+            "completed_per_s",
+        ] {
+            assert!(o.contains_key(k), "{k} missing from {:?}", o.keys());
+        }
+        for k in o.keys() {
+            assert!(!k.starts_with("txs_") && !k.starts_with("tx_"), "{k}");
+        }
+        let row = serde_json::to_value(&sample()[0].row).unwrap();
+        assert_eq!(row["committed"], v["committed"]);
+        assert_eq!(row["aborted"], v["aborted"]);
     }
 
     #[test]

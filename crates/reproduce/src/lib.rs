@@ -20,6 +20,7 @@ pub mod html;
 pub mod ipa;
 pub mod lighttx;
 pub mod pcmlogging;
+pub mod remote;
 pub mod runner;
 pub mod table;
 pub mod txflash;
@@ -712,6 +713,20 @@ struct ClaimRecord<'a> {
     #[serde(flatten)]
     claim: &'a Claim,
     explanation: Option<&'a Explanation>,
+}
+
+/// The text of `claims.json` for `outputs` (what `write` writes).
+pub fn claims_json(outputs: &[(String, Output)]) -> Result<String, String> {
+    let records: Vec<ClaimRecord> = outputs
+        .iter()
+        .flat_map(|(_, o)| {
+            o.claims.iter().map(|c| ClaimRecord {
+                claim: c,
+                explanation: o.explanation(&c.id),
+            })
+        })
+        .collect();
+    Ok(serde_json::to_string_pretty(&records).map_err(|e| e.to_string())? + "\n")
 }
 
 /// Writes `claims.json`, `REPORT.md`, the CSV files and the SVG plots into `dir`.

@@ -60,6 +60,9 @@ pub struct Progress<'a> {
     configs: Mutex<Vec<(String, String)>>,
     /// What every job run since the last `take_timings` cost (timings.csv).
     timings: Mutex<Vec<PointTiming>>,
+    /// The points run on another engine (`remote`): `run_all` answers from its results and
+    /// runs nothing here.
+    remote: Option<&'a crate::remote::Remote>,
 }
 
 /// What one point cost to run: the figures of timings.csv. Measurements of this machine,
@@ -104,7 +107,22 @@ impl<'a> Progress<'a> {
             counting: false,
             configs: Mutex::new(Vec::new()),
             timings: Mutex::new(Vec::new()),
+            remote: None,
         }
+    }
+
+    /// Runs the points on another engine (`remote` module docs): every `run_all` answers
+    /// from `remote`'s results and records the points it has none for.
+    pub fn set_remote(&mut self, remote: &'a crate::remote::Remote) {
+        self.remote = Some(remote);
+    }
+
+    /// Records what a point cost where it ran (a remote point's), without a progress line.
+    pub(crate) fn record_timing(&self, t: PointTiming) {
+        self.timings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(t);
     }
 
     /// What every job run since the last call cost, in the order the jobs finished.
@@ -620,6 +638,9 @@ pub fn run_all_sharing(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
+    if let Some(remote) = progress.remote {
+        return remote.serve(&jobs, progress);
+    }
     let threads = progress.jobs.clamp(1, n.max(1));
     let plan = plan(&jobs, progress, share);
     let sched: Mutex<Sched<Prefilled>> = Mutex::new(Sched::new(&plan));
@@ -744,7 +765,7 @@ fn release_freed_memory() {
 /// and recover the copy while the run's whole device is still alive: at 32 GiB that copy
 /// and those tables were about 0.7 GiB of a TxFlash Fig. 8 job's 1.9 GiB peak). The same
 /// steps as `world::run`'s, on the same image, so the same metrics, byte for byte.
-fn measured(
+pub(crate) fn measured(
     cfg: &Config,
     run: impl FnOnce(&Config) -> Result<world::RunOutput, world::WorldError>,
 ) -> Result<RunMetrics, world::WorldError> {
@@ -1209,6 +1230,9 @@ pub fn run_each_shared<T: Send, D: Send + Sync>(
             .iter()
             .map(|j| Err(format!("{}: {COUNTING}", j.label)))
             .collect();
+    }
+    if let Some(remote) = progress.remote {
+        return remote.refuse(&jobs).into_iter().map(Err).collect();
     }
     progress
         .configs

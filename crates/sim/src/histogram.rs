@@ -20,7 +20,7 @@ pub struct Histogram {
 }
 
 /// Summary statistics in nanoseconds (or whatever unit was recorded).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Percentiles {
     pub count: u64,
     pub mean: f64,

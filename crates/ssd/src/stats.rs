@@ -45,7 +45,10 @@ pub struct FtlStats {
     pub checkpoints: u64,
     /// Blocks retired because they wore out.
     pub bad_blocks: u64,
+    /// JSON keys `committed`, `aborted`: the vocabulary of every run's records.
+    #[serde(rename = "committed")]
     pub txs_committed: u64,
+    #[serde(rename = "aborted")]
     pub txs_aborted: u64,
     /// In-place appends (`Device::write_delta`, in-place-appends.md §3) and their bytes.
     #[serde(default)]

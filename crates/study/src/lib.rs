@@ -561,7 +561,7 @@ mod tests {
         );
         assert!(recs[0].metrics.is_none());
         assert_eq!(recs[1].row.status, "ok");
-        assert!(recs[1].row.txs_committed.unwrap() > 0);
+        assert!(recs[1].row.committed.unwrap() > 0);
         assert!(recs[1].row.txs_aborted.unwrap() > 0);
     }
 

@@ -131,6 +131,27 @@ impl TxStream {
         logical_pages: u32,
         describe: String,
     ) -> Result<TxStream, WorkloadError> {
+        TxStream::with_lines(
+            stream,
+            None,
+            concurrency,
+            time_scale,
+            logical_pages,
+            describe,
+        )
+    }
+
+    /// `new`, for a stream read from a file: `lines[i]` is the file's line of command `i`
+    /// (`txtrace::parse_lines`), and an error names that line (`line 7: ...`) instead of the
+    /// command's number.
+    pub fn with_lines(
+        stream: &[Timed],
+        lines: Option<&[usize]>,
+        concurrency: u32,
+        time_scale: f64,
+        logical_pages: u32,
+        describe: String,
+    ) -> Result<TxStream, WorkloadError> {
         if concurrency == 0 {
             return Err(werr("concurrency must be at least 1"));
         }
@@ -145,7 +166,10 @@ impl TxStream {
         // Per TxId that ended in the current segment: the chain it ran on.
         let mut last_chain: BTreeMap<TxId, usize> = BTreeMap::new();
         for (i, t) in stream.iter().enumerate() {
-            let n = i + 1;
+            let n = match lines.and_then(|l| l.get(i)) {
+                Some(line) => format!("line {line}"),
+                None => format!("command {}", i + 1),
+            };
             let at = SimTime((t.time_ns as f64 * time_scale).round() as u64);
             match &t.cmd {
                 TxCmd::Write { lpn, pages, .. }
@@ -155,7 +179,7 @@ impl TxStream {
                         || u64::from(lpn.0) + u64::from(*pages) > u64::from(logical_pages) =>
                 {
                     return Err(werr(format!(
-                        "command {n}: pages {}..{} are beyond the device's {logical_pages} logical pages",
+                        "{n}: pages {}..{} are beyond the device's {logical_pages} logical pages",
                         lpn.0,
                         u64::from(lpn.0) + u64::from(*pages)
                     )));
@@ -164,7 +188,7 @@ impl TxStream {
                     write: Some(lpn), ..
                 } if lpn.0 >= logical_pages => {
                     return Err(werr(format!(
-                        "command {n}: page {} is beyond the device's {logical_pages} logical pages",
+                        "{n}: page {} is beyond the device's {logical_pages} logical pages",
                         lpn.0
                     )));
                 }
@@ -174,7 +198,7 @@ impl TxStream {
                 TxCmd::Barrier => {
                     if let Some(tx) = open.keys().next() {
                         return Err(werr(format!(
-                            "command {n}: BARRIER inside {tx}, which has not ended"
+                            "{n}: BARRIER inside {tx}, which has not ended"
                         )));
                     }
                     segments.push(Vec::new());
@@ -183,9 +207,7 @@ impl TxStream {
                 }
                 TxCmd::Begin { tx } => {
                     if open.contains_key(tx) {
-                        return Err(werr(format!(
-                            "command {n}: BEGIN of {tx}, which is already open"
-                        )));
+                        return Err(werr(format!("{n}: BEGIN of {tx}, which is already open")));
                     }
                     ended.remove(tx);
                     let seg = segments.last_mut().expect("at least one segment");
@@ -215,7 +237,7 @@ impl TxStream {
                         } else {
                             "before its BEGIN"
                         };
-                        return Err(werr(format!("command {n}: {} of {tx} {why}", op.kind())));
+                        return Err(werr(format!("{n}: {} of {tx} {why}", op.kind())));
                     };
                     segments.last_mut().expect("segment")[c].push((at, op));
                     if matches!(t.cmd, TxCmd::Commit { .. } | TxCmd::Abort { .. }) {

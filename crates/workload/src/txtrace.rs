@@ -32,7 +32,17 @@ use std::io::{BufRead, Write};
 
 /// Parses a `txn` trace; the first malformed line is an error `name:line: problem`.
 pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<Timed>, WorkloadError> {
+    parse_lines(name, input).map(|(cmds, _)| cmds)
+}
+
+/// `parse`, with each command's line in the file (from 1), so that what is found wrong
+/// later (`txn::TxStream::with_lines`) names the line too.
+pub fn parse_lines(
+    name: &str,
+    input: impl BufRead,
+) -> Result<(Vec<Timed>, Vec<usize>), WorkloadError> {
     let mut out = Vec::new();
+    let mut lines = Vec::new();
     for (i, line) in input.lines().enumerate() {
         let n = i + 1;
         let line = line.map_err(|e| werr(format!("{name}:{n}: {e}")))?;
@@ -130,8 +140,9 @@ pub fn parse(name: &str, input: impl BufRead) -> Result<Vec<Timed>, WorkloadErro
             }
         };
         out.push(Timed { time_ns, cmd });
+        lines.push(n);
     }
-    Ok(out)
+    Ok((out, lines))
 }
 
 /// Writes one command as a trace line.

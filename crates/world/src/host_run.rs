@@ -272,6 +272,45 @@ pub const HOST_CRASH_LARGER: &[&str] = &[
 pub const HOST_CRASH_EMULATED: &[&str] =
     &["host.pcm.external=\"emulated\"", "nand.blocks_per_plane=10"];
 
+/// One cell of the host crash matrix (`commitlab crash --host all`, Python
+/// `crash(host="all")`): recovery strategy, device protocol, update strategy, and the PCM
+/// strategies' external store when it is not the tiny configuration's (the emulated SSD's
+/// cells add `HOST_CRASH_EMULATED`).
+pub type CrashCell = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+);
+
+/// The cells of the host crash matrix: every recovery strategy (its aliases once) over
+/// every device protocol with out-of-place writes, `wal` with each other update strategy,
+/// and the PCM strategies over the emulated SSD as their external store
+/// (`host::external`, on the `none` FTL they need).
+pub fn crash_cells() -> Vec<CrashCell> {
+    let mut cells = Vec::new();
+    for s in host::strategy::names() {
+        if s == "flagcommit-ex" {
+            continue; // another name for cfc-ex
+        }
+        for p in ssd::protocol::names() {
+            cells.push((s, p, "out-of-place", None));
+            if s == "wal" {
+                for &u in host::update::NAMES.iter().filter(|&&u| u != "out-of-place") {
+                    cells.push((s, p, u, None));
+                }
+            }
+        }
+        if matches!(
+            s,
+            "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
+        ) {
+            cells.push((s, "none", "out-of-place", Some(host::external::EMULATED)));
+        }
+    }
+    cells
+}
+
 /// Records a host run for the crash checker.
 pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
     let mut cfg = cfg.clone();

@@ -1,11 +1,11 @@
 //! The metrics of a run, as one serializable record. The schema is documented field by
 //! field in `docs/METRICS.md`; the JSON keys are these field names.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim::histogram::Percentiles;
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EraseStats {
     pub min: u32,
     pub mean: f64,
@@ -42,7 +42,7 @@ impl EraseStats {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecoveryMetrics {
     pub pages_read: u64,
     pub scanned_pages: u64,
@@ -50,7 +50,7 @@ pub struct RecoveryMetrics {
     pub had_checkpoint: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
     pub protocol: String,
     pub seed: u64,
@@ -81,13 +81,21 @@ pub struct RunMetrics {
     /// Open-loop workloads: from arrival to the ack of the request, or of the transaction's
     /// COMMIT/ABORT (queueing delay plus service time). Empty for closed loops.
     pub response_time_ns: Percentiles,
+    /// The JSON and CSV keys of the transaction counts and rates are those of a host run's
+    /// (`committed`, `aborted`, `throughput_per_s`): one vocabulary for device and host
+    /// records (docs/METRICS.md).
+    #[serde(rename = "committed")]
     pub txs_committed: u64,
+    #[serde(rename = "aborted")]
     pub txs_aborted: u64,
     /// Committed transactions per simulated second.
+    #[serde(rename = "throughput_per_s")]
     pub tx_throughput_per_s: f64,
     /// Completed (committed or aborted) transactions per simulated second.
+    #[serde(rename = "completed_per_s")]
     pub tx_completed_per_s: f64,
     /// Transaction execution time: BEGIN issued to COMMIT acked.
+    #[serde(rename = "txn_time_ns")]
     pub tx_time_ns: Percentiles,
     /// Commit response time: COMMIT issued to acked.
     pub commit_latency_ns: Percentiles,

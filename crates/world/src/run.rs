@@ -160,10 +160,12 @@ pub fn build_driver(
                     // Transactional traces are held whole: TxStream splits them into
                     // segments and chains up front (docs/TRACES.md).
                     let input = workload::blocktrace::open(path).map_err(werr)?;
-                    let cmds = workload::txtrace::parse(path, input).map_err(werr)?;
+                    let (cmds, lines) =
+                        workload::txtrace::parse_lines(path, input).map_err(werr)?;
                     let desc = format!("txn trace {path}: {} commands", cmds.len());
-                    let s = TxStream::new(
+                    let s = TxStream::with_lines(
                         &cmds,
+                        Some(&lines),
                         w.trace.concurrency,
                         w.trace.time_scale,
                         logical_pages,

@@ -221,7 +221,8 @@ pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
         .ok_or_else(|| HostError::Config {
             key: "host.strategy".into(),
             reason: format!(
-                "unknown recovery strategy '{name}' (known: {})",
+                "unknown recovery strategy '{name}'{} (known: {})",
+                ssd::protocol::did_you_mean(name, &names()),
                 names().join(", ")
             ),
         })
