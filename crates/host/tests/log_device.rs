@@ -93,9 +93,8 @@ fn separate_runs_are_deterministic() {
     assert_eq!(j(run(&h, &d, 5)), j(run(&h, &d, 5)));
 }
 
-/// A restart measured after the run recovers both devices; out-of-place runs prune the tag
-/// table to what the media hold, and the log device's pages name tags too (before, pruning
-/// looked at the data device alone and the restart lost the log's tags).
+/// A restart measured after the run recovers both devices (the tag table's pruning over both
+/// media is tested in `engine::tests::pruning_the_tag_table_recovers_the_same`).
 #[test]
 fn recovery_after_the_run_reads_both_devices() {
     let (mut h, d) = tiny(true, "out-of-place");
