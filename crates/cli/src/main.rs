@@ -1310,22 +1310,24 @@ pub(crate) fn cmd_host_crash(
             println!("first violation (seed={}):", cfg.seed);
         }
         println!(
-            "state {} at T={}: {} in flight, persisted {:?}, torn {:?}",
+            "state {} at T={}: {} in flight, persisted {:?}, torn {:?}{}",
             v.state.index,
             v.state.t,
             v.state.in_flight.len(),
             v.state.persisted,
-            v.state.torn
+            v.state.torn,
+            torn_log(&v.state)
         );
         for (d, s) in v.inside.iter().enumerate() {
             println!(
-                "  then inside the {} recovery at T={} (its state {}): {} in flight, persisted {:?}, torn {:?}",
+                "  then inside the {} recovery at T={} (its state {}): {} in flight, persisted {:?}, torn {:?}{}",
                 if d == 0 { "first" } else { "second" },
                 s.t,
                 s.index,
                 s.in_flight.len(),
                 s.persisted,
-                s.torn
+                s.torn,
+                torn_log(s)
             );
         }
         if v.findings.is_empty() {
@@ -1518,5 +1520,14 @@ mod tests {
         assert_eq!(RunBar::parse("reproducing lighttx"), None);
         assert_eq!(RunBar::parse("[x/7] a"), None);
         assert_eq!(RunBar::parse("[3 of 7] a"), None);
+    }
+}
+
+/// A host crash state's torn operation on the log device (`host.log_device = "separate"`),
+/// as printed after the data device's; empty with one device.
+fn torn_log(s: &host::check::CrashState) -> String {
+    match s.torn_log {
+        Some(t) => format!(", log device torn {t:?}"),
+        None => String::new(),
     }
 }

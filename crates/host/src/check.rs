@@ -27,6 +27,16 @@
 //! restart acks nothing. A restart that writes nothing has no states of its own; the PCM
 //! tier's restarts are pure functions of the PCM and disk images and never write.
 //!
+//! Two devices (`host.log_device = "separate"`: the WAL log on a device of its own). Both
+//! are in one power domain — one host, one power supply, as a DBMS server's data and log
+//! SSDs are — so a crash cuts both at the same instant `T`. The run's tape is the data
+//! device's operations followed by the log device's (`HostRecording::log`; a state's
+//! operation indices count along that tape), and a crash state is the product of one fate
+//! per device, each as for one device: of its operations in progress at `T` any subset
+//! persisted and at most one more was torn (`CrashState::torn` on the data device,
+//! `CrashState::torn_log` on the log device). Restart recovers both devices, then the
+//! strategy; a restart's own operations form a tape of the same shape.
+//!
 //! What it does not check: continuing to run after recovery and crashing again (the
 //! strategies do not write their restart results back; a run starts from a loaded
 //! database), read isolation, and faults other than power loss.
@@ -55,6 +65,16 @@ pub struct HostRecording {
     pub metrics: crate::HostMetrics,
     /// PCM strategies: the PCM and disk write logs (their crash points).
     pub tier: Option<crate::pcm_tier::TierLog>,
+    /// The log device's configuration, medium before the run and operations
+    /// (`host.log_device = "separate"`); None: one device.
+    pub log: Option<LogTape>,
+}
+
+/// The log device of a recorded run.
+pub struct LogTape {
+    pub dcfg: DeviceConfig,
+    pub base: NandImage,
+    pub ops: Vec<LoggedOp>,
 }
 
 /// Runs `cfg` on a fresh device of `dcfg` with recording on.
@@ -84,6 +104,16 @@ pub fn record_on(
         .base_image
         .take()
         .ok_or_else(|| HostError::Stuck("internal: no base image recorded".into()))?;
+    let log = match run.core.log_device.as_mut() {
+        Some(l) => Some(LogTape {
+            dcfg: crate::engine::log_device_config(dcfg),
+            base: run.log_base_image.take().ok_or_else(|| {
+                HostError::Stuck("internal: no log device base image recorded".into())
+            })?,
+            ops: l.core.nand.take_log(),
+        }),
+        None => None,
+    };
     Ok(HostRecording {
         cfg: cfg.clone(),
         dcfg: dcfg.clone(),
@@ -95,6 +125,7 @@ pub fn record_on(
         tags: run.core.tags,
         metrics: run.metrics,
         tier: run.tier.take(),
+        log,
     })
 }
 
@@ -110,6 +141,8 @@ pub struct CrashState {
     pub t: SimTime,
     pub persisted: Vec<usize>,
     pub torn: Option<(usize, TornKind)>,
+    /// With a log device: its torn operation (the power cut may tear one on each device).
+    pub torn_log: Option<(usize, TornKind)>,
     pub in_flight: Vec<usize>,
 }
 
@@ -154,9 +187,30 @@ fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
     }
 }
 
-fn boundaries(rec: &HostRecording) -> Vec<SimTime> {
+/// The run's operations on every device: the data device's, then the log device's (module
+/// docs, "Two devices"), and where the log device's begin.
+fn tape(rec: &HostRecording) -> (std::borrow::Cow<'_, [LoggedOp]>, usize) {
+    match &rec.log {
+        None => (std::borrow::Cow::Borrowed(&rec.ops[..]), rec.ops.len()),
+        Some(l) => (
+            std::borrow::Cow::Owned(rec.ops.iter().chain(&l.ops).cloned().collect()),
+            rec.ops.len(),
+        ),
+    }
+}
+
+/// The media before the run: the data device's, then the log device's.
+fn bases(rec: &HostRecording) -> Vec<NandImage> {
+    let mut v = vec![rec.base.clone()];
+    if let Some(l) = &rec.log {
+        v.push(l.base.clone());
+    }
+    v
+}
+
+fn boundaries(rec: &HostRecording, ops: &[LoggedOp]) -> Vec<SimTime> {
     let mut b = vec![SimTime::ZERO];
-    for o in &rec.ops {
+    for o in ops {
         b.push(o.start);
         b.push(o.end);
     }
@@ -171,35 +225,40 @@ fn boundaries(rec: &HostRecording) -> Vec<SimTime> {
 
 struct Sweep<'a> {
     ops: &'a [LoggedOp],
+    /// `ops[..split]` are the data device's, `ops[split..]` the log device's.
+    split: usize,
     by_end: Vec<usize>,
     by_start: Vec<usize>,
     end_pos: usize,
     start_pos: usize,
-    durable: NandImage,
+    /// Per device (data, then log): what has persisted for certain.
+    durable: Vec<NandImage>,
     in_flight: Vec<usize>,
 }
 
 impl<'a> Sweep<'a> {
-    fn new(rec: &'a HostRecording) -> Sweep<'a> {
-        Sweep::over(&rec.base, &rec.ops)
-    }
-
-    /// A sweep over any tape: the run's operations from its base image, or a recovery's
-    /// from the crash image it started on.
-    fn over(base: &NandImage, ops: &'a [LoggedOp]) -> Sweep<'a> {
+    /// A sweep over any tape: the run's operations from its base images, or a recovery's
+    /// from the crash images it started on.
+    fn over(bases: Vec<NandImage>, ops: &'a [LoggedOp], split: usize) -> Sweep<'a> {
         let mut by_end: Vec<usize> = (0..ops.len()).collect();
         by_end.sort_by_key(|i| (ops[*i].end, *i));
         let mut by_start: Vec<usize> = (0..ops.len()).collect();
         by_start.sort_by_key(|i| (ops[*i].start, *i));
         Sweep {
             ops,
+            split,
             by_end,
             by_start,
             end_pos: 0,
             start_pos: 0,
-            durable: base.clone(),
+            durable: bases,
             in_flight: Vec::new(),
         }
+    }
+
+    /// The device operation `i` ran on (0: data, 1: log).
+    fn dev(&self, i: usize) -> usize {
+        usize::from(i >= self.split)
     }
 
     fn advance(&mut self, t: SimTime) -> Result<(), String> {
@@ -211,7 +270,8 @@ impl<'a> Sweep<'a> {
         }
         while self.end_pos < self.by_end.len() && self.ops[self.by_end[self.end_pos]].end <= t {
             let i = self.by_end[self.end_pos];
-            self.durable
+            let d = self.dev(i);
+            self.durable[d]
                 .apply(&self.ops[i].kind)
                 .map_err(|e| format!("internal: replaying op {i}: {e}"))?;
             self.end_pos += 1;
@@ -222,21 +282,30 @@ impl<'a> Sweep<'a> {
         Ok(())
     }
 
+    /// The crash images, one per device: what persisted for certain, then the in-flight
+    /// operations `persisted`, then the torn ones.
     fn image(
         &self,
         persisted: &[usize],
-        torn: Option<(usize, TornKind)>,
-    ) -> Result<NandImage, String> {
+        torn: &[(usize, TornKind)],
+    ) -> Result<Vec<NandImage>, String> {
         let mut img = self.durable.clone();
         for &i in persisted {
-            img.apply(&self.ops[i].kind)
+            img[self.dev(i)]
+                .apply(&self.ops[i].kind)
                 .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
         }
-        if let Some((i, k)) = torn {
-            img.apply_torn(&self.ops[i].kind, k)
+        for &(i, k) in torn {
+            img[self.dev(i)]
+                .apply_torn(&self.ops[i].kind, k)
                 .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
         }
         Ok(img)
+    }
+
+    fn state_image(&self, s: &CrashState) -> Result<Vec<NandImage>, String> {
+        let torn: Vec<(usize, TornKind)> = s.torn.into_iter().chain(s.torn_log).collect();
+        self.image(&s.persisted, &torn)
     }
 }
 
@@ -261,8 +330,10 @@ pub struct Evaluated {
     /// What is wrong (empty: the database is right).
     pub findings: Vec<String>,
     /// With `log`: the media operations the restart issued (device and strategy recovery),
-    /// in issue order, timed from the restart's start — the tape of crashes inside it.
+    /// in issue order, timed from the restart's start — the tape of crashes inside it: the
+    /// data device's, then (from `recovery_split` on) the log device's.
     pub recovery_ops: Option<Vec<LoggedOp>>,
+    pub recovery_split: usize,
 }
 
 /// As `evaluate_with`; with `log`, the restart's own media operations are kept.
@@ -273,24 +344,73 @@ pub fn evaluate_logged(
     full: Option<&crate::consistency::Contents>,
     log: bool,
 ) -> Evaluated {
+    evaluate_images(rec, vec![img], t, full, log)
+}
+
+/// As `evaluate_logged`, from one crash image per device (data, then log: module docs,
+/// "Two devices"): both devices recover, then the strategy.
+pub fn evaluate_images(
+    rec: &HostRecording,
+    imgs: Vec<NandImage>,
+    t: SimTime,
+    full: Option<&crate::consistency::Contents>,
+    log: bool,
+) -> Evaluated {
+    let mut imgs = imgs.into_iter();
+    let Some(img) = imgs.next() else {
+        return Evaluated {
+            findings: vec!["internal: no crash image".into()],
+            recovery_ops: None,
+            recovery_split: 0,
+        };
+    };
     let mut nand = Nand::from_image(img, rec.dcfg.nand.timing.clone());
     if log {
         nand.enable_log();
     }
-    type Restart = (crate::strategy::RecoveredDb, Option<Vec<LoggedOp>>);
+    let log_nand = match (imgs.next(), &rec.log) {
+        (Some(i), Some(l)) => {
+            let mut n = Nand::from_image(i, l.dcfg.nand.timing.clone());
+            if log {
+                n.enable_log();
+            }
+            Some((n, &l.dcfg))
+        }
+        _ => None,
+    };
+    type Restart = (crate::strategy::RecoveredDb, Option<(Vec<LoggedOp>, usize)>);
     let out = catch_unwind(AssertUnwindSafe(|| -> Result<Restart, String> {
         let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
             .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+        let mut now = rep.time_ns;
+        let mut log_dev = match log_nand {
+            Some((n, dcfg)) => {
+                let (d, r) = Device::recover(dcfg, n).map_err(|e| {
+                    format!("log device recovery failed on a legitimate crash image: {e}")
+                })?;
+                now = now.max(r.time_ns);
+                Some(d)
+            }
+            None => None,
+        };
         let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
         let mut ctx = RecoverCtx {
             cfg: &rec.cfg,
             layout: &rec.layout,
             device: &mut dev,
+            log_device: log_dev.as_mut(),
             tags: &rec.tags,
-            now: SimTime::from_ns(rep.time_ns),
+            now: SimTime::from_ns(now),
         };
         let db = (info.recover)(&mut ctx).map_err(|e| e.to_string())?;
-        let ops = log.then(|| dev.core.nand.take_log());
+        let ops = log.then(|| {
+            let mut o = dev.core.nand.take_log();
+            let split = o.len();
+            if let Some(l) = log_dev.as_mut() {
+                o.extend(l.core.nand.take_log());
+            }
+            (o, split)
+        });
         Ok((db, ops))
     }));
     let (db, recovery_ops) = match out {
@@ -303,15 +423,21 @@ pub fn evaluate_logged(
             return Evaluated {
                 findings: vec![format!("recovery panicked: {msg}")],
                 recovery_ops: None,
+                recovery_split: 0,
             };
         }
         Ok(Err(e)) => {
             return Evaluated {
                 findings: vec![e],
                 recovery_ops: None,
+                recovery_split: 0,
             }
         }
         Ok(Ok(x)) => x,
+    };
+    let (recovery_ops, recovery_split) = match recovery_ops {
+        Some((o, s)) => (Some(o), s),
+        None => (None, 0),
     };
     let mut pages = db.pages;
     if rec.cfg.fault_drop_page {
@@ -324,6 +450,7 @@ pub fn evaluate_logged(
     Evaluated {
         findings,
         recovery_ops,
+        recovery_split,
     }
 }
 
@@ -495,6 +622,46 @@ fn fates_at(ops: &[LoggedOp], fl: &[usize]) -> Vec<(Vec<usize>, Option<(usize, T
     out
 }
 
+/// A crash state's fate of the operations in flight: those persisted, the data device's
+/// torn one, the log device's torn one.
+type Fate = (
+    Vec<usize>,
+    Option<(usize, TornKind)>,
+    Option<(usize, TornKind)>,
+);
+
+/// Every fate of the operations `fl` in flight on a tape whose log device's operations
+/// start at `split`: the product of each device's fates (`fates_at`), data outer. One
+/// device: exactly `fates_at`.
+fn fates_of(ops: &[LoggedOp], fl: &[usize], split: usize) -> Vec<Fate> {
+    let (data, log): (Vec<usize>, Vec<usize>) = fl.iter().partition(|i| **i < split);
+    let fd = fates_at(ops, &data);
+    if log.is_empty() {
+        return fd.into_iter().map(|(p, t)| (p, t, None)).collect();
+    }
+    let fl_log = fates_at(ops, &log);
+    let mut out = Vec::with_capacity(fd.len() * fl_log.len());
+    for (pd, td) in &fd {
+        for (pl, tl) in &fl_log {
+            let mut p = pd.clone();
+            p.extend(pl);
+            out.push((p, *td, *tl));
+        }
+    }
+    out
+}
+
+/// One random fate per device (`draw_fates`, data device first; the log device draws
+/// nothing when none of its operations is in flight, so one device draws exactly as
+/// `draw_fates`).
+fn draw_fates_of(ops: &[LoggedOp], fl: &[usize], split: usize, r: &mut Rng) -> Fate {
+    let (data, log): (Vec<usize>, Vec<usize>) = fl.iter().partition(|i| **i < split);
+    let (mut p, td) = draw_fates(ops, &data, r);
+    let (pl, tl) = draw_fates(ops, &log, r);
+    p.extend(pl);
+    (p, td, tl)
+}
+
 /// One random fate of the operations `fl` in flight: each persisted with probability 1/2,
 /// and with probability 0.3 one of the others torn.
 fn draw_fates(
@@ -548,12 +715,14 @@ pub fn check_with(
         // (`pcm_tier::recover_for`): they write nothing, so no state lies inside them.
         return crate::pcm_tier::check(rec, tier, mode, seed, only);
     }
+    let (tape, split) = tape(rec);
+    let tape = &tape[..];
     let mut rep = CheckReport {
-        ops: rec.ops.len(),
+        ops: tape.len(),
         commits: rec.commits.len(),
         ..Default::default()
     };
-    let bounds = boundaries(rec);
+    let bounds = boundaries(rec, tape);
     let full = if rec.cfg.data == "full" {
         crate::consistency::Contents::new(rec)?
     } else {
@@ -584,12 +753,13 @@ pub fn check_with(
     // `rops`), exhaustively.
     let exhaustive_inside = |rep: &mut CheckReport,
                              state: &CrashState,
-                             img: &NandImage,
+                             img: &[NandImage],
                              rops: &[LoggedOp],
+                             rsplit: usize,
                              max_in_flight: usize|
      -> Result<(), String> {
         rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
-        let mut sweep = Sweep::over(img, rops);
+        let mut sweep = Sweep::over(img.to_vec(), rops, rsplit);
         let mut index = 0u64;
         for t2 in recovery_boundaries(rops) {
             sweep.advance(t2)?;
@@ -600,17 +770,18 @@ pub fn check_with(
                     fl.len()
                 ));
             }
-            for (persisted, torn) in fates_at(rops, &fl) {
+            for (persisted, torn, torn_log) in fates_of(rops, &fl, rsplit) {
                 let inner = CrashState {
                     index,
                     t: t2,
                     persisted,
                     torn,
+                    torn_log,
                     in_flight: fl.clone(),
                 };
                 index += 1;
-                let img2 = sweep.image(&inner.persisted, inner.torn)?;
-                let f = evaluate_logged(rec, img2, state.t, full, false).findings;
+                let img2 = sweep.state_image(&inner)?;
+                let f = evaluate_images(rec, img2, state.t, full, false).findings;
                 note(rep, state, vec![inner], f);
             }
         }
@@ -618,7 +789,7 @@ pub fn check_with(
     };
     match mode {
         Mode::Exhaustive { max_in_flight } => {
-            let mut sweep = Sweep::new(rec);
+            let mut sweep = Sweep::over(bases(rec), tape, split);
             let mut index = 0u64;
             for &t in &bounds {
                 sweep.advance(t)?;
@@ -630,26 +801,34 @@ pub fn check_with(
                         fl.len()
                     ));
                 }
-                for (persisted, torn) in fates_at(&rec.ops, &fl) {
+                for (persisted, torn, torn_log) in fates_of(tape, &fl, split) {
                     let state = CrashState {
                         index,
                         t,
                         persisted,
                         torn,
+                        torn_log,
                         in_flight: fl.clone(),
                     };
                     index += 1;
                     if only.is_some_and(|o| o != state.index) {
                         continue;
                     }
-                    let img = sweep.image(&state.persisted, state.torn)?;
-                    let ev = evaluate_logged(rec, img.clone(), t, full, double);
+                    let img = sweep.state_image(&state)?;
+                    let ev = evaluate_images(rec, img.clone(), t, full, double);
                     let failed = !ev.findings.is_empty();
                     note(&mut rep, &state, vec![], ev.findings);
                     // A restart that wrote nothing has no crash point of its own.
                     match ev.recovery_ops {
                         Some(rops) if !failed && !rops.is_empty() => {
-                            exhaustive_inside(&mut rep, &state, &img, &rops, max_in_flight)?;
+                            exhaustive_inside(
+                                &mut rep,
+                                &state,
+                                &img,
+                                &rops,
+                                ev.recovery_split,
+                                max_in_flight,
+                            )?;
                         }
                         _ => {}
                     }
@@ -666,23 +845,24 @@ pub fn check_with(
                 })
                 .collect();
             plan.sort_unstable();
-            let mut sweep = Sweep::new(rec);
+            let mut sweep = Sweep::over(bases(rec), tape, split);
             for (t, k) in plan {
                 sweep.advance(t)?;
                 let fl = sweep.in_flight.clone();
                 rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
                 let mut r = root.fork(&k.to_string());
                 r.next_u64();
-                let (persisted, torn) = draw_fates(&rec.ops, &fl, &mut r);
+                let (persisted, torn, torn_log) = draw_fates_of(tape, &fl, split, &mut r);
                 let state = CrashState {
                     index: k,
                     t,
                     persisted,
                     torn,
+                    torn_log,
                     in_flight: fl,
                 };
-                let img = sweep.image(&state.persisted, state.torn)?;
-                let ev = evaluate_logged(rec, img.clone(), t, full, double);
+                let img = sweep.state_image(&state)?;
+                let ev = evaluate_images(rec, img.clone(), t, full, double);
                 let failed = !ev.findings.is_empty();
                 note(&mut rep, &state, vec![], ev.findings);
                 if failed || !double {
@@ -693,6 +873,7 @@ pub fn check_with(
                 let mut r = root.fork(&format!("{k}/double"));
                 let mut inside: Vec<CrashState> = Vec::new();
                 let mut base = img;
+                let mut rsplit = ev.recovery_split;
                 let mut rops = ev.recovery_ops.unwrap_or_default();
                 for depth in 0..2u64 {
                     rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
@@ -701,26 +882,28 @@ pub fn check_with(
                     }
                     let rb = recovery_boundaries(&rops);
                     let t2 = rb[r.below(rb.len() as u64) as usize];
-                    let mut rs = Sweep::over(&base, &rops);
+                    let mut rs = Sweep::over(base.clone(), &rops, rsplit);
                     rs.advance(t2)?;
                     let fl = rs.in_flight.clone();
-                    let (persisted, torn) = draw_fates(&rops, &fl, &mut r);
+                    let (persisted, torn, torn_log) = draw_fates_of(&rops, &fl, rsplit, &mut r);
                     let inner = CrashState {
                         index: depth,
                         t: t2,
                         persisted,
                         torn,
+                        torn_log,
                         in_flight: fl,
                     };
-                    let img2 = rs.image(&inner.persisted, inner.torn)?;
+                    let img2 = rs.state_image(&inner)?;
                     inside.push(inner);
-                    let ev2 = evaluate_logged(rec, img2.clone(), t, full, depth == 0);
+                    let ev2 = evaluate_images(rec, img2.clone(), t, full, depth == 0);
                     let failed = !ev2.findings.is_empty();
                     note(&mut rep, &state, inside.clone(), ev2.findings);
                     if failed {
                         break;
                     }
                     base = img2;
+                    rsplit = ev2.recovery_split;
                     rops = ev2.recovery_ops.unwrap_or_default();
                 }
             }

@@ -54,6 +54,9 @@ pub struct Core {
     pub cfg: HostConfig,
     pub layout: Layout,
     pub device: Device,
+    /// The log device (`host.log_device = "separate"`): the WAL's log pages and master
+    /// record are written here; None: on `device`, after the data pages.
+    pub log_device: Option<Device>,
     pub pool: Pool,
     pub tags: TagTable,
     /// Per DB page: the version a read returns now (None: as loaded), with its first tag.
@@ -102,8 +105,17 @@ impl Core {
         }
     }
 
-    /// Writes log page number `seq` (already tagged) to `lpn` as a plain, durable-at-ack
-    /// write, noting it in the trace and the log-page counter; returns the ack instant.
+    /// The device holding the log and the master record: the log device when there is one.
+    pub fn log_dev(&mut self) -> &mut Device {
+        match self.log_device.as_mut() {
+            Some(d) => d,
+            None => &mut self.device,
+        }
+    }
+
+    /// Writes log page number `seq` (already tagged) to `lpn` of the log's device as a
+    /// plain, durable-at-ack write, noting it in the trace and the log-page counter; returns
+    /// the ack instant.
     pub fn write_log_page(
         &mut self,
         lpn: Lpn,
@@ -113,6 +125,10 @@ impl Core {
     ) -> Result<SimTime> {
         let t = self.write_traced(lpn, tag, now, || format!("writing log page {seq}"))?;
         self.stats.log_page_writes += 1;
+        if self.cfg.fault_log_acked_at_issue {
+            // The planted bug (`HostConfig::fault_log_acked_at_issue`).
+            return Ok(now);
+        }
         Ok(t)
     }
 
@@ -122,7 +138,8 @@ impl Core {
         self.write_traced(lpn, tag, now, || "writing the master record".into())
     }
 
-    /// A traced plain write of one device page; `what` names it in an error.
+    /// A traced plain write of one page of the log's device; `what` names it in an error.
+    /// (A run with a log device captures no trace: `run_with` refuses it.)
     fn write_traced(
         &mut self,
         lpn: Lpn,
@@ -138,7 +155,7 @@ impl Core {
                 pages: 1,
             },
         );
-        self.device
+        self.log_dev()
             .write_plain(lpn, tag, now)
             .map_err(|error| HostError::Device {
                 at: now,
@@ -236,11 +253,16 @@ impl Core {
     pub fn prune_tags(&mut self) {
         let n = self.tags.len() as usize;
         let mut live = vec![false; n + 1];
-        self.device.core.nand.image().for_each_tag(|t| {
+        let mut mark = |t: u64| {
             if let Some(x) = live.get_mut(t as usize) {
                 *x = true;
             }
-        });
+        };
+        self.device.core.nand.image().for_each_tag(&mut mark);
+        // The log device's pages name log and master tags.
+        if let Some(l) = &self.log_device {
+            l.core.nand.image().for_each_tag(&mut mark);
+        }
         self.tags.retain(|t| live[t as usize]);
     }
 
@@ -567,6 +589,8 @@ pub struct HostRun {
     pub commits: Vec<CommitRec>,
     /// The medium before the run (when recording).
     pub base_image: Option<media::NandImage>,
+    /// The log device's medium before the run (when recording with a log device).
+    pub log_base_image: Option<media::NandImage>,
     /// The device commands, in time order (when captured).
     pub trace: Option<Vec<workload::txn::Timed>>,
     /// PCM strategies: their PCM and disk write logs (when recording).
@@ -591,6 +615,9 @@ pub struct Engine {
     hist_txn: Histogram,
     hist_commit: Histogram,
     base_image: Option<media::NandImage>,
+    log_base_image: Option<media::NandImage>,
+    /// The log device's counters when the run started.
+    base_log: Option<(media::NandCounters, ssd::FtlStats)>,
     base_nand: media::NandCounters,
     base_ftl: ssd::FtlStats,
     base_busy_ns: u64,
@@ -691,7 +718,13 @@ pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -
             } else {
                 0
             };
-            d + 1 + log + ipl
+            if cfg.separate_log() {
+                // The log device has the data device's configuration: each must hold its
+                // part (the data and IPL's log regions; the master and the log).
+                (d + ipl).max(1 + log)
+            } else {
+                d + 1 + log + ipl
+            }
         }
         "flagcommit-ex" | "cfc-ex" | "afc-ex" => {
             let versions = crate::strategy::flagcommit_ex::versions_for(cfg.max_c);
@@ -712,7 +745,7 @@ impl Engine {
         seed: u64,
         record: bool,
     ) -> Result<Engine> {
-        Engine::new_with_tier(cfg, device, source, seed, record, None)
+        Engine::build(cfg, device, None, source, seed, record, None)
     }
 
     /// As `new`; a PCM strategy's PCM and disk write through to `tier` (a file-backed run,
@@ -725,6 +758,31 @@ impl Engine {
         record: bool,
         tier: Option<media::tier_file::TierSink>,
     ) -> Result<Engine> {
+        Engine::build(cfg, device, None, source, seed, record, tier)
+    }
+
+    /// As `new`, with the log on `log_device` (`host.log_device = "separate"`, which needs
+    /// one; "shared" refuses one). Both devices run on the engine's one clock.
+    pub fn with_log_device(
+        cfg: &HostConfig,
+        device: Device,
+        log_device: Option<Device>,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+    ) -> Result<Engine> {
+        Engine::build(cfg, device, log_device, source, seed, record, None)
+    }
+
+    fn build(
+        cfg: &HostConfig,
+        device: Device,
+        log_device: Option<Device>,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+        tier: Option<media::tier_file::TierSink>,
+    ) -> Result<Engine> {
         cfg.validate()?;
         if tier.is_some() && !crate::acklog::uses_pcm_tier(&cfg.strategy) {
             return Err(HostError::Config {
@@ -732,6 +790,16 @@ impl Engine {
                 reason: format!(
                     "{} keeps its database on the flash device; a tier image is for the PCM strategies",
                     cfg.strategy
+                ),
+            });
+        }
+        if cfg.separate_log() != log_device.is_some() {
+            return Err(HostError::Config {
+                key: "host.log_device".into(),
+                reason: format!(
+                    "\"{}\" but the engine was given {} log device",
+                    cfg.log_device,
+                    if log_device.is_some() { "a" } else { "no" }
                 ),
             });
         }
@@ -753,11 +821,20 @@ impl Engine {
         }
         let layout = Layout::from_source(source.as_ref(), parts);
         let mut device = device;
-        let start = device.barrier(SimTime::ZERO);
+        let mut log_device = log_device;
+        let mut start = device.barrier(SimTime::ZERO);
         let mut base_image = None;
+        let mut log_base_image = None;
         if record {
             base_image = Some(device.core.nand.image().clone());
             device.core.nand.enable_log();
+        }
+        if let Some(l) = log_device.as_mut() {
+            start = start.max(l.barrier(SimTime::ZERO));
+            if record {
+                log_base_image = Some(l.core.nand.image().clone());
+                l.core.nand.enable_log();
+            }
         }
         let pages = layout.pages as usize;
         let mut tags = TagTable::new(record || cfg.measure_recovery);
@@ -772,6 +849,7 @@ impl Engine {
             cfg: cfg.clone(),
             layout,
             device,
+            log_device,
             pool: Pool::new(cfg.buffer_frames),
             tags,
             disk: sim::mem::huge_vec(pages, None),
@@ -821,6 +899,10 @@ impl Engine {
         let base_nand = core.device.core.nand.counters();
         let base_ftl = core.device.core.stats;
         let base_busy_ns = core.device.core.nand.array_busy_ns();
+        let base_log = core
+            .log_device
+            .as_ref()
+            .map(|l| (l.core.nand.counters(), l.core.stats));
         Ok(Engine {
             core,
             strat,
@@ -839,6 +921,8 @@ impl Engine {
             hist_txn: Histogram::new(),
             hist_commit: Histogram::new(),
             base_image,
+            log_base_image,
+            base_log,
             base_nand,
             base_ftl,
             base_busy_ns,
@@ -1504,7 +1588,7 @@ impl Engine {
 
     /// The metrics of the run so far.
     pub fn metrics(&self, protocol: &str, wall_s: f64) -> HostMetrics {
-        HostMetrics::collect(
+        let mut m = HostMetrics::collect(
             &self.core,
             self.strat.as_ref(),
             protocol,
@@ -1516,7 +1600,11 @@ impl Engine {
             &self.base_ftl,
             self.base_busy_ns,
             wall_s,
-        )
+        );
+        if let (Some(l), Some(base)) = (self.core.log_device.as_ref(), self.base_log.as_ref()) {
+            m.log_device = Some(crate::metrics::LogDeviceMetrics::collect(l, base));
+        }
+        m
     }
 
     pub fn into_run(mut self, metrics: HostMetrics) -> HostRun {
@@ -1533,6 +1621,7 @@ impl Engine {
             core: self.core,
             commits: self.commits,
             base_image: self.base_image,
+            log_base_image: self.log_base_image,
             trace,
         }
     }
@@ -1638,7 +1727,23 @@ fn run_with(
     let wall = std::time::Instant::now();
     let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
     let protocol = device.info().name;
-    let mut e = Engine::new_with_tier(cfg, device, source, seed, record, tier)?;
+    let log_device = if cfg.separate_log() {
+        if trace {
+            return Err(HostError::Config {
+                key: "host.log_device".into(),
+                reason: "a captured txn trace is one device's commands; \"separate\" issues them to two devices (use \"shared\" to capture a trace)".into(),
+            });
+        }
+        Some(
+            Device::in_memory(&log_device_config(dcfg)).map_err(|e| HostError::Config {
+                key: "host.log_device".into(),
+                reason: format!("building the log device: {e}"),
+            })?,
+        )
+    } else {
+        None
+    };
+    let mut e = Engine::build(cfg, device, log_device, source, seed, record, tier)?;
     if trace {
         e.capture_trace();
     }
@@ -1658,6 +1763,15 @@ fn run_with(
         });
     }
     Ok((e.into_run(m), snapshot))
+}
+
+/// The configuration of the log device (`host.log_device = "separate"`): a fresh device of
+/// the data device's configuration (same preset, geometry, timing and FTL; the plain FTL,
+/// which is what `wal` runs on).
+pub fn log_device_config(dcfg: &ssd::DeviceConfig) -> ssd::DeviceConfig {
+    let mut d = dcfg.clone();
+    d.protocol.name = "none".into();
+    d
 }
 
 /// Cuts power at the end of a run (nothing in flight is lost: the image is taken after every
@@ -1682,13 +1796,31 @@ fn measure_recovery(
         Some(n) => n,
         None => media::Nand::from_image(live.image().clone(), live.timing().clone()),
     };
-    let (mut dev, rep) =
+    let (mut dev, mut rep) =
         Device::recover(dcfg, nand).map_err(Core::dev_err(now, "device recovery after the run"))?;
+    // The log device restarts beside the data device: the two scans overlap (independent
+    // devices), so the device phase takes the longer one and reads the pages of both.
+    let mut log_dev = match core.log_device.as_mut() {
+        Some(l) => {
+            let live = &mut l.core.nand;
+            let nand = match live.take_for_restart() {
+                Some(n) => n,
+                None => media::Nand::from_image(live.image().clone(), live.timing().clone()),
+            };
+            let (d, r) = Device::recover(&log_device_config(dcfg), nand)
+                .map_err(Core::dev_err(now, "log device recovery after the run"))?;
+            rep.time_ns = rep.time_ns.max(r.time_ns);
+            rep.pages_read += r.pages_read;
+            Some(d)
+        }
+        None => None,
+    };
     let info = strategy::lookup(&cfg.strategy)?;
     let mut ctx = strategy::RecoverCtx {
         cfg,
         layout: &core.layout,
         device: &mut dev,
+        log_device: log_dev.as_mut(),
         tags: &core.tags,
         now: SimTime::from_ns(rep.time_ns),
     };
@@ -1728,19 +1860,25 @@ mod tests {
     /// (`Core::prune_tags`, here each time 8 contents were added, so many times per run)
     /// gives the same recovery, figure for figure, as keeping every version, on each
     /// strategy and device protocol that measures recovery on the device; and the pruned
-    /// table does hold fewer contents (GC erased what it forgot).
+    /// table does hold fewer contents (GC erased what it forgot). With the WAL log on its
+    /// own device the log's tags are on that device's medium: pruning by the data device's
+    /// alone forgot them and the restart failed on the master record.
     #[test]
     fn pruning_the_tag_table_recovers_the_same() {
-        for (s, p) in [
-            ("wal", "none"),
-            ("device-tx", "cfc"),
-            ("device-tx", "afc"),
-            ("device-tx", "bpcc"),
-            ("device-tx", "scc"),
-            ("cfc-ex", "none"),
-            ("afc-ex", "none"),
+        for (s, p, sep) in [
+            ("wal", "none", false),
+            ("wal", "none", true),
+            ("device-tx", "cfc", false),
+            ("device-tx", "afc", false),
+            ("device-tx", "bpcc", false),
+            ("device-tx", "scc", false),
+            ("cfc-ex", "none", false),
+            ("afc-ex", "none", false),
         ] {
             let (mut h, mut d) = crate::check::tiny_config(s, p);
+            if sep {
+                h.log_device = "separate".into();
+            }
             h.workload = "tpcc".into();
             h.tpcc.warehouses = 1;
             h.tpcc.customers_per_district = 20;
@@ -1757,12 +1895,18 @@ mod tests {
             d.nand.blocks_per_plane = (need * 10 / 7 / 16 + 4) as u32;
             let go = |prune: bool| {
                 let dev = Device::in_memory(&d).unwrap();
+                let log = sep.then(|| Device::in_memory(&log_device_config(&d)).unwrap());
                 let source = crate::source::build(&h, 5).unwrap();
-                let mut e = Engine::new(&h, dev, source, 5, false).unwrap();
+                let mut e = Engine::with_log_device(&h, dev, log, source, 5, false).unwrap();
                 assert!(e.core.tags.prunable, "{s}/{p}");
                 e.core.tags.prunable = prune;
                 e.core.tags.min_growth = 8;
                 e.run().unwrap();
+                if prune {
+                    // Once more at the end (every write issued): what the restart reads
+                    // must be on a medium, whenever the last pruning was.
+                    e.core.prune_tags();
+                }
                 let (kept, len) = (e.core.tags.kept(), e.core.tags.len());
                 let mut r = measure_recovery(&h, &d, &mut e.core, e.now)
                     .unwrap_or_else(|err| panic!("{s}/{p} pruned={prune}: {err}"));

@@ -142,6 +142,11 @@ pub struct HostConfig {
     pub log_pages: u32,
     /// wal: take a fuzzy checkpoint after this many bytes of log (0 = never).
     pub checkpoint_log_bytes: u64,
+    /// wal: where the log and its master record live: "shared" (after the data pages on the
+    /// one device) or "separate" (on a second device of the same configuration, on the same
+    /// clock and in the same power domain; the data device then holds only the database and
+    /// IPL's log regions). docs/DECISIONS.md, "DBMS host: the WAL log on its own device".
+    pub log_device: String,
     /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
     /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).
     pub max_c: u32,
@@ -188,6 +193,11 @@ pub struct HostConfig {
     /// outside tests.
     #[serde(skip)]
     pub fault_early_commit_ack: bool,
+    /// A planted bug for testing the crash checker (wal): the log's device acks a log page
+    /// write at issue, before it is durable (with `host.log_device = "separate"`, the log
+    /// device's write cache lying about durability). Never set this outside tests.
+    #[serde(skip)]
+    pub fault_log_acked_at_issue: bool,
     /// A planted bug for testing crashes inside recovery (wal): restart overwrites the first
     /// log page it scanned with a later one before any redone page is durable, so a second
     /// crash during that restart loses the log the next restart needs. Recovery that is not
@@ -235,6 +245,7 @@ impl Default for HostConfig {
             log_record_bytes: 50,
             log_pages: 4096,
             checkpoint_log_bytes: 1 << 20,
+            log_device: "shared".into(),
             max_c: 3,
             device_tx: DeviceTxConfig::default(),
             fc_no_merge_reads: false,
@@ -253,6 +264,7 @@ impl Default for HostConfig {
             pcm: pcm_tier::PcmSettings::default(),
             fault_ipa_skip_crc: false,
             fault_early_commit_ack: false,
+            fault_log_acked_at_issue: false,
             fault_recovery_reuses_log: false,
             fault_fc_empty_commit_list: false,
             fault_fc: String::new(),
@@ -264,6 +276,11 @@ impl Default for HostConfig {
 
 impl HostConfig {
     /// Checks what can be checked without a device; errors name the key.
+    /// `host.log_device = "separate"`: the wal log is on a device of its own.
+    pub fn separate_log(&self) -> bool {
+        self.log_device == "separate"
+    }
+
     pub fn validate(&self) -> Result<()> {
         let bad = |key: &str, reason: String| {
             Err(HostError::Config {
@@ -305,6 +322,25 @@ impl HostConfig {
                     self.ipl.layout
                 ),
             );
+        }
+        match self.log_device.as_str() {
+            "shared" => {}
+            "separate" if self.strategy == "wal" => {}
+            "separate" => {
+                return bad(
+                    "log_device",
+                    format!(
+                        "\"separate\" puts the wal strategy's log on its own device; {} keeps no log there (device-tx has no log, the flagcommit-ex family keeps its redo log beside its versions, the PCM strategies log to PCM)",
+                        self.strategy
+                    ),
+                )
+            }
+            other => {
+                return bad(
+                    "log_device",
+                    format!("unknown log device '{other}' (known: shared, separate)"),
+                )
+            }
         }
         if !update::NAMES.contains(&self.update.as_str()) {
             return bad(

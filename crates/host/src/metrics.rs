@@ -70,6 +70,8 @@ pub struct HostMetrics {
     /// Log bytes and device pages written for the log (WAL).
     pub log_bytes: u64,
     pub log_pages: u64,
+    /// The data device's NAND work (with `host.log_device = "separate"`, the log's is in
+    /// `log_device`, not here).
     pub nand_reads: u64,
     pub nand_programs: u64,
     pub nand_partial_programs: u64,
@@ -86,7 +88,58 @@ pub struct HostMetrics {
     pub net_bytes: crate::update::net::NetBytesMetrics,
     /// With `host.measure_recovery`: the cost of restarting after the run.
     pub recovery: Option<HostRecoveryMetrics>,
+    /// With `host.log_device = "separate"`: the log device's NAND and GC work (absent
+    /// otherwise, when the log's work is in the fields above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_device: Option<LogDeviceMetrics>,
     pub wall_time_s: f64,
+}
+
+/// The log device's work during the run (`host.log_device = "separate"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LogDeviceMetrics {
+    pub nand_reads: u64,
+    pub nand_programs: u64,
+    pub nand_partial_programs: u64,
+    pub nand_erases: u64,
+    pub gc_page_migrations: u64,
+    pub gc_erases: u64,
+    pub gc_time_ns: u64,
+}
+
+impl LogDeviceMetrics {
+    /// The work of `dev` since `base` (its counters and FTL statistics when the run
+    /// started).
+    pub fn collect(
+        dev: &ssd::Device,
+        base: &(media::NandCounters, ssd::FtlStats),
+    ) -> LogDeviceMetrics {
+        let (bn, bf) = base;
+        let n = dev.core.nand.counters();
+        let f = dev.core.stats;
+        LogDeviceMetrics {
+            nand_reads: (n.reads + n.oob_reads) - (bn.reads + bn.oob_reads),
+            nand_programs: n.programs - bn.programs,
+            nand_partial_programs: n.partial_programs - bn.partial_programs,
+            nand_erases: n.erases - bn.erases,
+            gc_page_migrations: f.gc_page_migrations - bf.gc_page_migrations,
+            gc_erases: f.gc_erases - bf.gc_erases,
+            gc_time_ns: f.gc_busy_ns - bf.gc_busy_ns,
+        }
+    }
+
+    /// The work between `earlier` (a snapshot of the same run) and `self`.
+    pub fn since(&self, earlier: &LogDeviceMetrics) -> LogDeviceMetrics {
+        LogDeviceMetrics {
+            nand_reads: self.nand_reads - earlier.nand_reads,
+            nand_programs: self.nand_programs - earlier.nand_programs,
+            nand_partial_programs: self.nand_partial_programs - earlier.nand_partial_programs,
+            nand_erases: self.nand_erases - earlier.nand_erases,
+            gc_page_migrations: self.gc_page_migrations - earlier.gc_page_migrations,
+            gc_erases: self.gc_erases - earlier.gc_erases,
+            gc_time_ns: self.gc_time_ns - earlier.gc_time_ns,
+        }
+    }
 }
 
 /// What a restart after the run cost (simulated, except `wall_time_s`).
@@ -174,6 +227,7 @@ impl HostMetrics {
                 .collect(),
             net_bytes: core.net.metrics(),
             recovery: None,
+            log_device: None,
             wall_time_s: wall_s,
         }
     }

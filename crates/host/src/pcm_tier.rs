@@ -755,6 +755,7 @@ pub fn check(
                         t,
                         persisted,
                         torn: ffate.1.map(|(i, v)| (np + nd + i, v)),
+                        torn_log: None,
                         in_flight: pin
                             .iter()
                             .copied()

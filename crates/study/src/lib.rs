@@ -562,7 +562,7 @@ mod tests {
         assert!(recs[0].metrics.is_none());
         assert_eq!(recs[1].row.status, "ok");
         assert!(recs[1].row.committed.unwrap() > 0);
-        assert!(recs[1].row.txs_aborted.unwrap() > 0);
+        assert!(recs[1].row.aborted.unwrap() > 0);
     }
 
     /// The flagcommit preset peaks at 3.2 GB, so parallel points must

@@ -148,6 +148,7 @@ pub const KEYS: &[KeyDoc] = &[
     k("host.log_record_bytes", "bytes", &[], "wal: size of one log record on the device (Flag Commit Table 2: 50 B)."),
     k("host.log_pages", "pages", &[], "wal: device pages of the circular log area after the data pages."),
     k("host.checkpoint_log_bytes", "bytes", &[], "wal: take a fuzzy checkpoint after this much log (0: never)."),
+    k("host.log_device", "", &["shared", "separate"], "wal: where the log and its master record live: after the data pages on the one device (shared), or on a second device of the same configuration, same clock and power domain (separate; the data device then holds the database and IPL's log regions only; its counters exclude the log, which is reported in log_device)."),
     k("host.max_c", "transactions", &[], "cfc-ex/afc-ex: at most this many transactions have pending records on one DB page (Flag Commit max_c; beyond it the updater blocks, Algorithm 1). Each DB page gets max(3, max_c) version slots."),
     k("host.fc_no_merge_reads", "", &[], "cfc-ex/afc-ex ablation (off by default): a buffer miss reads only the page's newest version, not every version holding its live committed records (Flag Commit §4.3's merge; §5.3.1 names its cost)."),
     k("host.workload", "", &["bank", "tpcc", "tpcb", "tatp", "records", "trace"], "The host's transaction source: bank (transfers between accounts plus a history insert), TPC-C, TPC-B, TATP, synthetic records, or a page-access trace recorded from a real DBMS (trace), each configured by its [host.<name>] section."),

@@ -53,6 +53,11 @@ pub fn check_file_backed(cfg: &Config) -> Result<(), WorldError> {
         }
         return Ok(());
     }
+    if cfg.host.separate_log() {
+        return Err(WorldError::Config(
+            "host.log_device: a file-backed host run keeps one device image; \"separate\" puts the log on a second device, which is kept in memory only (use \"shared\")".into(),
+        ));
+    }
     if cfg.nand.data_mode != media::DataMode::Full {
         return Err(WorldError::Config(
             "nand.data_mode: a file-backed image needs data_mode = \"full\" (--set nand.data_mode='\"full\"')".into(),
@@ -212,6 +217,7 @@ pub fn recover_host_image(
             cfg: &rec.cfg,
             layout: &rec.layout,
             device: &mut dev,
+            log_device: None,
             tags: &rec.tags,
             now: sim::SimTime::from_ns(rep.time_ns),
         };

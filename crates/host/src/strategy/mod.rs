@@ -176,6 +176,9 @@ pub struct RecoverCtx<'a> {
     pub cfg: &'a HostConfig,
     pub layout: &'a Layout,
     pub device: &'a mut Device,
+    /// The recovered log device (`host.log_device = "separate"`); None: the log is on
+    /// `device`.
+    pub log_device: Option<&'a mut Device>,
     pub tags: &'a TagTable,
     pub now: SimTime,
 }
@@ -226,6 +229,16 @@ pub fn lookup(name: &str) -> Result<&'static StrategyInfo> {
                 names().join(", ")
             ),
         })
+}
+
+impl RecoverCtx<'_> {
+    /// The device holding the log and its master record.
+    pub fn log_dev(&mut self) -> &mut Device {
+        match self.log_device.as_mut() {
+            Some(d) => d,
+            None => self.device,
+        }
+    }
 }
 
 pub fn names() -> Vec<&'static str> {

@@ -9,6 +9,16 @@
 //! lpn D+1 .. D+L        the log, circular: log page s at lpn D+1 + (s mod L)   (L = host.log_pages)
 //! ```
 //!
+//! With `host.log_device = "separate"` the master record and the log are on a device of
+//! their own, at the same offsets from its lpn 0 (master at lpn 0, log page s at
+//! lpn 1 + (s mod L)), and the data device holds the data area alone (and, under `ipl`'s
+//! `separate` layout, IPL's log regions right after it: they are the database's pages, not
+//! the WAL's). Both devices are on the engine's clock and in one power domain (the crash
+//! checker cuts both at the same instant); every rule below holds unchanged, because
+//! every ordering it relies on is between *completions* (a page write issued at the
+//! force's ack, a master issued after its page writes and force completed), never
+//! between positions in one device's queue.
+//!
 //! A log page is one device page (`B` = the flash page size). LSN = `s * B + offset`:
 //! records never straddle pages (a record that does not fit seals the page and starts the
 //! next), so the LSN names the page and the position. Every record takes
@@ -244,20 +254,59 @@ pub struct Wal {
     last_before: u64,
 }
 
+/// Where the master record and the log start: after the data area (shared device), or at
+/// lpn 0 of the log device (module docs).
+fn log_position(cfg: &HostConfig, layout: &crate::data::Layout) -> (Lpn, u32) {
+    if cfg.separate_log() {
+        (Lpn(0), 1)
+    } else {
+        let d = data_lpns(layout) as u32;
+        (Lpn(d), d + 1)
+    }
+}
+
+/// The first data-device lpn past what `wal` lays out there (where IPL's `separate` log
+/// regions start).
+pub fn data_device_end(cfg: &HostConfig, layout: &crate::data::Layout) -> u64 {
+    if cfg.separate_log() {
+        data_lpns(layout)
+    } else {
+        data_lpns(layout) + 1 + u64::from(cfg.log_pages)
+    }
+}
+
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     // Every mutable frame access below and in the engine goes through `Core::frame_mut`.
     core.lazy_disk = true;
     let page_bytes = u64::from(core.device.core.geo.page_bytes);
     let d = data_lpns(&core.layout);
-    let need = d + 1 + u64::from(cfg.log_pages);
-    if need > u64::from(core.device.logical_pages()) {
+    let need = data_device_end(cfg, &core.layout);
+    let (master, log_base) = log_position(cfg, &core.layout);
+    let log_need = u64::from(log_base) + u64::from(cfg.log_pages);
+    if log_need > u64::from(core.log_dev().logical_pages()) {
         return Err(HostError::Config {
             key: "host.log_pages".into(),
-            reason: format!(
-                "data ({d} device pages), the master record and {} log pages need {need} device pages; the device has {}",
-                cfg.log_pages,
-                core.device.logical_pages()
-            ),
+            reason: if cfg.separate_log() {
+                format!(
+                    "the master record and {} log pages need {log_need} pages of the log device; it has {}",
+                    cfg.log_pages,
+                    core.log_dev().logical_pages()
+                )
+            } else {
+                format!(
+                    "data ({d} device pages), the master record and {} log pages need {log_need} device pages; the device has {}",
+                    cfg.log_pages,
+                    core.device.logical_pages()
+                )
+            },
+        });
+    }
+    if core.log_device.is_some()
+        && core.log_dev().core.geo.page_bytes != core.device.core.geo.page_bytes
+    {
+        return Err(HostError::Config {
+            key: "host.log_device".into(),
+            reason: "the log device's pages must be the data device's size (an LSN names a log page by the flash page size)".into(),
         });
     }
     if cfg.log_pages < 4 {
@@ -280,8 +329,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     Ok(Box::new(Wal {
         page_bytes,
         rec_bytes: rec,
-        master: Lpn(d as u32),
-        log_base: d as u32 + 1,
+        master,
+        log_base,
         log_pages: u64::from(cfg.log_pages),
         seq: 0,
         off: 0,
@@ -684,7 +733,7 @@ impl Strategy for Wal {
             let lpn = log_lpn(self.log_base, self.log_pages, s);
             core.trace(now, workload::txn::TxCmd::Read { lpn, pages: 1 });
             let (_, t) = core
-                .device
+                .log_dev()
                 .read(lpn, now)
                 .map_err(Core::dev_err(now, format!("reading log page {s}")))?;
             core.stats.log_page_reads += 1;
@@ -792,16 +841,17 @@ impl Strategy for Wal {
 fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
     let start = ctx.now;
     let before = ctx.device.core.nand.counters();
+    let log_before = ctx.log_device.as_ref().map(|l| l.core.nand.counters());
     let page_bytes = u64::from(ctx.device.core.geo.page_bytes);
-    let d = data_lpns(ctx.layout);
-    let master = Lpn(d as u32);
-    let base = d as u32 + 1;
+    let (master, base) = log_position(ctx.cfg, ctx.layout);
     let pages = u64::from(ctx.cfg.log_pages);
     let corrupt = |s: String| HostError::Corrupt(s);
+    // Reads of the master record and the log: on the log's device.
     let read = |ctx: &mut RecoverCtx<'_>, lpn: Lpn| -> Result<ssd::ReadOutcome> {
+        let now = ctx.now;
         let (o, t) = ctx
-            .device
-            .read(lpn, ctx.now)
+            .log_dev()
+            .read(lpn, now)
             .map_err(|e| corrupt(format!("reading {lpn}: {e}")))?;
         ctx.now = ctx.now.max(t);
         Ok(o)
@@ -998,15 +1048,20 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         // The planted bug (`HostConfig::fault_recovery_reuses_log`): the scan's first log
         // page overwritten with the next one's contents before any redone page is durable.
         if let ssd::ReadOutcome::Tag(t) = read(ctx, log_lpn(base, pages, first + 1))? {
-            ctx.device
-                .write_plain(log_lpn(base, pages, first), t, ctx.now)
+            let now = ctx.now;
+            ctx.log_dev()
+                .write_plain(log_lpn(base, pages, first), t, now)
                 .map_err(|e| corrupt(format!("the planted log overwrite: {e}")))?;
         }
     }
     let after = ctx.device.core.nand.counters();
+    let log_reads = match (ctx.log_device.as_ref(), log_before) {
+        (Some(l), Some(b)) => l.core.nand.counters().reads - b.reads,
+        _ => 0,
+    };
     Ok(RecoveredDb {
         pages: db.into_iter().map(|(p, (v, _))| (p, v)).collect(),
-        pages_read: after.reads - before.reads,
+        pages_read: after.reads - before.reads + log_reads,
         time_ns: ctx.now.since(start),
     })
 }

@@ -106,7 +106,7 @@
 //! before the write" timing subtleties beyond the above.
 
 use crate::data::{PageImage, PageNo, TagContent};
-use crate::engine::{data_lpn, data_lpns, Core};
+use crate::engine::{data_lpn, Core};
 use crate::strategy::RecoverCtx;
 use crate::{HostConfig, HostError, Result};
 use serde::{Deserialize, Serialize};
@@ -826,7 +826,7 @@ pub fn apply_logs(
     let flash = ctx.device.core.geo.page_bytes;
     let pages = ctx.layout.pages;
     let parts = ctx.layout.parts as usize;
-    let base = data_lpns(ctx.layout) + 1 + u64::from(cfg.log_pages);
+    let base = crate::strategy::wal::data_device_end(cfg, ctx.layout);
     let n = log_lpns_needed(cfg, pages, flash);
     let sector = cfg.ipl.sector_bytes as usize;
     for i in 0..n {
