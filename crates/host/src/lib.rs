@@ -145,7 +145,7 @@ pub struct HostConfig {
     /// wal: where the log and its master record live: "shared" (after the data pages on the
     /// one device) or "separate" (on a second device of the same configuration, on the same
     /// clock and in the same power domain; the data device then holds only the database and
-    /// IPL's log regions). docs/DECISIONS.md, "DBMS host: the WAL log on its own device".
+    /// IPL's log regions). docs/HOST.md, "The WAL log on its own device".
     pub log_device: String,
     /// flagcommit-ex: at most this many transactions update one DB page at a time (Flag
     /// Commit §4.3 max_c, Algorithm 1; the paper uses 3).

@@ -162,8 +162,8 @@ fn the_checker_over_two_devices_passes_correct_runs() {
 /// on the log device. The checker's fates of the log device's operations catch it,
 /// exhaustively and on random schedules; without the bug the same run passes (above).
 /// Planted first with `commitlab crash --host wal --protocol none --set
-/// host.log_device='"separate"'` and this field set (see DECISIONS.md, "DBMS host: the WAL
-/// log on its own device").
+/// host.log_device='"separate"'` and this field set (see docs/HOST.md, "The WAL log on its own
+/// device").
 #[test]
 fn a_log_write_acked_before_it_is_durable_is_caught() {
     for u in ["out-of-place", "ipl"] {

@@ -20,7 +20,7 @@
 //! Shared state: a task builds its own device (prefill, ageing) in its own process; points
 //! are never grouped across processes. The cost is that each point of a group ages its own
 //! device, as when sharing is off (`run_all_sharing(.., false)`), measured in
-//! docs/DECISIONS.md ("Reproduction on Ray").
+//! docs/TOOL.md ("Reproduction on Ray").
 //!
 //! Points run by a paper's own function (`runner::run_each`, `run_each_shared`: Flag
 //! Commit, In-Place Appends and PCMLogging run the host engine on devices they age
