@@ -14,8 +14,8 @@
 #      larger settings, world::host_run::HOST_CRASH_LARGER), as `crash --host all` runs it
 #   K  as R with --double on five more run seeds (2..6): fresh recordings, as `soak --hosts`
 #      draws them
-#   T  targeted: the CI step whose workload reaches the bug's window (TARGETED below), for
-#      the mutants that have one; "-" for the others
+#   T  targeted: the CI step whose workload reaches the bug's window, or the soak run that
+#      found the bug (TARGETED below), for the mutants that have one; "-" for the others
 #
 # Each check runs on the unmutated cell first; a check that fails there cannot judge and
 # shows n/a. A targeted check that the unmutated run refuses (exit 2: a configuration the
@@ -68,13 +68,16 @@ declare -A SCOPE=(
 ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
-# T: the CI steps (.ci/run) whose workloads reach these bugs' windows, by mutant (the cell's
-# --host/--protocol/--update come first). docs/MUTATION.md, "Planted bugs of the classes no
+# T: the CI steps (.ci/run) whose workloads reach these bugs' windows, and for
+# fc-master-before-commit-acks the soak's host batch that found it (drawn seed
+# 1394702057938630 + batch 32: the larger run, seed 1394702057938662), by mutant (the
+# cell's --host/--protocol/--update come first). docs/MUTATION.md, "Planted bugs of the classes no
 # default check saw", and docs/DECISIONS.md say how each was found.
 declare -A TARGETED=(
   [wal-wrap-over-active]="--set host.log_pages=4 --set host.checkpoint_log_bytes=512 --set host.transactions=100 --set host.bank.updates=16 --set host.bank.accounts=40 --set host.clients=2 --schedules 300"
   [aries-abort-closes]="--set host.bank.rollback_ratio=0.6 --set host.bank.updates=8"
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
+  [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
 
