@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The mutation campaign (docs/MUTATION.md): build commitlab with the hand-planted mutants of
+# The device-level mutation campaign (docs/MUTATION.md): build commitlab with the hand-planted mutants of
 # crates/ssd/src/mutant.rs, switch each on in turn (COMMITLAB_MUTANT=name) for every
 # protocol it affects, and see which crash checks catch it:
 #
@@ -22,14 +22,19 @@
 # mutants of that protocol and is reported as n/a. Prints a Markdown table (docs/MUTATION.md).
 # Not part of the default tests: it takes minutes. Usage: scripts/mutants.sh [mutant ...]
 # (MUTANT_PROTOCOLS="p ..." limits the core-* rows and the baselines to those protocols).
+# The host's planted bugs have their own script, scripts/host-mutants.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # Build the mutant-carrying binary aside, then relink the normal one (cargo keeps both sets of
 # artifacts, so neither build repeats the other's work).
-cargo build --release -p commitlab --features mutants >&2 || exit 2
-cp target/release/commitlab target/release/commitlab-mutants
-cargo build --release -p commitlab >&2 || exit 2
+# MUTANTS_BUILT=1: target/release/commitlab-mutants is already built from this tree (two
+# campaigns at once, or one after the other, build it once).
+if [ "${MUTANTS_BUILT:-}" != 1 ]; then
+  cargo build --release -p commitlab --features mutants >&2 || exit 2
+  cp target/release/commitlab target/release/commitlab-mutants
+  cargo build --release -p commitlab >&2 || exit 2
+fi
 B=target/release/commitlab-mutants
 ALL="${MUTANT_PROTOCOLS:-none tc scc bpcc cfc afc lighttx aw mhl-d mhl-m}"
 
@@ -49,8 +54,9 @@ declare -A SCOPE=(
   [scc-write-erase-unawaited]="scc"
   [none-root-trusted]="none"
   [gc-erase-before-copies]="none tc"
+  [afc-no-first-hold]="afc"
 )
-ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited core-no-reserve bpcc-straddler-unpinned scc-write-erase-unawaited none-root-trusted gc-erase-before-copies"
+ORDER="core-erase-early core-release-now tc-commit-early cyclic-commit-early flag-commit-early lighttx-ack-early aw-commit-early none-ack-early aw-carrier-not-awaited scc-abort-erase-unawaited core-no-reserve bpcc-straddler-unpinned scc-write-erase-unawaited none-root-trusted gc-erase-before-copies afc-no-first-hold"
 if [ $# -gt 0 ]; then ORDER="$*"; fi
 
 # T: targeted configurations (exhaustive, one timing profile), per protocol. Found on

@@ -459,6 +459,61 @@ pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -
     judge_commits(&rec.layout, &rec.commits, t, db)
 }
 
+/// The serial replay's values, dense over the pages a judgement looks at (every page a
+/// commit writes and every page the recovered database lists, in page order): a slot's
+/// place is its page's offset plus the slot number. Keys outside those pages' slots (none
+/// for a well-formed run) go to `extra`. The judge reads and writes one value per record
+/// operation of every acked commit, for every crash state, so this is its hot path.
+struct Replay {
+    pages: Vec<PageNo>,
+    /// `off[i]..off[i + 1]`: the places of `pages[i]`'s slots.
+    off: Vec<usize>,
+    val: Vec<Option<u64>>,
+    extra: BTreeMap<(PageNo, u16), u64>,
+}
+
+impl Replay {
+    fn new(layout: &Layout, pages: Vec<PageNo>) -> Replay {
+        let mut off = Vec::with_capacity(pages.len() + 1);
+        let mut n = 0usize;
+        off.push(0);
+        for &p in &pages {
+            if p.0 < layout.pages {
+                n += layout.slots(p) as usize;
+            }
+            off.push(n);
+        }
+        Replay {
+            pages,
+            off,
+            val: vec![None; n],
+            extra: BTreeMap::new(),
+        }
+    }
+
+    fn place(&self, p: PageNo, s: u16) -> Option<usize> {
+        let i = self.pages.binary_search(&p).ok()?;
+        let k = self.off[i] + s as usize;
+        (k < self.off[i + 1]).then_some(k)
+    }
+
+    fn get(&self, p: PageNo, s: u16) -> Option<u64> {
+        match self.place(p, s) {
+            Some(k) => self.val[k],
+            None => self.extra.get(&(p, s)).copied(),
+        }
+    }
+
+    fn set(&mut self, p: PageNo, s: u16, v: u64) {
+        match self.place(p, s) {
+            Some(k) => self.val[k] = Some(v),
+            None => {
+                self.extra.insert((p, s), v);
+            }
+        }
+    }
+}
+
 /// `judge` over any list of commits in commit order (`acklog::commits_as_logged` builds one
 /// from an ack log).
 pub fn judge_commits(
@@ -467,47 +522,51 @@ pub fn judge_commits(
     t: SimTime,
     db: &BTreeMap<PageNo, Vec<u64>>,
 ) -> Vec<String> {
-    let mut base: BTreeMap<(PageNo, u16), u64> = BTreeMap::new();
-    let value = |m: &BTreeMap<(PageNo, u16), u64>, p: PageNo, s: u16| -> u64 {
-        m.get(&(p, s))
-            .copied()
-            .unwrap_or_else(|| layout.initial_slot(p, s))
-    };
-    let mut pages: std::collections::BTreeSet<PageNo> = db.keys().copied().collect();
-    let mut in_flight: Vec<(usize, BTreeMap<(PageNo, u16), u64>)> = Vec::new();
-    let apply = |m: &mut BTreeMap<(PageNo, u16), u64>,
-                 c: &CommitRec,
-                 start: &BTreeMap<(PageNo, u16), u64>| {
-        for op in &c.spec.ops {
-            if let Some(eff) = Effect::of(op) {
-                let rid = op.rid();
-                let p = layout.page_of(rid);
-                let cur = m
-                    .get(&(p, rid.slot))
-                    .copied()
-                    .unwrap_or_else(|| value(start, p, rid.slot));
-                m.insert((p, rid.slot), eff.apply(cur));
-            }
-        }
-    };
-    let empty = BTreeMap::new();
-    for (i, c) in commits.iter().enumerate() {
+    let mut pages: Vec<PageNo> = db.keys().copied().collect();
+    for c in commits {
         for op in &c.spec.ops {
             if !matches!(op, RecOp::Read(_)) {
-                pages.insert(layout.page_of(op.rid()));
+                pages.push(layout.page_of(op.rid()));
             }
         }
+    }
+    pages.sort_unstable();
+    pages.dedup();
+    // The replay of the acked commits, in list order, from the loaded values.
+    let mut base = Replay::new(layout, pages);
+    let value = |m: &Replay, p: PageNo, s: u16| -> u64 {
+        m.get(p, s).unwrap_or_else(|| layout.initial_slot(p, s))
+    };
+    let mut in_flight: Vec<(usize, BTreeMap<(PageNo, u16), u64>)> = Vec::new();
+    for (i, c) in commits.iter().enumerate() {
         if c.ack <= t {
-            let mut m = std::mem::take(&mut base);
-            apply(&mut m, c, &empty);
-            base = m;
+            for op in &c.spec.ops {
+                if let Some(eff) = Effect::of(op) {
+                    let rid = op.rid();
+                    let p = layout.page_of(rid);
+                    let cur = value(&base, p, rid.slot);
+                    base.set(p, rid.slot, eff.apply(cur));
+                }
+            }
         } else if c.issue <= t {
             in_flight.push((i, BTreeMap::new()));
         }
     }
+    // Each in-flight commit's values on top of the replay.
     for (i, w) in in_flight.iter_mut() {
-        apply(w, &commits[*i], &base);
+        for op in &commits[*i].spec.ops {
+            if let Some(eff) = Effect::of(op) {
+                let rid = op.rid();
+                let p = layout.page_of(rid);
+                let cur = w
+                    .get(&(p, rid.slot))
+                    .copied()
+                    .unwrap_or_else(|| value(&base, p, rid.slot));
+                w.insert((p, rid.slot), eff.apply(cur));
+            }
+        }
     }
+    let pages = base.pages.clone();
     let mut findings = Vec::new();
     let got = |p: PageNo, s: u16| -> u64 {
         match db.get(&p) {

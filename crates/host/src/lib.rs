@@ -50,6 +50,8 @@ pub mod lru;
 pub mod metrics;
 pub mod pcm_check;
 pub mod pcm_tier;
+#[cfg(feature = "mutants")]
+pub mod planted;
 pub mod source;
 pub mod strategy;
 pub mod update;

@@ -316,6 +316,9 @@ pub fn record_host(cfg: &Config) -> Result<HostRecording, WorldError> {
     let mut cfg = cfg.clone();
     cfg.workload.kind = WorkloadKind::Host;
     cfg.validate()?;
+    // A mutants build plants the host fault `COMMITLAB_MUTANT` names (`host::planted`).
+    #[cfg(feature = "mutants")]
+    host::planted::apply(&mut cfg.host);
     host::check::record(&cfg.host, &cfg.device(), cfg.seed).map_err(herr)
 }
 
