@@ -1365,6 +1365,23 @@ mod tests {
         assert_eq!(p.done.load(Ordering::SeqCst), 9);
     }
 
+    /// An offer is beaten by a costlier one of another waiting worker, and on equal cost by
+    /// the older ticket; never by its own.
+    #[test]
+    fn an_offer_is_beaten_by_a_costlier_or_older_equal_one() {
+        let mut led = Ledger::new(2);
+        led.offers.insert(0, 10);
+        led.offers.insert(1, 1000);
+        assert!(led.beaten(0, 10));
+        assert!(!led.beaten(1, 1000));
+        led.offers.insert(1, 10);
+        assert!(!led.beaten(0, 10));
+        assert!(led.beaten(1, 10));
+        led.offers.clear();
+        led.offers.insert(3, 7);
+        assert!(!led.beaten(3, 7));
+    }
+
     /// A free worker starts the costliest job any batch has waiting: with one worker busy
     /// and two other batches waiting (a cheap job offered first, a costly one second), the
     /// costly one starts next. Waiting batches offered in no order of cost before.
