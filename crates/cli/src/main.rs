@@ -913,17 +913,9 @@ fn cmd_reproduce(
     let progress = |m: &str| bar.line(m);
     let mut progress = reproduce::Progress::new(jobs, &progress);
     progress.preplan(reproduce::planned_points(&list, scale));
-    let mut outputs = Vec::new();
-    for p in &list {
-        progress.say(&format!(
-            "reproducing {p} ({}, {} jobs)",
-            if quick { "quick" } else { "full" },
-            progress.jobs
-        ));
-        let o =
-            reproduce::run_paper(p, scale, &progress).map_err(|e| Fail(1, format!("{p}: {e}")))?;
-        outputs.push((p.clone(), o));
-    }
+    // Every paper at once on the same workers: the costliest waiting point first, both
+    // cores busy to the end (reproduce::run_papers).
+    let outputs = reproduce::run_papers(&list, scale, &progress).map_err(|e| Fail(1, e))?;
     bar.finish();
     reproduce_report(out, &outputs, scale, wall)
 }

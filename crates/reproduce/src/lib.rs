@@ -553,6 +553,52 @@ pub fn planned_points(papers: &[String], scale: Scale) -> usize {
     p.planned()
 }
 
+/// Runs several papers' experiments side by side, their outputs in the order of `papers`:
+/// each paper in its own thread with a `Progress::child` of `progress`, so that the jobs of
+/// every paper wait for the same `progress.jobs` workers and memory budget, and a free
+/// worker starts the costliest job any paper has waiting (runner module docs: order). One
+/// paper at a time left the workers idle at the end of each of its figures' batches and
+/// started a paper's longest points only when its turn came. Results are the same: each
+/// job's result depends on its configuration alone, and each paper judges only its own
+/// runs. The first paper (in `papers` order) that fails gives the error.
+pub fn run_papers(
+    papers: &[String],
+    scale: Scale,
+    progress: &Progress,
+) -> Result<Vec<(String, Output)>, String> {
+    let results: Vec<Result<Output, String>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = papers
+            .iter()
+            .map(|p| {
+                let child = progress.child();
+                sc.spawn(move || {
+                    child.say(&format!(
+                        "reproducing {p} ({}, {} jobs)",
+                        match scale {
+                            Scale::Quick => "quick",
+                            Scale::Full => "full",
+                        },
+                        child.jobs
+                    ));
+                    run_paper(p, scale, &child)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("internal: a paper's thread panicked".into()))
+            })
+            .collect()
+    });
+    papers
+        .iter()
+        .zip(results)
+        .map(|(p, r)| r.map(|o| (p.clone(), o)).map_err(|e| format!("{p}: {e}")))
+        .collect()
+}
+
 /// Runs one paper's experiments.
 pub fn run_paper(paper: &str, scale: Scale, progress: &Progress) -> Result<Output, String> {
     progress.take_configs();

@@ -26,6 +26,16 @@
 //! shared image took the full TxFlash + LightTx reproduction to 4.24 GiB of peak RSS. The
 //! schedule changes the wall time only: each job's result depends on its configuration
 //! alone (tests below).
+//!
+//! Order: longest first. Within a batch the costliest job starts first (`Sched::new`,
+//! `cost_estimate`). Batches may run at once: the papers of one reproduction run side by
+//! side (`crate::run_papers`), each on a `Progress::child` of one progress, and every batch
+//! of them takes its workers from one `Gate`: at most `Progress::jobs` jobs run at once in
+//! all, the admission rule charges every batch's jobs and images against one budget, and a
+//! worker about to start offers the cost of its batch's next job, starting only if no
+//! other batch's waiting worker offers a costlier one (`Gate::next`). So both workers stay
+//! busy until the last batch's last jobs, instead of idling at the end of every figure's
+//! batch while one paper ran at a time.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -48,8 +58,11 @@ pub struct Progress<'a> {
     mem_budget_bytes: u64,
     report: &'a (dyn Fn(&str) + Sync),
     start: Instant,
-    done: AtomicUsize,
-    planned: AtomicUsize,
+    done: Arc<AtomicUsize>,
+    planned: Arc<AtomicUsize>,
+    /// The jobs running and the bytes charged across every batch that runs at once: a
+    /// progress and its `child`ren (papers run side by side) share one (module docs: order).
+    gate: Arc<Gate>,
     /// The total was set by `preplan` for every paper at once: `plan` leaves it alone.
     preplanned: bool,
     /// Only counts the points the papers plan (`counting`): `run_all` and `run_each` run
@@ -101,8 +114,9 @@ impl<'a> Progress<'a> {
             mem_budget_bytes: default_mem_budget_bytes(),
             report,
             start: Instant::now(),
-            done: AtomicUsize::new(0),
-            planned: AtomicUsize::new(0),
+            done: Arc::new(AtomicUsize::new(0)),
+            planned: Arc::new(AtomicUsize::new(0)),
+            gate: Arc::new(Gate::new(jobs)),
             preplanned: false,
             counting: false,
             configs: Mutex::new(Vec::new()),
@@ -123,6 +137,27 @@ impl<'a> Progress<'a> {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(t);
+    }
+
+    /// A progress for one of several batches run at once (`crate::run_papers`: the papers
+    /// side by side): its own configurations and timings, and the same workers, memory
+    /// budget, counts and output as `self`, so that `jobs` jobs run at once across all of
+    /// them, within one budget, the costliest waiting job first (module docs: order).
+    pub fn child(&self) -> Progress<'a> {
+        Progress {
+            jobs: self.jobs,
+            mem_budget_bytes: self.mem_budget_bytes,
+            report: self.report,
+            start: self.start,
+            done: Arc::clone(&self.done),
+            planned: Arc::clone(&self.planned),
+            gate: Arc::clone(&self.gate),
+            preplanned: self.preplanned,
+            counting: self.counting,
+            configs: Mutex::new(Vec::new()),
+            timings: Mutex::new(Vec::new()),
+            remote: self.remote,
+        }
     }
 
     /// What every job run since the last call cost, in the order the jobs finished.
@@ -424,16 +459,131 @@ enum Pick<D> {
     Done,
 }
 
-/// The scheduler: which job a free worker starts, under the admission rule (module docs:
-/// memory). Pure bookkeeping, no I/O and no threads: the runner calls it under a lock, the
-/// tests drive it directly.
+/// What every batch running at once shares (`Progress::child`): the jobs running and the
+/// bytes charged to them and to live shared images, across batches, and the offers of the
+/// workers waiting for a start (module docs: order).
+struct Ledger {
+    running: usize,
+    charged_bytes: u64,
+    /// Jobs that may run at once across every batch (`Progress::jobs`).
+    max_running: usize,
+    /// Each waiting worker's offer: its ticket → the cost of the job its batch would start
+    /// now. A worker starts only if no other offer is costlier (ties: the older ticket).
+    offers: BTreeMap<u64, u64>,
+    next_ticket: u64,
+}
+
+impl Ledger {
+    fn new(max_running: usize) -> Ledger {
+        Ledger {
+            running: 0,
+            charged_bytes: 0,
+            max_running: max_running.max(1),
+            offers: BTreeMap::new(),
+            next_ticket: 0,
+        }
+    }
+
+    /// Whether an offer of `cost` by `ticket` is beaten by another waiting worker's.
+    fn beaten(&self, ticket: u64, cost: u64) -> bool {
+        self.offers
+            .iter()
+            .any(|(&t, &c)| t != ticket && (c > cost || (c == cost && t < ticket)))
+    }
+}
+
+/// The ledger under its lock, and the signal that it (or any batch's scheduler) changed.
+struct Gate {
+    ledger: Mutex<Ledger>,
+    changed: Condvar,
+}
+
+impl Gate {
+    fn new(jobs: usize) -> Gate {
+        Gate {
+            ledger: Mutex::new(Ledger::new(jobs)),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies `f` to the batch's scheduler and the ledger (the ledger's lock first, always),
+    /// then wakes every waiting worker.
+    fn update<D, R>(
+        &self,
+        sched: &Mutex<Sched<D>>,
+        f: impl FnOnce(&mut Sched<D>, &mut Ledger) -> R,
+    ) -> R {
+        let r = {
+            let mut led = self.lock();
+            let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut s, &mut led)
+        };
+        self.changed.notify_all();
+        r
+    }
+
+    /// The next job a worker of this batch starts, waiting while none can (module docs:
+    /// memory and order); `None` when the batch has none left to start.
+    fn next<D>(&self, sched: &Mutex<Sched<D>>, plan: &Plan) -> Option<(usize, Task<D>)> {
+        let mut led = self.lock();
+        let ticket = led.next_ticket;
+        led.next_ticket += 1;
+        loop {
+            let mut s = sched.lock().unwrap_or_else(|e| e.into_inner());
+            // The offer is the job this batch would start on a free worker, so that when one
+            // frees, the costliest offer takes it.
+            let offer = s.offer(plan, &led);
+            if let Some(cost) = offer {
+                if led.running < led.max_running && !led.beaten(ticket, cost) {
+                    let pick = s.take(plan, &mut led);
+                    drop(s);
+                    led.offers.remove(&ticket);
+                    drop(led);
+                    self.changed.notify_all();
+                    return match pick {
+                        Pick::Start(i, task) => Some((i, task)),
+                        Pick::Wait | Pick::Done => None,
+                    };
+                }
+            }
+            let done = s.pending.is_empty();
+            drop(s);
+            // Withdrawing or lowering an offer may let a worker it held back start.
+            let old = match offer {
+                Some(c) => led.offers.insert(ticket, c),
+                None => led.offers.remove(&ticket),
+            };
+            if old.is_some_and(|o| offer.is_none_or(|c| c < o)) {
+                self.changed.notify_all();
+            }
+            if done {
+                return None;
+            }
+            led = self.changed.wait(led).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// The scheduler of one batch: which job a free worker starts, under the admission rule
+/// (module docs: memory), with the charges kept in the ledger every batch running at once
+/// shares. Pure bookkeeping, no I/O and no threads: the runner calls it under the ledger's
+/// lock, the tests drive it directly.
 struct Sched<D> {
     /// Jobs not yet taken, in the order they should start (grouped by prefill key).
     pending: Vec<usize>,
     slots: BTreeMap<usize, Slot<D>>,
-    /// Bytes charged to running jobs and to the shared images alive or being built.
-    charged_bytes: u64,
-    running: usize,
+}
+
+/// Which pending job `Sched::choose` picked and how it starts.
+enum Choice {
+    /// A job whose group's device is ready (or whose group's build failed).
+    Ready(usize),
+    /// A job that runs alone or leads a new group.
+    New(usize),
 }
 
 impl<D> Sched<D> {
@@ -458,76 +608,98 @@ impl<D> Sched<D> {
         Sched {
             pending,
             slots: BTreeMap::new(),
-            charged_bytes: 0,
-            running: 0,
         }
     }
 
-    /// The admission rule: a job starts if its charge fits in what the budget leaves, or
-    /// if no job is running (so a job bigger than the budget runs alone, and nothing waits
-    /// forever).
-    fn fits(&self, plan: &Plan, bytes: u64) -> bool {
-        self.running == 0 || self.charged_bytes.saturating_add(bytes) <= plan.budget_bytes
+    /// The admission rule: a job starts if its charge fits in what the budget leaves, or if
+    /// no job is running (so a job bigger than the budget runs alone, and nothing waits
+    /// forever). Whether a worker is free is the caller's (`Gate::next`, the tests).
+    fn fits(&self, plan: &Plan, led: &Ledger, bytes: u64) -> bool {
+        led.running == 0 || led.charged_bytes.saturating_add(bytes) <= plan.budget_bytes
     }
 
-    /// The next job to start: first a job whose group's device is ready (so images are
-    /// freed soon), else, in pending order, a job that runs alone or leads a new group
-    /// (charged its own bytes plus the image's); each only if it fits.
-    fn take(&mut self, plan: &Plan) -> Pick<D> {
-        if self.pending.is_empty() {
-            return Pick::Done;
-        }
+    /// The job `take` would start now, as its place in `pending`: first a job whose group's
+    /// device is ready (so images are freed soon), else, in pending order, a job that runs
+    /// alone or leads a new group (charged its own bytes plus the image's); each only if it
+    /// fits.
+    fn choose(&self, plan: &Plan, led: &Ledger) -> Option<Choice> {
         let ready = self.pending.iter().position(|&i| {
             plan.shared[i]
                 && matches!(
                     self.slots.get(&plan.group[i]),
                     Some(Slot::Ready { .. }) | Some(Slot::Failed)
                 )
-                && self.fits(plan, plan.job_bytes[i])
+                && self.fits(plan, led, plan.job_bytes[i])
         });
         if let Some(p) = ready {
-            let i = self.pending.remove(p);
-            self.charged_bytes += plan.job_bytes[i];
-            self.running += 1;
-            let task = match self.slots.get_mut(&plan.group[i]) {
-                Some(Slot::Ready {
-                    dev,
-                    untaken,
-                    copying,
-                }) => {
-                    *untaken -= 1;
-                    *copying += 1;
-                    Task::Follow(Arc::clone(dev))
+            return Some(Choice::Ready(p));
+        }
+        self.pending
+            .iter()
+            .position(|&i| {
+                if !plan.shared[i] {
+                    self.fits(plan, led, plan.job_bytes[i])
+                } else {
+                    !self.slots.contains_key(&plan.group[i])
+                        && self.fits(
+                            plan,
+                            led,
+                            plan.job_bytes[i] + plan.image_bytes[plan.group[i]],
+                        )
                 }
-                _ => Task::Alone,
-            };
-            return Pick::Start(i, task);
+            })
+            .map(Choice::New)
+    }
+
+    /// The cost of the job `take` would start now (`None`: none can start).
+    fn offer(&self, plan: &Plan, led: &Ledger) -> Option<u64> {
+        self.choose(plan, led).map(|c| match c {
+            Choice::Ready(p) | Choice::New(p) => plan.cost[self.pending[p]],
+        })
+    }
+
+    /// Starts the job `choose` picks, charging it (and a new group's image) to the ledger.
+    fn take(&mut self, plan: &Plan, led: &mut Ledger) -> Pick<D> {
+        if self.pending.is_empty() {
+            return Pick::Done;
         }
-        let startable = self.pending.iter().position(|&i| {
-            if !plan.shared[i] {
-                self.fits(plan, plan.job_bytes[i])
-            } else {
-                !self.slots.contains_key(&plan.group[i])
-                    && self.fits(plan, plan.job_bytes[i] + plan.image_bytes[plan.group[i]])
+        match self.choose(plan, led) {
+            None => Pick::Wait,
+            Some(Choice::Ready(p)) => {
+                let i = self.pending.remove(p);
+                led.charged_bytes += plan.job_bytes[i];
+                led.running += 1;
+                let task = match self.slots.get_mut(&plan.group[i]) {
+                    Some(Slot::Ready {
+                        dev,
+                        untaken,
+                        copying,
+                    }) => {
+                        *untaken -= 1;
+                        *copying += 1;
+                        Task::Follow(Arc::clone(dev))
+                    }
+                    _ => Task::Alone,
+                };
+                Pick::Start(i, task)
             }
-        });
-        let Some(p) = startable else {
-            return Pick::Wait;
-        };
-        let i = self.pending.remove(p);
-        self.running += 1;
-        self.charged_bytes += plan.job_bytes[i];
-        if !plan.shared[i] {
-            return Pick::Start(i, Task::Alone);
+            Some(Choice::New(p)) => {
+                let i = self.pending.remove(p);
+                led.running += 1;
+                led.charged_bytes += plan.job_bytes[i];
+                if !plan.shared[i] {
+                    return Pick::Start(i, Task::Alone);
+                }
+                led.charged_bytes += plan.image_bytes[plan.group[i]];
+                self.slots.insert(plan.group[i], Slot::Building);
+                Pick::Start(i, Task::Lead)
+            }
         }
-        self.charged_bytes += plan.image_bytes[plan.group[i]];
-        self.slots.insert(plan.group[i], Slot::Building);
-        Pick::Start(i, Task::Lead)
     }
 
     /// A lead's prefill of `group` finished: `Some(device)`, which the lead itself copies
     /// too, or `None` if it failed.
-    fn published(&mut self, plan: &Plan, group: usize, dev: Option<Arc<D>>) {
+    fn published(&mut self, plan: &Plan, led: &mut Ledger, group: usize, dev: Option<Arc<D>>) {
         let others = plan.group.iter().filter(|&&g| g == group).count() - 1;
         match dev {
             Some(dev) => {
@@ -541,7 +713,7 @@ impl<D> Sched<D> {
                 );
             }
             None => {
-                self.charged_bytes -= plan.image_bytes[group];
+                led.charged_bytes -= plan.image_bytes[group];
                 self.slots.insert(group, Slot::Failed);
             }
         }
@@ -549,7 +721,7 @@ impl<D> Sched<D> {
 
     /// A job of `group` has its own copy (or took the image itself) and dropped its handle
     /// to the shared image; the last one frees the image's charge.
-    fn copied(&mut self, plan: &Plan, group: usize) {
+    fn copied(&mut self, plan: &Plan, led: &mut Ledger, group: usize) {
         if let Some(Slot::Ready {
             untaken, copying, ..
         }) = self.slots.get_mut(&group)
@@ -557,15 +729,15 @@ impl<D> Sched<D> {
             *copying -= 1;
             if *untaken == 0 && *copying == 0 {
                 self.slots.remove(&group);
-                self.charged_bytes -= plan.image_bytes[group];
+                led.charged_bytes -= plan.image_bytes[group];
             }
         }
     }
 
     /// Job `i` finished: its charge is freed.
-    fn finished(&mut self, plan: &Plan, i: usize) {
-        self.running -= 1;
-        self.charged_bytes -= plan.job_bytes[i];
+    fn finished(&mut self, plan: &Plan, led: &mut Ledger, i: usize) {
+        led.running -= 1;
+        led.charged_bytes -= plan.job_bytes[i];
     }
 }
 
@@ -644,27 +816,16 @@ pub fn run_all_sharing(
     let threads = progress.jobs.clamp(1, n.max(1));
     let plan = plan(&jobs, progress, share);
     let sched: Mutex<Sched<Prefilled>> = Mutex::new(Sched::new(&plan));
-    let changed = Condvar::new();
-    let lock = || sched.lock().unwrap_or_else(|e| e.into_inner());
+    let gate = &progress.gate;
     let results: Mutex<Vec<Option<Result<RunMetrics, String>>>> =
         Mutex::new((0..n).map(|_| None).collect());
-    let take = || -> Option<(usize, Task<Prefilled>)> {
-        let mut s = lock();
-        loop {
-            match s.take(&plan) {
-                Pick::Done => return None,
-                Pick::Start(i, task) => return Some((i, task)),
-                Pick::Wait => s = changed.wait(s).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-    };
+    let take = || gate.next(&sched, &plan);
     // Takes a job's own copy of its group's device, then frees the image's charge if it
     // was the last to need it.
     let own_copy = |g: usize, dev: Arc<Prefilled>| -> Result<Prefilled, world::WorldError> {
         let own = take_copy(dev);
         release_freed_memory();
-        lock().copied(&plan, g);
-        changed.notify_all();
+        gate.update(&sched, |s, led| s.copied(&plan, led, g));
         own
     };
     std::thread::scope(|sc| {
@@ -695,8 +856,9 @@ pub fn run_all_sharing(
                                 setup_cpu_s = Some(meter.cpu_s());
                                 mem_log(progress, &job.label, "prefilled");
                                 let dev = Arc::new(dev);
-                                lock().published(&plan, g, Some(Arc::clone(&dev)));
-                                changed.notify_all();
+                                gate.update(&sched, |s, led| {
+                                    s.published(&plan, led, g, Some(Arc::clone(&dev)))
+                                });
                                 own_copy(g, dev)
                                     .and_then(|own| {
                                         measured(&job.cfg, |c| world::run_prefilled(c, own))
@@ -704,15 +866,13 @@ pub fn run_all_sharing(
                                     .map_err(err)
                             }
                             Err(e) => {
-                                lock().published(&plan, g, None);
-                                changed.notify_all();
+                                gate.update(&sched, |s, led| s.published(&plan, led, g, None));
                                 Err(err(e))
                             }
                         },
                     };
                     release_freed_memory();
-                    lock().finished(&plan, i);
-                    changed.notify_all();
+                    gate.update(&sched, |s, led| s.finished(&plan, led, i));
                     mem_log(progress, &job.label, "end");
                     progress.finished(
                         meter.done(&job.label, kind, setup_cpu_s, plan.cost[i]),
@@ -923,32 +1083,33 @@ mod tests {
     /// it starts); returns the events and checks the budget at every start.
     fn simulate(plan: &Plan, threads: usize) -> Vec<String> {
         let mut s: Sched<()> = Sched::new(plan);
+        let mut led = Ledger::new(threads);
         let mut running: Vec<usize> = Vec::new();
         let mut events = Vec::new();
         loop {
             while running.len() < threads {
-                match s.take(plan) {
+                match s.take(plan, &mut led) {
                     Pick::Start(i, task) => {
                         let g = plan.group[i];
                         let kind = match task {
                             Task::Alone => "alone",
                             Task::Lead => {
-                                s.published(plan, g, Some(Arc::new(())));
+                                s.published(plan, &mut led, g, Some(Arc::new(())));
                                 "lead"
                             }
                             Task::Follow(_) => "follow",
                         };
                         if plan.shared[i] {
-                            s.copied(plan, g);
+                            s.copied(plan, &mut led, g);
                         }
                         // The rule: under the budget, or the only job running.
                         assert!(
-                            s.charged_bytes <= plan.budget_bytes || s.running == 1,
+                            led.charged_bytes <= plan.budget_bytes || led.running == 1,
                             "job {i} started over the budget: {} > {}",
-                            s.charged_bytes,
+                            led.charged_bytes,
                             plan.budget_bytes
                         );
-                        events.push(format!("+{i} {kind} ({})", s.charged_bytes));
+                        events.push(format!("+{i} {kind} ({})", led.charged_bytes));
                         running.push(i);
                     }
                     Pick::Wait => break,
@@ -957,11 +1118,11 @@ mod tests {
             }
             if running.is_empty() {
                 assert!(s.pending.is_empty(), "stuck with jobs pending");
-                assert_eq!(s.charged_bytes, 0, "charges left after the last job");
+                assert_eq!(led.charged_bytes, 0, "charges left after the last job");
                 return events;
             }
             let i = running.remove(0);
-            s.finished(plan, i);
+            s.finished(plan, &mut led, i);
             events.push(format!("-{i}"));
         }
     }
@@ -1145,6 +1306,150 @@ mod tests {
             .any(|l| l.starts_with("[4/4] ") && l.contains("ETA")));
     }
 
+    /// A job for the cross-batch tests: nothing is run (`run_each`'s function only records
+    /// it); its cost estimate grows with `txns` (a host job's transactions).
+    fn host_job(txns: u64) -> Job {
+        let mut cfg = Config::default();
+        cfg.workload.kind = world::WorkloadKind::Host;
+        cfg.host.transactions = txns;
+        Job {
+            label: format!("t{txns}"),
+            cfg,
+        }
+    }
+
+    /// Waits up to 60 s for `ready` to hold, re-checking as `cv` signals; whether it held.
+    fn wait_for(m: &Mutex<usize>, cv: &Condvar, ready: impl Fn(usize) -> bool) -> bool {
+        let g = m.lock().unwrap();
+        let (g, _) = cv
+            .wait_timeout_while(g, std::time::Duration::from_secs(60), |v| !ready(*v))
+            .unwrap();
+        ready(*g)
+    }
+
+    /// Batches run at once on the children of one progress (papers side by side,
+    /// `crate::run_papers`) share its workers: with 2 jobs, two batches of one job each run
+    /// their jobs together (one batch at a time never would); with 1 job, three batches
+    /// never run two jobs at once (a worker pool per batch would run three).
+    #[test]
+    fn batches_side_by_side_share_the_workers() {
+        let say = |_: &str| {};
+        // Two workers: each batch's job waits until the other's has started.
+        let p = Progress::new(2, &say);
+        let (m, cv) = (Mutex::new(0usize), Condvar::new());
+        let both = |_: &Config| -> Result<bool, String> {
+            *m.lock().unwrap() += 1;
+            cv.notify_all();
+            Ok(wait_for(&m, &cv, |v| v >= 2))
+        };
+        let met: Vec<bool> = std::thread::scope(|sc| {
+            let hs: Vec<_> = (0..2)
+                .map(|k| {
+                    let c = p.child();
+                    let both = &both;
+                    sc.spawn(move || run_each(vec![host_job(k + 1)], &c, both))
+                })
+                .collect();
+            hs.into_iter()
+                .flat_map(|h| h.join().unwrap())
+                .map(|r| r.unwrap())
+                .collect()
+        });
+        assert_eq!(
+            met,
+            vec![true, true],
+            "the two batches' jobs did not overlap"
+        );
+
+        // One worker, three batches of three jobs: at most one job at a time.
+        let p = Progress::new(1, &say);
+        let (now, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let one = |_: &Config| -> Result<(), String> {
+            let k = now.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(k, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            now.fetch_sub(1, Ordering::SeqCst);
+            Ok(())
+        };
+        std::thread::scope(|sc| {
+            for b in 0..3u64 {
+                let c = p.child();
+                let one = &one;
+                sc.spawn(move || {
+                    let jobs = (0..3).map(|j| host_job(b * 10 + j + 1)).collect();
+                    for r in run_each(jobs, &c, one) {
+                        r.unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert_eq!(p.done.load(Ordering::SeqCst), 9);
+    }
+
+    /// An offer is beaten by a costlier one of another waiting worker, and on equal cost by
+    /// the older ticket; never by its own.
+    #[test]
+    fn an_offer_is_beaten_by_a_costlier_or_older_equal_one() {
+        let mut led = Ledger::new(2);
+        led.offers.insert(0, 10);
+        led.offers.insert(1, 1000);
+        assert!(led.beaten(0, 10));
+        assert!(!led.beaten(1, 1000));
+        led.offers.insert(1, 10);
+        assert!(!led.beaten(0, 10));
+        assert!(led.beaten(1, 10));
+        led.offers.clear();
+        led.offers.insert(3, 7);
+        assert!(!led.beaten(3, 7));
+    }
+
+    /// A free worker starts the costliest job any batch has waiting: with one worker busy
+    /// and two other batches waiting (a cheap job offered first, a costly one second), the
+    /// costly one starts next. Waiting batches offered in no order of cost before.
+    #[test]
+    fn the_costliest_waiting_job_of_any_batch_starts_first() {
+        let say = |_: &str| {};
+        let p = Progress::new(1, &say);
+        let order = Mutex::new(Vec::new());
+        let (m, cv) = (Mutex::new(0usize), Condvar::new());
+        let record = |c: &Config| -> Result<(), String> {
+            order.lock().unwrap().push(c.host.transactions);
+            Ok(())
+        };
+        // The blocker holds the worker until both other batches have offered their job.
+        let blocker = |c: &Config| -> Result<(), String> {
+            record(c)?;
+            *m.lock().unwrap() = 1;
+            cv.notify_all();
+            let t0 = Instant::now();
+            while p.gate.lock().offers.len() < 2 {
+                assert!(t0.elapsed().as_secs() < 60, "the batches never offered");
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(())
+        };
+        std::thread::scope(|sc| {
+            let c0 = p.child();
+            let blocker = &blocker;
+            sc.spawn(move || run_each(vec![host_job(5)], &c0, blocker));
+            assert!(wait_for(&m, &cv, |v| v == 1));
+            // The cheap batch offers first (the older ticket), then the costly one.
+            let (ca, cb) = (p.child(), p.child());
+            let record = &record;
+            let a = sc.spawn(move || run_each(vec![host_job(1), host_job(2)], &ca, record));
+            let t0 = Instant::now();
+            while p.gate.lock().offers.is_empty() {
+                assert!(t0.elapsed().as_secs() < 60);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let b = sc.spawn(move || run_each(vec![host_job(1000)], &cb, record));
+            a.join().unwrap();
+            b.join().unwrap();
+        });
+        assert_eq!(order.into_inner().unwrap(), vec![5, 1000, 2, 1]);
+    }
+
     /// Points that share a prefilled device (same device, seed and prefill; different
     /// workloads) give the same JSON, byte for byte, as points that prefill their own, and
     /// the groups may interleave on the worker threads in any order.
@@ -1256,19 +1561,9 @@ pub fn run_each_shared<T: Send, D: Send + Sync>(
         .collect();
     let plan = plan_keyed(&jobs, &keys, progress.mem_budget_bytes);
     let sched: Mutex<Sched<D>> = Mutex::new(Sched::new(&plan));
-    let changed = Condvar::new();
-    let lock = || sched.lock().unwrap_or_else(|e| e.into_inner());
+    let gate = &progress.gate;
     let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
-    let take = || -> Option<(usize, Task<D>)> {
-        let mut s = lock();
-        loop {
-            match s.take(&plan) {
-                Pick::Done => return None,
-                Pick::Start(i, task) => return Some((i, task)),
-                Pick::Wait => s = changed.wait(s).unwrap_or_else(|e| e.into_inner()),
-            }
-        }
-    };
+    let take = || gate.next(&sched, &plan);
     // A job's own copy of its group's state (the last holder takes the state itself), then
     // the image's charge is freed if it was the last to need it.
     let own_copy = |g: usize, shared: Arc<D>| -> Result<D, String> {
@@ -1279,8 +1574,7 @@ pub fn run_each_shared<T: Send, D: Send + Sync>(
             }
         };
         release_freed_memory();
-        lock().copied(&plan, g);
-        changed.notify_all();
+        gate.update(&sched, |s, led| s.copied(&plan, led, g));
         own
     };
     std::thread::scope(|sc| {
@@ -1312,21 +1606,20 @@ pub fn run_each_shared<T: Send, D: Send + Sync>(
                                 setup_cpu_s = Some(meter.cpu_s());
                                 mem_log(progress, &job.label, "built");
                                 let d = Arc::new(d);
-                                lock().published(&plan, g, Some(Arc::clone(&d)));
-                                changed.notify_all();
+                                gate.update(&sched, |s, led| {
+                                    s.published(&plan, led, g, Some(Arc::clone(&d)))
+                                });
                                 own_copy(g, d).and_then(|own| f(&job.cfg, own))
                             }
                             Err(e) => {
-                                lock().published(&plan, g, None);
-                                changed.notify_all();
+                                gate.update(&sched, |s, led| s.published(&plan, led, g, None));
                                 Err(e)
                             }
                         },
                     }
                     .map_err(|e| format!("{}: {e}", job.label));
                     release_freed_memory();
-                    lock().finished(&plan, i);
-                    changed.notify_all();
+                    gate.update(&sched, |s, led| s.finished(&plan, led, i));
                     mem_log(progress, &job.label, "end");
                     progress.finished(
                         meter.done(&job.label, kind, setup_cpu_s, plan.cost[i]),
