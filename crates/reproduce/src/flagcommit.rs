@@ -84,6 +84,37 @@ const FC_VERSIONS: u64 = host::strategy::flagcommit_ex::versions_for(MAX_C_LARGE
 /// How §5.2's runs are set up (shared by the Fig. 12-14 claims).
 const DEVICE_TX_NOTE: &str = "Setup: `device-tx` runs SCC and BPCC with §5.1's rule (every page of an in-progress transaction may be stolen but its last shadow page, so an aborted transaction that stole pages leaves uncommitted intentions on flash, which SCC erases and BPCC keeps, §5.2; a stolen page updated again before commit makes the engine reopen the device transaction and write its pages again, docs/HOST.md). CFC and AFC may steal; under force at commit CFC programs the transaction's last page with its TRUE flag once the other pages are durable (§3.3) and AFC reprograms its first page's flag once every page is durable (the CSV's `commit_ms_mean` and `nand_partial_programs`). The workload is the engine's own TPC-C (the `flagcommit-pg-…` claims repeat the figure on a recorded PostgreSQL trace); the device holds the database, aged by its own pages, and only the window after a warm-up is measured (notes, Device). A cause of a disagreement is stated only in the claim's explanation, with the ablation run that tested it.";
 
+/// The paper's Fig. 12a gains, one claim each on the engine's TPC-C and on the PostgreSQL
+/// trace: (claim id after the paper's prefix, faster, its strategy, slower, its strategy,
+/// the gain).
+const FIG12A: [(&str, &str, &str, &str, &str, f64); 4] = [
+    ("fig12-afc-vs-bpcc", "AFC", "afc", "BPCC", "bpcc", 0.35),
+    ("fig12-afc-vs-scc", "AFC", "afc", "SCC", "scc", 1.10),
+    ("fig12-cfc-vs-bpcc", "CFC", "cfc", "BPCC", "bpcc", 0.24),
+    ("fig12-cfc-vs-scc", "CFC", "cfc", "SCC", "scc", 0.94),
+];
+
+/// Fig. 13a's lower bounds on the GC share: (claim id, protocol, its strategy, the bound).
+const FIG13A_GC_SHARE: [(&str, &str, &str, f64); 2] = [
+    ("fig13a-gc-share-bpcc", "BPCC", "bpcc", 0.35),
+    ("fig13a-gc-share-scc", "SCC", "scc", 0.55),
+];
+
+/// Fig. 13a's GC time of AFC against the others: (claim id, other, its strategy, the change).
+const FIG13A_AFC_GC: [(&str, &str, &str, f64); 3] = [
+    ("fig13a-afc-gc-vs-cfc", "CFC", "cfc", -0.13),
+    ("fig13a-afc-gc-vs-bpcc", "BPCC", "bpcc", -0.34),
+    ("fig13a-afc-gc-vs-scc", "SCC", "scc", -0.58),
+];
+
+/// Fig. 16a's throughput gains of the extended protocols, as `FIG12A`.
+const FIG16A: [(&str, &str, &str, &str, &str, f64); 4] = [
+    ("fig16-cfcex-vs-cfc", "CFC_ex", "cfc-ex", "CFC", "cfc", 0.64),
+    ("fig16-afcex-vs-afc", "AFC_ex", "afc-ex", "AFC", "afc", 0.53),
+    ("fig16-cfcex-vs-wal", "CFC_ex", "cfc-ex", "WAL", "wal", 0.49),
+    ("fig16-afcex-vs-wal", "AFC_ex", "afc-ex", "WAL", "wal", 0.51),
+];
+
 /// The sizes one reproduction runs at.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
@@ -1237,43 +1268,11 @@ fn pg_trace(out: &mut Output, plan: &Plan, runs: &[&Res]) -> Result<(), String> 
         plan.trace_blocks_per_plane.unwrap_or(plan.blocks_per_plane),
         cfc.warmup_committed,
     );
-    for (id, who, r, vs, vr, paper) in [
-        (
-            "flagcommit-pg-fig12-afc-vs-bpcc",
-            "AFC",
-            afc,
-            "BPCC",
-            bpcc,
-            0.35,
-        ),
-        (
-            "flagcommit-pg-fig12-afc-vs-scc",
-            "AFC",
-            afc,
-            "SCC",
-            scc,
-            1.10,
-        ),
-        (
-            "flagcommit-pg-fig12-cfc-vs-bpcc",
-            "CFC",
-            cfc,
-            "BPCC",
-            bpcc,
-            0.24,
-        ),
-        (
-            "flagcommit-pg-fig12-cfc-vs-scc",
-            "CFC",
-            cfc,
-            "SCC",
-            scc,
-            0.94,
-        ),
-    ] {
+    for (sfx, who, ws, vs, vss, paper) in FIG12A {
+        let (r, vr) = (at(ws)?, at(vss)?);
         let g = r.tput() / vr.tput() - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-pg-{sfx}"),
             format!(
                 "On the PostgreSQL trace: {who} outperforms {vs} by {:.0} % in transaction throughput (Fig. 12a)",
                 paper * 100.0
@@ -1291,12 +1290,10 @@ fn pg_trace(out: &mut Output, plan: &Plan, runs: &[&Res]) -> Result<(), String> 
         bpcc.m.gc_share * 100.0,
         scc.m.gc_share * 100.0
     );
-    for (id, who, r, bound) in [
-        ("flagcommit-pg-fig13a-gc-share-bpcc", "BPCC", bpcc, 0.35),
-        ("flagcommit-pg-fig13a-gc-share-scc", "SCC", scc, 0.55),
-    ] {
+    for (sfx, who, ws, bound) in FIG13A_GC_SHARE {
+        let r = at(ws)?;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-pg-{sfx}"),
             format!(
                 "On the PostgreSQL trace: GC cost is over {:.0} % of total execution cost for {who} (Fig. 13a)",
                 bound * 100.0
@@ -1307,14 +1304,11 @@ fn pg_trace(out: &mut Output, plan: &Plan, runs: &[&Res]) -> Result<(), String> 
             &gc_note,
         ));
     }
-    for (id, vs, vr, paper) in [
-        ("flagcommit-pg-fig13a-afc-gc-vs-cfc", "CFC", cfc, -0.13),
-        ("flagcommit-pg-fig13a-afc-gc-vs-bpcc", "BPCC", bpcc, -0.34),
-        ("flagcommit-pg-fig13a-afc-gc-vs-scc", "SCC", scc, -0.58),
-    ] {
+    for (sfx, vs, vss, paper) in FIG13A_AFC_GC {
+        let vr = at(vss)?;
         let g = afc.m.gc_time_ns as f64 / (vr.m.gc_time_ns.max(1)) as f64 - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-pg-{sfx}"),
             format!(
                 "On the PostgreSQL trace: AFC needs {:.0} % less GC time than {vs} (Fig. 13a)",
                 -paper * 100.0
@@ -1381,43 +1375,11 @@ fn pg_trace(out: &mut Output, plan: &Plan, runs: &[&Res]) -> Result<(), String> 
         "{} {setup}",
         restarts_vs_wal(&[("CFC_ex", cx), ("AFC_ex", ax)], wal)
     );
-    for (id, a, an, bb, bn, paper) in [
-        (
-            "flagcommit-pg-fig16-cfcex-vs-cfc",
-            cx,
-            "CFC_ex",
-            cfc,
-            "CFC",
-            0.64,
-        ),
-        (
-            "flagcommit-pg-fig16-afcex-vs-afc",
-            ax,
-            "AFC_ex",
-            afc,
-            "AFC",
-            0.53,
-        ),
-        (
-            "flagcommit-pg-fig16-cfcex-vs-wal",
-            cx,
-            "CFC_ex",
-            wal,
-            "WAL",
-            0.49,
-        ),
-        (
-            "flagcommit-pg-fig16-afcex-vs-wal",
-            ax,
-            "AFC_ex",
-            wal,
-            "WAL",
-            0.51,
-        ),
-    ] {
+    for (sfx, an, aw, bn, bw, paper) in FIG16A {
+        let (a, bb) = (at(aw)?, at(bw)?);
         let g = a.tput() / bb.tput() - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-pg-{sfx}"),
             format!(
                 "On the PostgreSQL trace: {an} outperforms {bn} by {:.0} % in transaction throughput (Fig. 16a)",
                 paper * 100.0
@@ -1489,29 +1451,11 @@ fn fig12_13(out: &mut Output, x: &Pts) -> Result<(), String> {
     ));
     let tnote = format!("Throughput is committed transactions per simulated second of the run on the aged device. {DEVICE_TX_NOTE}");
     let tnote = tnote.as_str();
-    for (id, who, r, vs, vr, paper) in [
-        (
-            "flagcommit-fig12-afc-vs-bpcc",
-            "AFC",
-            afc,
-            "BPCC",
-            bpcc,
-            0.35,
-        ),
-        ("flagcommit-fig12-afc-vs-scc", "AFC", afc, "SCC", scc, 1.10),
-        (
-            "flagcommit-fig12-cfc-vs-bpcc",
-            "CFC",
-            cfc,
-            "BPCC",
-            bpcc,
-            0.24,
-        ),
-        ("flagcommit-fig12-cfc-vs-scc", "CFC", cfc, "SCC", scc, 0.94),
-    ] {
+    for (sfx, who, ws, vs, vss, paper) in FIG12A {
+        let (r, vr) = (at(ws)?, at(vss)?);
         let g = r.tput() / vr.tput() - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-{sfx}"),
             format!(
                 "{who} outperforms {vs} by {:.0} % in transaction throughput (Fig. 12a)",
                 paper * 100.0
@@ -1539,12 +1483,10 @@ fn fig12_13(out: &mut Output, x: &Pts) -> Result<(), String> {
     ));
     let gc_note = format!("GC share is the GC's share of the flash arrays' busy time during the run (docs/METRICS.md); the paper's is GC cost over total execution cost. Both count erases and page migrations. {DEVICE_TX_NOTE}");
     let gc_note = gc_note.as_str();
-    for (id, who, r, bound) in [
-        ("flagcommit-fig13a-gc-share-bpcc", "BPCC", bpcc, 0.35),
-        ("flagcommit-fig13a-gc-share-scc", "SCC", scc, 0.55),
-    ] {
+    for (sfx, who, ws, bound) in FIG13A_GC_SHARE {
+        let r = at(ws)?;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-{sfx}"),
             format!(
                 "GC cost is over {:.0} % of total execution cost for {who} (Fig. 13a)",
                 bound * 100.0
@@ -1555,14 +1497,11 @@ fn fig12_13(out: &mut Output, x: &Pts) -> Result<(), String> {
             &format!("Tested as stated (a bound). {gc_note}"),
         ));
     }
-    for (id, vs, vr, paper) in [
-        ("flagcommit-fig13a-afc-gc-vs-cfc", "CFC", cfc, -0.13),
-        ("flagcommit-fig13a-afc-gc-vs-bpcc", "BPCC", bpcc, -0.34),
-        ("flagcommit-fig13a-afc-gc-vs-scc", "SCC", scc, -0.58),
-    ] {
+    for (sfx, vs, vss, paper) in FIG13A_AFC_GC {
+        let vr = at(vss)?;
         let g = afc.m.gc_time_ns as f64 / (vr.m.gc_time_ns.max(1)) as f64 - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-{sfx}"),
             format!(
                 "AFC needs {:.0} % less GC time than {vs} (Fig. 13a)",
                 -paper * 100.0
@@ -1998,6 +1937,7 @@ fn fig16_17(out: &mut Output, x: &Pts) -> Result<(), String> {
     let ext = |s: &str| x.frames(FRAMES, s);
     let (cfc, afc) = (dev("cfc")?, dev("afc")?);
     let (cx, ax, wal) = (ext("cfc-ex")?, ext("afc-ex")?, ext("wal")?);
+    let strat = |s: &str| if DEVICE.contains(&s) { dev(s) } else { ext(s) };
     let names = ["CFC", "AFC", "CFC_ex", "AFC_ex", "WAL"];
     let all = [cfc, afc, cx, ax, wal];
     let cats: Vec<String> = names.iter().map(|s| s.to_string()).collect();
@@ -2040,43 +1980,11 @@ fn fig16_17(out: &mut Output, x: &Pts) -> Result<(), String> {
     ));
     let note16 = format!("WAL here is steal / no-force with record-level locks, as CFC_ex / AFC_ex, and its rollback costs what the paper describes (each undone page fetched, undo records no longer buffered read back, a CLR per undo). CPU time is charged to no protocol, here as in the paper's simulator (§5.1: \"we ignored the CPU cost\"). {} (max_c admission blocks and can close deadlock cycles; each restart repeats its reads). CFC and AFC are the §5.2 runs (device-tx: force at commit, page-level locks); CFC_ex and AFC_ex run no-force with record-level locks and max_c = 3 over the plain FTL, their commit flags kept by the host strategy (docs/HOST.md: the device-side flags of §4 are not implemented, so the extended protocols' flags are partial programs the host issues into each flash page's record area).", restarts_vs_wal(&[("CFC_ex", cx), ("AFC_ex", ax)], wal));
     let note16 = note16.as_str();
-    for (id, a, an, bb, bn, paper) in [
-        (
-            "flagcommit-fig16-cfcex-vs-cfc",
-            cx,
-            "CFC_ex",
-            cfc,
-            "CFC",
-            0.64,
-        ),
-        (
-            "flagcommit-fig16-afcex-vs-afc",
-            ax,
-            "AFC_ex",
-            afc,
-            "AFC",
-            0.53,
-        ),
-        (
-            "flagcommit-fig16-cfcex-vs-wal",
-            cx,
-            "CFC_ex",
-            wal,
-            "WAL",
-            0.49,
-        ),
-        (
-            "flagcommit-fig16-afcex-vs-wal",
-            ax,
-            "AFC_ex",
-            wal,
-            "WAL",
-            0.51,
-        ),
-    ] {
+    for (sfx, an, aw, bn, bw, paper) in FIG16A {
+        let (a, bb) = (strat(aw)?, strat(bw)?);
         let g = a.tput() / bb.tput() - 1.0;
         out.claims.push(claim(
-            id,
+            &format!("flagcommit-{sfx}"),
             format!(
                 "{an} outperforms {bn} by {:.0} % in transaction throughput (Fig. 16a)",
                 paper * 100.0
