@@ -1841,7 +1841,15 @@ mod tests {
     /// A small TPC-C on `wal`: 16 frames (many write-backs) and a checkpoint every 4 KiB of
     /// log (many in-place checkpoint writes).
     fn small_tpcc() -> (HostConfig, ssd::DeviceConfig) {
-        let (mut h, mut d) = crate::check::tiny_config("wal", "none");
+        let (h, mut d) = small_tpcc_on("wal", "none");
+        d.nand.blocks_per_plane = 64;
+        (h, d)
+    }
+
+    /// `small_tpcc`'s host settings over strategy `s` and protocol `p`, on the checker's tiny
+    /// device.
+    fn small_tpcc_on(s: &str, p: &str) -> (HostConfig, ssd::DeviceConfig) {
+        let (mut h, d) = crate::check::tiny_config(s, p);
         h.workload = "tpcc".into();
         h.tpcc.warehouses = 1;
         h.tpcc.customers_per_district = 20;
@@ -1852,7 +1860,6 @@ mod tests {
         h.buffer_frames = 16;
         h.log_pages = 64;
         h.checkpoint_log_bytes = 4096;
-        d.nand.blocks_per_plane = 64;
         (h, d)
     }
 
@@ -1875,20 +1882,11 @@ mod tests {
             ("cfc-ex", "none", false),
             ("afc-ex", "none", false),
         ] {
-            let (mut h, mut d) = crate::check::tiny_config(s, p);
+            let (mut h, mut d) = small_tpcc_on(s, p);
             if sep {
                 h.log_device = "separate".into();
             }
-            h.workload = "tpcc".into();
-            h.tpcc.warehouses = 1;
-            h.tpcc.customers_per_district = 20;
-            h.tpcc.items = 50;
-            h.tpcc.max_txns = 200;
-            h.tpcc.delta_abort = 0.1;
             h.transactions = 150;
-            h.buffer_frames = 16;
-            h.log_pages = 64;
-            h.checkpoint_log_bytes = 4096;
             h.measure_recovery = true;
             // Room for the database and a little more, so GC erases what the run overwrote.
             let need = device_pages_needed(&h, d.nand.page_bytes, 5).unwrap();
