@@ -884,7 +884,7 @@ fn branches_text(x: &Pts, plan: &Plan) -> Result<String, String> {
     let (a4, l4) = (x.branches(true, t1)?, x.branches(true, Scheme::Ipl)?);
     let bp = branches_plan(plan);
     Ok(format!(
-        "With {} branch(es) every transaction updates a branch row last and holds its lock through its commit's log force, so {} clients take turns: {:.2} lock waits per committed transaction (IPA), commit latency {:.3} ms against {:.3} ms per committed transaction (IPA, the log on its own device). With one branch per client ({} branches of {} accounts, `ipa_vs_ipl_tpcb_branches.csv`): IPA over IPL ×{:.2} with the log on the data device ({:.0} vs {:.0} tx/s; this run ×{:.2}), ×{:.2} with the log on its own device ({:.0} vs {:.0} tx/s; one branch: ×{:.2}); lock waits per committed transaction {:.3} / {:.3} (IPA / IPL, log on its own device).",
+        "With {} branch(es) every transaction updates a branch row last and holds its lock through its commit's log force, so {} clients take turns: {:.2} lock waits per committed transaction (IPA), commit latency {:.3} ms against {:.3} ms of simulated time per committed transaction (IPA, the log on its own device). With one branch per client ({} branches of {} accounts, `ipa_vs_ipl_tpcb_branches.csv`): IPA over IPL ×{:.2} with the log on the data device ({:.0} vs {:.0} tx/s; this run ×{:.2}), ×{:.2} with the log on its own device ({:.0} vs {:.0} tx/s; {} branch(es): ×{:.2}); lock waits per committed transaction {:.3} / {:.3} (IPA / IPL, log on its own device).",
         plan.tpcb_branches,
         plan.clients,
         waits(a2),
@@ -899,6 +899,7 @@ fn branches_text(x: &Pts, plan: &Plan) -> Result<String, String> {
         f(a4, l4),
         a4.tput(),
         l4.tput(),
+        plan.tpcb_branches,
         f(a2, l2),
         waits(a4),
         waits(l4),
