@@ -40,14 +40,16 @@ fn loaded(h: &HostConfig, d: &DeviceConfig, seed: u64) -> (Device, u64) {
 /// `loaded`, then aged by the database's own pages as the Flag Commit reproduction ages
 /// its devices (`flagcommit::age_loaded`): random data-area pages rewritten with their
 /// loaded tags until the FTL has collected garbage, so the run starts with the database's
-/// pages relocated by GC and stale copies of them on flash.
+/// pages relocated by GC and stale copies of them on flash. The rewrites go to the first
+/// half of the data area only (the tiny database is small enough for random rewrites to
+/// cover all of it), so the second half is still as the loader wrote it.
 fn loaded_aged(h: &HostConfig, d: &DeviceConfig, seed: u64) -> (Device, u64) {
     let (mut dev, n) = loaded(h, d, seed);
     let mut rng = sim::Rng::new(seed).fork("loaded-aged");
     let mut now = dev.barrier(SimTime::ZERO);
     let erases = dev.core.stats.gc_erases;
-    for _ in 0..(dev.core.geo.pages() as u64 * 2) {
-        let lpn = Lpn(rng.below(n) as u32);
+    for _ in 0..(dev.core.geo.pages() as u64 * 4) {
+        let lpn = Lpn(rng.below(n.div_ceil(2)) as u32);
         now = dev
             .write_plain(lpn, host::external::loaded_tag(lpn), now)
             .unwrap();
