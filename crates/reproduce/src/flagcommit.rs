@@ -36,9 +36,9 @@
 //! `model`) only if changing exactly that cause brings the claim into agreement (by the
 //! claim's own verdict rule) or closes more than half of its distance to the paper, otherwise
 //! a `finding` that names the refuted cause. The runs: CFC with every commit flag a separate
-//! partial program (`protocol.cfc_flag_reprogram`); the device protocols on the old
-//! preparation (`Prep::Aged`: the device's preparation, matched in the claims' runs, so a
-//! `finding`); AFC and CFC
+//! partial program (`protocol.cfc_flag_reprogram`); the device protocols, CFC_ex, AFC_ex
+//! and WAL on the old preparation (`Prep::Aged`: the device's preparation, matched in the
+//! claims' runs, so a `finding`; Figs. 12, 13a, 16 and 17); AFC and CFC
 //! recovering on an empty device (`Prep::Fresh`: the cold data); at quick scale, the buffer
 //! at Table 2's share of the database (`Share`: Fig. 14's δ ends, Fig. 18's short
 //! transactions, Fig. 19's buffer ends), and CFC_ex, AFC_ex, WAL, CFC and AFC at the plan's
@@ -3536,6 +3536,41 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
                     }
                     .candidate(),
                 ));
+                // Fig. 19 / §5.4: the two converged at the largest buffer (within the
+                // sameness band): the band less the gap there, above zero when it holds.
+                let band = |a: &Res, c: &Res| crate::SAME_WITHIN - gap(a, c);
+                let show = |v: f64| {
+                    format!(
+                        "the {:.0} % sameness band less |AFC_ex ÷ CFC_ex − 1| at the largest buffer {}",
+                        crate::SAME_WITHIN * 100.0,
+                        pct(v)
+                    )
+                };
+                expl.push((
+                    "flagcommit-fig19-afc-cfc-converged".into(),
+                    Test {
+                        class: CauseClass::Setup,
+                        cause: &cause19,
+                        run: &sh.label("flagcommit afc-ex", fh),
+                        changes: &format!(
+                            "CFC_ex and AFC_ex with {} buffer frames (Table 2's share of {fh}) instead of {fh}, on the claims' aged device",
+                            sh.share.frames(fh)
+                        ),
+                        rule: Rule::Above(0.0),
+                        base: band(x.frames(fh, "afc-ex")?, x.frames(fh, "cfc-ex")?),
+                        ablated: band(sh.ext(1, "afc-ex")?, sh.ext(1, "cfc-ex")?),
+                        show: &show,
+                        detail: format!(
+                            "|AFC_ex ÷ CFC_ex − 1| {} at {fh} frames, {} at {}; partial programs CFC_ex {} / AFC_ex {} at {fh}",
+                            pct(gap(x.frames(fh, "afc-ex")?, x.frames(fh, "cfc-ex")?)),
+                            pct(gap(sh.ext(1, "afc-ex")?, sh.ext(1, "cfc-ex")?)),
+                            sh.share.frames(fh),
+                            x.frames(fh, "cfc-ex")?.m.nand_partial_programs,
+                            x.frames(fh, "afc-ex")?.m.nand_partial_programs,
+                        ),
+                    }
+                    .candidate(),
+                ));
             }
         }
         None => {
@@ -3566,6 +3601,7 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
                 ("flagcommit-fig18-gc-short-cfc-ex", "cfc-ex"),
                 ("flagcommit-fig18-gc-short-afc-ex", "afc-ex"),
                 ("flagcommit-fig19-afc-cfc-converge", "afc-ex"),
+                ("flagcommit-fig19-afc-cfc-converged", "afc-ex"),
             ] {
                 let r = x.frames(FRAMES, s)?;
                 expl.push((
@@ -3697,7 +3733,9 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
     // The device's preparation of §5.3's points (Figs. 16 and 17): the claims' runs have
     // §5.1's, as §5.2's; the old preparation of CFC_ex, AFC_ex and WAL at the defaults
     // (and of CFC and AFC, above) is the evidence of what it changed. Matched in the claims'
-    // own runs, so it is a `finding` by the one rule; tried after each claim's other causes.
+    // own runs, so it is a `finding` by the one rule; tried before each claim's other causes, so
+    // its evidence (both preparations' values) is the ablation shown when none accounts for it.
+    let mut prep_ex: Vec<(String, cause::Candidate)> = Vec::new();
     let cfg_ex = strat(b, "cfc-ex");
     let ex_cause = format!(
         "the device's preparation. The claim's runs have §5.1's: the database's {} device pages on the device (CFC_ex / AFC_ex read them as version slot 0 holding each page as loaded), the rest of what CFC_ex may use ({} pages: its master, log and further version slots) unmapped, cold data beyond it, random overwrites of the database's own pages until GC runs, then a warm-up of 1/{WARMUP_DIVISOR} of the transactions before the measured window. The old preparation (the database unmapped, a cold buffer pool, every transaction measured) is run beside them",
@@ -3758,7 +3796,7 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
     for (id, a, bw, what, q) in fig16 {
         let g = |new: bool| -> Result<f64, String> { Ok(of(a, new, q)? / of(bw, new, q)? - 1.0) };
         let show = |v: f64| format!("{} vs {} {what} {}", name(a), name(bw), pct(v));
-        expl.push((
+        prep_ex.push((
             id,
             matched(
                 &ex_cause,
@@ -3788,7 +3826,7 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
                 .collect::<Result<Vec<_>, String>>()?
                 .join(", "))
         };
-        expl.push((
+        prep_ex.push((
             id.into(),
             matched(
                 &ex_cause,
@@ -3802,6 +3840,7 @@ fn explain(out: &mut Output, plan: &Plan, b: &Config, x: &Pts, ab: &Abl) -> Resu
             ),
         ));
     }
+    expl.splice(0..0, prep_ex);
     cause::attach(out, &expl);
     Ok(())
 }
