@@ -70,8 +70,10 @@ pub fn loaded_tag(lpn: Lpn) -> u64 {
 /// (`loaded_tag`), plain writes at the device's idle instant: the database as loaded, on
 /// the device, in the engine's data area (`engine::data_lpn`). For strategies whose
 /// database is that area and whose reads and recovery take a loaded tag for the loaded
-/// contents (`device-tx`, `wal`; not the version slots of `cfc-ex` / `afc-ex`). Returns the
-/// flash pages written.
+/// contents: `device-tx`, `wal`, and `cfc-ex` / `afc-ex`, whose version slot 0 is that area
+/// and whose recovery reads a slot 0 holding its loaded tag (record area untouched) as the
+/// page as loaded, no version, as an unmapped slot (their master, log and version slots 1..
+/// stay unmapped). Returns the flash pages written.
 pub fn load_data_area(cfg: &HostConfig, seed: u64, device: &mut Device) -> Result<u64> {
     let src = crate::source::build(cfg, seed)?;
     let parts = crate::engine::parts_for(cfg, device.core.geo.page_bytes)?;

@@ -39,6 +39,13 @@
 //!                     D+1+L + ((p*(V-1) + v-1)*parts + k)      (V = versions_for(max_c))
 //! ```
 //!
+//! A loaded database (`external::load_data_area`, the Flag Commit reproduction's §5.1
+//! preparation) is slot 0 of every page holding its *loaded tag* with an untouched record
+//! area: no version, every record its loaded value with usn 0, which is what a fetch of a
+//! page with no version reads (`Core::read_page`) and what recovery starts each record from;
+//! recovery takes such a slot 0 as it takes an unmapped one. A loaded tag anywhere else, or
+//! with a flag byte programmed, is corrupt.
+//!
 //! One page *version* is `parts` flash pages. Each part's data area holds (little-endian;
 //! the tag model stores the fields, `VersionTag`):
 //!

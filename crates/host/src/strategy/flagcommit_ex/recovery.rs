@@ -22,8 +22,15 @@ pub(super) fn recover_afc(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
     recover(ctx, Variant::Afc)
 }
 
-/// Reads `lpn`: its tag content and record area.
-fn read(ctx: &mut RecoverCtx<'_>, lpn: Lpn) -> Result<Option<(Arc<FcTag>, Vec<u8>)>> {
+/// Reads `lpn`: its tag content and record area. With `loaded_ok` (version slot 0, the
+/// engine's data area) the page's loaded tag with an untouched record area
+/// (`external::load_data_area`) reads as no version: the page as loaded, which is what
+/// recovery starts every record from (`Layout::initial_page`, usn 0), as an unmapped slot.
+fn read(
+    ctx: &mut RecoverCtx<'_>,
+    lpn: Lpn,
+    loaded_ok: bool,
+) -> Result<Option<(Arc<FcTag>, Vec<u8>)>> {
     let (o, tail, t) = ctx
         .device
         .read_delta(lpn, ctx.now)
@@ -31,6 +38,13 @@ fn read(ctx: &mut RecoverCtx<'_>, lpn: Lpn) -> Result<Option<(Arc<FcTag>, Vec<u8
     ctx.now = ctx.now.max(t);
     match o {
         ssd::ReadOutcome::Unmapped => Ok(None),
+        ssd::ReadOutcome::Tag(t)
+            if loaded_ok
+                && t == crate::external::loaded_tag(lpn)
+                && tail.iter().all(|&b| b == 0xFF) =>
+        {
+            Ok(None)
+        }
         ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
             Some(TagContent::FlagCommit(x)) => Ok(Some((x.clone(), tail))),
             other => Err(HostError::Corrupt(format!("{lpn} holds {other:?}"))),
@@ -52,7 +66,7 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     let n_slots = versions_for(ctx.cfg.max_c);
     let parts = layout.parts;
     // The master and the redo log after it.
-    let b = match read(ctx, master)? {
+    let b = match read(ctx, master, false)? {
         None => 0,
         Some((t, _)) => match &*t {
             FcTag::Master { ckpt_seq } => *ckpt_seq,
@@ -62,7 +76,7 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     let mut redo: Vec<Redo> = Vec::new();
     let mut seq = b;
     loop {
-        match read(ctx, log_lpn(log_base, pages, seq))? {
+        match read(ctx, log_lpn(log_base, pages, seq), false)? {
             Some((t, _)) => match &*t {
                 FcTag::Log {
                     seq: s,
@@ -95,7 +109,12 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
             let mut got: Vec<(Arc<VersionTag>, Vec<u8>)> = Vec::with_capacity(parts as usize);
             for k in 0..parts {
                 let lpn = version_lpn(layout, base, n_slots, page, vs, k);
-                match read(ctx, lpn)? {
+                match read(ctx, lpn, vs == 0)? {
+                    // Slot 0 of a loaded database: every part is read, so each is checked to
+                    // hold its own loaded tag with an untouched record area (a page loaded
+                    // wrongly in a later part was taken for the loaded page when the scan
+                    // stopped at part 0; found by `a_misloaded_page_is_caught_by_recovery`).
+                    None if vs == 0 => continue,
                     None => break,
                     Some((t, tail)) => match &*t {
                         FcTag::Data { part, v } if *part == k => {
