@@ -1942,7 +1942,8 @@ mod tests {
             assert_eq!(separate, shared, "{n} jobs");
             let t = p.take_timings();
             let count = |task: &str| t.iter().filter(|t| t.task == task).count();
-            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 6, 1));
+            // The MLC device's one point builds it as a group of one, for later batches.
+            assert_eq!((count("lead"), count("follow"), count("alone")), (4, 6, 0));
         }
     }
 }

@@ -8,10 +8,19 @@
 //! the first job to start prefills once (`world::prefill`), every job of the group runs
 //! from its own copy of that device (`world::run_prefilled`), which gives the same result,
 //! byte for byte, as prefilling separately (tests in `world/tests/shared_prefill.rs` and
-//! below). Groups share only within one `run_all` call (one figure): the runner cannot know
-//! which later figures will need a device again, and keeping them all would not fit in
-//! memory at full scale. If a group's prefill fails, every other job of the group runs on
-//! its own, so its error is its own.
+//! below). If a group's prefill fails, every other job of the group runs on its own, so its
+//! error is its own.
+//!
+//! Kept states: a built state outlives its batch. When the last job of a group has its copy,
+//! the state is kept (in the `Ledger`, under its key and the state's type), and a later
+//! batch, of the same paper or another, whose group has the same key starts from it instead
+//! of building it again (LightTx's 32 GiB devices recur in Figs. 7, 9–12 and 19; Flag
+//! Commit's aged devices in its figures' batches). The runner cannot know whether a later
+//! batch needs a state, so it keeps every one while memory allows: a kept state stays
+//! charged, but the admission rule counts its bytes as free, and when a job starts over the
+//! budget the oldest kept states are dropped until the charges fit again (`Ledger::evict`).
+//! A key names everything the state depends on, so a kept state is the state the later
+//! batch would build (tests below).
 //!
 //! Memory: the admission rule. Every job is charged the bytes its device needs
 //! (`job_bytes`, from the geometry, with what recovery adds if it measures recovery), and every shared image the bytes of one device
@@ -37,6 +46,7 @@
 //! busy until the last batch's last jobs, instead of idling at the end of every figure's
 //! batch while one paper ran at a time.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -421,6 +431,9 @@ struct Plan {
     budget_bytes: u64,
     /// Each job's `cost_estimate`, for longest-first order (module docs: order).
     cost: Vec<u64>,
+    /// Each job's sharing key (`None`: runs alone): a shared group's state is kept under
+    /// it after the batch, and taken from there by a later batch (module docs: kept states).
+    keys: Vec<Option<String>>,
 }
 
 /// A shared prefill's state (`D`: the prefilled device; `()` in the scheduler's tests).
@@ -471,6 +484,18 @@ struct Ledger {
     /// now. A worker starts only if no other offer is costlier (ties: the older ticket).
     offers: BTreeMap<u64, u64>,
     next_ticket: u64,
+    /// States kept after their batch, oldest first (module docs: kept states); their bytes
+    /// are part of `charged_bytes` and also counted in `kept_bytes`.
+    kept: Vec<Kept>,
+    kept_bytes: u64,
+}
+
+/// A built state kept for later batches: its key (with the state's type), the state, and
+/// the bytes charged for it.
+struct Kept {
+    key: String,
+    state: Arc<dyn Any + Send + Sync>,
+    bytes: u64,
 }
 
 impl Ledger {
@@ -481,6 +506,49 @@ impl Ledger {
             max_running: max_running.max(1),
             offers: BTreeMap::new(),
             next_ticket: 0,
+            kept: Vec::new(),
+            kept_bytes: 0,
+        }
+    }
+
+    /// The bytes the admission rule counts: every charge but the kept states', which are
+    /// dropped when a job needs their memory (`evict`).
+    fn admitted_bytes(&self) -> u64 {
+        self.charged_bytes - self.kept_bytes
+    }
+
+    /// Keeps `state` under `key`, still charged `bytes` (a state already kept under the key,
+    /// built by a batch that ran at the same time, is dropped).
+    fn keep(&mut self, key: String, state: Arc<dyn Any + Send + Sync>, bytes: u64) {
+        self.forget(&key);
+        self.kept.push(Kept { key, state, bytes });
+        self.kept_bytes += bytes;
+    }
+
+    /// Removes the state kept under `key`, its charge with it.
+    fn forget(&mut self, key: &str) -> Option<Kept> {
+        let p = self.kept.iter().position(|k| k.key == key)?;
+        let k = self.kept.remove(p);
+        self.kept_bytes -= k.bytes;
+        self.charged_bytes -= k.bytes;
+        Some(k)
+    }
+
+    /// The state kept under `key`, taken out of the store: charged from now on as a live
+    /// shared image of `bytes`.
+    fn adopt(&mut self, key: &str, bytes: u64) -> Option<Arc<dyn Any + Send + Sync>> {
+        let k = self.forget(key)?;
+        self.charged_bytes += bytes;
+        Some(k.state)
+    }
+
+    /// Drops the oldest kept states while the charges exceed `budget` (a job was just
+    /// admitted on the admission rule, which counts kept bytes as free).
+    fn evict(&mut self, budget: u64) {
+        while self.charged_bytes > budget && !self.kept.is_empty() {
+            let k = self.kept.remove(0);
+            self.kept_bytes -= k.bytes;
+            self.charged_bytes -= k.bytes;
         }
     }
 
@@ -512,7 +580,7 @@ impl Gate {
 
     /// Applies `f` to the batch's scheduler and the ledger (the ledger's lock first, always),
     /// then wakes every waiting worker.
-    fn update<D, R>(
+    fn update<D: Send + Sync + 'static, R>(
         &self,
         sched: &Mutex<Sched<D>>,
         f: impl FnOnce(&mut Sched<D>, &mut Ledger) -> R,
@@ -528,7 +596,11 @@ impl Gate {
 
     /// The next job a worker of this batch starts, waiting while none can (module docs:
     /// memory and order); `None` when the batch has none left to start.
-    fn next<D>(&self, sched: &Mutex<Sched<D>>, plan: &Plan) -> Option<(usize, Task<D>)> {
+    fn next<D: Send + Sync + 'static>(
+        &self,
+        sched: &Mutex<Sched<D>>,
+        plan: &Plan,
+    ) -> Option<(usize, Task<D>)> {
         let mut led = self.lock();
         let ticket = led.next_ticket;
         led.next_ticket += 1;
@@ -586,7 +658,7 @@ enum Choice {
     New(usize),
 }
 
-impl<D> Sched<D> {
+impl<D: Send + Sync + 'static> Sched<D> {
     fn new(plan: &Plan) -> Sched<D> {
         let mut pending: Vec<usize> = (0..plan.group.len()).collect();
         // Longest first (module docs: order): a group's jobs stay together (one shared image
@@ -615,7 +687,15 @@ impl<D> Sched<D> {
     /// no job is running (so a job bigger than the budget runs alone, and nothing waits
     /// forever). Whether a worker is free is the caller's (`Gate::next`, the tests).
     fn fits(&self, plan: &Plan, led: &Ledger, bytes: u64) -> bool {
-        led.running == 0 || led.charged_bytes.saturating_add(bytes) <= plan.budget_bytes
+        led.running == 0 || led.admitted_bytes().saturating_add(bytes) <= plan.budget_bytes
+    }
+
+    /// Where a group's state is kept after its batch: its key, with the state's type (two
+    /// kinds of state never answer for each other).
+    fn kept_key(plan: &Plan, i: usize) -> Option<String> {
+        plan.keys[i]
+            .as_ref()
+            .map(|k| format!("{}\n{k}", std::any::type_name::<D>()))
     }
 
     /// The job `take` would start now, as its place in `pending`: first a job whose group's
@@ -681,6 +761,7 @@ impl<D> Sched<D> {
                     }
                     _ => Task::Alone,
                 };
+                led.evict(plan.budget_bytes);
                 Pick::Start(i, task)
             }
             Some(Choice::New(p)) => {
@@ -688,11 +769,35 @@ impl<D> Sched<D> {
                 led.running += 1;
                 led.charged_bytes += plan.job_bytes[i];
                 if !plan.shared[i] {
+                    led.evict(plan.budget_bytes);
                     return Pick::Start(i, Task::Alone);
                 }
-                led.charged_bytes += plan.image_bytes[plan.group[i]];
-                self.slots.insert(plan.group[i], Slot::Building);
-                Pick::Start(i, Task::Lead)
+                let g = plan.group[i];
+                // A state an earlier batch built and kept: the group starts from it.
+                let kept = Self::kept_key(plan, i)
+                    .and_then(|k| led.adopt(&k, plan.image_bytes[g]))
+                    .and_then(|state| state.downcast::<D>().ok());
+                let task = match kept {
+                    Some(dev) => {
+                        let others = plan.group.iter().filter(|&&x| x == g).count() - 1;
+                        self.slots.insert(
+                            g,
+                            Slot::Ready {
+                                dev: Arc::clone(&dev),
+                                untaken: others,
+                                copying: 1,
+                            },
+                        );
+                        Task::Follow(dev)
+                    }
+                    None => {
+                        led.charged_bytes += plan.image_bytes[g];
+                        self.slots.insert(g, Slot::Building);
+                        Task::Lead
+                    }
+                };
+                led.evict(plan.budget_bytes);
+                Pick::Start(i, task)
             }
         }
     }
@@ -728,8 +833,15 @@ impl<D> Sched<D> {
         {
             *copying -= 1;
             if *untaken == 0 && *copying == 0 {
-                self.slots.remove(&group);
-                led.charged_bytes -= plan.image_bytes[group];
+                let slot = self.slots.remove(&group);
+                // Kept for later batches (module docs: kept states), still charged; a
+                // group without a key frees its charge.
+                match (slot, Self::kept_key(plan, group)) {
+                    (Some(Slot::Ready { dev, .. }), Some(key)) => {
+                        led.keep(key, dev, plan.image_bytes[group])
+                    }
+                    _ => led.charged_bytes -= plan.image_bytes[group],
+                }
             }
         }
     }
@@ -758,7 +870,8 @@ fn plan(jobs: &[Job], progress: &Progress, share: bool) -> Plan {
 }
 
 /// Builds the plan of a batch from each job's sharing key: jobs with the same key share one
-/// device build; a job without a key, or alone with its key, runs alone.
+/// device build (a group of one too, so that its state is kept for later batches, or taken
+/// from an earlier one); a job without a key runs alone.
 fn plan_keyed(jobs: &[Job], keys: &[Option<String>], budget_bytes: u64) -> Plan {
     // A group's id is the index of its first job (a job without a key is its own group).
     let group: Vec<usize> = keys
@@ -776,13 +889,11 @@ fn plan_keyed(jobs: &[Job], keys: &[Option<String>], budget_bytes: u64) -> Plan 
     for (j, &g) in jobs.iter().zip(&group) {
         image[g] = image_bytes(&j.cfg);
     }
-    let members = |g: usize| group.iter().filter(|&&x| x == g).count();
     Plan {
-        shared: keys
-            .iter()
-            .zip(&group)
-            .map(|(k, &g)| k.is_some() && members(g) > 1)
-            .collect(),
+        // A group of one shares too: its state is kept for a later batch, or taken from an
+        // earlier one (module docs: kept states).
+        shared: keys.iter().map(Option::is_some).collect(),
+        keys: keys.to_vec(),
         job_bytes: jobs.iter().map(|j| job_bytes(&j.cfg)).collect(),
         image_bytes: image,
         budget_bytes,
@@ -1140,6 +1251,7 @@ mod tests {
             image_bytes: vec![0; 5],
             budget_bytes: 10,
             cost: vec![0; 5],
+            keys: vec![None; 5],
         };
         assert_eq!(
             simulate(&alone, 2),
@@ -1189,6 +1301,7 @@ mod tests {
             image_bytes: vec![3, 3, 3],
             budget_bytes: 12,
             cost: vec![0; 6],
+            keys: vec![None; 6],
         };
         assert_eq!(
             simulate(&shared, 2),
@@ -1450,6 +1563,142 @@ mod tests {
         assert_eq!(order.into_inner().unwrap(), vec![5, 1000, 2, 1]);
     }
 
+    /// A state built by one batch is kept after it: a later batch whose group has the same
+    /// key starts from it (no lead builds it again), a group of one included; a state of
+    /// another type under the same key is not taken.
+    #[test]
+    fn a_later_batch_starts_from_the_state_an_earlier_one_kept() {
+        let plan = |keys: Vec<Option<&str>>| {
+            let n = keys.len();
+            let keys: Vec<Option<String>> = keys.into_iter().map(|k| k.map(String::from)).collect();
+            let jobs: Vec<Job> = (0..n)
+                .map(|i| Job {
+                    label: i.to_string(),
+                    cfg: Config::default(),
+                })
+                .collect();
+            let mut p = plan_keyed(&jobs, &keys, 100);
+            p.job_bytes = vec![10; n];
+            p.image_bytes = vec![10; n];
+            p
+        };
+        // Runs a batch on one worker through `led`; returns each start's task.
+        fn run<D: Send + Sync + 'static>(
+            plan: &Plan,
+            led: &mut Ledger,
+            d: fn() -> D,
+        ) -> Vec<String> {
+            let mut s: Sched<D> = Sched::new(plan);
+            let mut v = Vec::new();
+            while let Pick::Start(i, task) = s.take(plan, led) {
+                let g = plan.group[i];
+                v.push(
+                    match task {
+                        Task::Alone => "alone",
+                        Task::Lead => {
+                            s.published(plan, led, g, Some(Arc::new(d())));
+                            "lead"
+                        }
+                        Task::Follow(_) => "follow",
+                    }
+                    .to_string(),
+                );
+                if plan.shared[i] {
+                    s.copied(plan, led, g);
+                }
+                s.finished(plan, led, i);
+            }
+            v
+        }
+        let mut led = Ledger::new(1);
+        let first = plan(vec![Some("a"), Some("a"), Some("b"), None]);
+        assert_eq!(
+            run(&first, &mut led, || 1u8),
+            ["lead", "follow", "lead", "alone"]
+        );
+        // Both states kept, still charged, counted free by the admission rule.
+        assert_eq!(
+            (led.kept.len(), led.charged_bytes, led.admitted_bytes()),
+            (2, 20, 0)
+        );
+        let second = plan(vec![Some("b"), Some("a"), Some("a"), Some("c")]);
+        assert_eq!(
+            run(&second, &mut led, || 1u8),
+            ["follow", "follow", "follow", "lead"]
+        );
+        assert_eq!(led.kept.len(), 3);
+        // Another type of state under the same key is built anew.
+        assert_eq!(run(&plan(vec![Some("a")]), &mut led, || 1u16), ["lead"]);
+    }
+
+    /// Kept states are dropped, oldest first, when a job needs their memory, and only then.
+    #[test]
+    fn a_kept_state_is_dropped_when_a_job_needs_its_memory() {
+        let mut led = Ledger::new(2);
+        led.charged_bytes = 30;
+        led.keep("x".into(), Arc::new(()), 10);
+        led.keep("y".into(), Arc::new(()), 10);
+        led.keep("z".into(), Arc::new(()), 10);
+        assert_eq!(led.admitted_bytes(), 0);
+        led.evict(30);
+        assert_eq!(led.kept.len(), 3);
+        led.charged_bytes += 15;
+        led.evict(30);
+        let left: Vec<&str> = led.kept.iter().map(|k| k.key.as_str()).collect();
+        assert_eq!(left, ["z"]);
+        assert_eq!((led.charged_bytes, led.kept_bytes), (25, 10));
+        // Keeping a key again (its charge carried over from its batch's image) replaces the
+        // older state and drops the older charge.
+        led.charged_bytes += 10;
+        led.keep("z".into(), Arc::new(()), 10);
+        assert_eq!((led.kept.len(), led.charged_bytes), (1, 25));
+    }
+
+    /// Batches run one after another on one progress start from the devices earlier batches
+    /// prefilled (every job of the second batch follows, none leads), with the results,
+    /// byte for byte, of points that prefill their own.
+    #[test]
+    fn kept_prefills_give_the_results_of_separate_ones() {
+        let mk = |protocol: &str, aborts: f64| Job {
+            label: format!("{protocol} {aborts}"),
+            cfg: small_aged(protocol, aborts, 5, 150, false),
+        };
+        let say = |_: &str| {};
+        let p = Progress::new(2, &say);
+        let json = |r: Vec<Result<RunMetrics, String>>| -> Vec<String> {
+            r.into_iter()
+                .map(|r| world::deterministic_json(&r.unwrap()))
+                .collect()
+        };
+        let first = run_all(vec![mk("lighttx", 0.0), mk("scc", 0.1)], &p);
+        let tasks = |p: &Progress| -> Vec<&'static str> {
+            let mut t: Vec<_> = p.take_timings().iter().map(|t| t.task).collect();
+            t.sort();
+            t
+        };
+        assert_eq!(tasks(&p), ["lead", "lead"]);
+        let second = json(run_all(
+            vec![mk("scc", 0.3), mk("lighttx", 0.2), mk("lighttx", 0.4)],
+            &p,
+        ));
+        assert_eq!(tasks(&p), ["follow", "follow", "follow"]);
+        let alone = Progress::new(1, &say);
+        let direct = json(run_all_sharing(
+            vec![mk("scc", 0.3), mk("lighttx", 0.2), mk("lighttx", 0.4)],
+            &alone,
+            false,
+        ));
+        assert_eq!(second, direct);
+        assert_eq!(
+            json(first),
+            json(run_all_sharing(
+                vec![mk("lighttx", 0.0), mk("scc", 0.1)],
+                &alone,
+                false
+            ))
+        );
+    }
+
     /// Points that share a prefilled device (same device, seed and prefill; different
     /// workloads) give the same JSON, byte for byte, as points that prefill their own, and
     /// the groups may interleave on the worker threads in any order.
@@ -1521,7 +1770,7 @@ pub fn run_each<T: Send>(
 /// everything the state depends on: sharing gives the same results as building separately
 /// only if equal keys build equal states (the caller's test). If the first job's `start`
 /// fails, the others of its group build their own, so each error is its own.
-pub fn run_each_shared<T: Send, D: Send + Sync>(
+pub fn run_each_shared<T: Send, D: Send + Sync + 'static>(
     jobs: Vec<Job>,
     progress: &Progress,
     key: impl Fn(&Config) -> Option<String>,
