@@ -180,6 +180,9 @@ pub struct CheckReport {
     /// The most media operations one run on a recovered medium issued, its restart's
     /// write-back included (run-on mode).
     pub run_on_ops_max: usize,
+    /// Of the first crash states, those whose restart voided log pages beyond the log's
+    /// end (run-on mode: the window a restart that leaves them would open).
+    pub run_on_voided: u64,
 }
 
 const KEEP: usize = 5;
@@ -1046,20 +1049,6 @@ pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
             "run-on judges the second crash by the replay oracle only; the workload's consistency conditions (host.data = \"full\") are not run on it".into(),
         ));
     }
-    for (on, key) in [
-        (cfg.fault_drop_page, "host.fault_drop_page"),
-        (
-            cfg.fault_recovery_reuses_log,
-            "host.fault_recovery_reuses_log",
-        ),
-    ] {
-        if on {
-            return Some((
-                key.into(),
-                "this planted restart bug is for the single and double modes".into(),
-            ));
-        }
-    }
     None
 }
 
@@ -1099,80 +1088,77 @@ fn next_txn_after(rec: &HostRecording) -> u64 {
 /// it to its end. Returns the first judgement's findings and, when they are empty, the
 /// second run as a recording: its base is `img`, its tape the device's recovery, the
 /// restart's write-back and the run, and its oracle starts from the recovered database.
-pub fn run_on(
-    rec: &HostRecording,
-    img: &[NandImage],
-    t: SimTime,
-    seed: u64,
-) -> (Vec<String>, Option<HostRecording>) {
-    let Some(img0) = img.first() else {
-        return (vec!["internal: no crash image".into()], None);
+pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> RunOn {
+    let failed = |findings: Vec<String>| RunOn {
+        findings,
+        rec: None,
+        voided: 0,
     };
-    let out = catch_unwind(AssertUnwindSafe(
-        || -> Result<(Vec<String>, Option<HostRecording>), String> {
-            let mut nand = Nand::from_image(img0.clone(), rec.dcfg.nand.timing.clone());
-            nand.enable_log();
-            let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
-                .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
-            let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
-            let mut wb = strategy::WriteBack {
-                tags: rec.tags.clone(),
-                ..Default::default()
+    let Some(img0) = img.first() else {
+        return failed(vec!["internal: no crash image".into()]);
+    };
+    let out = catch_unwind(AssertUnwindSafe(|| -> Result<RunOn, String> {
+        let mut nand = Nand::from_image(img0.clone(), rec.dcfg.nand.timing.clone());
+        nand.enable_log();
+        let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
+            .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+        let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
+        let mut wb = strategy::WriteBack {
+            tags: rec.tags.clone(),
+            ..Default::default()
+        };
+        let db = {
+            let mut ctx = RecoverCtx {
+                cfg: &rec.cfg,
+                layout: &rec.layout,
+                device: &mut dev,
+                log_device: None,
+                tags: &rec.tags,
+                now: SimTime::from_ns(rep.time_ns),
+                write_back: Some(&mut wb),
             };
-            let db = {
-                let mut ctx = RecoverCtx {
-                    cfg: &rec.cfg,
-                    layout: &rec.layout,
-                    device: &mut dev,
-                    log_device: None,
-                    tags: &rec.tags,
-                    now: SimTime::from_ns(rep.time_ns),
-                    write_back: Some(&mut wb),
-                };
-                (info.recover)(&mut ctx).map_err(|e| format!("run-on restart: {e}"))?
-            };
-            let findings = judge(rec, t, &db.pages);
-            if !findings.is_empty() {
-                return Ok((findings, None));
-            }
-            let mut ops = dev.core.nand.take_log();
-            let mut cfg = rec.cfg.clone();
-            cfg.measure_recovery = false;
-            let source = crate::source::build(&cfg, seed).map_err(|e| e.to_string())?;
-            let mut eng = crate::engine::Engine::resume(
-                &cfg,
-                dev,
-                source,
+            (info.recover)(&mut ctx).map_err(|e| format!("run-on restart: {e}"))?
+        };
+        let findings = judge(rec, t, &db.pages);
+        let voided = wb.voided;
+        if !findings.is_empty() {
+            return Ok(RunOn {
+                findings,
+                rec: None,
+                voided,
+            });
+        }
+        let mut ops = dev.core.nand.take_log();
+        let mut cfg = rec.cfg.clone();
+        cfg.measure_recovery = false;
+        let source = crate::source::build(&cfg, seed).map_err(|e| e.to_string())?;
+        let mut eng =
+            crate::engine::Engine::resume(&cfg, dev, source, seed, true, wb, next_txn_after(rec))
+                .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
+        eng.run()
+            .map_err(|e| format!("the run on the recovered medium failed: {e}"))?;
+        let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
+        let mut run = eng.into_run(m);
+        ops.extend(run.core.device.core.nand.take_log());
+        Ok(RunOn {
+            findings: Vec::new(),
+            voided,
+            rec: Some(HostRecording {
+                cfg,
+                dcfg: rec.dcfg.clone(),
                 seed,
-                true,
-                wb,
-                next_txn_after(rec),
-            )
-            .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
-            eng.run()
-                .map_err(|e| format!("the run on the recovered medium failed: {e}"))?;
-            let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
-            let mut run = eng.into_run(m);
-            ops.extend(run.core.device.core.nand.take_log());
-            Ok((
-                Vec::new(),
-                Some(HostRecording {
-                    cfg,
-                    dcfg: rec.dcfg.clone(),
-                    seed,
-                    layout: run.core.layout.clone(),
-                    base: img0.clone(),
-                    ops,
-                    commits: run.commits,
-                    tags: run.core.tags,
-                    metrics: run.metrics,
-                    tier: None,
-                    log: None,
-                    start: Some(db.pages),
-                }),
-            ))
-        },
-    ));
+                layout: run.core.layout.clone(),
+                base: img0.clone(),
+                ops,
+                commits: run.commits,
+                tags: run.core.tags,
+                metrics: run.metrics,
+                tier: None,
+                log: None,
+                start: Some(db.pages),
+            }),
+        })
+    }));
     match out {
         Err(p) => {
             let msg = p
@@ -1180,11 +1166,21 @@ pub fn run_on(
                 .cloned()
                 .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            (vec![format!("run-on panicked: {msg}")], None)
+            failed(vec![format!("run-on panicked: {msg}")])
         }
-        Ok(Err(e)) => (vec![e], None),
+        Ok(Err(e)) => failed(vec![e]),
         Ok(Ok(x)) => x,
     }
+}
+
+/// What `run_on` gave.
+pub struct RunOn {
+    /// The first judgement's findings, or why the run on the recovered medium failed.
+    pub findings: Vec<String>,
+    /// The second run as a recording (None when `findings` is not empty).
+    pub rec: Option<HostRecording>,
+    /// Log pages beyond the end the restart voided (`strategy::WriteBack::voided`).
+    pub voided: u64,
 }
 
 /// Run-on mode (module docs, "Recover, run on, crash again"): every first crash state as
@@ -1198,6 +1194,18 @@ pub fn check_run_on(
     mode: Mode,
     seed: u64,
     only: Option<u64>,
+) -> Result<CheckReport, String> {
+    check_run_on_window(rec, mode, seed, only, RUN_ON_WINDOW)
+}
+
+/// As `check_run_on`, with exhaustive second crashes over `window` instants of the run
+/// after the restart (`usize::MAX`: all of it).
+pub fn check_run_on_window(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    window: usize,
 ) -> Result<CheckReport, String> {
     if let Some((key, reason)) = run_on_refusal(&rec.cfg) {
         return Err(format!("{key}: {reason}"));
@@ -1245,9 +1253,12 @@ pub fn check_run_on(
         }
         let mut r = root.fork(&state.index.to_string());
         let seed2 = r.next_u64();
-        let (findings, rec2) = run_on(rec, &img, state.t, seed2);
-        let Some(rec2) = rec2 else {
-            note(rep, state, None, findings);
+        let out = run_on(rec, &img, state.t, seed2);
+        if out.voided > 0 {
+            rep.run_on_voided += 1;
+        }
+        let Some(rec2) = out.rec else {
+            note(rep, state, None, out.findings);
             return Ok(());
         };
         note(rep, state, None, Vec::new());
@@ -1266,7 +1277,7 @@ pub fn check_run_on(
                     .min()
                     .unwrap_or(SimTime::ZERO);
                 let cut = b2.iter().position(|x| *x >= run_start).unwrap_or(b2.len());
-                let upto = (cut + RUN_ON_WINDOW).min(b2.len());
+                let upto = cut.saturating_add(window).min(b2.len());
                 let mut index = 0u64;
                 for &t2 in &b2[..upto] {
                     sweep.advance(t2)?;

@@ -199,6 +199,9 @@ pub struct WriteBack {
     pub disk: BTreeMap<PageNo, (u64, Arc<crate::data::PageImage>)>,
     /// Set by a restart that can run on; the engine refuses to resume without it.
     pub resume: Option<Resume>,
+    /// Log pages beyond the log's end the restart voided (wal: written by the crashed run
+    /// after a page that did not persist).
+    pub voided: u64,
 }
 
 /// A strategy's state after a restart that wrote back, taken by its `create` when the

@@ -384,8 +384,10 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         // The engine starts on a medium whose restart wrote back (`restart_write_back`):
         // the log continues at the restart's tail, every record of it already issued.
         wal.seq = r.seq;
-        wal.off = r.off;
-        wal.tail = r.tail;
+        if cfg.fault_restart != "no-tail" {
+            wal.off = r.off;
+            wal.tail = r.tail;
+        }
         wal.issued_upto = wal.end_lsn();
         wal.issued_ack = r.issued_ack;
         wal.data_ack = r.data_ack;
@@ -1241,7 +1243,7 @@ fn write_back_into(
             ),
             _ => false,
         };
-        if stale {
+        if stale && ctx.cfg.fault_restart != "no-void" {
             let void = wb.tags.add(|| {
                 TagContent::Log(Arc::new(LogPageImage {
                     seq: VOID_SEQ,
@@ -1255,6 +1257,7 @@ fn write_back_into(
                 .write_plain(lpn, void, at)
                 .map_err(dev_err(format!("voiding {lpn}")))?;
             void_done = void_done.max(t);
+            wb.voided += 1;
         }
     }
     let at = void_done.max(ctx.now);
@@ -1404,10 +1407,15 @@ fn write_back_into(
         ckpt_lsn: begin,
         redo_lsn: begin,
     });
-    let master_ack = ctx
-        .log_dev()
-        .write_plain(master, tag, done)
-        .map_err(dev_err("writing the master record".into()))?;
+    let master_ack = if ctx.cfg.fault_restart == "no-master" {
+        // The planted bug (`HostConfig::fault_restart`): no master written, the engine told
+        // there is one.
+        done
+    } else {
+        ctx.log_dev()
+            .write_plain(master, tag, done)
+            .map_err(dev_err("writing the master record".into()))?
+    };
     ctx.now = ctx.now.max(master_ack);
     wb.resume = Some(crate::strategy::Resume::Wal(Resume {
         seq: tail.seq,
