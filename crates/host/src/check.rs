@@ -37,9 +37,23 @@
 //! `CrashState::torn_log` on the log device). Restart recovers both devices, then the
 //! strategy; a restart's own operations form a tape of the same shape.
 //!
-//! What it does not check: continuing to run after recovery and crashing again (the
-//! strategies do not write their restart results back; a run starts from a loaded
-//! database), read isolation, and faults other than power loss.
+//! Recover, run on, crash again (`check_run_on`, run-on mode). For a first crash state whose
+//! restart is judged right, the restart runs again from the same crash image with
+//! `RecoverCtx::write_back` on — it writes its results back (wal: CLRs, ENDs, an
+//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart") — and its
+//! database is judged again. The engine then starts on the recovered medium
+//! (`engine::Engine::resume`) with a fresh batch of `host.transactions` transactions drawn
+//! from a seed forked per first state, their ids above every id the first run's log names,
+//! and runs them to the end. A second crash is drawn on that run's tape (the device's
+//! recovery, the restart's write-back, then the run's operations, from the first crash's
+//! image): exhaustively every state of the write-back and of the first `RUN_ON_WINDOW`
+//! instants of the run after it, or randomly one state anywhere. Its oracle starts from the
+//! recovered database (what the first judgement established) and replays the second run's
+//! acked commits (`HostRecording::start`). Only strategies whose restart writes back can
+//! run on; the others are refused (`run_on_refusal`).
+//!
+//! What it does not check: run-on for the strategies other than wal (refused), read
+//! isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;

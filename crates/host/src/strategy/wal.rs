@@ -111,8 +111,46 @@
 //! - Crash in a checkpoint: the master still names the previous checkpoint, whose log is
 //!   kept until the new master is acked.
 //!
-//! Not done: restart writes nothing back (no CLRs or pages are written by recovery; the
-//! recovered database is returned to the caller), so a run cannot continue after a crash.
+//! # Run-on restart (write-back)
+//!
+//! By default restart writes nothing: it returns the recovered database (the crash
+//! checker's single and double modes, `recover --host`, the recovery measured at the end of
+//! a run). With `RecoverCtx::write_back` (the checker's run-on mode, `check::check_run_on`)
+//! it finishes as ARIES's restart does (Mohan et al. 1992, §6: a CLR for every update the
+//! undo pass undoes, an END for every loser, a checkpoint at the end of restart), so the
+//! engine can start on the recovered medium and crash again (`restart_write_back`):
+//!
+//! 1. Log pages beyond the end — a page whose sequence number is above the scan's last page
+//!    (the crashed run wrote it after a page that did not persist) — are overwritten with a
+//!    void page (sequence number `u64::MAX`, which no scan expects), and the restart's own
+//!    log writes wait for those writes. Otherwise, once the restart's records seal the tail
+//!    page, a later scan would run on into the crashed run's lost records (a COMMIT of a
+//!    transaction this restart undid, UPDATEs redone over the recovered pages).
+//! 2. The CLRs (prevLSN: the loser's last record; undoNext: the undone update's prevLSN) and
+//!    ENDs, in undo order, are appended at the log's tail: into the scan's last page when it
+//!    was not sealed (rewritten in place as it grows, as the run's tail page is), else into
+//!    a new page at the first missing sequence number. A page is written only where it may
+//!    overwrite page s−L: older than the old master's scan start and than every record the
+//!    undo read (a crash before the new master is durable restarts from the old one).
+//! 3. The end-of-restart checkpoint, with the run's steps: CKPT-BEGIN; a force (the WAL rule:
+//!    the CLRs are durable before any page they describe); every page the restart read or
+//!    changed written back whole, its page LSN the CKPT-BEGIN LSN (the checkpoint record has
+//!    no dirty page table, so redo from CKPT-BEGIN needs every recovered page on the medium);
+//!    CKPT-END with no active transaction; a force; the master (checkpoint and redo LSN:
+//!    CKPT-BEGIN) once the page writes and the forces are complete.
+//! 4. The engine resumes (`engine::Engine::resume`, `Resume`) with the log tail after the
+//!    restart's records (every one issued), the restart's master as the only acked one, and
+//!    the written pages as the data area's images.
+//!
+//! Case by case, a crash during the write-back: before the CLRs are durable, the medium is
+//! the first crash's plus void pages beyond the end (which no scan reads) — restart again
+//! from the old master; after the CLRs, before the master, the old master's scan reads the
+//! CLRs and ENDs (losers are closed; redo replays the CLRs; a page written back carries
+//! every change up to CKPT-BEGIN, so redo skips them there); after the master, restart
+//! begins at the end-of-restart checkpoint.
+//!
+//! Not done: a run-on restart with `ipa`, `ipa-block` or `ipl`, or with the log on a device
+//! of its own (refused: `check::run_on_refusal`).
 
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
