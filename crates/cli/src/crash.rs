@@ -133,6 +133,14 @@ pub struct CrashArgs {
         "over `--protocol` (default none) instead of a device-level workload; `all` checks every strategy × protocol pair (and wal × update strategy) in parallel: exhaustively on the tiny run and --schedules N (default 1000) random states on a larger one"
     ))]
     pub host: Option<String>,
+    /// With --host: recover, run on, crash again. After each first crash state's restart
+    /// is judged, the restart writes its results back, the engine runs a fresh batch of
+    /// transactions on the recovered medium, and a second crash (exhaustively over the
+    /// restart's write-back and the first instants of the run after it, or one random
+    /// state) is judged from the recovered database. Strategies whose restart cannot run on
+    /// are refused (exit 2; with --host all, listed as refused).
+    #[arg(long, requires = "host", conflicts_with = "double")]
+    pub run_on: bool,
 }
 
 /// What checking one protocol produced.
@@ -588,6 +596,7 @@ pub fn cmd_crash(a: &CrashArgs, quiet: bool) -> Result<(), Fail> {
             state,
             a.max_in_flight,
             a.double,
+            a.run_on,
         );
     }
     note_replaced_base(&a.cfg, a.protocol.as_deref().unwrap_or("none"))?;
@@ -825,7 +834,7 @@ fn soak_host_batch(h: &SoakHost, seed: u64, b: u64) -> Result<(CheckReport, Opti
     let mode = host::check::Mode::Random {
         schedules: HOST_BATCH,
     };
-    let rep = match check_cell_with(&cfg, mode, false) {
+    let rep = match check_cell_with(&cfg, mode, false, false) {
         Ok(r) => r,
         Err(CellError::Refused(e)) | Err(CellError::Failed(e)) => {
             return Err(Fail(1, format!("{} seed {}: {e}", h.name(), cfg.seed)))
@@ -915,6 +924,7 @@ pub fn cmd_soak(a: &SoakArgs) -> Result<(), Fail> {
         variants: false,
         min_states: None,
         host: None,
+        run_on: false,
     };
     note_replaced_base(&a.cfg, &protocols[0])?;
     for p in &protocols {
@@ -1108,15 +1118,22 @@ fn check_cell(
     cfg: &Config,
     mode: host::check::Mode,
 ) -> Result<host::check::CheckReport, CellError> {
-    check_cell_with(cfg, mode, false)
+    check_cell_with(cfg, mode, false, false)
 }
 
-/// As `check_cell`; with `double`, crashes inside recovery too.
+/// As `check_cell`; with `double`, crashes inside recovery too; with `run_on`, recover, run
+/// on and crash again instead (`host::check::check_run_on`).
 fn check_cell_with(
     cfg: &Config,
     mode: host::check::Mode,
     double: bool,
+    run_on: bool,
 ) -> Result<host::check::CheckReport, CellError> {
+    if run_on {
+        if let Some((key, reason)) = host::check::run_on_refusal(&cfg.host) {
+            return Err(CellError::Refused(format!("{key}: {reason}")));
+        }
+    }
     let rec = match world::host_run::record_host(cfg) {
         Ok(r) => r,
         Err(world::WorldError::Config(e)) => return Err(CellError::Refused(e)),
@@ -1126,6 +1143,9 @@ fn check_cell_with(
             )))
         }
     };
+    if run_on {
+        return host::check::check_run_on(&rec, mode, cfg.seed, None).map_err(CellError::Failed);
+    }
     world::host_run::check_host_with(&rec, mode, cfg.seed, None, double)
         .map_err(|e| CellError::Failed(e.to_string()))
 }
@@ -1198,8 +1218,8 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
         };
         // The random phase also crashes inside recovery (one crash in the first recovery,
         // sometimes one in the second): cheap, and the exhaustive phase stays single.
-        let double = matches!(mode, host::check::Mode::Random { .. });
-        let rep = match check_cell_with(&cfg, mode, double) {
+        let double = matches!(mode, host::check::Mode::Random { .. }) && !a.run_on;
+        let rep = match check_cell_with(&cfg, mode, double, a.run_on) {
             Ok(r) => r,
             Err(CellError::Refused(e)) => {
                 out.refused = Some(e);
@@ -1222,9 +1242,15 @@ fn host_cell(a: &CrashArgs, cell: Cell, random: u64) -> HostCell {
             );
             match mode {
                 host::check::Mode::Exhaustive { .. } => cmd.push_str(" --exhaustive"),
+                host::check::Mode::Random { schedules } if a.run_on => {
+                    cmd.push_str(&format!(" --schedules {schedules}"))
+                }
                 host::check::Mode::Random { schedules } => {
                     cmd.push_str(&format!(" --schedules {schedules} --double"))
                 }
+            }
+            if a.run_on {
+                cmd.push_str(" --run-on");
             }
             for s in &args.sets {
                 cmd.push_str(&format!(" --set {}", quote(s)));

@@ -1225,6 +1225,7 @@ pub(crate) fn cmd_host_crash(
     state: Option<u64>,
     max_in_flight: usize,
     double: bool,
+    run_on: bool,
 ) -> Result<(), Fail> {
     ssd::protocol::lookup(protocol).map_err(bad)?;
     if schedules == Some(0) {
@@ -1257,7 +1258,15 @@ pub(crate) fn cmd_host_crash(
         world::WorldError::Config(_) => bad(e),
         other => Fail(1, format!("recording the host run failed: {other}")),
     })?;
-    let rep = world::host_run::check_host_with(&rec, mode, cfg.seed, state, double).map_err(bad)?;
+    let rep = if run_on {
+        // Refused before anything runs: a strategy whose restart cannot run on (exit 2).
+        if let Some((key, reason)) = host::check::run_on_refusal(&rec.cfg) {
+            return Err(Fail(2, format!("--run-on: {key}: {reason}")));
+        }
+        host::check::check_run_on(&rec, mode, cfg.seed, state).map_err(|e| Fail(2, e))?
+    } else {
+        world::host_run::check_host_with(&rec, mode, cfg.seed, state, double).map_err(bad)?
+    };
     let replay = |k: u64| {
         let mut cmd = format!(
             "commitlab crash --host {} --protocol {} --seed {}",
@@ -1271,6 +1280,9 @@ pub(crate) fn cmd_host_crash(
         }
         if double {
             cmd.push_str(" --double");
+        }
+        if run_on {
+            cmd.push_str(" --run-on");
         }
         if let Some(c) = &a.config {
             cmd.push_str(&format!(" --config {}", quote(&c.display().to_string())));
@@ -1322,6 +1334,16 @@ pub(crate) fn cmd_host_crash(
                 torn_log(s)
             );
         }
+        if let Some(s) = &v.run_on {
+            println!(
+                "  then recovered, ran on, and crashed again at T={} of that run (its state {}): {} in flight, persisted {:?}, torn {:?}",
+                s.t,
+                s.index,
+                s.in_flight.len(),
+                s.persisted,
+                s.torn
+            );
+        }
         if v.findings.is_empty() {
             println!("  no violation");
         }
@@ -1349,6 +1371,12 @@ pub(crate) fn cmd_host_crash(
         println!(
             "of them inside recovery: {} (most media operations one recovery issued: {})",
             rep.states_in_recovery, rep.recovery_ops_max
+        );
+    }
+    if run_on {
+        println!(
+            "of them after recover and run on: {} (most media operations one restart and run on issued: {}; restarts that voided log pages beyond the end: {})",
+            rep.states_after_run_on, rep.run_on_ops_max, rep.run_on_voided
         );
     }
     println!(

@@ -37,9 +37,23 @@
 //! `CrashState::torn_log` on the log device). Restart recovers both devices, then the
 //! strategy; a restart's own operations form a tape of the same shape.
 //!
-//! What it does not check: continuing to run after recovery and crashing again (the
-//! strategies do not write their restart results back; a run starts from a loaded
-//! database), read isolation, and faults other than power loss.
+//! Recover, run on, crash again (`check_run_on`, run-on mode). For a first crash state whose
+//! restart is judged right, the restart runs again from the same crash image with
+//! `RecoverCtx::write_back` on — it writes its results back (wal: CLRs, ENDs, an
+//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart") — and its
+//! database is judged again. The engine then starts on the recovered medium
+//! (`engine::Engine::resume`) with a fresh batch of `host.transactions` transactions drawn
+//! from a seed forked per first state, their ids above every id the first run's log names,
+//! and runs them to the end. A second crash is drawn on that run's tape (the device's
+//! recovery, the restart's write-back, then the run's operations, from the first crash's
+//! image): exhaustively every state of the write-back and of the first `RUN_ON_WINDOW`
+//! instants of the run after it, or randomly one state anywhere. Its oracle starts from the
+//! recovered database (what the first judgement established) and replays the second run's
+//! acked commits (`HostRecording::start`). Only strategies whose restart writes back can
+//! run on; the others are refused (`run_on_refusal`).
+//!
+//! What it does not check: run-on for the strategies other than wal (refused), read
+//! isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
@@ -68,6 +82,9 @@ pub struct HostRecording {
     /// The log device's configuration, medium before the run and operations
     /// (`host.log_device = "separate"`); None: one device.
     pub log: Option<LogTape>,
+    /// The database the run started from when it ran on a recovered medium (run-on: what
+    /// the first crash's judgement established); None: as loaded.
+    pub start: Option<BTreeMap<PageNo, Vec<u64>>>,
 }
 
 /// The log device of a recorded run.
@@ -126,6 +143,7 @@ pub fn record_on(
         metrics: run.metrics,
         tier: run.tier.take(),
         log,
+        start: None,
     })
 }
 
@@ -152,6 +170,10 @@ pub struct Violation {
     /// Crashes inside the recoveries that followed `state` (double mode), first one first;
     /// empty: the violation is of `state` itself.
     pub inside: Vec<CrashState>,
+    /// Run-on mode: the second crash, in the run on the medium recovered from `state` (its
+    /// instants and operation indices count along that run's tape: the restart's writes,
+    /// then the run's). None: the violation is of the first crash.
+    pub run_on: Option<CrashState>,
     pub findings: Vec<String>,
 }
 
@@ -167,6 +189,14 @@ pub struct CheckReport {
     pub states_in_recovery: u64,
     /// The most media operations one recovery issued (double mode).
     pub recovery_ops_max: usize,
+    /// Of `states`, those of a second crash after recover and run on (run-on mode).
+    pub states_after_run_on: u64,
+    /// The most media operations one run on a recovered medium issued, its restart's
+    /// write-back included (run-on mode).
+    pub run_on_ops_max: usize,
+    /// Of the first crash states, those whose restart voided log pages beyond the log's
+    /// end (run-on mode: the window a restart that leaves them would open).
+    pub run_on_voided: u64,
 }
 
 const KEEP: usize = 5;
@@ -401,6 +431,7 @@ pub fn evaluate_images(
             log_device: log_dev.as_mut(),
             tags: &rec.tags,
             now: SimTime::from_ns(now),
+            write_back: None,
         };
         let db = (info.recover)(&mut ctx).map_err(|e| e.to_string())?;
         let ops = log.then(|| {
@@ -456,7 +487,7 @@ pub fn evaluate_images(
 
 /// The oracle (module docs). Returns the findings; empty means the database is right.
 pub fn judge(rec: &HostRecording, t: SimTime, db: &BTreeMap<PageNo, Vec<u64>>) -> Vec<String> {
-    judge_commits(&rec.layout, &rec.commits, t, db)
+    judge_commits_from(&rec.layout, rec.start.as_ref(), &rec.commits, t, db)
 }
 
 /// The serial replay's values, dense over the pages a judgement looks at (every page a
@@ -522,7 +553,22 @@ pub fn judge_commits(
     t: SimTime,
     db: &BTreeMap<PageNo, Vec<u64>>,
 ) -> Vec<String> {
+    judge_commits_from(layout, None, commits, t, db)
+}
+
+/// As `judge_commits`, for a run that started from the database `start` (run-on: the
+/// recovered one) instead of the loaded state; every page of `start` is compared too.
+pub fn judge_commits_from(
+    layout: &Layout,
+    start: Option<&BTreeMap<PageNo, Vec<u64>>>,
+    commits: &[CommitRec],
+    t: SimTime,
+    db: &BTreeMap<PageNo, Vec<u64>>,
+) -> Vec<String> {
     let mut pages: Vec<PageNo> = db.keys().copied().collect();
+    if let Some(s) = start {
+        pages.extend(s.keys().copied());
+    }
     for c in commits {
         for op in &c.spec.ops {
             if !matches!(op, RecOp::Read(_)) {
@@ -534,9 +580,14 @@ pub fn judge_commits(
     pages.dedup();
     // The replay of the acked commits, in list order, from the loaded values.
     let mut base = Replay::new(layout, pages);
-    let value = |m: &Replay, p: PageNo, s: u16| -> u64 {
-        m.get(p, s).unwrap_or_else(|| layout.initial_slot(p, s))
+    let loaded = |p: PageNo, s: u16| -> u64 {
+        start
+            .and_then(|m| m.get(&p))
+            .and_then(|v| v.get(s as usize).copied())
+            .unwrap_or_else(|| layout.initial_slot(p, s))
     };
+    let value =
+        |m: &Replay, p: PageNo, s: u16| -> u64 { m.get(p, s).unwrap_or_else(|| loaded(p, s)) };
     let mut in_flight: Vec<(usize, BTreeMap<(PageNo, u16), u64>)> = Vec::new();
     for (i, c) in commits.iter().enumerate() {
         if c.ack <= t {
@@ -630,7 +681,13 @@ pub fn judge_commits(
                     })
                     .map(|c| c.txn.to_string())
                     .next()
-                    .unwrap_or_else(|| "no acked transaction (loaded value)".into());
+                    .unwrap_or_else(|| {
+                        if start.is_some() {
+                            "no acked transaction (the recovered value it started from)".into()
+                        } else {
+                            "no acked transaction (loaded value)".into()
+                        }
+                    });
                 findings.push(format!(
                     "page {} slot {s}: recovered {g:#x}, serial replay of the acked commits gives {want:#x} (last acked writer: {who})",
                     p.0
@@ -804,6 +861,7 @@ pub fn check_with(
             rep.first.push(Violation {
                 state: state.clone(),
                 inside,
+                run_on: None,
                 findings,
             });
         }
@@ -969,6 +1027,388 @@ pub fn check_with(
         }
     }
     Ok(rep)
+}
+
+/// Why run-on mode (`check_run_on`) cannot be honoured for `cfg`, naming the key; None: it
+/// can. A strategy can run on only if its restart writes its results back
+/// (`strategy::WriteBack`) and its `create` takes up the restart's state.
+pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
+    if cfg.strategy != "wal" {
+        return Some((
+            "host.strategy".into(),
+            format!(
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal",
+                cfg.strategy
+            ),
+        ));
+    }
+    if cfg.update != "out-of-place" {
+        return Some((
+            "host.update".into(),
+            format!(
+                "run-on is not done for wal with update {}: its restart writes pages back out of place only",
+                cfg.update
+            ),
+        ));
+    }
+    if cfg.separate_log() {
+        return Some((
+            "host.log_device".into(),
+            "run-on is not done with the log on a device of its own".into(),
+        ));
+    }
+    if cfg.data == "full" {
+        return Some((
+            "host.data".into(),
+            "run-on judges the second crash by the replay oracle only; the workload's consistency conditions (host.data = \"full\") are not run on it".into(),
+        ));
+    }
+    None
+}
+
+/// The crash instants of a run on a recovered medium that exhaustive run-on mode tries
+/// (module docs, "Recover, run on, crash again"): every instant of the restart's write-back
+/// and this many of the run after it.
+pub const RUN_ON_WINDOW: usize = 24;
+
+/// Above every transaction id the medium of `rec`'s run may name: its commits' and every
+/// log record's (aborted attempts' ids are in the log only).
+fn next_txn_after(rec: &HostRecording) -> u64 {
+    let mut n = rec.commits.iter().map(|c| c.txn.0).max().unwrap_or(0);
+    for tag in 1..=rec.tags.len() {
+        if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
+            for e in &p.entries {
+                use crate::strategy::wal::LogRec as L;
+                let t = match &e.rec {
+                    L::Begin { txn }
+                    | L::Update { txn, .. }
+                    | L::Clr { txn, .. }
+                    | L::Commit { txn, .. }
+                    | L::Abort { txn, .. }
+                    | L::End { txn, .. } => txn.0,
+                    L::CkptBegin | L::CkptEnd { .. } => 0,
+                };
+                n = n.max(t);
+            }
+        }
+    }
+    n + 1
+}
+
+/// Recovers from the crash image `img` (of `rec`'s run, crashed at `t`) with a restart that
+/// writes back, judges the database it returns as the first crash is judged, and, if it is
+/// right, starts the engine on the recovered medium with a fresh batch of transactions
+/// (`host.transactions` of them, drawn with `seed`, ids above every recovered one) and runs
+/// it to its end. Returns the first judgement's findings and, when they are empty, the
+/// second run as a recording: its base is `img`, its tape the device's recovery, the
+/// restart's write-back and the run, and its oracle starts from the recovered database.
+pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> RunOn {
+    let failed = |findings: Vec<String>| RunOn {
+        findings,
+        rec: None,
+        voided: 0,
+    };
+    let Some(img0) = img.first() else {
+        return failed(vec!["internal: no crash image".into()]);
+    };
+    let out = catch_unwind(AssertUnwindSafe(|| -> Result<RunOn, String> {
+        let mut nand = Nand::from_image(img0.clone(), rec.dcfg.nand.timing.clone());
+        nand.enable_log();
+        let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
+            .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+        let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
+        let mut wb = strategy::WriteBack {
+            tags: rec.tags.clone(),
+            ..Default::default()
+        };
+        let db = {
+            let mut ctx = RecoverCtx {
+                cfg: &rec.cfg,
+                layout: &rec.layout,
+                device: &mut dev,
+                log_device: None,
+                tags: &rec.tags,
+                now: SimTime::from_ns(rep.time_ns),
+                write_back: Some(&mut wb),
+            };
+            (info.recover)(&mut ctx).map_err(|e| format!("run-on restart: {e}"))?
+        };
+        let findings = judge(rec, t, &db.pages);
+        let voided = wb.voided;
+        if !findings.is_empty() {
+            return Ok(RunOn {
+                findings,
+                rec: None,
+                voided,
+            });
+        }
+        let mut ops = dev.core.nand.take_log();
+        let mut cfg = rec.cfg.clone();
+        cfg.measure_recovery = false;
+        let source = crate::source::build(&cfg, seed).map_err(|e| e.to_string())?;
+        let mut eng =
+            crate::engine::Engine::resume(&cfg, dev, source, seed, true, wb, next_txn_after(rec))
+                .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
+        eng.run()
+            .map_err(|e| format!("the run on the recovered medium failed: {e}"))?;
+        let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
+        let mut run = eng.into_run(m);
+        ops.extend(run.core.device.core.nand.take_log());
+        Ok(RunOn {
+            findings: Vec::new(),
+            voided,
+            rec: Some(HostRecording {
+                cfg,
+                dcfg: rec.dcfg.clone(),
+                seed,
+                layout: run.core.layout.clone(),
+                base: img0.clone(),
+                ops,
+                commits: run.commits,
+                tags: run.core.tags,
+                metrics: run.metrics,
+                tier: None,
+                log: None,
+                start: Some(db.pages),
+            }),
+        })
+    }));
+    match out {
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failed(vec![format!("run-on panicked: {msg}")])
+        }
+        Ok(Err(e)) => failed(vec![e]),
+        Ok(Ok(x)) => x,
+    }
+}
+
+/// What `run_on` gave.
+pub struct RunOn {
+    /// The first judgement's findings, or why the run on the recovered medium failed.
+    pub findings: Vec<String>,
+    /// The second run as a recording (None when `findings` is not empty).
+    pub rec: Option<HostRecording>,
+    /// Log pages beyond the end the restart voided (`strategy::WriteBack::voided`).
+    pub voided: u64,
+}
+
+/// Run-on mode (module docs, "Recover, run on, crash again"): every first crash state as
+/// `check` draws or enumerates it; for each one whose restart is right, recover with a
+/// restart that writes back, run on, and crash again: exhaustively every state of the
+/// restart's write-back and of the first `RUN_ON_WINDOW` instants of the run after it, or
+/// randomly one state anywhere in it. A second state is judged against the second run's
+/// commits from the recovered database.
+pub fn check_run_on(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+) -> Result<CheckReport, String> {
+    check_run_on_window(rec, mode, seed, only, RUN_ON_WINDOW)
+}
+
+/// As `check_run_on`, with exhaustive second crashes over `window` instants of the run
+/// after the restart (`usize::MAX`: all of it).
+pub fn check_run_on_window(
+    rec: &HostRecording,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    window: usize,
+) -> Result<CheckReport, String> {
+    if let Some((key, reason)) = run_on_refusal(&rec.cfg) {
+        return Err(format!("{key}: {reason}"));
+    }
+    let (tape, split) = tape(rec);
+    let tape = &tape[..];
+    let mut rep = CheckReport {
+        ops: tape.len(),
+        commits: rec.commits.len(),
+        ..Default::default()
+    };
+    let bounds = boundaries(rec, tape);
+    let root = Rng::new(seed).fork("host-crash-run-on");
+    let note = |rep: &mut CheckReport,
+                state: &CrashState,
+                second: Option<CrashState>,
+                findings: Vec<String>| {
+        rep.states += 1;
+        if second.is_some() {
+            rep.states_after_run_on += 1;
+        }
+        if !findings.is_empty() {
+            rep.violations += 1;
+        }
+        if (!findings.is_empty() && rep.first.len() < KEEP) || (only.is_some() && second.is_none())
+        {
+            rep.first.push(Violation {
+                state: state.clone(),
+                inside: Vec::new(),
+                run_on: second,
+                findings,
+            });
+        }
+    };
+    // One first state: judged, then recover, run on and crash again.
+    let one = |rep: &mut CheckReport,
+               state: &CrashState,
+               img: Vec<NandImage>,
+               exhaustive: Option<usize>|
+     -> Result<(), String> {
+        let ev = evaluate_images(rec, img.clone(), state.t, None, false);
+        if !ev.findings.is_empty() {
+            note(rep, state, None, ev.findings);
+            return Ok(());
+        }
+        let mut r = root.fork(&state.index.to_string());
+        let seed2 = r.next_u64();
+        let out = run_on(rec, &img, state.t, seed2);
+        if out.voided > 0 {
+            rep.run_on_voided += 1;
+        }
+        let Some(rec2) = out.rec else {
+            note(rep, state, None, out.findings);
+            return Ok(());
+        };
+        note(rep, state, None, Vec::new());
+        rep.run_on_ops_max = rep.run_on_ops_max.max(rec2.ops.len());
+        let ops2 = &rec2.ops[..];
+        let b2 = boundaries(&rec2, ops2);
+        let mut sweep = Sweep::over(vec![rec2.base.clone()], ops2, ops2.len());
+        match exhaustive {
+            Some(max_in_flight) => {
+                // The restart's write-back ends when the engine's run starts: the first
+                // commit's issue, or the run's first operation after the restart's.
+                let run_start = rec2
+                    .commits
+                    .iter()
+                    .map(|c| c.issue)
+                    .min()
+                    .unwrap_or(SimTime::ZERO);
+                let cut = b2.iter().position(|x| *x >= run_start).unwrap_or(b2.len());
+                let upto = cut.saturating_add(window).min(b2.len());
+                let mut index = 0u64;
+                for &t2 in &b2[..upto] {
+                    sweep.advance(t2)?;
+                    let fl = sweep.in_flight.clone();
+                    if fl.len() > max_in_flight {
+                        return Err(format!(
+                            "{} operations are in progress at {t2} of a run on a recovered medium; exhaustive checking allows {max_in_flight}",
+                            fl.len()
+                        ));
+                    }
+                    for (persisted, torn, torn_log) in fates_of(ops2, &fl, ops2.len()) {
+                        let second = CrashState {
+                            index,
+                            t: t2,
+                            persisted,
+                            torn,
+                            torn_log,
+                            in_flight: fl.clone(),
+                        };
+                        index += 1;
+                        let img2 = sweep.state_image(&second)?;
+                        let f = evaluate_images(&rec2, img2, t2, None, false).findings;
+                        note(rep, state, Some(second), prefix(f));
+                    }
+                }
+            }
+            None => {
+                let t2 = b2[r.below(b2.len() as u64) as usize];
+                sweep.advance(t2)?;
+                let fl = sweep.in_flight.clone();
+                let (persisted, torn, torn_log) = draw_fates_of(ops2, &fl, ops2.len(), &mut r);
+                let second = CrashState {
+                    index: 0,
+                    t: t2,
+                    persisted,
+                    torn,
+                    torn_log,
+                    in_flight: fl,
+                };
+                let img2 = sweep.state_image(&second)?;
+                let f = evaluate_images(&rec2, img2, t2, None, false).findings;
+                note(rep, state, Some(second), prefix(f));
+            }
+        }
+        Ok(())
+    };
+    match mode {
+        Mode::Exhaustive { max_in_flight } => {
+            let mut sweep = Sweep::over(bases(rec), tape, split);
+            let mut index = 0u64;
+            for &t in &bounds {
+                sweep.advance(t)?;
+                let fl = sweep.in_flight.clone();
+                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
+                if fl.len() > max_in_flight {
+                    return Err(format!(
+                        "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}",
+                        fl.len()
+                    ));
+                }
+                for (persisted, torn, torn_log) in fates_of(tape, &fl, split) {
+                    let state = CrashState {
+                        index,
+                        t,
+                        persisted,
+                        torn,
+                        torn_log,
+                        in_flight: fl.clone(),
+                    };
+                    index += 1;
+                    if only.is_some_and(|o| o != state.index) {
+                        continue;
+                    }
+                    let img = sweep.state_image(&state)?;
+                    one(&mut rep, &state, img, Some(max_in_flight))?;
+                }
+            }
+        }
+        Mode::Random { schedules } => {
+            let draw = Rng::new(seed).fork("host-crash-schedules");
+            let mut plan: Vec<(SimTime, u64)> = (0..schedules)
+                .filter(|k| only.is_none_or(|o| o == *k))
+                .map(|k| {
+                    let mut r = draw.fork(&k.to_string());
+                    (bounds[r.below(bounds.len() as u64) as usize], k)
+                })
+                .collect();
+            plan.sort_unstable();
+            let mut sweep = Sweep::over(bases(rec), tape, split);
+            for (t, k) in plan {
+                sweep.advance(t)?;
+                let fl = sweep.in_flight.clone();
+                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
+                let mut r = draw.fork(&k.to_string());
+                r.next_u64();
+                let (persisted, torn, torn_log) = draw_fates_of(tape, &fl, split, &mut r);
+                let state = CrashState {
+                    index: k,
+                    t,
+                    persisted,
+                    torn,
+                    torn_log,
+                    in_flight: fl,
+                };
+                let img = sweep.state_image(&state)?;
+                one(&mut rep, &state, img, None)?;
+            }
+        }
+    }
+    Ok(rep)
+}
+
+/// Findings of a second crash, marked as such.
+fn prefix(f: Vec<String>) -> Vec<String> {
+    f.into_iter()
+        .map(|x| format!("after recover and run on: {x}"))
+        .collect()
 }
 
 /// A tiny configuration for exhaustive host crash checks: a 2-plane device of 2 KiB pages

@@ -92,6 +92,9 @@ pub struct Core {
     /// A file-backed run of a PCM strategy: the tier image its PCM and disk write through to
     /// (`media::tier_file`), attached by the strategy's `create` after formatting.
     pub tier_sink: Option<media::tier_file::TierSink>,
+    /// An engine resumed on a recovered medium (`Engine::resume`): the strategy's state its
+    /// restart left, taken by the strategy's `create`.
+    pub resume: Option<crate::strategy::Resume>,
 }
 
 impl Core {
@@ -745,7 +748,7 @@ impl Engine {
         seed: u64,
         record: bool,
     ) -> Result<Engine> {
-        Engine::build(cfg, device, None, source, seed, record, None)
+        Engine::build(cfg, device, None, source, seed, record, None, None)
     }
 
     /// As `new`; a PCM strategy's PCM and disk write through to `tier` (a file-backed run,
@@ -758,7 +761,7 @@ impl Engine {
         record: bool,
         tier: Option<media::tier_file::TierSink>,
     ) -> Result<Engine> {
-        Engine::build(cfg, device, None, source, seed, record, tier)
+        Engine::build(cfg, device, None, source, seed, record, tier, None)
     }
 
     /// As `new`, with the log on `log_device` (`host.log_device = "separate"`, which needs
@@ -771,9 +774,37 @@ impl Engine {
         seed: u64,
         record: bool,
     ) -> Result<Engine> {
-        Engine::build(cfg, device, log_device, source, seed, record, None)
+        Engine::build(cfg, device, log_device, source, seed, record, None, None)
     }
 
+    /// An engine on a recovered `device` whose restart wrote its results back (`wb`,
+    /// `strategy::WriteBack`): the tag table continues the one the medium's tags come from,
+    /// the data area holds `wb.disk`, the strategy takes up its restart's state, and the
+    /// first transaction gets id `next_txn` (above every id the medium's log may name). A
+    /// strategy whose restart left no state to resume from is refused.
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume(
+        cfg: &HostConfig,
+        device: Device,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+        wb: crate::strategy::WriteBack,
+        next_txn: u64,
+    ) -> Result<Engine> {
+        Engine::build(
+            cfg,
+            device,
+            None,
+            source,
+            seed,
+            record,
+            None,
+            Some((wb, next_txn)),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn build(
         cfg: &HostConfig,
         device: Device,
@@ -782,6 +813,7 @@ impl Engine {
         seed: u64,
         record: bool,
         tier: Option<media::tier_file::TierSink>,
+        resume: Option<(crate::strategy::WriteBack, u64)>,
     ) -> Result<Engine> {
         cfg.validate()?;
         if tier.is_some() && !crate::acklog::uses_pcm_tier(&cfg.strategy) {
@@ -862,10 +894,44 @@ impl Engine {
             also_read_pages: 0,
             txn_number: 0,
             tier_sink: None,
+            resume: None,
         };
         core.pool.reserve_pages(core.layout.pages);
         core.tier_sink = tier;
+        let mut next_txn = 1;
+        if let Some((wb, n)) = resume {
+            let resumable = wb.resume.is_some();
+            if !resumable {
+                return Err(HostError::Config {
+                    key: "host.strategy".into(),
+                    reason: format!(
+                        "{}'s restart does not write its results back: the engine cannot start on its recovered medium",
+                        cfg.strategy
+                    ),
+                });
+            }
+            let keep = core.tags.keep;
+            core.tags = wb.tags;
+            core.tags.keep = keep;
+            core.tags.prunable = false;
+            for (p, d) in wb.disk {
+                if let Some(e) = core.disk.get_mut(p.0 as usize) {
+                    *e = Some(d);
+                }
+            }
+            core.resume = wb.resume;
+            next_txn = n.max(1);
+        }
         let strat = (info.create)(cfg, &mut core)?;
+        if core.resume.is_some() {
+            return Err(HostError::Config {
+                key: "host.strategy".into(),
+                reason: format!(
+                    "{} cannot start on a recovered medium (its create does not take up a restart's state)",
+                    cfg.strategy
+                ),
+            });
+        }
         if core.tier_sink.is_some() {
             // `create` attaches the sink to the PCM and the disk and takes it: one left
             // here was not attached, and the run would write nothing to its image.
@@ -913,7 +979,7 @@ impl Engine {
             rng_source: rng.fork("source"),
             rng_backoff: rng.fork("backoff"),
             rng_think: rng.fork("think"),
-            next_txn: 1,
+            next_txn,
             handed_out: 0,
             now: start,
             commits: Vec::new(),
@@ -1743,7 +1809,7 @@ fn run_with(
     } else {
         None
     };
-    let mut e = Engine::build(cfg, device, log_device, source, seed, record, tier)?;
+    let mut e = Engine::build(cfg, device, log_device, source, seed, record, tier, None)?;
     if trace {
         e.capture_trace();
     }
@@ -1823,6 +1889,7 @@ fn measure_recovery(
         log_device: log_dev.as_mut(),
         tags: &core.tags,
         now: SimTime::from_ns(rep.time_ns),
+        write_back: None,
     };
     let db = (info.recover)(&mut ctx)?;
     Ok(crate::metrics::HostRecoveryMetrics {

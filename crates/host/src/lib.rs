@@ -227,6 +227,17 @@ pub struct HostConfig {
     /// this outside tests.
     #[serde(skip)]
     pub fault_drop_page: bool,
+    /// Planted bugs for run-on checking (wal's restart that writes back,
+    /// `strategy::wal::restart_write_back`): "no-master" (the restart writes no new master
+    /// but the engine resumes as if it had, so the run after it overwrites log pages the old
+    /// master still needs), "no-void" (the log pages beyond the end are not voided, so a
+    /// later scan runs on from the restart's pages into the crashed run's lost ones),
+    /// "no-tail" (the engine resumes at the restart's tail page but not after its records:
+    /// the run's first log write overwrites them); empty =
+    /// none. Single and double crashes cannot see either: the restart's database is right.
+    /// Never set this outside tests.
+    #[serde(skip)]
+    pub fault_restart: String,
 }
 
 impl Default for HostConfig {
@@ -272,6 +283,7 @@ impl Default for HostConfig {
             fault_fc: String::new(),
             fault_device_tx: String::new(),
             fault_drop_page: false,
+            fault_restart: String::new(),
         }
     }
 }

@@ -750,6 +750,7 @@ pub fn check(
                 }
                 rep.first.push(Violation {
                     inside: Vec::new(),
+                    run_on: None,
                     state: CrashState {
                         index: k,
                         t,

@@ -34,6 +34,9 @@ pub const FAULTS: &[(&str, &str)] = &[
         "fault_device_tx = reopen-forgets",
     ),
     ("host-drop-page", "fault_drop_page"),
+    ("restart-no-master", "fault_restart = no-master"),
+    ("restart-no-void", "fault_restart = no-void"),
+    ("restart-no-tail", "fault_restart = no-tail"),
     ("pcm-early-atl-removal", "pcm.fault_early_atl_removal"),
     ("pcm-paper-pseudo-xid", "pcm.fault_paper_pseudo_xid"),
     ("pcm-pseudo-xid-of-aborts", "pcm.fault_pseudo_xid_of_aborts"),
@@ -73,6 +76,8 @@ pub fn plant(cfg: &mut HostConfig, mutant: &str) -> bool {
                 cfg.fault_fc = f.to_string();
             } else if let Some(f) = m.strip_prefix("device-tx-") {
                 cfg.fault_device_tx = f.to_string();
+            } else if let Some(f) = m.strip_prefix("restart-") {
+                cfg.fault_restart = f.to_string();
             } else {
                 return false;
             }
@@ -105,6 +110,7 @@ mod tests {
                 || c.fault_fc != d.fault_fc
                 || c.fault_device_tx != d.fault_device_tx
                 || c.fault_drop_page != d.fault_drop_page
+                || c.fault_restart != d.fault_restart
                 || c.pcm.fault_early_atl_removal
                 || c.pcm.fault_paper_pseudo_xid
                 || c.pcm.fault_pseudo_xid_of_aborts

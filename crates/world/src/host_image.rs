@@ -220,6 +220,7 @@ pub fn recover_host_image(
             log_device: None,
             tags: &rec.tags,
             now: sim::SimTime::from_ns(rep.time_ns),
+            write_back: None,
         };
         let db = (info.recover)(&mut ctx).map_err(|e| format!("host recovery failed: {e}"))?;
         Ok::<_, String>((rep, db))

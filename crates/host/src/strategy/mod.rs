@@ -181,6 +181,34 @@ pub struct RecoverCtx<'a> {
     pub log_device: Option<&'a mut Device>,
     pub tags: &'a TagTable,
     pub now: SimTime,
+    /// Run-on restarts (`check::check_run_on`): the restart writes its results back so the
+    /// engine can start on the recovered medium (`WriteBack`). None: the restart only
+    /// returns the database (the crash checker's other modes, `recover --host`, the
+    /// recovery measured at the end of a run).
+    pub write_back: Option<&'a mut WriteBack>,
+}
+
+/// What a restart that writes back leaves for the engine that starts on the recovered
+/// medium (`engine::Engine::resume`): the tag table grown by the restart's own writes, the
+/// DB page images the data area holds after it, and the strategy's own state (its log
+/// tail, master records).
+#[derive(Debug, Default)]
+pub struct WriteBack {
+    pub tags: TagTable,
+    /// Per DB page the restart wrote: its first tag and image (`engine::Core::disk`).
+    pub disk: BTreeMap<PageNo, (u64, Arc<crate::data::PageImage>)>,
+    /// Set by a restart that can run on; the engine refuses to resume without it.
+    pub resume: Option<Resume>,
+    /// Log pages beyond the log's end the restart voided (wal: written by the crashed run
+    /// after a page that did not persist).
+    pub voided: u64,
+}
+
+/// A strategy's state after a restart that wrote back, taken by its `create` when the
+/// engine resumes (`engine::Core::resume`).
+#[derive(Debug)]
+pub enum Resume {
+    Wal(wal::Resume),
 }
 
 /// A recovered database: the pages that differ from the loaded state may be listed; a page

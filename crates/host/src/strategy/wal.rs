@@ -111,8 +111,46 @@
 //! - Crash in a checkpoint: the master still names the previous checkpoint, whose log is
 //!   kept until the new master is acked.
 //!
-//! Not done: restart writes nothing back (no CLRs or pages are written by recovery; the
-//! recovered database is returned to the caller), so a run cannot continue after a crash.
+//! # Run-on restart (write-back)
+//!
+//! By default restart writes nothing: it returns the recovered database (the crash
+//! checker's single and double modes, `recover --host`, the recovery measured at the end of
+//! a run). With `RecoverCtx::write_back` (the checker's run-on mode, `check::check_run_on`)
+//! it finishes as ARIES's restart does (Mohan et al. 1992, §6: a CLR for every update the
+//! undo pass undoes, an END for every loser, a checkpoint at the end of restart), so the
+//! engine can start on the recovered medium and crash again (`restart_write_back`):
+//!
+//! 1. Log pages beyond the end — a page whose sequence number is above the scan's last page
+//!    (the crashed run wrote it after a page that did not persist) — are overwritten with a
+//!    void page (sequence number `u64::MAX`, which no scan expects), and the restart's own
+//!    log writes wait for those writes. Otherwise, once the restart's records seal the tail
+//!    page, a later scan would run on into the crashed run's lost records (a COMMIT of a
+//!    transaction this restart undid, UPDATEs redone over the recovered pages).
+//! 2. The CLRs (prevLSN: the loser's last record; undoNext: the undone update's prevLSN) and
+//!    ENDs, in undo order, are appended at the log's tail: into the scan's last page when it
+//!    was not sealed (rewritten in place as it grows, as the run's tail page is), else into
+//!    a new page at the first missing sequence number. A page is written only where it may
+//!    overwrite page s−L: older than the old master's scan start and than every record the
+//!    undo read (a crash before the new master is durable restarts from the old one).
+//! 3. The end-of-restart checkpoint, with the run's steps: CKPT-BEGIN; a force (the WAL rule:
+//!    the CLRs are durable before any page they describe); every page the restart read or
+//!    changed written back whole, its page LSN the CKPT-BEGIN LSN (the checkpoint record has
+//!    no dirty page table, so redo from CKPT-BEGIN needs every recovered page on the medium);
+//!    CKPT-END with no active transaction; a force; the master (checkpoint and redo LSN:
+//!    CKPT-BEGIN) once the page writes and the forces are complete.
+//! 4. The engine resumes (`engine::Engine::resume`, `Resume`) with the log tail after the
+//!    restart's records (every one issued), the restart's master as the only acked one, and
+//!    the written pages as the data area's images.
+//!
+//! Case by case, a crash during the write-back: before the CLRs are durable, the medium is
+//! the first crash's plus void pages beyond the end (which no scan reads) — restart again
+//! from the old master; after the CLRs, before the master, the old master's scan reads the
+//! CLRs and ENDs (losers are closed; redo replays the CLRs; a page written back carries
+//! every change up to CKPT-BEGIN, so redo skips them there); after the master, restart
+//! begins at the end-of-restart checkpoint.
+//!
+//! Not done: a run-on restart with `ipa`, `ipa-block` or `ipl`, or with the log on a device
+//! of its own (refused: `check::run_on_refusal`).
 
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
@@ -254,6 +292,19 @@ pub struct Wal {
     last_before: u64,
 }
 
+/// The state a run-on restart leaves (`restart_write_back`): the log tail positioned after
+/// the restart's records, its master record, the completions the next writes wait for.
+#[derive(Debug)]
+pub struct Resume {
+    seq: u64,
+    off: u64,
+    tail: Vec<LogEntry>,
+    issued_ack: SimTime,
+    data_ack: SimTime,
+    /// The restart's master: (ack, redo LSN).
+    master: (SimTime, u64),
+}
+
 /// Where the master record and the log start: after the data area (shared device), or at
 /// lpn 0 of the log device (module docs).
 fn log_position(cfg: &HostConfig, layout: &crate::data::Layout) -> (Lpn, u32) {
@@ -326,7 +377,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             ),
         });
     }
-    Ok(Box::new(Wal {
+    let mut wal = Box::new(Wal {
         page_bytes,
         rec_bytes: rec,
         master,
@@ -366,7 +417,21 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             None
         },
         last_before: 0,
-    }))
+    });
+    if let Some(crate::strategy::Resume::Wal(r)) = core.resume.take() {
+        // The engine starts on a medium whose restart wrote back (`restart_write_back`):
+        // the log continues at the restart's tail, every record of it already issued.
+        wal.seq = r.seq;
+        if cfg.fault_restart != "no-tail" {
+            wal.off = r.off;
+            wal.tail = r.tail;
+        }
+        wal.issued_upto = wal.end_lsn();
+        wal.issued_ack = r.issued_ack;
+        wal.data_ack = r.data_ack;
+        wal.masters = vec![r.master];
+    }
+    Ok(wal)
 }
 
 fn log_lpn(base: u32, pages: u64, seq: u64) -> Lpn {
@@ -888,6 +953,9 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
     let mut entries: Vec<LogEntry> = Vec::new();
     let first = ckpt.min(redo) / page_bytes;
     let mut seq = first;
+    // The last page read when it is not sealed: the log's tail page (run-on restarts
+    // continue it).
+    let mut tail_page: Option<Arc<LogPageImage>> = None;
     loop {
         let Some(p) = read_log(ctx, seq)? else {
             if seq == first && (ckpt, redo) != (0, 0) {
@@ -899,13 +967,32 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         };
         entries.extend(p.entries.iter().cloned());
         if !p.sealed {
+            tail_page = Some(p);
             break;
         }
         seq += 1;
     }
     // Analysis.
     let mut att: BTreeMap<TxnId, Option<u64>> = BTreeMap::new(); // txn -> next LSN to undo
+                                                                 // txn -> its last record's LSN (the prevLSN of the CLRs a run-on restart writes).
+    let mut last: BTreeMap<TxnId, u64> = BTreeMap::new();
     for e in entries.iter().filter(|e| e.lsn >= ckpt) {
+        match &e.rec {
+            LogRec::Begin { txn }
+            | LogRec::Update { txn, .. }
+            | LogRec::Clr { txn, .. }
+            | LogRec::Commit { txn, .. }
+            | LogRec::Abort { txn, .. }
+            | LogRec::End { txn, .. } => {
+                last.insert(*txn, e.lsn);
+            }
+            LogRec::CkptEnd { att: list, .. } => {
+                for (t, l) in list {
+                    last.entry(*t).or_insert(*l);
+                }
+            }
+            LogRec::CkptBegin => {}
+        }
         match &e.rec {
             LogRec::Begin { txn } => {
                 att.insert(*txn, None);
@@ -1014,6 +1101,18 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
             })
     };
     let mut todo: Vec<Option<u64>> = att.values().copied().collect();
+    let losers: Vec<TxnId> = att.keys().copied().collect();
+    // What a run-on restart logs for the undo, in undo order (ARIES §6.3: a CLR per undone
+    // update, an END when a loser is fully undone).
+    let mut comp: Vec<Comp> = losers
+        .iter()
+        .zip(&todo)
+        .filter(|(_, l)| l.is_none())
+        .map(|(t, _)| Comp::End(*t))
+        .collect();
+    // The oldest record undo read: a run-on restart's log must not overwrite it before its
+    // new master is durable.
+    let mut undo_min = u64::MAX;
     loop {
         let Some((i, lsn)) = todo
             .iter()
@@ -1024,6 +1123,7 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
             break;
         };
         let rec = find(ctx, &mut read_log, lsn)?;
+        undo_min = undo_min.min(lsn);
         todo[i] = match rec {
             LogRec::Update {
                 prev,
@@ -1036,6 +1136,13 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
                 let (values, _) = db.get_mut(&page).expect("page state just made");
                 slot_check(slot, values)?;
                 values[slot as usize] = before;
+                comp.push(Comp::Clr {
+                    txn: losers[i],
+                    page,
+                    slot,
+                    after: before,
+                    undo_next: prev,
+                });
                 prev
             }
             LogRec::Clr { undo_next, .. } => undo_next,
@@ -1043,6 +1150,15 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
             LogRec::Begin { .. } => None,
             other => return Err(corrupt(format!("undo reached {other:?} at {lsn}"))),
         };
+        if todo[i].is_none() {
+            comp.push(Comp::End(losers[i]));
+        }
+    }
+    if ctx.write_back.is_some() {
+        let values: BTreeMap<PageNo, Vec<u64>> =
+            db.iter().map(|(p, (v, _))| (*p, v.clone())).collect();
+        let keep_from = first.min(undo_min / page_bytes);
+        restart_write_back(ctx, seq, tail_page, keep_from, &comp, &last, &values)?;
     }
     if ctx.cfg.fault_recovery_reuses_log {
         // The planted bug (`HostConfig::fault_recovery_reuses_log`): the scan's first log
@@ -1064,4 +1180,288 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         pages_read: after.reads - before.reads + log_reads,
         time_ns: ctx.now.since(start),
     })
+}
+
+/// A record a run-on restart writes for its undo (`restart_write_back`).
+enum Comp {
+    Clr {
+        txn: TxnId,
+        page: PageNo,
+        slot: u16,
+        after: u64,
+        undo_next: Option<u64>,
+    },
+    End(TxnId),
+}
+
+/// The sequence number of a void log page: a run-on restart writes one over every page
+/// beyond the log's end (`restart_write_back`); no scan expects it.
+const VOID_SEQ: u64 = u64::MAX;
+
+/// The end of a run-on restart (module docs, "Run-on restart"; ARIES §6): the log beyond
+/// its end voided, the undo's CLRs and ENDs appended at the log's tail, every recovered page
+/// written back under a checkpoint, and a new master. Leaves the engine's state in
+/// `ctx.write_back` (`Resume`).
+#[allow(clippy::too_many_arguments)]
+fn restart_write_back(
+    ctx: &mut RecoverCtx<'_>,
+    tail_seq: u64,
+    tail_page: Option<Arc<LogPageImage>>,
+    keep_from: u64,
+    comp: &[Comp],
+    last: &BTreeMap<TxnId, u64>,
+    db: &BTreeMap<PageNo, Vec<u64>>,
+) -> Result<()> {
+    let Some(wb) = ctx.write_back.take() else {
+        return Ok(());
+    };
+    let out = write_back_into(ctx, wb, tail_seq, tail_page, keep_from, comp, last, db);
+    ctx.write_back = Some(wb);
+    out
+}
+
+/// The log tail a run-on restart appends to.
+struct RestartTail {
+    seq: u64,
+    off: u64,
+    entries: Vec<LogEntry>,
+    issued_ack: SimTime,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_back_into(
+    ctx: &mut RecoverCtx<'_>,
+    wb: &mut crate::strategy::WriteBack,
+    tail_seq: u64,
+    tail_page: Option<Arc<LogPageImage>>,
+    keep_from: u64,
+    comp: &[Comp],
+    last: &BTreeMap<TxnId, u64>,
+    db: &BTreeMap<PageNo, Vec<u64>>,
+) -> Result<()> {
+    let cfg = ctx.cfg;
+    if cfg.update != "out-of-place" {
+        return Err(HostError::Config {
+            key: "host.update".into(),
+            reason: format!(
+                "a run-on restart of wal writes pages back out of place; {} is not done",
+                cfg.update
+            ),
+        });
+    }
+    if cfg.separate_log() {
+        return Err(HostError::Config {
+            key: "host.log_device".into(),
+            reason: "a run-on restart of wal with the log on a device of its own is not done"
+                .into(),
+        });
+    }
+    let page_bytes = u64::from(ctx.device.core.geo.page_bytes);
+    let rec_bytes = u64::from(cfg.log_record_bytes);
+    let (master, base) = log_position(cfg, ctx.layout);
+    let pages = u64::from(cfg.log_pages);
+    let dev_err = |what: String| move |e: ssd::SsdError| HostError::Corrupt(format!("{what}: {e}"));
+    // 1. Pages beyond the log's end (written by the crashed run after a page that did not
+    //    persist) are voided before any page of the restart's log is written: a later scan
+    //    that reads the restart's pages must stop at the end of what is written after them,
+    //    not run on into the crashed run's lost records.
+    let mut void_done = ctx.now;
+    for s in tail_seq + 1..tail_seq + pages {
+        let lpn = log_lpn(base, pages, s);
+        let at = ctx.now;
+        let (o, t) = ctx
+            .log_dev()
+            .read(lpn, at)
+            .map_err(dev_err(format!("reading {lpn}")))?;
+        ctx.now = ctx.now.max(t);
+        let stale = match o {
+            ssd::ReadOutcome::Tag(tag) => matches!(
+                ctx.tags.get(tag),
+                Some(TagContent::Log(p)) if p.seq > tail_seq && p.seq != VOID_SEQ
+            ),
+            _ => false,
+        };
+        if stale && ctx.cfg.fault_restart != "no-void" {
+            let void = wb.tags.add(|| {
+                TagContent::Log(Arc::new(LogPageImage {
+                    seq: VOID_SEQ,
+                    sealed: false,
+                    entries: Vec::new(),
+                }))
+            });
+            let at = ctx.now;
+            let t = ctx
+                .log_dev()
+                .write_plain(lpn, void, at)
+                .map_err(dev_err(format!("voiding {lpn}")))?;
+            void_done = void_done.max(t);
+            wb.voided += 1;
+        }
+    }
+    let at = void_done.max(ctx.now);
+    // 2. The restart's records at the tail: the scan's last page when it was not sealed, or
+    //    a new page where the scan found none.
+    let size = |r: &LogRec| match r {
+        LogRec::CkptEnd { att, .. } => rec_bytes + 16 * att.len() as u64,
+        _ => rec_bytes,
+    };
+    let mut tail = match tail_page {
+        Some(p) => RestartTail {
+            seq: tail_seq,
+            off: p.entries.iter().map(|e| size(&e.rec)).sum(),
+            entries: p.entries.clone(),
+            issued_ack: at,
+        },
+        None => RestartTail {
+            seq: tail_seq,
+            off: 0,
+            entries: Vec::new(),
+            issued_ack: at,
+        },
+    };
+    let write = |ctx: &mut RecoverCtx<'_>,
+                 wb: &mut crate::strategy::WriteBack,
+                 tail: &mut RestartTail,
+                 sealed: bool,
+                 at: SimTime|
+     -> Result<()> {
+        if tail.seq >= pages && tail.seq - pages >= keep_from {
+            return Err(HostError::Config {
+                key: "host.log_pages".into(),
+                reason: format!(
+                    "restart's log page {} would overwrite page {}, which a restart still needs until the new master is durable; raise host.log_pages",
+                    tail.seq,
+                    tail.seq - pages
+                ),
+            });
+        }
+        let (seq, entries) = (tail.seq, tail.entries.clone());
+        let tag = wb.tags.add(|| {
+            TagContent::Log(Arc::new(LogPageImage {
+                seq,
+                sealed,
+                entries,
+            }))
+        });
+        let lpn = log_lpn(base, pages, seq);
+        let t = ctx
+            .log_dev()
+            .write_plain(lpn, tag, at)
+            .map_err(dev_err(format!("writing log page {seq}")))?;
+        tail.issued_ack = tail.issued_ack.max(t);
+        Ok(())
+    };
+    let append = |ctx: &mut RecoverCtx<'_>,
+                  wb: &mut crate::strategy::WriteBack,
+                  tail: &mut RestartTail,
+                  rec: LogRec|
+     -> Result<u64> {
+        let n = size(&rec);
+        if tail.off + n > page_bytes {
+            write(ctx, wb, tail, true, at)?;
+            tail.seq += 1;
+            tail.off = 0;
+            tail.entries.clear();
+        }
+        let lsn = tail.seq * page_bytes + tail.off;
+        tail.entries.push(LogEntry { lsn, rec });
+        tail.off += n;
+        Ok(lsn)
+    };
+    let mut last = last.clone();
+    for c in comp {
+        let rec = match c {
+            Comp::Clr {
+                txn,
+                page,
+                slot,
+                after,
+                undo_next,
+            } => LogRec::Clr {
+                txn: *txn,
+                prev: last.get(txn).copied(),
+                page: *page,
+                slot: *slot,
+                after: *after,
+                undo_next: *undo_next,
+            },
+            Comp::End(txn) => LogRec::End {
+                txn: *txn,
+                prev: last.get(txn).copied(),
+            },
+        };
+        let txn = match &rec {
+            LogRec::Clr { txn, .. } | LogRec::End { txn, .. } => *txn,
+            _ => unreachable!("only CLRs and ENDs are built above"),
+        };
+        let lsn = append(ctx, wb, &mut tail, rec)?;
+        last.insert(txn, lsn);
+    }
+    // 3. The end-of-restart checkpoint (§4.3's steps, as a run's): CKPT-BEGIN; every page
+    //    the restart read or changed written back after the log up to it is durable (the
+    //    WAL rule: the CLRs first); CKPT-END with no active transaction; force; the master
+    //    once the page writes and the force are complete.
+    let begin = append(ctx, wb, &mut tail, LogRec::CkptBegin)?;
+    write(ctx, wb, &mut tail, false, at)?;
+    let forced = tail.issued_ack;
+    let mut data_ack = forced;
+    let layout = ctx.layout;
+    for (p, values) in db {
+        let img = Arc::new(crate::data::PageImage {
+            page: *p,
+            lsn: begin,
+            values: values.clone(),
+        });
+        let mut first_tag = 0;
+        for k in 0..layout.parts {
+            let tag = wb.tags.add(|| TagContent::Data {
+                image: img.clone(),
+                part: k,
+            });
+            if k == 0 {
+                first_tag = tag;
+            }
+            let lpn = crate::engine::data_lpn(layout, *p, k);
+            let t = ctx
+                .device
+                .write_plain(lpn, tag, forced)
+                .map_err(dev_err(format!("writing back page {} at {lpn}", p.0)))?;
+            data_ack = data_ack.max(t);
+        }
+        wb.disk.insert(*p, (first_tag, img));
+    }
+    append(
+        ctx,
+        wb,
+        &mut tail,
+        LogRec::CkptEnd {
+            begin,
+            att: Vec::new(),
+        },
+    )?;
+    write(ctx, wb, &mut tail, false, forced)?;
+    let done = data_ack.max(tail.issued_ack);
+    let tag = wb.tags.add(|| TagContent::Master {
+        ckpt_lsn: begin,
+        redo_lsn: begin,
+    });
+    let master_ack = if ctx.cfg.fault_restart == "no-master" {
+        // The planted bug (`HostConfig::fault_restart`): no master written, the engine told
+        // there is one.
+        done
+    } else {
+        ctx.log_dev()
+            .write_plain(master, tag, done)
+            .map_err(dev_err("writing the master record".into()))?
+    };
+    ctx.now = ctx.now.max(master_ack);
+    wb.resume = Some(crate::strategy::Resume::Wal(Resume {
+        seq: tail.seq,
+        off: tail.off,
+        tail: tail.entries,
+        issued_ack: tail.issued_ack,
+        data_ack,
+        master: (master_ack, begin),
+    }));
+    Ok(())
 }
