@@ -40,6 +40,8 @@ __all__ = [
     "soak",
     "SoakResult",
     "protocols",
+    "presets",
+    "effective_config",
     "explain",
     "CommitlabError",
     "records_to_frame",
@@ -334,6 +336,23 @@ def sweep(
 def protocols() -> List[str]:
     """The registered protocol names."""
     return list(_commitlab.protocols())
+
+
+def presets():
+    """The presets (as ``commitlab presets``): one DataFrame row per preset with its
+    capacity_bytes, planes (parallel units), page_bytes, pages_per_block and cell type."""
+    import pandas as pd
+
+    return pd.DataFrame(json.loads(_commitlab.presets_json()))
+
+
+def effective_config(
+    config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None, main_job: bool = False
+) -> Dict[str, Any]:
+    """The full configuration ``config`` (and ``preset``) give over the built-in defaults, as
+    ``commitlab config`` prints it (as a nested dict); ``main_job=True`` starts from the main
+    job's base, as ``commitlab config --main-job`` and ``compare`` do."""
+    return json.loads(_commitlab.config_json(_config_json(config), preset, bool(main_job)))
 
 
 def explain(key: str) -> str:

@@ -775,6 +775,51 @@ fn ssd_names() -> Vec<&'static str> {
         .unwrap_or_default()
 }
 
+/// The effective configuration of a dict over the built-in defaults (as `commitlab config`),
+/// or over the main job's base with `main_job` (as `commitlab config --main-job`), as JSON.
+#[pyfunction]
+#[pyo3(signature = (config_json, preset, main_job))]
+fn config_json(config_json: &str, preset: Option<String>, main_job: bool) -> PyResult<String> {
+    let src = source(config_json, preset).map_err(err)?;
+    let cfg = if main_job {
+        world::Config::load_under(world::presets::MAIN_JOB, &src)
+    } else {
+        world::Config::load(&src)
+    }
+    .map_err(err)?;
+    serde_json::to_string(&cfg).map_err(err)
+}
+
+/// The presets (as `commitlab presets`): name, capacity, parallel units, page and block
+/// size, cell type; a preset that does not load has its error.
+#[pyfunction]
+fn presets_json() -> PyResult<String> {
+    let rows: Vec<serde_json::Value> = world::presets::NAMES
+        .iter()
+        .map(|p| {
+            match world::Config::load(&ConfigSource {
+                preset: Some(p.to_string()),
+                ..Default::default()
+            }) {
+                Ok(c) => {
+                    let g = c.nand.geometry();
+                    serde_json::json!({
+                        "preset": p,
+                        "capacity_bytes": g.capacity_bytes(),
+                        "planes": g.pus(),
+                        "page_bytes": g.page_bytes,
+                        "pages_per_block": g.pages_per_block,
+                        "cell": c.nand.cell,
+                        "error": "",
+                    })
+                }
+                Err(e) => serde_json::json!({"preset": p, "error": e.to_string()}),
+            }
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(err)
+}
+
 /// One configuration key explained (as `commitlab config --explain KEY`).
 #[pyfunction]
 fn explain(key: &str) -> PyResult<String> {
@@ -790,6 +835,8 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(point_json, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(presets_json, m)?)?;
     m.add_function(wrap_pyfunction!(crash_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_round_json, m)?)?;

@@ -312,3 +312,14 @@ def test_soak_states_are_the_command_lines(tmp_path):
     assert r.states == b["states"]
     more = commitlab.soak(protocols=["scc", "lighttx"], schedules=3000, seed=11, state_file=str(cli_file))
     assert more.schedules >= 3000 and more.states > r.states
+
+
+def test_presets_and_the_effective_configuration():
+    p = commitlab.presets()
+    assert len(p) >= 2 and (p["error"] == "").all() and (p["capacity_bytes"] > 0).all()
+    c = commitlab.effective_config({"nand.channels": 4})
+    assert c["nand"]["channels"] == 4 and "ftl" in c and "protocol" in c
+    main = commitlab.effective_config(main_job=True)
+    assert main["workload"] != commitlab.effective_config()["workload"] or main["nand"] != c["nand"]
+    with pytest.raises(commitlab.CommitlabError, match="nand.chanels"):
+        commitlab.effective_config({"nand.chanels": 4})
