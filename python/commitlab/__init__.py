@@ -42,6 +42,7 @@ __all__ = [
     "protocols",
     "presets",
     "effective_config",
+    "trace_stats",
     "explain",
     "CommitlabError",
     "records_to_frame",
@@ -353,6 +354,16 @@ def effective_config(
     ``commitlab config`` prints it (as a nested dict); ``main_job=True`` starts from the main
     job's base, as ``commitlab config --main-job`` and ``compare`` do."""
     return json.loads(_commitlab.config_json(_config_json(config), preset, bool(main_job)))
+
+
+def trace_stats(trace: str, config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None) -> Dict[str, Any]:
+    """A recorded page-access trace (docs/TRACES.md) next to the generator's TPC-C, as
+    ``commitlab trace-stats --trace F`` compares them: ``{"trace": stats, "generator_tpcc":
+    stats}`` with transactions by type, pages per transaction, reads against writes and how
+    concentrated the accesses are on hot pages; the generator's TPC-C is ``host.tpcc`` of
+    ``config`` (the same number of transactions, drawn client by client). A bad trace
+    raises ``CommitlabError`` naming the file and line."""
+    return json.loads(_commitlab.trace_stats_json(str(trace), _config_json(config), preset))
 
 
 def explain(key: str) -> str:

@@ -790,6 +790,40 @@ fn config_json(config_json: &str, preset: Option<String>, main_job: bool) -> PyR
     serde_json::to_string(&cfg).map_err(err)
 }
 
+/// A recorded page-access trace next to the generator's TPC-C (as `commitlab trace-stats
+/// --trace F`): `{"trace": stats, "generator_tpcc": stats}` (`workload::pagetrace::TraceStats`),
+/// the generator drawn serially, client by client, from the configuration's `host.tpcc`.
+#[pyfunction]
+#[pyo3(signature = (trace, config_json, preset))]
+fn trace_stats_json(
+    py: Python<'_>,
+    trace: &str,
+    config_json: &str,
+    preset: Option<String>,
+) -> PyResult<String> {
+    use workload::db::TxnSource;
+    let src = source(config_json, preset).map_err(err)?;
+    let cfg = world::Config::load(&src).map_err(err)?;
+    let (recorded, generated) = py
+        .allow_threads(|| {
+            let t = workload::pagetrace::read(trace).map_err(|e| e.to_string())?;
+            let specs: Vec<_> = (0..t.txns.len()).map(|k| t.spec(k)).collect();
+            let recorded = workload::pagetrace::TraceStats::of(&t.schema(), &specs);
+            let mut gen = workload::tpcc::Tpcc::new(&cfg.host.tpcc, cfg.seed)
+                .map_err(|e| format!("host.tpcc: {}", e.what))?;
+            let mut rng = sim::Rng::new(cfg.seed).fork("trace-stats");
+            let clients = cfg.host.clients.max(1);
+            let gen_specs: Vec<_> = (0..t.txns.len() as u64)
+                .map(|k| workload::db::next_serial(&mut gen, (k % clients as u64) as u32, &mut rng))
+                .collect();
+            let generated = workload::pagetrace::TraceStats::of(gen.schema(), &gen_specs);
+            Ok::<_, String>((recorded, generated))
+        })
+        .map_err(err)?;
+    serde_json::to_string(&serde_json::json!({ "trace": recorded, "generator_tpcc": generated }))
+        .map_err(err)
+}
+
 /// The presets (as `commitlab presets`): name, capacity, parallel units, page and block
 /// size, cell type; a preset that does not load has its error.
 #[pyfunction]
@@ -837,6 +871,7 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(config_json, m)?)?;
     m.add_function(wrap_pyfunction!(presets_json, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats_json, m)?)?;
     m.add_function(wrap_pyfunction!(crash_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_round_json, m)?)?;

@@ -323,3 +323,16 @@ def test_presets_and_the_effective_configuration():
     assert main["workload"] != commitlab.effective_config()["workload"] or main["nand"] != c["nand"]
     with pytest.raises(commitlab.CommitlabError, match="nand.chanels"):
         commitlab.effective_config({"nand.chanels": 4})
+
+
+def test_trace_stats_compares_a_trace_with_the_generator(tmp_path):
+    import pathlib
+
+    shipped = pathlib.Path(__file__).resolve().parents[2] / "examples" / "traces" / "pg-tpcc.trace.gz"
+    s = commitlab.trace_stats(str(shipped), {"host.tpcc.warehouses": 1})
+    assert set(s) == {"trace", "generator_tpcc"}
+    assert s["trace"] and s["trace"] != s["generator_tpcc"]
+    bad = tmp_path / "bad.trace"
+    bad.write_text("not a trace\n")
+    with pytest.raises(commitlab.CommitlabError, match="bad.trace"):
+        commitlab.trace_stats(str(bad))
