@@ -7,6 +7,7 @@
     h = commitlab.run({"workload.kind": "host", "host.strategy": "wal", "host.workload": "tpcc"})
     c = commitlab.crash({"protocol.name": "bpcc"}, schedules=1000)   # one row per state group
     r = commitlab.reproduce("txflash", quick=True)                   # one row per claim
+    s = commitlab.soak(schedules=5000, state_file="soak.json")        # random double crashes
 
 Configurations are dicts, nested (``{"nand": {"channels": 4}}``) or with dotted keys
 (``{"nand.channels": 4}``); they mean exactly what ``--set key=value`` means on the command
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from . import _commitlab
@@ -35,7 +37,12 @@ __all__ = [
     "sweep",
     "crash",
     "reproduce",
+    "soak",
+    "SoakResult",
     "protocols",
+    "presets",
+    "effective_config",
+    "trace_stats",
     "explain",
     "CommitlabError",
     "records_to_frame",
@@ -158,10 +165,9 @@ def reproduce(paper: str, *, quick: bool = True, jobs: int = 0, engine: str = "l
     ``engine="local"`` runs the points on ``jobs`` threads here (0: one per core).
     ``engine="ray"`` runs every point as a Ray task (on the cluster ``ray.init`` connected to,
     or a local Ray), each declaring the memory the local engine's admission rule charges it
-    as its ``memory=`` resource; the claims are the local engine's, byte for byte. On Ray,
-    TxFlash and LightTx run; Flag Commit, In-Place Appends and PCMLogging, whose points run
-    the host engine through the paper's own code, raise ``CommitlabError`` (use the local
-    engine for them)."""
+    as its ``memory=`` resource; the claims are the local engine's, byte for byte, for every
+    paper (the host-engine points of Flag Commit, In-Place Appends and PCMLogging travel as
+    their paper's task and come back with their full metrics, histograms included)."""
     import pandas as pd
 
     if engine == "local":
@@ -175,6 +181,109 @@ def reproduce(paper: str, *, quick: bool = True, jobs: int = 0, engine: str = "l
     df = pd.DataFrame(r["claims"])
     df.attrs["claims_json"] = r["claims_json"]
     return df
+
+
+@dataclass
+class SoakResult:
+    """What ``soak`` checked, in all (a resumed soak's totals include the earlier runs').
+
+    ``per_item`` is a DataFrame with one row per protocol or host cell (item, schedules,
+    states, violations); ``failures`` holds the command line that replays each violating
+    batch's first violation (at most 50); ``repeat`` is the command that repeats the whole
+    soak (``commitlab soak --seed S ...``); ``drawn`` says the seed was drawn."""
+
+    seed: int
+    drawn: bool
+    schedules: int
+    states: int
+    nested_states: int
+    violations: int
+    wall_s: float
+    per_item: Any
+    failures: List[str] = field(default_factory=list)
+    repeat: str = ""
+    state_file: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.violations == 0
+
+
+def soak(
+    config: Optional[Mapping[str, Any]] = None,
+    *,
+    protocols: Optional[Iterable[str] | str] = None,
+    schedules: int = 10_000_000,
+    minutes: Optional[float] = None,
+    hosts: bool = False,
+    seed: Optional[int] = None,
+    draw_seed: bool = False,
+    state_file: str = "soak.state.json",
+    preset: Optional[str] = None,
+) -> SoakResult:
+    """Random double-crash schedules over every protocol (or ``protocols``), as ``commitlab
+    soak``: batches of 512 schedules per protocol, each under a timing profile drawn from the
+    seed and the batch number, on the crash checker's small device under ``config``, until
+    ``schedules`` schedules in all (or ``minutes`` minutes, checked between rounds).
+    ``hosts=True`` adds every cell of ``crash(host="all")`` that is not refused, a fresh
+    recording (seed + batch) with 1,000 random crash states per batch. ``seed`` sets the
+    seed (default: the configuration's); ``draw_seed=True`` draws a fresh one instead (not
+    with ``seed``), so each call explores other schedules. The progress is saved to
+    ``state_file`` after every round, and a call whose ``state_file`` exists resumes it (the
+    same seed, protocols and hosts are required; the command line's state files are the same
+    format, so either resumes the other's).
+
+    Returns a ``SoakResult`` (totals, ``per_item`` DataFrame, the replay command of each
+    violating batch's first violation in ``failures``). Violations do not raise: check
+    ``result.violations`` or ``result.ok``."""
+    import pandas as pd
+
+    if not isinstance(schedules, int) or schedules < 1:
+        raise CommitlabError("schedules must be a positive integer")
+    if minutes is not None and (not isinstance(minutes, (int, float)) or minutes <= 0):
+        raise CommitlabError("minutes must be a positive number")
+    if seed is not None and (not isinstance(seed, int) or seed < 0):
+        raise CommitlabError("seed must be a non-negative integer")
+    if draw_seed and seed is not None:
+        raise CommitlabError("draw_seed and seed exclude each other: the drawn seed replaces seed")
+    if draw_seed:
+        import secrets
+
+        # Below 2^53, as the command line draws them, so every tool keeps them exact.
+        seed = secrets.randbits(53)
+    text = _commitlab.soak_json(
+        _config_json(config),
+        preset,
+        _protocol_list(protocols),
+        schedules,
+        None if minutes is None else float(minutes),
+        bool(hosts),
+        seed,
+        bool(draw_seed),
+        str(state_file),
+    )
+    r = json.loads(text)
+    st = r["state"]
+    per = pd.DataFrame(
+        [
+            {"item": k, "schedules": v[0], "states": v[1], "violations": v[2]}
+            for k, v in st["per_protocol"].items()
+        ],
+        columns=["item", "schedules", "states", "violations"],
+    )
+    return SoakResult(
+        seed=st["seed"],
+        drawn=bool(r["drawn"]),
+        schedules=st["schedules"],
+        states=st["states"],
+        nested_states=st["nested_states"],
+        violations=st["violations"],
+        wall_s=st["wall_s"],
+        per_item=per,
+        failures=list(st["failures"]),
+        repeat=r["repeat"],
+        state_file=str(state_file),
+    )
 
 
 def compare(
@@ -228,6 +337,33 @@ def sweep(
 def protocols() -> List[str]:
     """The registered protocol names."""
     return list(_commitlab.protocols())
+
+
+def presets():
+    """The presets (as ``commitlab presets``): one DataFrame row per preset with its
+    capacity_bytes, planes (parallel units), page_bytes, pages_per_block and cell type."""
+    import pandas as pd
+
+    return pd.DataFrame(json.loads(_commitlab.presets_json()))
+
+
+def effective_config(
+    config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None, main_job: bool = False
+) -> Dict[str, Any]:
+    """The full configuration ``config`` (and ``preset``) give over the built-in defaults, as
+    ``commitlab config`` prints it (as a nested dict); ``main_job=True`` starts from the main
+    job's base, as ``commitlab config --main-job`` and ``compare`` do."""
+    return json.loads(_commitlab.config_json(_config_json(config), preset, bool(main_job)))
+
+
+def trace_stats(trace: str, config: Optional[Mapping[str, Any]] = None, *, preset: Optional[str] = None) -> Dict[str, Any]:
+    """A recorded page-access trace (docs/TRACES.md) next to the generator's TPC-C, as
+    ``commitlab trace-stats --trace F`` compares them: ``{"trace": stats, "generator_tpcc":
+    stats}`` with transactions by type, pages per transaction, reads against writes and how
+    concentrated the accesses are on hot pages; the generator's TPC-C is ``host.tpcc`` of
+    ``config`` (the same number of transactions, drawn client by client). A bad trace
+    raises ``CommitlabError`` naming the file and line."""
+    return json.loads(_commitlab.trace_stats_json(str(trace), _config_json(config), preset))
 
 
 def explain(key: str) -> str:

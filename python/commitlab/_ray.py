@@ -3,7 +3,8 @@
 
 Each task calls the same Rust entry point the local engine uses for a point
 (``_commitlab.point_json`` for a sweep, ``_commitlab.reproduce_point_json`` for a
-reproduction), so a point gives the same record wherever it runs. Results are gathered in
+reproduction, with the point's task: ``run_all``'s run or a paper's own function, such as
+Flag Commit's host run on its aged device), so a point gives the same record wherever it runs. Results are gathered in
 plan order. Works unchanged on a cluster: connect first with
 ``ray.init(address="ray://head:10001")`` (or ``address="auto"`` on a cluster node); the
 workers need the ``commitlab`` package installed (``pip install ./python`` on every node, or a
@@ -45,10 +46,10 @@ def run_points(config_json: str, preset: Optional[str], points: List[list], adap
     return ray.get(refs)
 
 
-def _reproduce_point(config_json: str) -> str:
+def _reproduce_point(config_json: str, task_json: str) -> str:
     from . import _commitlab
 
-    return _commitlab.reproduce_point_json(config_json)
+    return _commitlab.reproduce_point_json(config_json, task_json)
 
 
 def _largest_node_memory(ray) -> int:
@@ -73,7 +74,7 @@ def run_reproduce_points(points: List[Dict[str, Any]], say: Optional[Callable[[s
         if cap:
             mem = min(mem, cap)
         opts = {"memory": mem} if mem > 0 else {}
-        refs[task.options(**opts).remote(points[i]["config"])] = i
+        refs[task.options(**opts).remote(points[i]["config"], json.dumps(points[i]["task"]))] = i
     out: List[Optional[str]] = [None] * len(points)
     waiting = list(refs)
     while waiting:

@@ -656,12 +656,22 @@ fn reproduce_round_json(
     serde_json::to_string(&v).map_err(err)
 }
 
-/// Runs one point of a reproduction from its configuration (what a Ray task runs:
-/// `reproduce::remote::run_point`); returns its result as JSON.
+/// Runs one point of a reproduction from its configuration and task (a pending point's
+/// `config` and `task`; what a Ray task runs: `reproduce::remote::run_point`); returns its
+/// result as JSON. Without a task, the point is `run_all`'s run.
 #[pyfunction]
-fn reproduce_point_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, task_json=None))]
+fn reproduce_point_json(
+    py: Python<'_>,
+    config_json: &str,
+    task_json: Option<&str>,
+) -> PyResult<String> {
+    let task: reproduce::remote::PointTask = match task_json {
+        Some(t) => serde_json::from_str(t).map_err(|e| err(format!("a point's task: {e}")))?,
+        None => reproduce::remote::PointTask::Run,
+    };
     let r = py
-        .allow_threads(|| reproduce::remote::run_point(config_json))
+        .allow_threads(|| reproduce::remote::run_point(task, config_json))
         .map_err(err)?;
     serde_json::to_string(&r).map_err(err)
 }
@@ -765,6 +775,85 @@ fn ssd_names() -> Vec<&'static str> {
         .unwrap_or_default()
 }
 
+/// The effective configuration of a dict over the built-in defaults (as `commitlab config`),
+/// or over the main job's base with `main_job` (as `commitlab config --main-job`), as JSON.
+#[pyfunction]
+#[pyo3(signature = (config_json, preset, main_job))]
+fn config_json(config_json: &str, preset: Option<String>, main_job: bool) -> PyResult<String> {
+    let src = source(config_json, preset).map_err(err)?;
+    let cfg = if main_job {
+        world::Config::load_under(world::presets::MAIN_JOB, &src)
+    } else {
+        world::Config::load(&src)
+    }
+    .map_err(err)?;
+    serde_json::to_string(&cfg).map_err(err)
+}
+
+/// A recorded page-access trace next to the generator's TPC-C (as `commitlab trace-stats
+/// --trace F`): `{"trace": stats, "generator_tpcc": stats}` (`workload::pagetrace::TraceStats`),
+/// the generator drawn serially, client by client, from the configuration's `host.tpcc`.
+#[pyfunction]
+#[pyo3(signature = (trace, config_json, preset))]
+fn trace_stats_json(
+    py: Python<'_>,
+    trace: &str,
+    config_json: &str,
+    preset: Option<String>,
+) -> PyResult<String> {
+    use workload::db::TxnSource;
+    let src = source(config_json, preset).map_err(err)?;
+    let cfg = world::Config::load(&src).map_err(err)?;
+    let (recorded, generated) = py
+        .allow_threads(|| {
+            let t = workload::pagetrace::read(trace).map_err(|e| e.to_string())?;
+            let specs: Vec<_> = (0..t.txns.len()).map(|k| t.spec(k)).collect();
+            let recorded = workload::pagetrace::TraceStats::of(&t.schema(), &specs);
+            let mut gen = workload::tpcc::Tpcc::new(&cfg.host.tpcc, cfg.seed)
+                .map_err(|e| format!("host.tpcc: {}", e.what))?;
+            let mut rng = sim::Rng::new(cfg.seed).fork("trace-stats");
+            let clients = cfg.host.clients.max(1);
+            let gen_specs: Vec<_> = (0..t.txns.len() as u64)
+                .map(|k| workload::db::next_serial(&mut gen, (k % clients as u64) as u32, &mut rng))
+                .collect();
+            let generated = workload::pagetrace::TraceStats::of(gen.schema(), &gen_specs);
+            Ok::<_, String>((recorded, generated))
+        })
+        .map_err(err)?;
+    serde_json::to_string(&serde_json::json!({ "trace": recorded, "generator_tpcc": generated }))
+        .map_err(err)
+}
+
+/// The presets (as `commitlab presets`): name, capacity, parallel units, page and block
+/// size, cell type; a preset that does not load has its error.
+#[pyfunction]
+fn presets_json() -> PyResult<String> {
+    let rows: Vec<serde_json::Value> = world::presets::NAMES
+        .iter()
+        .map(|p| {
+            match world::Config::load(&ConfigSource {
+                preset: Some(p.to_string()),
+                ..Default::default()
+            }) {
+                Ok(c) => {
+                    let g = c.nand.geometry();
+                    serde_json::json!({
+                        "preset": p,
+                        "capacity_bytes": g.capacity_bytes(),
+                        "planes": g.pus(),
+                        "page_bytes": g.page_bytes,
+                        "pages_per_block": g.pages_per_block,
+                        "cell": c.nand.cell,
+                        "error": "",
+                    })
+                }
+                Err(e) => serde_json::json!({"preset": p, "error": e.to_string()}),
+            }
+        })
+        .collect();
+    serde_json::to_string(&rows).map_err(err)
+}
+
 /// One configuration key explained (as `commitlab config --explain KEY`).
 #[pyfunction]
 fn explain(key: &str) -> PyResult<String> {
@@ -780,12 +869,362 @@ fn _commitlab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(point_json, m)?)?;
     m.add_function(wrap_pyfunction!(protocols, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
+    m.add_function(wrap_pyfunction!(config_json, m)?)?;
+    m.add_function(wrap_pyfunction!(presets_json, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats_json, m)?)?;
     m.add_function(wrap_pyfunction!(crash_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_round_json, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_point_json, m)?)?;
+    m.add_function(wrap_pyfunction!(soak_json, m)?)?;
     m.add_function(wrap_pyfunction!(sqlite::sqlite_connect, m)?)?;
     m.add_class::<sqlite::SqliteConnection>()?;
     m.add("SqliteError", m.py().get_type::<sqlite::SqliteError>())?;
     Ok(())
+}
+
+/// Random crash states per host batch of a soak (the command line's `soak::HOST_BATCH`).
+const SOAK_HOST_BATCH: u64 = 1000;
+
+/// A soak's progress, kept in its state file after every round: the command line's
+/// `commitlab soak` state file, field for field, so either resumes the other's.
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct SoakState {
+    seed: u64,
+    protocols: Vec<String>,
+    #[serde(default)]
+    hosts: Vec<String>,
+    batch: u64,
+    next_unit: u64,
+    schedules: u64,
+    states: u64,
+    nested_states: u64,
+    violations: u64,
+    wall_s: f64,
+    per_protocol: std::collections::BTreeMap<String, [u64; 3]>,
+    failures: Vec<String>,
+}
+
+/// One host cell of a soak: its name, the configuration of its larger run, and the
+/// command-line words that reproduce it.
+struct SoakHost {
+    name: String,
+    cell: world::host_run::CrashCell,
+    cfg: world::Config,
+    sets_cli: String,
+}
+
+/// The host cells a soak covers (`soak --hosts`): the larger run of every `crash --host
+/// all` cell whose configuration loads and whose run records.
+fn soak_hosts(src: &ConfigSource, seed: Option<u64>) -> Vec<SoakHost> {
+    world::host_run::crash_cells()
+        .into_iter()
+        .filter_map(|cell| {
+            let (strategy, protocol, update, external) = cell;
+            let base = world::host_run::host_crash_config_for(strategy, protocol, Some(update));
+            let mut sets = src.sets.clone();
+            sets.push(format!("host.update=\"{update}\""));
+            if external.is_some() {
+                sets.extend(
+                    world::host_run::HOST_CRASH_EMULATED
+                        .iter()
+                        .map(|s| s.to_string()),
+                );
+            }
+            sets.extend(
+                world::host_run::HOST_CRASH_LARGER
+                    .iter()
+                    .map(|s| s.to_string()),
+            );
+            let cell_src = ConfigSource {
+                preset: src.preset.clone(),
+                file: None,
+                sets: sets.clone(),
+            };
+            let mut with = cell_src.clone();
+            with.sets.push(format!("protocol.name=\"{protocol}\""));
+            with.sets.push(format!("host.strategy=\"{strategy}\""));
+            let mut c = world::Config::load_over(Some(&base), &with).ok()?;
+            if let Some(s) = seed {
+                c.seed = s;
+            }
+            world::host_run::record_host(&c).ok()?;
+            let name = format!(
+                "host {strategy}/{protocol}/{update}{}",
+                external.map(|e| format!("/{e}")).unwrap_or_default()
+            );
+            // The sets the replay command needs: the user's and the cell's, not `host.update`
+            // (its own flag there).
+            let mut cli = ConfigSource {
+                preset: src.preset.clone(),
+                file: None,
+                sets: sets
+                    .into_iter()
+                    .filter(|s| !s.starts_with("host.update="))
+                    .collect(),
+            };
+            cli.sets.retain(|s| !s.is_empty());
+            Some(SoakHost {
+                name,
+                cell,
+                cfg: c,
+                sets_cli: source_cli(&cli),
+            })
+        })
+        .collect()
+}
+
+/// Runs random double-crash schedules over protocols (and host cells) as `commitlab soak`
+/// does (docs/CRASH-MODEL.md, "Crash checking on fresh seeds"): work unit u is batch u / n
+/// of item u mod n (the protocols, then the host cells); a protocol's batch is `BATCH`
+/// schedules under the timing `Timing::draw(seed, batch)` draws, a host cell's batch a
+/// fresh recording with seed + batch and 1,000 random states; rounds of twice the worker
+/// threads' units until `schedules` or `minutes`, the progress saved to `state_file` after
+/// each round (an existing file is resumed). Returns the state (as JSON) with the seed and
+/// the command that repeats the soak.
+#[pyfunction]
+#[pyo3(signature = (config_json, preset, protocols, schedules, minutes, hosts, seed, drawn, state_file))]
+#[allow(clippy::too_many_arguments)]
+fn soak_json(
+    py: Python<'_>,
+    config_json: &str,
+    preset: Option<String>,
+    protocols: Vec<String>,
+    schedules: u64,
+    minutes: Option<f64>,
+    hosts: bool,
+    seed: Option<u64>,
+    drawn: bool,
+    state_file: &str,
+) -> PyResult<String> {
+    use rayon::prelude::*;
+    let src = source(config_json, preset).map_err(err)?;
+    if schedules == 0 {
+        return Err(err("schedules must be at least 1"));
+    }
+    if let Some(m) = minutes.filter(|m| !(m.is_finite() && *m > 0.0)) {
+        return Err(err(format!("minutes must be a positive number, not {m}")));
+    }
+    if seed.is_some()
+        && src
+            .sets
+            .iter()
+            .any(|s| s.split('=').next().map(str::trim) == Some("seed"))
+    {
+        return Err(err(
+            "seed is given twice (the seed argument and the configuration's `seed`)",
+        ));
+    }
+    let named: Vec<String> = if protocols.is_empty() {
+        ssd::protocol::names()
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        protocols
+            .iter()
+            .map(|p| ssd::protocol::canonical(p).map(str::to_string))
+            .collect::<Result<_, _>>()
+            .map_err(err)?
+    };
+    let mut cfgs = Vec::new();
+    for p in &named {
+        let mut s = src.clone();
+        s.sets.push(format!("protocol.name=\"{p}\""));
+        let mut c = world::Config::load_over(Some(&check::small_config(p)), &s).map_err(err)?;
+        if let Some(x) = seed {
+            c.seed = x;
+        }
+        c.validate().map_err(err)?;
+        world::usage::check_source(&c, &src).map_err(err)?;
+        cfgs.push(c);
+    }
+    let seed = cfgs[0].seed;
+    let hosts: Vec<SoakHost> = if hosts {
+        py.allow_threads(|| soak_hosts(&src, Some(seed)))
+    } else {
+        Vec::new()
+    };
+    let host_names: Vec<String> = hosts.iter().map(|h| h.name.clone()).collect();
+    let sets_cli = source_cli(&src);
+    let mut again = format!("commitlab soak --seed {seed}");
+    if !protocols.is_empty() {
+        again.push_str(&format!(" --protocols {}", shell_word(&named.join(","))));
+    }
+    if !hosts.is_empty() {
+        again.push_str(" --hosts");
+    }
+    again.push_str(&format!(" --schedules {schedules}"));
+    if let Some(m) = minutes {
+        again.push_str(&format!(" --minutes {m}"));
+    }
+    again.push_str(&sets_cli);
+    let path = std::path::PathBuf::from(state_file);
+    let mut st = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let st: SoakState = serde_json::from_str(&text)
+                .map_err(|e| err(format!("{state_file}: not a soak state file: {e}")))?;
+            if st.seed != seed
+                || st.protocols != named
+                || st.hosts != host_names
+                || st.batch != BATCH
+            {
+                return Err(err(format!(
+                    "{state_file}: the soak there used seed {}, protocols {} and {} host cells; resume with the same seed, protocols and hosts, or use another state_file",
+                    st.seed,
+                    st.protocols.join(","),
+                    st.hosts.len()
+                )));
+            }
+            st
+        }
+        Err(_) => SoakState {
+            seed,
+            protocols: named.clone(),
+            hosts: host_names.clone(),
+            batch: BATCH,
+            ..Default::default()
+        },
+    };
+    let resumed_schedules = st.schedules;
+    let threads = rayon::current_num_threads() as u64;
+    let wall = std::time::Instant::now();
+    let start_wall = st.wall_s;
+    let np = named.len() as u64;
+    let n = np + hosts.len() as u64;
+    while st.schedules < schedules {
+        if minutes.is_some_and(|m| wall.elapsed().as_secs_f64() > m * 60.0) {
+            break;
+        }
+        let units: Vec<u64> = (st.next_unit..st.next_unit + threads * 2).collect();
+        let results: Vec<Result<SoakUnit, String>> = py.allow_threads(|| {
+            units
+                .par_iter()
+                .map(|&u| {
+                    let b = u / n;
+                    match (u % n).checked_sub(np) {
+                        Some(h) => soak_host_unit(&hosts[h as usize], seed, b),
+                        None => soak_device_unit(&cfgs[(u % n) as usize], seed, b, &sets_cli),
+                    }
+                })
+                .collect()
+        });
+        for (r, &u) in results.into_iter().zip(&units) {
+            let r = r.map_err(err)?;
+            let item = match (u % n).checked_sub(np) {
+                None => named[(u % n) as usize].clone(),
+                Some(h) => host_names[h as usize].clone(),
+            };
+            let e = st.per_protocol.entry(item).or_default();
+            e[0] += r.schedules;
+            e[1] += r.states;
+            e[2] += r.violations;
+            st.schedules += r.schedules;
+            st.states += r.states;
+            st.nested_states += r.nested_states;
+            st.violations += r.violations;
+            if let Some(x) = r.replay {
+                if st.failures.len() < 50 {
+                    st.failures.push(x);
+                }
+            }
+        }
+        st.next_unit += units.len() as u64;
+        st.wall_s = start_wall + wall.elapsed().as_secs_f64();
+        let tmp = path.with_extension("tmp");
+        let text = serde_json::to_string_pretty(&st).map_err(err)?;
+        std::fs::write(&tmp, text)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| err(format!("{state_file}: {e}")))?;
+        py.check_signals()?;
+    }
+    serde_json::to_string(&serde_json::json!({
+        "state": st,
+        "drawn": drawn,
+        "repeat": again,
+        "resumed_schedules": resumed_schedules,
+    }))
+    .map_err(err)
+}
+
+/// What one work unit of a soak checked.
+struct SoakUnit {
+    schedules: u64,
+    states: u64,
+    nested_states: u64,
+    violations: u64,
+    /// The command that replays the unit's first violation.
+    replay: Option<String>,
+}
+
+/// Batch `b` of a protocol's soak: `BATCH` random double-crash schedules from schedule
+/// `b × BATCH` under the timing `Timing::draw(seed, b)`.
+fn soak_device_unit(
+    cfg: &world::Config,
+    seed: u64,
+    b: u64,
+    sets_cli: &str,
+) -> Result<SoakUnit, String> {
+    let protocol = &cfg.protocol.name;
+    let t = check::timing::Timing::draw(seed, b);
+    let mut c = cfg.clone();
+    t.apply(&mut c);
+    let rec = check::record(&c).map_err(|e| {
+        format!(
+            "{protocol}: recording the run (timing {}) failed: {e}",
+            t.spec()
+        )
+    })?;
+    let mut o = check::Options::new(check::Mode::Random { schedules: BATCH }, seed);
+    o.first_schedule = b * BATCH;
+    o.double = true;
+    let rep = check::check_with(&rec, &o, &mut |_| false)?;
+    let replay = rep.first.first().map(|v| {
+        format!(
+            "commitlab crash --protocol {protocol} --seed {seed}{sets_cli} --double --schedules {} --timing {} --state {}",
+            (b + 1) * BATCH,
+            shell_word(&t.spec()),
+            v.path(true)
+        )
+    });
+    Ok(SoakUnit {
+        schedules: BATCH,
+        states: rep.states,
+        nested_states: rep.nested_states,
+        violations: rep.violations,
+        replay,
+    })
+}
+
+/// Batch `b` of a host cell's soak: a fresh recording with seed `seed + b`, 1,000 random
+/// crash states.
+fn soak_host_unit(h: &SoakHost, seed: u64, b: u64) -> Result<SoakUnit, String> {
+    let mut c = h.cfg.clone();
+    c.seed = seed.wrapping_add(b);
+    let rec =
+        world::host_run::record_host(&c).map_err(|e| format!("{} seed {}: {e}", h.name, c.seed))?;
+    let rep = world::host_run::check_host_with(
+        &rec,
+        host::check::Mode::Random {
+            schedules: SOAK_HOST_BATCH,
+        },
+        c.seed,
+        None,
+        false,
+    )
+    .map_err(|e| format!("{} seed {}: {e}", h.name, c.seed))?;
+    let (strategy, protocol, update, _) = h.cell;
+    let replay = rep.first.first().map(|v| {
+        format!(
+            "commitlab crash --host {strategy} --protocol {protocol} --update {update} --seed {} --schedules {SOAK_HOST_BATCH}{} --state {}",
+            c.seed, h.sets_cli, v.state.index
+        )
+    });
+    Ok(SoakUnit {
+        schedules: SOAK_HOST_BATCH,
+        states: rep.states,
+        nested_states: 0,
+        violations: rep.violations,
+        replay,
+    })
 }

@@ -3,13 +3,13 @@
 
 use crate::engine::Core;
 use crate::strategy::Strategy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sim::histogram::Percentiles;
 use sim::{Histogram, SimTime};
 use std::collections::BTreeMap;
 
 /// Counters the engine and the strategies keep.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostStats {
     pub committed: u64,
     /// Rolled back because the workload asked (TPC-C's 1 %, δ).
@@ -37,7 +37,7 @@ pub struct HostStats {
     pub checkpoints: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct HostMetrics {
     pub strategy: String,
     pub protocol: String,
@@ -60,7 +60,8 @@ pub struct HostMetrics {
     pub txn_time_ns: Percentiles,
     /// From commit issue to commit ack.
     pub commit_latency_ns: Percentiles,
-    /// `txn_time_ns`'s histogram, for windows of a run (`Histogram::since`); not reported.
+    /// `txn_time_ns`'s histogram, for windows of a run (`Histogram::since`); not reported
+    /// (a record read back has an empty one), but carried by `with_histogram`.
     #[serde(skip)]
     pub txn_time_hist: Histogram,
     pub lock_waits: u64,
@@ -96,7 +97,7 @@ pub struct HostMetrics {
 }
 
 /// The log device's work during the run (`host.log_device = "separate"`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogDeviceMetrics {
     pub nand_reads: u64,
     pub nand_programs: u64,
@@ -143,7 +144,7 @@ impl LogDeviceMetrics {
 }
 
 /// What a restart after the run cost (simulated, except `wall_time_s`).
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct HostRecoveryMetrics {
     /// The device's own recovery (scan, mapping rebuild).
     pub device_time_ns: u64,
@@ -152,6 +153,70 @@ pub struct HostRecoveryMetrics {
     pub time_ns: u64,
     pub pages_read: u64,
     pub wall_time_s: f64,
+}
+
+/// `HostMetrics` with its histogram, for carrying a run's metrics to another process
+/// exactly (`#[serde(with = "host::metrics::with_histogram")]`; the reproduction's remote
+/// engine): `{"metrics": the report's record, "txn_time_hist": the histogram}`. The
+/// report's own JSON (`HostMetrics`' `Serialize`) leaves the histogram out.
+pub mod with_histogram {
+    use super::HostMetrics;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use sim::Histogram;
+
+    #[derive(Serialize)]
+    struct Out<'a> {
+        metrics: &'a HostMetrics,
+        txn_time_hist: &'a Histogram,
+    }
+
+    #[derive(Deserialize)]
+    struct In {
+        metrics: HostMetrics,
+        txn_time_hist: Histogram,
+    }
+
+    pub fn serialize<S: Serializer>(m: &HostMetrics, s: S) -> Result<S::Ok, S::Error> {
+        Out {
+            metrics: m,
+            txn_time_hist: &m.txn_time_hist,
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<HostMetrics, D::Error> {
+        let In {
+            mut metrics,
+            txn_time_hist,
+        } = In::deserialize(d)?;
+        metrics.txn_time_hist = txn_time_hist;
+        Ok(metrics)
+    }
+
+    /// The same for an optional record.
+    pub mod option {
+        use super::{HostMetrics, In, Out};
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        pub fn serialize<S: Serializer>(m: &Option<HostMetrics>, s: S) -> Result<S::Ok, S::Error> {
+            m.as_ref()
+                .map(|m| Out {
+                    metrics: m,
+                    txn_time_hist: &m.txn_time_hist,
+                })
+                .serialize(s)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<HostMetrics>, D::Error> {
+            Ok(Option::<In>::deserialize(d)?.map(|i| {
+                let mut m = i.metrics;
+                m.txn_time_hist = i.txn_time_hist;
+                m
+            }))
+        }
+    }
 }
 
 impl HostMetrics {

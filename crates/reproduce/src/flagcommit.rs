@@ -51,6 +51,7 @@
 //! runs a stated number of transactions per point).
 
 use crate::cause::{self, Suspect};
+use crate::remote::{self, PointTask};
 use crate::runner::{run_each, run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, MAGNITUDE_HIGH, MAGNITUDE_LOW};
 use host::HostMetrics;
@@ -265,9 +266,11 @@ fn strat(b: &Config, name: &str) -> Config {
     }
 }
 
-/// What one point measured.
-#[derive(Clone, Debug)]
+/// What one point measured (serialized for the remote engine, `remote::PointTask`, with
+/// the histogram: `host::metrics::with_histogram`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Res {
+    #[serde(with = "host::metrics::with_histogram")]
     pub m: HostMetrics,
     /// Controller DRAM at the end of the run: everything, and the protocol's own tables.
     pub dram_bytes: u64,
@@ -285,7 +288,7 @@ pub(crate) struct Res {
 
 /// The FTL's flag counters (`ssd::stats`): commit flags set by a partial program, commit
 /// flags carried by the last page's own program (§3.3), flags moved or added by GC.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FlagCounts {
     pub commit: u64,
     pub in_page: u64,
@@ -511,8 +514,11 @@ pub(crate) fn age_loaded(
 const WARMUP_DIVISOR: u64 = 8;
 
 /// How a point's device is prepared before the engine starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Prep {
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Prep {
     /// §5.1's setting, the default of every point: the database's pages on the device
     /// (`host::external::load_data_area`; CFC_ex / AFC_ex read them as version slot 0
     /// holding the page as loaded), cold data over the logical space beyond what the point's
@@ -1117,17 +1123,31 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         Vec::new()
     };
     progress.plan(jobs.len() + old_jobs.len() + fresh_jobs.len() + trace_jobs.len());
-    let r = run_each_shared(jobs, progress, aged_key, aged, copy_aged, run_aged);
-    let r_old = run_each_shared(
-        old_jobs,
-        progress,
-        |c| aged_key_as(c, Prep::Aged),
-        |c| aged_as(c, Prep::Aged),
-        copy_aged,
-        run_aged,
-    );
-    let r_trace = run_each_shared(trace_jobs, progress, aged_key, aged, copy_aged, run_aged);
-    let r_fresh = run_each(fresh_jobs, progress, |c| prepared_point(c, Prep::Fresh));
+    // Each call names its task (`remote::PointTask`), so the points also run on another
+    // engine; the closures are the tasks' functions. A point of a shared group gives the
+    // same result on a device of its own (`prepared_point`), which is what a remote task
+    // builds.
+    let own = |_: &Config| PointTask::FlagCommit;
+    let prepared = |prep| move |_: &Config| PointTask::FlagCommitPrepared { prep };
+    let r = remote::each(jobs, progress, own, |j| {
+        run_each_shared(j, progress, aged_key, aged, copy_aged, run_aged)
+    });
+    let r_old = remote::each(old_jobs, progress, prepared(Prep::Aged), |j| {
+        run_each_shared(
+            j,
+            progress,
+            |c| aged_key_as(c, Prep::Aged),
+            |c| aged_as(c, Prep::Aged),
+            copy_aged,
+            run_aged,
+        )
+    });
+    let r_trace = remote::each(trace_jobs, progress, own, |j| {
+        run_each_shared(j, progress, aged_key, aged, copy_aged, run_aged)
+    });
+    let r_fresh = remote::each(fresh_jobs, progress, prepared(Prep::Fresh), |j| {
+        run_each(j, progress, |c| prepared_point(c, Prep::Fresh))
+    });
     let x = Pts {
         r: &r,
         deltas: &deltas,
@@ -3972,6 +3992,26 @@ mod tests {
         assert_eq!(fig14_run("scc low", 0.01, 0.5, 0.2), ("scc", 0.01));
         assert_eq!(fig14_run("rises", 0.01, 0.5, 0.2), ("cfc", 0.2));
         assert_eq!(fig14_run("crossing", 0.01, 0.5, 0.2), ("afc", 0.5));
+    }
+
+    /// Every point on the remote engine (`remote::testing::drive`: each point a task,
+    /// its result carried as JSON) gives the local engine's output, file for file; a
+    /// point's result reads back from JSON equal in every field, its histogram and floats
+    /// included.
+    #[test]
+    fn the_remote_engine_gives_the_local_output() {
+        let plan = tiny_plan(Some(2));
+        let say = |_: &str| {};
+        let local = run_plan(&plan, &Progress::new(1, &say)).unwrap();
+        let (remote, rounds) = crate::remote::testing::drive(|p| run_plan(&plan, p));
+        crate::remote::testing::assert_same_output(&remote, &local);
+        assert!(rounds >= 2, "{rounds}");
+        let b = base(&plan).unwrap();
+        for s in ["cfc", "wal"] {
+            let r = host_point(&strat(&b, s)).unwrap();
+            assert!(r.m.txn_time_hist.count() > 0);
+            crate::remote::testing::assert_round_trip(&r);
+        }
     }
 
     /// A small TPC-C on a small device, with two deltas, two max_c values and one buffer size;

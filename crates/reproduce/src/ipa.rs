@@ -59,6 +59,7 @@
 
 use crate::cause::{self, Candidate, Cause};
 use crate::flagcommit::age;
+use crate::remote::{self, PointTask};
 use crate::runner::{run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
@@ -240,9 +241,11 @@ impl Scheme {
 }
 
 /// What one point measured: the host's metrics and the FTL's counters over the run only
-/// (the ageing's are subtracted).
-#[derive(Clone, Debug)]
+/// (the ageing's are subtracted). Serialized for the remote engine (`remote::PointTask`),
+/// with the histogram (`host::metrics::with_histogram`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Res {
+    #[serde(with = "host::metrics::with_histogram")]
     pub m: HostMetrics,
     pub ftl: FtlStats,
     pub aged_gc_erases: u64,
@@ -410,6 +413,29 @@ fn copy_aged(a: &(ssd::Device, u64)) -> Option<(ssd::Device, u64)> {
 /// One point: build the device, age it, run the host engine on it.
 pub(crate) fn host_point(cfg: &Config) -> Result<Res, String> {
     run_aged(cfg, aged(cfg)?)
+}
+
+/// A point of the main plan from its aged device: a mapped-database point (one that runs
+/// more than `window` transactions) measures the window after its first `window`, whose
+/// prefix run starts from a copy of the same aged device; any other point is its whole run.
+fn window_point(c: &Config, a: (ssd::Device, u64), window: u64) -> Result<Res, String> {
+    if c.host.transactions > window {
+        let mut warm = c.clone();
+        warm.host.transactions = window;
+        let first = match copy_aged(&a) {
+            Some(b) => run_aged(&warm, b)?,
+            None => host_point(&warm)?,
+        };
+        Ok(run_aged(c, a)?.since(&first))
+    } else {
+        run_aged(c, a)
+    }
+}
+
+/// `window_point` on a device the point ages itself (a task of the remote engine,
+/// `remote::PointTask::Ipa`).
+pub(crate) fn window_point_alone(c: &Config, window: u64) -> Result<Res, String> {
+    window_point(c, aged(c)?, window)
 }
 
 /// One point from its aged device: run the host engine on it.
@@ -629,21 +655,16 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     });
     progress.plan(jobs.len());
     let window = plan.transactions;
-    let mut r = run_each_shared(jobs, progress, aged_key, aged, copy_aged, |c, a| {
-        if c.host.transactions > window {
-            // A mapped-database point: the first pass is the prefix run of `window`, from a
-            // copy of the same aged device.
-            let mut warm = c.clone();
-            warm.host.transactions = window;
-            let first = match copy_aged(&a) {
-                Some(b) => run_aged(&warm, b)?,
-                None => host_point(&warm)?,
-            };
-            Ok(run_aged(c, a)?.since(&first))
-        } else {
-            run_aged(c, a)
-        }
-    });
+    let mut r = remote::each(
+        jobs,
+        progress,
+        |_| PointTask::Ipa { window },
+        |j| {
+            run_each_shared(j, progress, aged_key, aged, copy_aged, |c, a| {
+                window_point(c, a, window)
+            })
+        },
+    );
     let ablated: Vec<(Ablated, Result<Res, String>)> =
         abl.into_iter().zip(r.split_off(n_main)).collect();
     let seplog = ablated
@@ -1688,6 +1709,26 @@ mod tests {
             tatp_subscribers: 2_000,
             sweep: vec![(1, 4), (4, 16)],
         }
+    }
+
+    /// Every point on the remote engine (`remote::testing::drive`) gives the local
+    /// engine's output, file for file; a point's result reads back from JSON equal in
+    /// every field, its histogram and floats included.
+    #[test]
+    fn the_remote_engine_gives_the_local_output() {
+        let plan = tiny();
+        let say = |_: &str| {};
+        let local = run_plan(&plan, &Progress::new(1, &say)).unwrap();
+        let (remote, _) = crate::remote::testing::drive(|p| run_plan(&plan, p));
+        crate::remote::testing::assert_same_output(&remote, &local);
+        let c = point(
+            &base(&plan, false, "tpcb").unwrap(),
+            Scheme::Ipa(2, 4),
+            MlcMode::Mlc,
+        );
+        let r = host_point(&c).unwrap();
+        assert!(r.m.txn_time_hist.count() > 0);
+        crate::remote::testing::assert_round_trip(&r);
     }
 
     /// A tiny plan through the whole reproduction: every claim is present with both verdict

@@ -66,6 +66,7 @@
 //! point (docs/REPRODUCTION-RULES.md "PCMLogging").
 
 use crate::cause::{self, Candidate, Cause};
+use crate::remote::{self, PointTask};
 use crate::runner::{run_each, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
@@ -488,7 +489,7 @@ fn host_run(cfg: &Config) -> Result<HostMetrics, String> {
 /// `checkpoint_interval_ms`, 5 minutes by default); when its PCM log fills before the next
 /// checkpoint the run fails, so the interval is halved until the point fits (docs/REPRODUCTION-RULES.md,
 /// "PCMLogging", SCMLogging's checkpoints; the interval used is in the CSV).
-fn host_point(cfg: &Config, warmup: u64) -> Result<Res, String> {
+pub(crate) fn host_point(cfg: &Config, warmup: u64) -> Result<Res, String> {
     let mut cfg = cfg.clone();
     loop {
         match host_point_once(&cfg, warmup) {
@@ -524,10 +525,13 @@ fn host_point_once(cfg: &Config, warmup: u64) -> Result<Res, String> {
     })
 }
 
-/// A point's two runs (module docs: warm-up by differencing).
-#[derive(Clone, Debug)]
-struct Res {
+/// A point's two runs (module docs: warm-up by differencing); serialized for the remote
+/// engine (`remote::PointTask`) with the histograms (`host::metrics::with_histogram`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Res {
+    #[serde(with = "host::metrics::with_histogram")]
     full: HostMetrics,
+    #[serde(with = "host::metrics::with_histogram::option")]
     warm: Option<HostMetrics>,
     /// wal-pcm, scmlogging: the checkpoint interval the point ran with.
     checkpoint_ms: u64,
@@ -927,13 +931,22 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         .map(|(p, c)| warmup_of_cfg(plan, p, c))
         .collect();
     progress.plan(jobs.len());
-    let r = run_each(jobs, progress, |c| {
-        let i = cfg_of
+    // A job's warm-up by its configuration (the configurations are distinct points).
+    let warmup = |c: &Config| {
+        cfg_of
             .iter()
             .position(|x| x == c)
-            .ok_or("internal: a job without its point")?;
-        host_point(c, warmups[i])
-    });
+            .map(|i| warmups[i])
+            .ok_or("internal: a job without its point")
+    };
+    let r = remote::each(
+        jobs,
+        progress,
+        |c| PointTask::PcmLogging {
+            warmup: warmup(c).unwrap_or(0),
+        },
+        |j| run_each(j, progress, |c| host_point(c, warmup(c)?)),
+    );
     let x = Pts { pts, r };
 
     let mut out = Output::default();
@@ -2491,6 +2504,23 @@ mod tests {
             window_x: 1,
             dram_tables: true,
         }
+    }
+
+    /// Every point on the remote engine (`remote::testing::drive`) gives the local
+    /// engine's output, file for file; a point's result (both runs, warm-up and full)
+    /// reads back from JSON equal in every field, its histograms and floats included.
+    #[test]
+    fn the_remote_engine_gives_the_local_output() {
+        let plan = tiny();
+        let say = |_: &str| {};
+        let local = run_plan(&plan, &Progress::new(1, &say)).unwrap();
+        let (remote, _) = crate::remote::testing::drive(|p| run_plan(&plan, p));
+        crate::remote::testing::assert_same_output(&remote, &local);
+        let pts = points(&plan);
+        let c = point_cfg(&plan, &pts[0]).unwrap();
+        let r = host_point(&c, warmup_of_cfg(&plan, &pts[0], &c).max(10)).unwrap();
+        assert!(r.warm.is_some() && r.full.txn_time_hist.count() > 0);
+        crate::remote::testing::assert_round_trip(&r);
     }
 
     /// A tiny plan through the whole reproduction: every claim present with both axes, the

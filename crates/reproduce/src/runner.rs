@@ -141,6 +141,24 @@ impl<'a> Progress<'a> {
         self.remote = Some(remote);
     }
 
+    /// The remote engine the points run on, if any (never while only counting).
+    pub(crate) fn remote_engine(&self) -> Option<&'a crate::remote::Remote> {
+        if self.counting {
+            None
+        } else {
+            self.remote
+        }
+    }
+
+    /// Records the jobs' configurations for REPORT.html, as `run_all` and `run_each` do
+    /// (for `remote::each`, which answers in their place).
+    pub(crate) fn record_configs(&self, jobs: &[Job]) {
+        self.configs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
+    }
+
     /// Records what a point cost where it ran (a remote point's), without a progress line.
     pub(crate) fn record_timing(&self, t: PointTiming) {
         self.timings
@@ -922,7 +940,7 @@ pub fn run_all_sharing(
         .unwrap_or_else(|e| e.into_inner())
         .extend(jobs.iter().map(|j| (j.label.clone(), j.cfg.to_toml())));
     if let Some(remote) = progress.remote {
-        return remote.serve(&jobs, progress);
+        return remote.serve(&jobs, progress, |_| crate::remote::PointTask::Run);
     }
     let threads = progress.jobs.clamp(1, n.max(1));
     let plan = plan(&jobs, progress, share);

@@ -4,13 +4,19 @@
 //! so every recorded value is represented within 1/2^SUB_BITS (0.8 %) of itself. A
 //! percentile reports the upper bound of the bucket that holds it, clamped to the exact
 //! observed maximum. Memory is fixed (64 × 128 counters) however many values are recorded.
+//!
+//! Serialized (for carrying a run's metrics to another process) as its non-empty buckets,
+//! `{"buckets": [[index, count], ...], "total", "sum", "min", "max"}`; reading one back
+//! checks that the buckets are in range, ascending and sum to `total`, so a damaged record
+//! is an error, never a histogram that disagrees with itself.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 const SUB_BITS: u32 = 7;
 const SUB: usize = 1 << SUB_BITS;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "Sparse", try_from = "Sparse")]
 pub struct Histogram {
     counts: Vec<u64>,
     total: u64,
@@ -29,6 +35,65 @@ pub struct Percentiles {
     pub p99: u64,
     pub p999: u64,
     pub max: u64,
+}
+
+/// A histogram's serialized form (module docs): only the buckets that hold values.
+#[derive(Serialize, Deserialize)]
+struct Sparse {
+    buckets: Vec<(u32, u64)>,
+    total: u64,
+    sum: u128,
+    min: u64,
+    max: u64,
+}
+
+impl From<Histogram> for Sparse {
+    fn from(h: Histogram) -> Sparse {
+        Sparse {
+            buckets: h
+                .counts
+                .iter()
+                .enumerate()
+                .filter(|(_, &c)| c > 0)
+                .map(|(b, &c)| (b as u32, c))
+                .collect(),
+            total: h.total,
+            sum: h.sum,
+            min: h.min,
+            max: h.max,
+        }
+    }
+}
+
+impl TryFrom<Sparse> for Histogram {
+    type Error = String;
+    fn try_from(s: Sparse) -> Result<Histogram, String> {
+        let mut h = Histogram::new();
+        let mut last = None;
+        let mut total: u64 = 0;
+        for (b, c) in s.buckets {
+            let i = b as usize;
+            if i >= h.counts.len() || last.is_some_and(|l| l >= i) {
+                return Err(format!(
+                    "histogram bucket {b}: out of range or out of order"
+                ));
+            }
+            last = Some(i);
+            h.counts[i] = c;
+            total = total.checked_add(c).ok_or("histogram counts overflow")?;
+        }
+        if total != s.total {
+            return Err(format!(
+                "histogram buckets hold {total} values, its total says {}",
+                s.total
+            ));
+        }
+        h.total = s.total;
+        h.sum = s.sum;
+        h.min = s.min;
+        h.max = s.max;
+        Ok(h)
+    }
 }
 
 impl Default for Histogram {
@@ -186,6 +251,26 @@ mod tests {
             "{p:?}"
         );
         assert_eq!(full.since(&full).percentiles().p99, 0);
+    }
+
+    /// Through JSON and back: every bucket, the sum and the extremes (an empty histogram's
+    /// `min` sentinel too); a record whose buckets disagree with its total is refused.
+    #[test]
+    fn a_histogram_reads_back_from_json_exactly() {
+        let mut h = Histogram::new();
+        for v in [0u64, 3, 127, 128, 5_000, 123_456_789, u64::MAX] {
+            h.record(v);
+            h.record(v / 2);
+        }
+        for k in [Histogram::new(), h] {
+            let text = serde_json::to_string(&k).unwrap();
+            let back: Histogram = serde_json::from_str(&text).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{k:?}"));
+        }
+        let bad = r#"{"buckets":[[3,2]],"total":1,"sum":6,"min":3,"max":3}"#;
+        assert!(serde_json::from_str::<Histogram>(bad).is_err());
+        let out_of_range = r#"{"buckets":[[999999,1]],"total":1,"sum":6,"min":3,"max":3}"#;
+        assert!(serde_json::from_str::<Histogram>(out_of_range).is_err());
     }
 
     #[test]

@@ -118,7 +118,7 @@ pub struct NetBytes {
 }
 
 /// The report (docs/METRICS.md, `net_bytes`).
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct NetBytesMetrics {
     pub pages_written: u64,
     pub bytes_changed: u64,
