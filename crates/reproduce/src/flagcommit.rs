@@ -4107,7 +4107,10 @@ mod tests {
             let t = p.take_timings();
             // cfc (2 points), scc (2) and none (3) share; afc's one point ages alone.
             let count = |task: &str| t.iter().filter(|t| t.task == task).count();
-            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 4, 1));
+            assert_eq!(
+                (count("builder"), count("follow"), count("alone")),
+                (3, 4, 1)
+            );
             assert!(t
                 .iter()
                 .all(|t| t.setup_cpu_s.is_some() == (t.task != "follow")));

@@ -1641,7 +1641,10 @@ mod tests {
             assert_eq!(separate, shared, "{n} jobs");
             let t = p.take_timings();
             let count = |task: &str| t.iter().filter(|t| t.task == task).count();
-            assert_eq!((count("lead"), count("follow"), count("alone")), (3, 6, 1));
+            assert_eq!(
+                (count("builder"), count("follow"), count("alone")),
+                (3, 6, 1)
+            );
         }
     }
 }
