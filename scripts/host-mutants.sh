@@ -109,10 +109,9 @@ declare -A TARGETED=(
   [device-tx-reopen-forgets]="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
   [pcm-paper-pseudo-xid]="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
   [pcm-pseudo-xid-of-aborts]="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
+  [pcm-early-relocation-switch]="--set host.pcm.relocate_every=8"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
-
-T_OUTSIDE_CI=" "
 
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
@@ -218,10 +217,8 @@ for m in $ORDER; do
         *) row="$row error $r |" ;;
       esac
     done
-    if [ "$caught" = T ] && [[ $T_OUTSIDE_CI == *" $m "* ]]; then caught=T-outside; fi
     case $caught in
       E | R | T) row="$row caught by CI ($caught) |" ;;
-      T-outside) row="$row caught outside CI (T) |" ;;
       D | K) row="$row caught outside CI ($caught) |" ;;
       *) row="$row survived |" ;;
     esac
