@@ -97,18 +97,24 @@ fi
 # step of its own, by mutant (the cell's
 # --host/--protocol/--update and extra settings come first). docs/MUTATION.md says how each
 # was found.
+# The CI steps' shapes that serve two planted bugs each (.ci/run): Flag Commit's deferred
+# checkpoint (§4.3), device transactions over SCC/BPCC on TPC-C with stolen pages updated
+# again, PCMLogging's wear leveling (§4.2) on TPC-C with wait-die restarts.
+FC_DEFERRING="--seed 0 --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.clients=6 --set host.checkpoint_log_bytes=300 --set host.bank.accounts=8"
+DEVICE_TX_STEALS="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
+PCM_WEAR="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
 declare -A TARGETED=(
   [wal-wrap-over-active]="--set host.log_pages=4 --set host.checkpoint_log_bytes=512 --set host.transactions=100 --set host.bank.updates=16 --set host.bank.accounts=40 --set host.clients=2 --schedules 300"
   [aries-abort-closes]="--set host.bank.rollback_ratio=0.6 --set host.bank.updates=8"
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
   [host-log-acked-at-issue]="--schedules 1000 --double"
   [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
-  [host-fc-empty-commit-list]="--seed 0 --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.clients=6 --set host.checkpoint_log_bytes=300 --set host.bank.accounts=8"
-  [fc-master-before-noted]="--seed 0 --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.clients=6 --set host.checkpoint_log_bytes=300 --set host.bank.accounts=8"
-  [device-tx-skip-rewrite]="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
-  [device-tx-reopen-forgets]="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
-  [pcm-paper-pseudo-xid]="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
-  [pcm-pseudo-xid-of-aborts]="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
+  [host-fc-empty-commit-list]="$FC_DEFERRING"
+  [fc-master-before-noted]="$FC_DEFERRING"
+  [device-tx-skip-rewrite]="$DEVICE_TX_STEALS"
+  [device-tx-reopen-forgets]="$DEVICE_TX_STEALS"
+  [pcm-paper-pseudo-xid]="$PCM_WEAR"
+  [pcm-pseudo-xid-of-aborts]="$PCM_WEAR"
   [pcm-early-relocation-switch]="--set host.pcm.relocate_every=8"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
