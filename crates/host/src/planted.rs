@@ -119,6 +119,12 @@ mod tests {
             assert!(changed, "{name} changed no field");
         }
         let mut c = HostConfig::default();
+        assert!(plant(&mut c, "host-log-acked-at-issue"));
+        assert!(
+            c.fault_log_acked_at_issue,
+            "the WAL log device's early ack has a name"
+        );
+        let mut c = HostConfig::default();
         assert!(!plant(&mut c, "core-erase-early"));
         assert!(!plant(&mut c, "wal-wrap-over-active"));
         assert_eq!(c.fault_fc, "");
