@@ -5,23 +5,33 @@
 #
 # The host's planted bugs are of two kinds: the ones guarded where they act
 # (crates/ssd/src/mutant.rs, "Host-level mutants") and the configuration's fault fields,
-# which a mutants build plants by name (crates/host/src/planted.rs). A cell is
-# strategy/protocol/update[/emulated], as `crash --host all` names it.
+# which a mutants build plants by name (crates/host/src/planted.rs, FAULTS). A cell is
+# strategy/protocol/update[/extra], as `crash --host all` names it; extra is `emulated` (the
+# PCM strategies over the emulated SSD, HOST_CRASH_EMULATED) or `separate-log` (the WAL log on
+# its own device, `host.log_device = "separate"`).
 #
-#   E  exhaustive on the tiny host run: `crash --host S --protocol P --update U`
-#   D  the same with crashes inside host recovery (`--double`)
-#   R  1,000 random states on the larger run (`--schedules 1000` with the host matrix's
-#      larger settings, world::host_run::HOST_CRASH_LARGER), as `crash --host all` runs it
-#   K  as R with --double on five more run seeds (2..6): fresh recordings, as `soak --hosts`
-#      draws them
-#   T  targeted: the CI step whose workload reaches the bug's window, or the soak run that
-#      found the bug (TARGETED below), for the mutants that have one; "-" for the others
+# The checks, in the order they run. E, R and T are the CI steps' own commands (.ci/run,
+# fixed seeds); D and K are not run by CI.
+#   E  CI host matrix, exhaustive phase: `crash --host S --protocol P --update U` (tiny run)
+#   R  CI host matrix, random phase: `--schedules 1000 --double` on the larger run
+#      (world::host_run::HOST_CRASH_LARGER), as `crash --host all --schedules 1000` runs it
+#   T  targeted: the CI step whose workload reaches the bug's window (TARGETED below), or the
+#      soak run that found the bug; "-" for mutants without one
+#   D  exhaustive on the tiny run with crashes inside host recovery (`--double`)
+#   K  as R on five more run seeds (2..6): fresh recordings, as `soak --hosts` draws them
+# A cell's checks stop at the first that catches the mutant (later ones show "-"); with
+# ALL_CHECKS=1 every check runs. A caught cell shows the violating states, the states
+# checked and the first violating state's number (states are numbered from 0; `--state K`
+# replays it; for K, the seed that caught it).
 #
-# Each check runs on the unmutated cell first; a check that fails there cannot judge and
-# shows n/a. A targeted check that the unmutated run refuses (exit 2: a configuration the
-# engine must not run) counts as caught when the mutated run is accepted and violates: the
-# refusal was the safety rule. Prints a Markdown table (docs/MUTATION.md).
-# Not part of the default tests. Usage: scripts/host-mutants.sh [mutant ...]
+# Each check runs on the unmutated cell first (once per cell and check, only when a mutant
+# needs it); a check that fails there cannot judge and shows n/a. A targeted check that the
+# unmutated run refuses (exit 2: a configuration the engine must not run) counts as caught
+# when the mutated run is accepted and violates: the refusal was the safety rule. Prints a
+# Markdown table (docs/MUTATION.md) on stdout and each command with its result on stderr.
+# Not part of the default tests. Usage: scripts/host-mutants.sh [mutant ...] (any subset of
+# ORDER, by name; an unknown name exits 2). MUTANTS_BUILT=1 reuses
+# target/release/commitlab-mutants.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,7 +45,10 @@ fi
 B=target/release/commitlab-mutants
 
 LARGER="--set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
-EMULATED="--set host.pcm.external=\"emulated\" --set nand.blocks_per_plane=10"
+declare -A EXTRA=(
+  [emulated]="--set host.pcm.external=\"emulated\" --set nand.blocks_per_plane=10"
+  [separate-log]="--set host.log_device=\"separate\""
+)
 
 declare -A SCOPE=(
   [wal-wrap-over-active]="wal/none/out-of-place"
@@ -44,6 +57,7 @@ declare -A SCOPE=(
   [ipl-sector-before-merge]="wal/none/ipl"
   [host-early-commit-ack]="wal/none/out-of-place device-tx/lighttx/out-of-place cfc-ex/none/out-of-place afc-ex/none/out-of-place wal-pcm/none/out-of-place"
   [host-ipa-skip-crc]="wal/none/ipa wal/none/ipa-block"
+  [host-log-acked-at-issue]="wal/none/out-of-place/separate-log wal/none/ipl/separate-log"
   [host-recovery-reuses-log]="wal/none/out-of-place"
   [host-fc-empty-commit-list]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
   [fc-skip-flag-move]="cfc-ex/none/out-of-place"
@@ -68,94 +82,158 @@ declare -A SCOPE=(
   [pcm-early-relocation-switch]="pcmlogging/none/out-of-place"
   [pcm-flash-ack-at-issue]="pcmlogging/none/out-of-place/emulated wal-pcm/none/out-of-place/emulated scmlogging/none/out-of-place/emulated pcmlogging-page/none/out-of-place/emulated"
 )
-ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void"
-if [ $# -gt 0 ]; then ORDER="$*"; fi
+ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void"
+if [ $# -gt 0 ]; then
+  for m in "$@"; do
+    if [ -z "${SCOPE[$m]:-}" ]; then
+      echo "unknown host mutant '$m'; known: $ORDER" >&2
+      exit 2
+    fi
+  done
+  ORDER="$*"
+fi
 
-# T: the CI steps (.ci/run) whose workloads reach these bugs' windows, and for
+# T: the CI steps (.ci/run; host-drop-page's is the README's TPC-C command, which CI runs
+# through crates/cli/tests/readme.rs) whose workloads reach these bugs' windows, and for
 # fc-master-before-commit-acks the soak's host batch that found it (drawn seed
-# 1394702057938630 + batch 32: the larger run, seed 1394702057938662), by mutant (the
-# cell's --host/--protocol/--update come first). docs/MUTATION.md, "Planted bugs of the classes no
-# default check saw", and docs/DECISIONS.md say how each was found.
+# 1394702057938630 + batch 32: the larger run, seed 1394702057938662), which CI runs as a
+# step of its own, by mutant (the cell's
+# --host/--protocol/--update and extra settings come first). docs/MUTATION.md says how each
+# was found.
+# The CI steps' shapes that serve two planted bugs each (.ci/run): Flag Commit's deferred
+# checkpoint (§4.3), device transactions over SCC/BPCC on TPC-C with stolen pages updated
+# again, PCMLogging's wear leveling (§4.2) on TPC-C with wait-die restarts.
+FC_DEFERRING="--seed 0 --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.clients=6 --set host.checkpoint_log_bytes=300 --set host.bank.accounts=8"
+DEVICE_TX_STEALS="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
+PCM_WEAR="--seed 2 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=40 --set host.clients=8 --set host.pcm.dram_bytes=73728 --set host.pcm.pcm_bytes=16384 --set host.pcm.wear_delta=2"
 declare -A TARGETED=(
   [wal-wrap-over-active]="--set host.log_pages=4 --set host.checkpoint_log_bytes=512 --set host.transactions=100 --set host.bank.updates=16 --set host.bank.accounts=40 --set host.clients=2 --schedules 300"
   [aries-abort-closes]="--set host.bank.rollback_ratio=0.6 --set host.bank.updates=8"
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
+  [host-log-acked-at-issue]="--schedules 1000 --double"
   [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
+  [host-fc-empty-commit-list]="$FC_DEFERRING"
+  [fc-master-before-noted]="$FC_DEFERRING"
+  [device-tx-skip-rewrite]="$DEVICE_TX_STEALS"
+  [device-tx-reopen-forgets]="$DEVICE_TX_STEALS"
+  [pcm-paper-pseudo-xid]="$PCM_WEAR"
+  [pcm-pseudo-xid-of-aborts]="$PCM_WEAR"
+  [pcm-early-relocation-switch]="--set host.pcm.relocate_every=8"
   [restart-no-tail]="--run-on --schedules 1000"
   [restart-no-master]="--run-on --schedules 1000 --set host.checkpoint_log_bytes=24576"
   [restart-no-void]="--run-on --schedules 1000"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
 
-# check NAME CELL -> exit code (0 clean, 1 caught, 2 refused or error)
-check() {
-  local c=$1 cell=$2 m=${3:-}
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+
+# The command line of check C on CELL (for mutant M's targeted entry), seed SEED.
+cmdline() {
+  local c=$1 cell=$2 m=$3 seed=$4
   local s p u e
   IFS=/ read -r s p u e <<<"$cell"
-  local args=(crash --host "$s" --protocol "$p" --update "$u")
-  local extra=""
-  if [ -n "$e" ]; then extra="$EMULATED"; fi
+  local cmd="crash --host $s --protocol $p --update $u"
+  if [ -n "$e" ]; then cmd="$cmd ${EXTRA[$e]}"; fi
   case $c in
     E) ;;
-    D) args+=(--double) ;;
-    R) extra="$extra $LARGER"; args+=(--schedules 1000) ;;
-    K)
-      for seed in 2 3 4 5 6; do
-        # shellcheck disable=SC2086 # the settings are words
-        eval "\"$B\" \"\${args[@]}\" $extra $LARGER --schedules 1000 --double --seed $seed" >/dev/null 2>&1
-        local r=$?
-        if [ $r != 0 ]; then return $r; fi
-      done
-      return 0 ;;
-    T) extra="$extra ${TARGETED[$m]}" ;;
+    R | K)
+      # The matrix adds HOST_CRASH_LARGER to every cell; a PCM strategy over a disk does not
+      # read the flash geometry, and a single-cell `crash` refuses a key its run does not
+      # read, so those cells take the larger run without it (the same run).
+      local larger=$LARGER
+      case $s/$e in
+        pcmlogging/ | pcmlogging-page/ | wal-pcm/ | scmlogging/) larger=${LARGER% --set nand.blocks_per_plane=32} ;;
+      esac
+      cmd="$cmd $larger --schedules 1000 --double --seed $seed" ;;
+    T) cmd="$cmd ${TARGETED[$m]}" ;;
+    D) cmd="$cmd --double" ;;
   esac
+  echo "$cmd"
+}
+
+# run CMDLINE -> exit code (0 clean, 1 caught, 2 refused or error); RES: the result's words.
+RES=""
+run() {
+  local t0 t1 r n v k
+  t0=$(date +%s)
   # eval: the settings carry quoted TOML strings.
-  eval "\"$B\" \"\${args[@]}\" $extra" >/dev/null 2>&1
+  eval "\"$B\" $1" >"$OUT" 2>&1
+  r=$?
+  t1=$(date +%s)
+  n=$(sed -n 's/^crash states checked: \([0-9]*\), violations: \([0-9]*\).*/\1/p' "$OUT" | tail -1)
+  v=$(sed -n 's/^crash states checked: \([0-9]*\), violations: \([0-9]*\).*/\2/p' "$OUT" | tail -1)
+  k=$(sed -n '/^first violation/{n;s/^state \([0-9]*\) .*/\1/p;}' "$OUT" | head -1)
+  case $r in
+    0) RES="${n:-?} states" ;;
+    1) RES="${v:-?} of ${n:-?}, first at state ${k:-?}" ;;
+    *) RES=$(grep -m1 -i 'error\|refus' "$OUT" | cut -c1-100) ;;
+  esac
+  echo "[$((t1 - t0)) s] rc=$r ${COMMITLAB_MUTANT:-unmutated}: commitlab $1 -> $RES" >&2
+  return $r
+}
+
+# check C CELL M -> exit code; RES as run's (for K, "seed S: " first).
+check() {
+  local c=$1 cell=$2 m=$3
+  if [ "$c" = K ]; then
+    local seed r
+    for seed in 2 3 4 5 6; do
+      run "$(cmdline K "$cell" "$m" $seed)"
+      r=$?
+      if [ $r != 0 ]; then RES="seed $seed: $RES"; return $r; fi
+    done
+    RES="5 seeds clean"
+    return 0
+  fi
+  run "$(cmdline "$c" "$cell" "$m" 1)"
 }
 
 declare -A BASE
-for m in $ORDER; do
-  for cell in ${SCOPE[$m]}; do
-    for c in E D R K; do
-      if [ -z "${BASE[$cell$c]:-}" ]; then check $c "$cell"; BASE[$cell$c]=$?; fi
-    done
-    if [ -n "${TARGETED[$m]:-}" ] && [ -z "${BASE[$cell/T/$m]:-}" ]; then
-      check T "$cell" "$m"; BASE[$cell/T/$m]=$?
-    fi
-  done
-done
+base() {
+  local c=$1 cell=$2 m=$3 key=$2/$1
+  if [ "$c" = T ]; then key=$cell/T/$m; fi
+  if [ -z "${BASE[$key]:-}" ]; then
+    COMMITLAB_MUTANT= check "$c" "$cell" "$m"
+    BASE[$key]=$?
+  fi
+  return "${BASE[$key]}"
+}
 
-echo "| planted bug | cell | E exhaustive | D double | R random, larger run | K five run seeds | T targeted | verdict |"
+echo "| planted bug | cell | E CI matrix, exhaustive | R CI matrix, random | T targeted | D double, exhaustive | K five run seeds | verdict |"
 echo "|---|---|---|---|---|---|---|---|"
 for m in $ORDER; do
   for cell in ${SCOPE[$m]}; do
     row="| $m | $cell |"
-    any=0
-    for c in E D R K T; do
-      key=$cell$c
-      if [ $c = T ]; then
-        if [ -z "${TARGETED[$m]:-}" ]; then row="$row - |"; continue; fi
-        key=$cell/T/$m
-      fi
-      base=${BASE[$key]}
-      if [ "$base" = 1 ]; then row="$row n/a |"; continue; fi
-      COMMITLAB_MUTANT=$m check $c "$cell" "$m"; r=$?
-      if [ "$base" = 2 ]; then
+    caught=""
+    for c in E R T D K; do
+      if [ $c = T ] && [ -z "${TARGETED[$m]:-}" ]; then row="$row - |"; continue; fi
+      if [ -n "$caught" ] && [ "${ALL_CHECKS:-}" != 1 ]; then row="$row - |"; continue; fi
+      base $c "$cell" "$m"
+      b=$?
+      if [ $b = 1 ]; then row="$row n/a |"; continue; fi
+      COMMITLAB_MUTANT=$m check $c "$cell" "$m"
+      r=$?
+      if [ $b = 2 ]; then
         # Refused unmutated: caught if the mutant's run is accepted and violates.
         case $r in
-          1) row="$row **caught** (refused unmutated) |"; any=1 ;;
+          1) row="$row **caught** (refused unmutated; $RES) |"; caught=${caught:-$c} ;;
           2) row="$row refused |" ;;
-          *) row="$row survived |" ;;
+          *) row="$row survived ($RES) |" ;;
         esac
         continue
       fi
       case $r in
-        0) row="$row survived |" ;;
-        1) row="$row **caught** |"; any=1 ;;
+        0) row="$row survived ($RES) |" ;;
+        1) row="$row **caught** ($RES) |"; caught=${caught:-$c} ;;
         *) row="$row error $r |" ;;
       esac
     done
-    if [ $any = 1 ]; then row="$row caught |"; else row="$row survived |"; fi
+    case $caught in
+      E | R | T) row="$row caught by CI ($caught) |" ;;
+      D | K) row="$row caught outside CI ($caught) |" ;;
+      *) row="$row survived |" ;;
+    esac
     echo "$row"
   done
 done

@@ -16,6 +16,7 @@ use crate::HostConfig;
 pub const FAULTS: &[(&str, &str)] = &[
     ("host-early-commit-ack", "fault_early_commit_ack"),
     ("host-ipa-skip-crc", "fault_ipa_skip_crc"),
+    ("host-log-acked-at-issue", "fault_log_acked_at_issue"),
     ("host-recovery-reuses-log", "fault_recovery_reuses_log"),
     ("host-fc-empty-commit-list", "fault_fc_empty_commit_list"),
     ("fc-skip-flag-move", "fault_fc = skip-flag-move"),
@@ -60,6 +61,7 @@ pub fn plant(cfg: &mut HostConfig, mutant: &str) -> bool {
     match mutant {
         "host-early-commit-ack" => cfg.fault_early_commit_ack = true,
         "host-ipa-skip-crc" => cfg.fault_ipa_skip_crc = true,
+        "host-log-acked-at-issue" => cfg.fault_log_acked_at_issue = true,
         "host-recovery-reuses-log" => cfg.fault_recovery_reuses_log = true,
         "host-fc-empty-commit-list" => cfg.fault_fc_empty_commit_list = true,
         "host-drop-page" => cfg.fault_drop_page = true,
@@ -105,6 +107,7 @@ mod tests {
             let d = HostConfig::default();
             let changed = c.fault_early_commit_ack != d.fault_early_commit_ack
                 || c.fault_ipa_skip_crc != d.fault_ipa_skip_crc
+                || c.fault_log_acked_at_issue != d.fault_log_acked_at_issue
                 || c.fault_recovery_reuses_log != d.fault_recovery_reuses_log
                 || c.fault_fc_empty_commit_list != d.fault_fc_empty_commit_list
                 || c.fault_fc != d.fault_fc
@@ -121,6 +124,12 @@ mod tests {
                 || c.pcm.fault_flash_ack_at_issue;
             assert!(changed, "{name} changed no field");
         }
+        let mut c = HostConfig::default();
+        assert!(plant(&mut c, "host-log-acked-at-issue"));
+        assert!(
+            c.fault_log_acked_at_issue,
+            "the WAL log device's early ack has a name"
+        );
         let mut c = HostConfig::default();
         assert!(!plant(&mut c, "core-erase-early"));
         assert!(!plant(&mut c, "wal-wrap-over-active"));

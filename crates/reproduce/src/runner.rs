@@ -24,8 +24,8 @@
 //!
 //! Memory: the admission rule. Every job is charged the bytes its device needs
 //! (`job_bytes`, from the geometry, with what recovery adds if it measures recovery), and every shared image the bytes of one device
-//! (`image_bytes`) from the moment its lead starts prefilling until the last job of its
-//! group has its own copy; a lead is charged both. A worker starts a job only while the
+//! (`image_bytes`) from the moment its builder starts prefilling until the last job of its
+//! group has its own copy; a builder is charged both. A worker starts a job only while the
 //! charges of everything running or alive plus the job's stay within the budget
 //! (`Progress::mem_budget_bytes`), or when nothing else runs, so a job bigger than the
 //! budget runs alone and nothing waits forever. Among the jobs that fit, a job whose
@@ -93,7 +93,7 @@ pub struct Progress<'a> {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PointTiming {
     pub label: String,
-    /// How the job ran: `alone` (built its own device), `lead` (built a device its group
+    /// How the job ran: `alone` (built its own device), `builder` (built a device its group
     /// shares, then ran from it) or `follow` (ran from a copy of its group's device).
     pub task: &'static str,
     /// On-CPU time of the worker thread for the whole job (`world::bench::cpu_time_ns`).
@@ -475,7 +475,7 @@ enum Task<D> {
     /// Build and prefill its own device (a job alone in its group, or sharing off).
     Alone,
     /// Prefill the group's device, publish it, then run from a copy.
-    Lead,
+    Builder,
     /// Run from a copy of the group's device.
     Follow(Arc<D>),
 }
@@ -672,7 +672,7 @@ struct Sched<D> {
 enum Choice {
     /// A job whose group's device is ready (or whose group's build failed).
     Ready(usize),
-    /// A job that runs alone or leads a new group.
+    /// A job that runs alone or builds a new group's device.
     New(usize),
 }
 
@@ -718,7 +718,7 @@ impl<D: Send + Sync + 'static> Sched<D> {
 
     /// The job `take` would start now, as its place in `pending`: first a job whose group's
     /// device is ready (so images are freed soon), else, in pending order, a job that runs
-    /// alone or leads a new group (charged its own bytes plus the image's); each only if it
+    /// alone or builds a new group's device (charged its own bytes plus the image's); each only if it
     /// fits.
     fn choose(&self, plan: &Plan, led: &Ledger) -> Option<Choice> {
         let ready = self.pending.iter().position(|&i| {
@@ -811,7 +811,7 @@ impl<D: Send + Sync + 'static> Sched<D> {
                     None => {
                         led.charged_bytes += plan.image_bytes[g];
                         self.slots.insert(g, Slot::Building);
-                        Task::Lead
+                        Task::Builder
                     }
                 };
                 led.evict(plan.budget_bytes);
@@ -820,7 +820,7 @@ impl<D: Send + Sync + 'static> Sched<D> {
         }
     }
 
-    /// A lead's prefill of `group` finished: `Some(device)`, which the lead itself copies
+    /// A builder's prefill of `group` finished: `Some(device)`, which the builder itself copies
     /// too, or `None` if it failed.
     fn published(&mut self, plan: &Plan, led: &mut Ledger, group: usize, dev: Option<Arc<D>>) {
         let others = plan.group.iter().filter(|&&g| g == group).count() - 1;
@@ -966,7 +966,7 @@ pub fn run_all_sharing(
                     let meter = Meter::new();
                     let kind = match task {
                         Task::Alone => "alone",
-                        Task::Lead => "lead",
+                        Task::Builder => "builder",
                         Task::Follow(_) => "follow",
                     };
                     let mut setup_cpu_s = None;
@@ -980,7 +980,7 @@ pub fn run_all_sharing(
                         Task::Follow(dev) => own_copy(g, dev)
                             .and_then(|own| measured(&job.cfg, |c| world::run_prefilled(c, own)))
                             .map_err(err),
-                        Task::Lead => match world::prefill(&job.cfg) {
+                        Task::Builder => match world::prefill(&job.cfg) {
                             Ok(dev) => {
                                 setup_cpu_s = Some(meter.cpu_s());
                                 mem_log(progress, &job.label, "prefilled");
@@ -1208,7 +1208,7 @@ mod tests {
     }
 
     /// Drives the scheduler as `threads` workers would, each job finishing in the order
-    /// jobs started (a lead publishes its prefill and every job makes its copy as soon as
+    /// jobs started (a builder publishes its prefill and every job makes its copy as soon as
     /// it starts); returns the events and checks the budget at every start.
     fn simulate(plan: &Plan, threads: usize) -> Vec<String> {
         let mut s: Sched<()> = Sched::new(plan);
@@ -1222,9 +1222,9 @@ mod tests {
                         let g = plan.group[i];
                         let kind = match task {
                             Task::Alone => "alone",
-                            Task::Lead => {
+                            Task::Builder => {
                                 s.published(plan, &mut led, g, Some(Arc::new(())));
-                                "lead"
+                                "builder"
                             }
                             Task::Follow(_) => "follow",
                         };
@@ -1258,7 +1258,7 @@ mod tests {
 
     /// The admission rule: a job starts only while the bytes charged to running jobs and
     /// live shared images stay within the budget, a job bigger than the budget runs alone,
-    /// and a lead is charged its group's image as well as its own device.
+    /// and a builder is charged its group's image as well as its own device.
     #[test]
     fn admission_keeps_declared_bytes_within_the_budget() {
         // Five jobs that run alone, 2 workers, budget 10.
@@ -1311,7 +1311,7 @@ mod tests {
         );
 
         // Two groups of shared prefills (jobs 0, 2, 4 and 1, 3) and a loner, each device 3,
-        // each job 3 (6 if it measures recovery). A lead is charged its job and the image.
+        // each job 3 (6 if it measures recovery). A builder is charged its job and the image.
         let shared = Plan {
             group: vec![0, 1, 0, 1, 0, 2],
             shared: vec![true, true, true, true, true, false],
@@ -1324,14 +1324,14 @@ mod tests {
         assert_eq!(
             simulate(&shared, 2),
             [
-                "+0 lead (9)",
+                "+0 builder (9)",
                 "+2 follow (12)",
                 "-0",
                 // Job 4 is the group's last user: the image's charge goes when it has its copy.
                 "+4 follow (9)",
                 "-2",
-                // The second group's lead: 3 + 3 with job 4's 6 running.
-                "+1 lead (12)",
+                // The second group's builder: 3 + 3 with job 4's 6 running.
+                "+1 builder (12)",
                 "-4",
                 "+3 follow (6)",
                 "-1",
@@ -1340,7 +1340,7 @@ mod tests {
                 "-5",
             ]
         );
-        // Same plan, budget 8: a lead (6 + 3) exceeds it and runs alone.
+        // Same plan, budget 8: a builder (6 + 3) exceeds it and runs alone.
         assert_eq!(
             simulate(
                 &Plan {
@@ -1350,13 +1350,13 @@ mod tests {
                 2
             ),
             [
-                "+0 lead (9)",
+                "+0 builder (9)",
                 "-0",
                 "+2 follow (6)",
                 "-2",
                 "+4 follow (6)",
                 "-4",
-                "+1 lead (6)",
+                "+1 builder (6)",
                 "-1",
                 "+3 follow (3)",
                 "+5 alone (6)",
@@ -1368,7 +1368,7 @@ mod tests {
 
     /// Recovery measured by the runner on the run's own device, after the run, gives the
     /// figures `world::run` gives when it measures recovery on a copy inside the run, for
-    /// jobs that run alone, lead or follow a shared prefill, on protocols that scan the
+    /// jobs that run alone, build or follow a shared prefill, on protocols that scan the
     /// whole device and one that recovers from a checkpoint.
     #[test]
     fn recovery_measured_after_the_run_gives_the_runs_own_figures() {
@@ -1582,7 +1582,7 @@ mod tests {
     }
 
     /// A state built by one batch is kept after it: a later batch whose group has the same
-    /// key starts from it (no lead builds it again), a group of one included; a state of
+    /// key starts from it (no builder builds it again), a group of one included; a state of
     /// another type under the same key is not taken.
     #[test]
     fn a_later_batch_starts_from_the_state_an_earlier_one_kept() {
@@ -1613,9 +1613,9 @@ mod tests {
                 v.push(
                     match task {
                         Task::Alone => "alone",
-                        Task::Lead => {
+                        Task::Builder => {
                             s.published(plan, led, g, Some(Arc::new(d())));
-                            "lead"
+                            "builder"
                         }
                         Task::Follow(_) => "follow",
                     }
@@ -1632,7 +1632,7 @@ mod tests {
         let first = plan(vec![Some("a"), Some("a"), Some("b"), None]);
         assert_eq!(
             run(&first, &mut led, || 1u8),
-            ["lead", "follow", "lead", "alone"]
+            ["builder", "follow", "builder", "alone"]
         );
         // Both states kept, still charged, counted free by the admission rule.
         assert_eq!(
@@ -1642,11 +1642,11 @@ mod tests {
         let second = plan(vec![Some("b"), Some("a"), Some("a"), Some("c")]);
         assert_eq!(
             run(&second, &mut led, || 1u8),
-            ["follow", "follow", "follow", "lead"]
+            ["follow", "follow", "follow", "builder"]
         );
         assert_eq!(led.kept.len(), 3);
         // Another type of state under the same key is built anew.
-        assert_eq!(run(&plan(vec![Some("a")]), &mut led, || 1u16), ["lead"]);
+        assert_eq!(run(&plan(vec![Some("a")]), &mut led, || 1u16), ["builder"]);
     }
 
     /// Kept states are dropped, oldest first, when a job needs their memory, and only then.
@@ -1673,7 +1673,7 @@ mod tests {
     }
 
     /// Batches run one after another on one progress start from the devices earlier batches
-    /// prefilled (every job of the second batch follows, none leads), with the results,
+    /// prefilled (every job of the second batch follows, none builds), with the results,
     /// byte for byte, of points that prefill their own.
     #[test]
     fn kept_prefills_give_the_results_of_separate_ones() {
@@ -1694,7 +1694,7 @@ mod tests {
             t.sort();
             t
         };
-        assert_eq!(tasks(&p), ["lead", "lead"]);
+        assert_eq!(tasks(&p), ["builder", "builder"]);
         let second = json(run_all(
             vec![mk("scc", 0.3), mk("lighttx", 0.2), mk("lighttx", 0.4)],
             &p,
@@ -1853,7 +1853,7 @@ pub fn run_each_shared<T: Send, D: Send + Sync + 'static>(
                     let meter = Meter::new();
                     let kind = match task {
                         Task::Alone => "alone",
-                        Task::Lead => "lead",
+                        Task::Builder => "builder",
                         Task::Follow(_) => "follow",
                     };
                     let mut setup_cpu_s = None;
@@ -1868,7 +1868,7 @@ pub fn run_each_shared<T: Send, D: Send + Sync + 'static>(
                         Task::Follow(shared) => {
                             own_copy(g, shared).and_then(|own| f(&job.cfg, own))
                         }
-                        Task::Lead => match start(&job.cfg) {
+                        Task::Builder => match start(&job.cfg) {
                             Ok(d) => {
                                 setup_cpu_s = Some(meter.cpu_s());
                                 mem_log(progress, &job.label, "built");
