@@ -1359,9 +1359,11 @@ impl Engine {
             }
             DeadlockPolicy::Detect => {
                 while self.is_blocked(c) {
-                    let Some(cycle) = crate::deadlock::cycle_through(c, self.clients.len(), |x| {
-                        self.waits_for(x)
-                    }) else {
+                    let Some(cycle) =
+                        crate::deadlock::cycle_through(c, self.clients.len(), |x, out| {
+                            self.waits_for_into(x, out)
+                        })
+                    else {
                         break;
                     };
                     let members: Vec<crate::deadlock::Member> = cycle
@@ -1392,11 +1394,19 @@ impl Engine {
     /// admission wait names (a finishing client waits for nobody, so no cycle passes
     /// through an edge to it).
     fn waits_for(&self, c: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.waits_for_into(c, &mut out);
+        out
+    }
+
+    /// `waits_for`, appended to `out` (the deadlock search's shared stack).
+    fn waits_for_into(&self, c: u32, out: &mut Vec<u32>) {
         let cl = &self.clients[c as usize];
         if cl.phase == Phase::WaitAdmit {
-            return cl.blocked_by.clone();
+            out.extend_from_slice(&cl.blocked_by);
+            return;
         }
-        self.locks.waits_for(c)
+        self.locks.waits_for_into(c, out)
     }
 
     /// Rolls back `c`'s transaction (waiting or running) and restarts it later.

@@ -411,25 +411,36 @@ impl LockManager {
 
     /// Whom `c` waits for (empty if it is not waiting).
     pub fn waits_for(&self, c: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.waits_for_into(c, &mut out);
+        out
+    }
+
+    /// Appends whom `c` waits for to `out`: the conflicting holders, then the conflicting
+    /// requests queued ahead of `c` that are not holders too. Queued clients are distinct (a
+    /// client waits for at most one key), so a queued client is checked against the holders
+    /// only, not against the whole list.
+    pub fn waits_for_into(&self, c: u32, out: &mut Vec<u32>) {
         let Some((i, mode)) = self.waiting[c as usize] else {
-            return Vec::new();
+            return;
         };
         let e = &self.slab[i as usize];
-        let mut out: Vec<u32> = e
-            .holders
-            .iter()
-            .filter(|h| h.client() != c && !compatible(h.mode(), mode))
-            .map(|h| h.client())
-            .collect();
+        let from = out.len();
+        out.extend(
+            e.holders
+                .iter()
+                .filter(|h| h.client() != c && !compatible(h.mode(), mode))
+                .map(|h| h.client()),
+        );
+        let to = out.len();
         for w in e.waiters() {
             if w.0 == c {
                 break;
             }
-            if !compatible(w.1, mode) && !out.contains(&w.0) {
+            if !compatible(w.1, mode) && !out[from..to].contains(&w.0) {
                 out.push(w.0);
             }
         }
-        out
     }
 
     pub fn is_waiting(&self, c: u32) -> bool {
@@ -439,7 +450,7 @@ impl LockManager {
     /// A cycle of the wait-for graph through `start`, if there is one (depth-first search,
     /// neighbours in a deterministic order).
     pub fn cycle_through(&self, start: u32) -> Option<Vec<u32>> {
-        crate::deadlock::cycle_through(start, self.held.len(), |c| self.waits_for(c))
+        crate::deadlock::cycle_through(start, self.held.len(), |c, out| self.waits_for_into(c, out))
     }
 
     /// Withdraws `c`'s waiting request (it is being aborted). Returns the clients this grants.
