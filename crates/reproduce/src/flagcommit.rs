@@ -4387,7 +4387,10 @@ mod tests {
             // cfc (2 points), scc (2) and none (3) share; afc's one point ages its device as
             // a group of one (kept for later batches).
             let count = |task: &str| t.iter().filter(|t| t.task == task).count();
-            assert_eq!((count("builder"), count("follow"), count("alone")), (4, 4, 0));
+            assert_eq!(
+                (count("builder"), count("follow"), count("alone")),
+                (4, 4, 0)
+            );
             assert!(t
                 .iter()
                 .all(|t| t.setup_cpu_s.is_some() == (t.task != "follow")));

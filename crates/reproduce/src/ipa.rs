@@ -1984,7 +1984,10 @@ mod tests {
             let t = p.take_timings();
             let count = |task: &str| t.iter().filter(|t| t.task == task).count();
             // The MLC device's one point builds it as a group of one, for later batches.
-            assert_eq!((count("builder"), count("follow"), count("alone")), (4, 6, 0));
+            assert_eq!(
+                (count("builder"), count("follow"), count("alone")),
+                (4, 6, 0)
+            );
         }
     }
 }
