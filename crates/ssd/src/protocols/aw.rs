@@ -633,7 +633,7 @@ impl MapLog {
         w.u32(next.0);
         let seq = self.next_seq;
         self.next_seq = self.next_seq.wrapping_add(1);
-        // The link waits for the new block's erase: it must never lead into old contents.
+        // The link waits for the new block's erase: it must never point into old contents.
         self.log_page(core, c, PAGE_LINK, &w.0, seq, usable)?;
         let ch = &mut self.chains[c];
         ch.blocks.push(next);
