@@ -19,6 +19,7 @@ pub mod flagcommit;
 pub mod html;
 pub mod ipa;
 pub mod lighttx;
+mod memo;
 pub mod pcmlogging;
 pub mod remote;
 pub mod runner;

@@ -201,7 +201,7 @@ pub fn run_point(task: PointTask, config: &str) -> Result<PointResult, String> {
 /// A paper's own points (`runner::run_each`, `run_each_shared`, called by `local` on the
 /// local engine) under the engine `progress` runs on: on a remote one, each job's result is
 /// its task's (`task`) from the results gathered, or pending (`Remote::serve`).
-pub(crate) fn each<T: Serialize + DeserializeOwned>(
+pub(crate) fn each<T: Serialize + DeserializeOwned + Clone + Send + Sync + 'static>(
     jobs: Vec<Job>,
     progress: &Progress,
     task: impl Fn(&Config) -> PointTask,
@@ -212,7 +212,8 @@ pub(crate) fn each<T: Serialize + DeserializeOwned>(
             progress.record_configs(&jobs);
             remote.serve(&jobs, progress, task)
         }
-        None => local(jobs),
+        // Identical points run once (`crate::memo`).
+        None => crate::memo::answer(jobs, progress, task, local),
     }
 }
 

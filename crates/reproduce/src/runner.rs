@@ -86,6 +86,9 @@ pub struct Progress<'a> {
     /// The points run on another engine (`remote`): `run_all` answers from its results and
     /// runs nothing here.
     remote: Option<&'a crate::remote::Remote>,
+    /// The results of the points run so far, by their resolved configuration, shared by
+    /// every `child` (`crate::memo`); `None` runs every point, identical ones included.
+    memo: Option<Arc<crate::memo::Memo>>,
 }
 
 /// What one point cost to run: the figures of timings.csv. Measurements of this machine,
@@ -94,7 +97,8 @@ pub struct Progress<'a> {
 pub struct PointTiming {
     pub label: String,
     /// How the job ran: `alone` (built its own device), `builder` (built a device its group
-    /// shares, then ran from it) or `follow` (ran from a copy of its group's device).
+    /// shares, then ran from it), `follow` (ran from a copy of its group's device) or `same`
+    /// (not run: answered by the run of an identical point, `crate::memo`).
     pub task: &'static str,
     /// On-CPU time of the worker thread for the whole job (`world::bench::cpu_time_ns`).
     pub cpu_s: f64,
@@ -132,7 +136,40 @@ impl<'a> Progress<'a> {
             configs: Mutex::new(Vec::new()),
             timings: Mutex::new(Vec::new()),
             remote: None,
+            memo: Some(Arc::default()),
         }
+    }
+
+    /// Runs every point, an identical one too, instead of answering it from the run of its
+    /// twin (`crate::memo`); for the tests that compare both.
+    pub fn set_memo(&mut self, on: bool) {
+        self.memo = on.then(Arc::default);
+    }
+
+    /// The memo of identical points (`crate::memo`), if they are answered from one run: not
+    /// while counting, and not on a remote engine (which keys its results alike).
+    pub(crate) fn memo(&self) -> Option<&crate::memo::Memo> {
+        if self.counting || self.remote.is_some() {
+            return None;
+        }
+        self.memo.as_deref()
+    }
+
+    /// How many configurations are recorded for REPORT.html.
+    pub(crate) fn configs_len(&self) -> usize {
+        self.configs.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Replaces the configurations recorded since there were `from` with `configs`.
+    pub(crate) fn set_configs_from(&self, from: usize, configs: Vec<(String, String)>) {
+        let mut c = self.configs.lock().unwrap_or_else(|e| e.into_inner());
+        c.truncate(from);
+        c.extend(configs);
+    }
+
+    /// A point answered by an identical point's run (`crate::memo`): counted done.
+    pub(crate) fn answered(&self, t: PointTiming, failed: bool) {
+        self.finished(t, failed);
     }
 
     /// Runs the points on another engine (`remote` module docs): every `run_all` answers
@@ -185,6 +222,7 @@ impl<'a> Progress<'a> {
             configs: Mutex::new(Vec::new()),
             timings: Mutex::new(Vec::new()),
             remote: self.remote,
+            memo: self.memo.clone(),
         }
     }
 
@@ -364,7 +402,13 @@ const COUNTING: &str = "not run (counting the planned points)";
 /// docs: memory); a run that fails yields `Err(message)` in its slot. Jobs that start from
 /// the same prefilled device share one prefill (module docs).
 pub fn run_all(jobs: Vec<Job>, progress: &Progress) -> Vec<Result<RunMetrics, String>> {
-    run_all_sharing(jobs, progress, true)
+    // Identical points run once (`crate::memo`).
+    crate::memo::answer(
+        jobs,
+        progress,
+        |_| crate::remote::PointTask::Run,
+        |j| run_all_sharing(j, progress, true),
+    )
 }
 
 /// The default memory budget of the admission rule (module docs: memory); see
