@@ -4314,6 +4314,82 @@ mod tests {
         );
     }
 
+    /// The CPU and peak memory of one full-scale δ group (`FC_GROUP`, default `cfc`; its δ
+    /// values `FC_DELTAS`, default 1 % and 5 %, the 5 % point measuring recovery) on two
+    /// workers at the default budget: first with the recovery point ageing its own device
+    /// (its key withheld, as when `runner::shares_within` refused it), then sharing the
+    /// group's aged device; the results of both are checked equal. The peak is the process's
+    /// (VmHWM, reset between the two through /proc/self/clear_refs).
+    /// `cargo test --release -p commitlab-reproduce --lib full_scale_group -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn full_scale_group() {
+        let name = std::env::var("FC_GROUP").unwrap_or_else(|_| "cfc".into());
+        let deltas: Vec<f64> = std::env::var("FC_DELTAS")
+            .unwrap_or_else(|_| "0.01,0.05".into())
+            .split(',')
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let plan = Plan::of(Scale::Full);
+        let b = base(&plan).unwrap();
+        let jobs = || {
+            deltas
+                .iter()
+                .map(|&d| {
+                    let mut c = strat(&b, &name);
+                    c.host.tpcc.delta_abort = d;
+                    c.host.measure_recovery = d == DELTA;
+                    Job {
+                        label: format!("{name} δ={:.0}%", d * 100.0),
+                        cfg: c,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let text = |r: &Res| {
+            let mut m = r.m.clone();
+            if let Some(x) = m.recovery.as_mut() {
+                x.wall_time_s = 0.0;
+            }
+            format!("{} {}", world::deterministic_json(&m), r.aged_ns)
+        };
+        let say = |l: &str| eprintln!("{l}");
+        let mut out = Vec::new();
+        for own in [true, false] {
+            let _ = std::fs::write("/proc/self/clear_refs", "5");
+            let p = Progress::new(2, &say);
+            let key = |c: &Config| {
+                if own && c.host.measure_recovery {
+                    None
+                } else {
+                    aged_key(c)
+                }
+            };
+            let r: Vec<String> =
+                crate::runner::run_each_shared(jobs(), &p, key, aged, copy_aged, run_aged)
+                    .into_iter()
+                    .map(|r| text(&r.unwrap()))
+                    .collect();
+            let t = p.take_timings();
+            let cpu: f64 = t.iter().map(|t| t.cpu_s).sum();
+            let tasks: Vec<String> = t
+                .iter()
+                .map(|t| format!("{} {} {:.1}", t.label, t.task, t.cpu_s))
+                .collect();
+            eprintln!(
+                "recovery point {}: {cpu:.1} CPU-s, peak {:.2} GiB; {tasks:?}",
+                if own {
+                    "ageing its own device"
+                } else {
+                    "sharing"
+                },
+                world::bench::peak_rss_bytes() as f64 / (1u64 << 30) as f64
+            );
+            out.push(r);
+        }
+        assert_eq!(out[0], out[1]);
+    }
+
     /// Points that start from the same aged device (same device, protocol, seed and host
     /// extent) share one ageing: each runs from its own copy and gets, byte for byte, what
     /// it gets ageing its own device (`aged_key`, `runner::run_each_shared`), whatever the
