@@ -303,7 +303,7 @@ mod tests {
             }),
             ("blocks", |c: &mut Config| c.nand.blocks_per_plane += 1),
             ("protocol", |c: &mut Config| c.protocol.name = "bpcc".into()),
-            ("prefill", |c: &mut Config| c.workload.prefill = 0.5),
+            ("prefill", |c: &mut Config| c.workload.prefill = 0.7),
             ("age", |c: &mut Config| c.workload.age = 0.5),
             ("recovery", |c: &mut Config| c.run.measure_recovery = true),
             ("host transactions", |c: &mut Config| {
