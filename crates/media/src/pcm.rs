@@ -241,19 +241,20 @@ impl Pcm {
         Ok(())
     }
 
-    /// Splits `[addr, addr+len)` into line pieces: (addr, len).
-    fn pieces(&self, addr: u64, len: usize) -> Vec<(u64, usize)> {
+    /// Splits `[addr, addr+len)` into line pieces: (addr, len). An iterator, not a vector:
+    /// every PCM access splits, and most are one line.
+    fn pieces(&self, addr: u64, len: usize) -> impl Iterator<Item = (u64, usize)> {
         let lb = u64::from(self.cfg.line_bytes);
-        let mut out = Vec::new();
-        let mut a = addr;
         let end = addr + len as u64;
-        while a < end {
-            let line_end = (a / lb + 1) * lb;
-            let e = line_end.min(end);
-            out.push((a, (e - a) as usize));
-            a = e;
-        }
-        out
+        let mut a = addr;
+        std::iter::from_fn(move || {
+            (a < end).then(|| {
+                let e = ((a / lb + 1) * lb).min(end);
+                let piece = (a, (e - a) as usize);
+                a = e;
+                piece
+            })
+        })
     }
 
     fn chip_of(&self, addr: u64) -> usize {
@@ -308,6 +309,16 @@ impl Pcm {
         len: usize,
         now: SimTime,
     ) -> Result<(Vec<u8>, SimTime), String> {
+        let done = self.read_lines(addr, len, now)?;
+        Ok((
+            self.bytes[addr as usize..addr as usize + len].to_vec(),
+            done,
+        ))
+    }
+
+    /// A read whose bytes the caller does not need (it knows them already): the same line
+    /// reads, chip occupancy and counters as `read`, without copying the bytes out.
+    pub fn read_lines(&mut self, addr: u64, len: usize, now: SimTime) -> Result<SimTime, String> {
         self.check(addr, len)?;
         let mut done = now;
         for (a, _) in self.pieces(addr, len) {
@@ -318,10 +329,7 @@ impl Pcm {
             done = done.max(end);
             self.counters.line_reads += 1;
         }
-        Ok((
-            self.bytes[addr as usize..addr as usize + len].to_vec(),
-            done,
-        ))
+        Ok(done)
     }
 
     /// The contents without timing (recovery scans charge `scan_ns` instead).

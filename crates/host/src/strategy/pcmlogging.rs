@@ -327,6 +327,12 @@ impl Default for PcmLogConfig {
     }
 }
 
+/// A map looked up by key only, never iterated (so its order cannot reach a result): the
+/// transaction table, the commit sequence of each committed record, the records of pending
+/// destages. Ordered maps made every commit a handful of tree searches over up to a full
+/// PCM's records.
+type RidHash<K, V> = hashbrown::HashMap<K, V, crate::lock::FixedHash>;
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     committed: Option<(u64, u8)>,
@@ -372,12 +378,16 @@ pub struct PcmLogging {
     atl: Vec<Xid>,
     map: BTreeMap<Rid, Entry>,
     unit_value: Vec<u64>,
-    txs: BTreeMap<Xid, Tx>,
+    txs: RidHash<Xid, Tx>,
     /// Dirty records in DRAM: value and the transaction that wrote it.
     dram: BTreeMap<Rid, (u64, Xid)>,
     /// Committed records in PCM in commit order (seq → rid), for destage selection.
-    committed_fifo: BTreeMap<u64, Rid>,
-    committed_seq: BTreeMap<Rid, u64>,
+    /// (A record's entry is live while `committed_seq` holds its seq: a recommit or a
+    /// destage drops the record from `committed_seq` only, and dead entries leave from the
+    /// front when destage selection passes them. Seqs only grow, so the oldest live entry
+    /// is the first live one, as in an ordered map of the live entries.)
+    committed_fifo: std::collections::VecDeque<(u64, Rid)>,
+    committed_seq: RidHash<Rid, u64>,
     seq: u64,
     destaging: bool,
     pub counters: PcmLogCounters,
@@ -401,7 +411,7 @@ pub struct PcmLogging {
     /// frees a unit that was reused, nor one a later destage of the same record carries
     /// (found by the pcm_check crash checker, tiny seed 2: destage 1 of page 2 freed the
     /// unit destage 2 had merged, before destage 2's write completed).
-    in_destage: BTreeMap<Rid, (u64, u64)>,
+    in_destage: RidHash<Rid, (u64, u64)>,
     destage_ids: u64,
     pending_units: u64,
     /// The adaptive destager (§5.2), when configured.
@@ -491,10 +501,10 @@ impl PcmLogging {
             used: 0,
             cursor: 0,
             map: BTreeMap::new(),
-            txs: BTreeMap::new(),
+            txs: RidHash::default(),
             dram: BTreeMap::new(),
-            committed_fifo: BTreeMap::new(),
-            committed_seq: BTreeMap::new(),
+            committed_fifo: Default::default(),
+            committed_seq: RidHash::default(),
             seq: 0,
             destaging: false,
             counters: PcmLogCounters::default(),
@@ -505,7 +515,7 @@ impl PcmLogging {
             rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
             initial_page: None,
             pending: Default::default(),
-            in_destage: BTreeMap::new(),
+            in_destage: RidHash::default(),
             destage_ids: 0,
             pending_units: 0,
         })
@@ -609,15 +619,13 @@ impl PcmLogging {
         self.w64(self.geo.bitmap_word_addr(self.region, u), w, t)
     }
 
+    /// The first free unit at or after the cursor, wrapping around (next fit).
     fn alloc(&mut self) -> Option<u64> {
-        for k in 0..self.geo.units {
-            let u = (self.cursor + k) % self.geo.units;
-            if self.bitmap[(u / 64) as usize] >> (u % 64) & 1 == 0 {
-                self.cursor = (u + 1) % self.geo.units;
-                return Some(u);
-            }
-        }
-        None
+        let n = self.geo.units;
+        let u = first_free_in(&self.bitmap, self.cursor, n)
+            .or_else(|| first_free_in(&self.bitmap, 0, self.cursor))?;
+        self.cursor = (u + 1) % n;
+        Some(u)
     }
 
     fn free_unit(&mut self, u: u64, t: SimTime) -> Result<SimTime, String> {
@@ -830,17 +838,22 @@ impl PcmLogging {
     pub fn commit(&mut self, xid: Xid, now: SimTime) -> Result<SimTime, String> {
         let start = self.at(now);
         let mut t = start;
-        let tx = self.txs.get(&xid).cloned().unwrap_or_default();
+        // The records still in DRAM, in rid order; each flush takes its own out of the
+        // transaction's set, so the set is moved out rather than copied.
+        let (atl, dram) = match self.txs.get_mut(&xid) {
+            Some(tx) => (tx.atl, std::mem::take(&mut tx.dram)),
+            None => (None, BTreeSet::new()),
+        };
         let mut ack = start;
         let mut early = None;
         if self.cfg.fault_early_atl_removal {
-            if let Some(i) = tx.atl {
+            if let Some(i) = atl {
                 // BUG (planted): the commit point is issued before the flushes complete.
                 early = Some(i);
                 ack = self.w64(self.geo.atl_addr(self.region, i), 0, start)?;
             }
         }
-        for r in &tx.dram {
+        for r in &dram {
             t = self.flush_record(*r, t)?;
         }
         let tx = self.txs.remove(&xid).unwrap_or_default();
@@ -863,11 +876,10 @@ impl PcmLogging {
                 }
                 t = self.free_unit(ou, t)?;
             }
-            if let Some(s) = self.committed_seq.remove(r) {
-                self.committed_fifo.remove(&s);
-            }
+            // The record's older entry, if any, dies with its seq.
+            self.committed_seq.remove(r);
             self.seq += 1;
-            self.committed_fifo.insert(self.seq, *r);
+            self.committed_fifo.push_back((self.seq, *r));
             self.committed_seq.insert(*r, self.seq);
         }
         self.clock = t;
@@ -907,7 +919,13 @@ impl PcmLogging {
     /// freed when the write has completed (`complete_destages`), so the disk queue runs
     /// beside PCM work (§6.1: "asynchronously flushed out"). Returns the write's end.
     fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String> {
-        let Some((_, rid)) = self.committed_fifo.iter().next().map(|(s, r)| (*s, *r)) else {
+        while let Some(&(s, r)) = self.committed_fifo.front() {
+            if self.committed_seq.get(&r) == Some(&s) {
+                break;
+            }
+            self.committed_fifo.pop_front();
+        }
+        let Some(&(_, rid)) = self.committed_fifo.front() else {
             return Ok(None);
         };
         let page = rid.0;
@@ -931,9 +949,7 @@ impl PcmLogging {
                     }
                     continue;
                 }
-                if let Some(s) = self.committed_seq.remove(&r) {
-                    self.committed_fifo.remove(&s);
-                }
+                self.committed_seq.remove(&r);
                 let Some(slot) = vals.get_mut(r.1 as usize) else {
                     return Err(format!(
                         "record {r:?} beyond its page's {} slots",
@@ -1147,9 +1163,10 @@ impl PcmLogging {
             .collect();
         let mut t = now;
         for u in units {
-            let (_, e) = self
+            // The values are in `unit_value`: only the reads' timing is needed.
+            let e = self
                 .pcm
-                .read(self.geo.unit_addr(u), len, now)
+                .read_lines(self.geo.unit_addr(u), len, now)
                 .map_err(werr)?;
             t = t.max(e);
         }
@@ -1199,6 +1216,22 @@ impl PcmLogging {
         }
         vals
     }
+}
+
+/// The lowest unit in `[from, to)` whose bit in `bitmap` is clear, a 64-bit word at a
+/// time: with PCM full, a unit-by-unit scan from the cursor crossed long runs of used units
+/// on every allocation.
+fn first_free_in(bitmap: &[u64], from: u64, to: u64) -> Option<u64> {
+    let mut i = from;
+    while i < to {
+        let free = !bitmap[(i / 64) as usize] >> (i % 64);
+        if free != 0 {
+            let u = i + u64::from(free.trailing_zeros());
+            return (u < to).then_some(u);
+        }
+        i = (i / 64 + 1) * 64;
+    }
+    None
 }
 
 /// What recovery rebuilt: the latest committed value of every record PCM holds, and the
@@ -1301,6 +1334,31 @@ mod tests {
             Disk::new(DiskKind::Hdd),
         )
         .unwrap()
+    }
+
+    /// The word-at-a-time search gives the unit a unit-by-unit scan gives, on bitmaps from
+    /// empty to full, over unit counts that do and do not end on a word boundary.
+    #[test]
+    fn the_word_search_finds_the_unit_the_unit_scan_finds() {
+        let mut rng = sim::Rng::new(7);
+        for units in [1u64, 63, 64, 65, 130, 1000] {
+            for fill_permille in [0u64, 500, 990, 1000] {
+                let mut bitmap = vec![0u64; units.div_ceil(64) as usize];
+                for u in 0..units {
+                    if rng.below(1000) < fill_permille {
+                        bitmap[(u / 64) as usize] |= 1 << (u % 64);
+                    }
+                }
+                for cursor in 0..units {
+                    let scan = (0..units)
+                        .map(|k| (cursor + k) % units)
+                        .find(|&u| bitmap[(u / 64) as usize] >> (u % 64) & 1 == 0);
+                    let words = first_free_in(&bitmap, cursor, units)
+                        .or_else(|| first_free_in(&bitmap, 0, cursor));
+                    assert_eq!(words, scan, "units {units}, cursor {cursor}");
+                }
+            }
+        }
     }
 
     #[test]

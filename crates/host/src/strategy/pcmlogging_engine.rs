@@ -103,10 +103,42 @@ pub struct PcmLoggingStrategy {
     /// Pages whose buffered frame was built from PCM records alone (§3.3 record hits; the
     /// disk page not merged). A mark is reset at every miss of the page, so one left over
     /// from a frame that has since been evicted is never consulted.
-    partial: std::collections::BTreeSet<u64>,
+    partial: PageBits,
     /// `host.pcm.xid_per_attempt`: XID = the attempt's `TxnId` instead of the transaction's
     /// number.
     xid_per_attempt: bool,
+}
+
+/// One bit per DB page (the partial marks): a buffer hit asks for its page's bit, and an
+/// ordered set of marked pages made that lookup a tree search on every hit.
+#[derive(Clone, Debug, Default)]
+struct PageBits(Vec<u64>);
+
+impl PageBits {
+    fn with_pages(pages: u64) -> PageBits {
+        PageBits(vec![0; pages.div_ceil(64) as usize])
+    }
+
+    fn get(&self, page: u64) -> bool {
+        self.0
+            .get((page / 64) as usize)
+            .is_some_and(|w| w >> (page % 64) & 1 == 1)
+    }
+
+    fn set(&mut self, page: u64, on: bool) {
+        let i = (page / 64) as usize;
+        if i >= self.0.len() {
+            if !on {
+                return;
+            }
+            self.0.resize(i + 1, 0);
+        }
+        if on {
+            self.0[i] |= 1 << (page % 64);
+        } else {
+            self.0[i] &= !(1 << (page % 64));
+        }
+    }
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -175,7 +207,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         pcm_base,
         record,
         layout: core.layout.clone(),
-        partial: Default::default(),
+        partial: PageBits::with_pages(core.layout.pages),
         xid_per_attempt: s.xid_per_attempt,
     }))
 }
@@ -250,11 +282,7 @@ impl Strategy for PcmLoggingStrategy {
             .read_record_for_miss(page.0, slot, now)
             .map_err(cerr)?;
         // A miss means the page is not in the pool: any earlier mark is stale.
-        if partial {
-            self.partial.insert(page.0);
-        } else {
-            self.partial.remove(&page.0);
-        }
+        self.partial.set(page.0, partial);
         Ok(t)
     }
 
@@ -266,12 +294,12 @@ impl Strategy for PcmLoggingStrategy {
         ready: SimTime,
     ) -> Result<SimTime> {
         let page = core.pool.frame(frame).page.0;
-        if !self.partial.contains(&page) || slot.is_some_and(|s| self.core.holds((page, s))) {
+        if !self.partial.get(page) || slot.is_some_and(|s| self.core.holds((page, s))) {
             return Ok(ready);
         }
         // A record the partial frame lacks: merge the disk page under it now; every
         // client using the frame waits for that read.
-        self.partial.remove(&page);
+        self.partial.set(page, false);
         let t = self.core.complete_partial(page, ready);
         let f = core.pool.frame_mut(frame);
         f.ready_at = f.ready_at.max(t);
@@ -384,5 +412,30 @@ impl Strategy for PcmLoggingStrategy {
             pcm_ops: self.core.pcm.take_log(),
             disk_ops: self.core.disk.take_log(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PageBits;
+
+    /// A mark set is read back, cleared by its own page only, and a page past the sized
+    /// range is marked too (the set grows) rather than lost.
+    #[test]
+    fn page_bits_keep_each_pages_mark() {
+        let mut b = PageBits::with_pages(130);
+        for p in [0u64, 63, 64, 129] {
+            assert!(!b.get(p));
+            b.set(p, true);
+            assert!(b.get(p));
+        }
+        assert!(!b.get(1) && !b.get(65) && !b.get(128));
+        b.set(64, false);
+        assert!(!b.get(64) && b.get(63) && b.get(129));
+        assert!(!b.get(1_000));
+        b.set(1_000, false);
+        assert!(!b.get(1_000));
+        b.set(1_000, true);
+        assert!(b.get(1_000) && b.get(129));
     }
 }
