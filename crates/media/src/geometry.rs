@@ -17,7 +17,11 @@ use std::fmt;
 
 /// A physical page, as a flat index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[repr(transparent)]
 pub struct Ppa(pub u32);
+
+// SAFETY: a `#[repr(transparent)]` `u32`: no padding, every bit pattern is a value.
+unsafe impl sim::mem::Plain for Ppa {}
 
 /// A physical block, as a flat index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -214,7 +214,7 @@ pub struct NandImage {
     /// An erased page's record is all zero bytes, OOB included (its OOB reads as 0xFF
     /// through `oob`): so a new device's records are untouched zeroed memory, which costs
     /// nothing until a page is programmed, instead of 0xFF written into hundreds of MiB.
-    pub(crate) rec: Vec<u8>,
+    pub(crate) rec: sim::mem::HugeTable<u8>,
     /// The OOB bytes of an erased page: `oob_used` bytes of 0xFF.
     erased_oob: Box<[u8]>,
     pub(crate) stride: usize,
@@ -275,7 +275,7 @@ impl NandImage {
         };
         let stride = REC_OOB + params.oob_used as usize;
         Ok(NandImage {
-            rec: sim::mem::huge_zeroed::<u8>(pages * stride),
+            rec: sim::mem::HugeTable::zeroed(pages * stride),
             erased_oob: vec![0xFF; params.oob_used as usize].into(),
             stride,
             data,
@@ -294,7 +294,7 @@ impl NandImage {
     pub(crate) fn hollow(&self) -> NandImage {
         NandImage {
             params: self.params.clone(),
-            rec: Vec::new(),
+            rec: sim::mem::HugeTable::default(),
             erased_oob: self.erased_oob.clone(),
             stride: self.stride,
             data: Vec::new(),

@@ -44,11 +44,11 @@ const NO_LPN: u32 = u32::MAX;
 /// flags sit together and apart from the 32 MiB reverse map, so invalidating the old copy on
 /// every remap costs at most one cache miss.
 #[derive(Clone, Debug)]
-struct Nibbles(Vec<u8>);
+struct Nibbles(sim::mem::HugeTable<u8>);
 
 impl Nibbles {
     fn new(n: usize) -> Nibbles {
-        Nibbles(sim::mem::huge_zeroed::<u8>(n.div_ceil(2)))
+        Nibbles(sim::mem::HugeTable::zeroed(n.div_ceil(2)))
     }
     #[inline]
     fn get(&self, i: u32) -> u8 {
@@ -194,12 +194,12 @@ pub struct FtlCore {
     pub geo: Geometry,
     logical_pages: u32,
     data_pages_per_block: u32,
-    l2p: Vec<Ppa>,
+    l2p: sim::mem::HugeTable<Ppa>,
     /// Per physical page: the logical page it was mapped from when programmed. Meaningful
     /// only while the page's VALID bit is set; not cleared when the page is invalidated.
     /// Starts as untouched zeroed memory (every read is guarded by VALID), so a 32 GiB
     /// device does not write 64 MiB of "no page" at construction.
-    rmap: Vec<u32>,
+    rmap: sim::mem::HugeTable<u32>,
     flags: Nibbles,
     pub(crate) blocks: Vec<BlockMeta>,
     /// Per block, kept apart from `BlockMeta` in compact arrays because they change on
@@ -317,8 +317,8 @@ impl FtlCore {
             gc_threshold_blocks: cfg.gc_threshold_blocks(geo.blocks_per_plane),
             logical_pages: logical as u32,
             data_pages_per_block,
-            l2p: sim::mem::huge_vec(logical as usize, Ppa::NONE),
-            rmap: sim::mem::huge_zeroed::<u32>(geo.pages() as usize),
+            l2p: sim::mem::HugeTable(sim::mem::huge_vec(logical as usize, Ppa::NONE)),
+            rmap: sim::mem::HugeTable::zeroed(geo.pages() as usize),
             flags: Nibbles::new(geo.pages() as usize),
             blocks: vec![BlockMeta::new(); blocks],
             live: vec![0; blocks],
