@@ -49,11 +49,14 @@
 //! image): exhaustively every state of the write-back and of the first `RUN_ON_WINDOW`
 //! instants of the run after it, or randomly one state anywhere. Its oracle starts from the
 //! recovered database (what the first judgement established) and replays the second run's
-//! acked commits (`HostRecording::start`). Only strategies whose restart writes back can
-//! run on; the others are refused (`run_on_refusal`).
+//! acked commits (`HostRecording::start`). With the log on a device of its own both
+//! devices recover, the run on them writes both, and the second crash cuts both at one
+//! instant (its tape: the data device's operations, then the log device's). Only
+//! strategies whose restart writes back can run on; the others are refused
+//! (`run_on_refusal`).
 //!
-//! What it does not check: run-on for the strategies other than wal (refused), read
-//! isolation, and faults other than power loss.
+//! What it does not check: run-on for the strategies other than wal and for wal with ipl
+//! (refused), read isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;

@@ -114,6 +114,12 @@ fn an_ipa_restart_that_leaves_a_stale_delta_area_is_caught_only_by_run_on() {
     assert_eq!(double.violations, 0, "{:?}", double.first.first());
     let run_on = check::check_run_on(&r, Mode::Random { schedules: 300 }, 1, None).unwrap();
     assert!(run_on.violations > 0, "{} states", run_on.states);
+    eprintln!(
+        "ipa-stale-area: {} of {} states; first: {:?}",
+        run_on.violations,
+        run_on.states,
+        run_on.first.first().map(|v| &v.findings)
+    );
     let clean = ipa_rec("ipa", "", 1);
     let run_on = check::check_run_on(&clean, Mode::Random { schedules: 300 }, 1, None).unwrap();
     assert_eq!(run_on.violations, 0, "{:?}", run_on.first.first());
