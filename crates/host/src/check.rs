@@ -1036,11 +1036,11 @@ pub fn check_with(
 /// can. A strategy can run on only if its restart writes its results back
 /// (`strategy::WriteBack`) and its `create` takes up the restart's state.
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
-    if cfg.strategy != "wal" {
+    if cfg.strategy != "wal" && cfg.strategy != "device-tx" {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal and device-tx",
                 cfg.strategy
             ),
         ));
@@ -1069,6 +1069,11 @@ pub const RUN_ON_WINDOW: usize = 24;
 /// log record's (aborted attempts' ids are in the log only).
 fn next_txn_after(rec: &HostRecording) -> u64 {
     let mut n = rec.commits.iter().map(|c| c.txn.0).max().unwrap_or(0);
+    // Every attempt of the run (ids 1, 2, … in start order, each ended as a commit, a
+    // rollback or a restart): device-tx names its device transactions by them, and an
+    // aborted or unfinished one's id may be on the medium above every commit's.
+    let m = &rec.metrics;
+    n = n.max(m.txns_committed + m.txns_aborted + m.txns_restarted);
     for tag in 1..=rec.tags.len() {
         if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
             for e in &p.entries {
