@@ -49,11 +49,14 @@
 //! image): exhaustively every state of the write-back and of the first `RUN_ON_WINDOW`
 //! instants of the run after it, or randomly one state anywhere. Its oracle starts from the
 //! recovered database (what the first judgement established) and replays the second run's
-//! acked commits (`HostRecording::start`). Only strategies whose restart writes back can
-//! run on; the others are refused (`run_on_refusal`).
+//! acked commits (`HostRecording::start`). With the log on a device of its own both
+//! devices recover, the run on them writes both, and the second crash cuts both at one
+//! instant (its tape: the data device's operations, then the log device's). Only
+//! strategies whose restart writes back can run on; the others are refused
+//! (`run_on_refusal`).
 //!
-//! What it does not check: run-on for the strategies other than wal (refused), read
-//! isolation, and faults other than power loss.
+//! What it does not check: run-on for the strategies other than wal and for wal with ipl
+//! (refused), read isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
@@ -1033,28 +1036,19 @@ pub fn check_with(
 /// can. A strategy can run on only if its restart writes its results back
 /// (`strategy::WriteBack`) and its `create` takes up the restart's state.
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
-    if cfg.strategy != "wal" {
+    if cfg.strategy != "wal" && cfg.strategy != "device-tx" {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal and device-tx",
                 cfg.strategy
             ),
         ));
     }
-    if cfg.update != "out-of-place" {
+    if cfg.update == "ipl" {
         return Some((
             "host.update".into(),
-            format!(
-                "run-on is not done for wal with update {}: its restart writes pages back out of place only",
-                cfg.update
-            ),
-        ));
-    }
-    if cfg.separate_log() {
-        return Some((
-            "host.log_device".into(),
-            "run-on is not done with the log on a device of its own".into(),
+            "run-on is not done for wal with update ipl: its restart would have to merge the erase units it writes back".into(),
         ));
     }
     if cfg.data == "full" {
@@ -1075,6 +1069,11 @@ pub const RUN_ON_WINDOW: usize = 24;
 /// log record's (aborted attempts' ids are in the log only).
 fn next_txn_after(rec: &HostRecording) -> u64 {
     let mut n = rec.commits.iter().map(|c| c.txn.0).max().unwrap_or(0);
+    // Every attempt of the run (ids 1, 2, … in start order, each ended as a commit, a
+    // rollback or a restart): device-tx names its device transactions by them, and an
+    // aborted or unfinished one's id may be on the medium above every commit's.
+    let m = &rec.metrics;
+    n = n.max(m.txns_committed + m.txns_aborted + m.txns_restarted);
     for tag in 1..=rec.tags.len() {
         if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
             for e in &p.entries {
@@ -1111,11 +1110,30 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
     let Some(img0) = img.first() else {
         return failed(vec!["internal: no crash image".into()]);
     };
+    // The log device's crash image (`host.log_device = "separate"`): both devices recover.
+    let log_img = match (&rec.log, img.get(1)) {
+        (Some(l), Some(i)) => Some((l, i)),
+        (Some(_), None) => return failed(vec!["internal: no log device crash image".into()]),
+        (None, _) => None,
+    };
     let out = catch_unwind(AssertUnwindSafe(|| -> Result<RunOn, String> {
         let mut nand = Nand::from_image(img0.clone(), rec.dcfg.nand.timing.clone());
         nand.enable_log();
         let (mut dev, rep) = Device::recover(&rec.dcfg, nand)
             .map_err(|e| format!("device recovery failed on a legitimate crash image: {e}"))?;
+        let mut now = rep.time_ns;
+        let mut log_dev = match log_img {
+            Some((l, i)) => {
+                let mut n = Nand::from_image(i.clone(), l.dcfg.nand.timing.clone());
+                n.enable_log();
+                let (d, r) = Device::recover(&l.dcfg, n).map_err(|e| {
+                    format!("log device recovery failed on a legitimate crash image: {e}")
+                })?;
+                now = now.max(r.time_ns);
+                Some(d)
+            }
+            None => None,
+        };
         let info = strategy::lookup(&rec.cfg.strategy).map_err(|e| e.to_string())?;
         let mut wb = strategy::WriteBack {
             tags: rec.tags.clone(),
@@ -1126,9 +1144,9 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
                 cfg: &rec.cfg,
                 layout: &rec.layout,
                 device: &mut dev,
-                log_device: None,
+                log_device: log_dev.as_mut(),
                 tags: &rec.tags,
-                now: SimTime::from_ns(rep.time_ns),
+                now: SimTime::from_ns(now),
                 write_back: Some(&mut wb),
             };
             (info.recover)(&mut ctx).map_err(|e| format!("run-on restart: {e}"))?
@@ -1143,17 +1161,38 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
             });
         }
         let mut ops = dev.core.nand.take_log();
+        let mut log_ops = log_dev.as_mut().map(|l| l.core.nand.take_log());
         let mut cfg = rec.cfg.clone();
         cfg.measure_recovery = false;
         let source = crate::source::build(&cfg, seed).map_err(|e| e.to_string())?;
-        let mut eng =
-            crate::engine::Engine::resume(&cfg, dev, source, seed, true, wb, next_txn_after(rec))
-                .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
+        let mut eng = crate::engine::Engine::resume_with_log_device(
+            &cfg,
+            dev,
+            log_dev,
+            source,
+            seed,
+            true,
+            wb,
+            next_txn_after(rec),
+        )
+        .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
         eng.run()
             .map_err(|e| format!("the run on the recovered medium failed: {e}"))?;
         let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
         let mut run = eng.into_run(m);
         ops.extend(run.core.device.core.nand.take_log());
+        let log = match (log_img, run.core.log_device.as_mut(), log_ops.as_mut()) {
+            (Some((l, i)), Some(d), Some(o)) => {
+                o.extend(d.core.nand.take_log());
+                Some(LogTape {
+                    dcfg: l.dcfg.clone(),
+                    base: i.clone(),
+                    ops: std::mem::take(o),
+                })
+            }
+            (None, None, None) => None,
+            _ => return Err("internal: the log device was lost on the way".into()),
+        };
         Ok(RunOn {
             findings: Vec::new(),
             voided,
@@ -1168,7 +1207,7 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
                 tags: run.core.tags,
                 metrics: run.metrics,
                 tier: None,
-                log: None,
+                log,
                 start: Some(db.pages),
             }),
         })
@@ -1276,10 +1315,12 @@ pub fn check_run_on_window(
             return Ok(());
         };
         note(rep, state, None, Vec::new());
-        rep.run_on_ops_max = rep.run_on_ops_max.max(rec2.ops.len());
-        let ops2 = &rec2.ops[..];
+        // Both devices' operations (data, then log: `tape`), as the first run's.
+        let (tape2, split2) = self::tape(&rec2);
+        let ops2 = &tape2[..];
+        rep.run_on_ops_max = rep.run_on_ops_max.max(ops2.len());
         let b2 = boundaries(&rec2, ops2);
-        let mut sweep = Sweep::over(vec![rec2.base.clone()], ops2, ops2.len());
+        let mut sweep = Sweep::over(bases(&rec2), ops2, split2);
         match exhaustive {
             Some(max_in_flight) => {
                 // The restart's write-back ends when the engine's run starts: the first
@@ -1302,7 +1343,7 @@ pub fn check_run_on_window(
                             fl.len()
                         ));
                     }
-                    for (persisted, torn, torn_log) in fates_of(ops2, &fl, ops2.len()) {
+                    for (persisted, torn, torn_log) in fates_of(ops2, &fl, split2) {
                         let second = CrashState {
                             index,
                             t: t2,
@@ -1322,7 +1363,7 @@ pub fn check_run_on_window(
                 let t2 = b2[r.below(b2.len() as u64) as usize];
                 sweep.advance(t2)?;
                 let fl = sweep.in_flight.clone();
-                let (persisted, torn, torn_log) = draw_fates_of(ops2, &fl, ops2.len(), &mut r);
+                let (persisted, torn, torn_log) = draw_fates_of(ops2, &fl, split2, &mut r);
                 let second = CrashState {
                     index: 0,
                     t: t2,

@@ -804,6 +804,31 @@ impl Engine {
         )
     }
 
+    /// As `resume`, with the recovered log device (`host.log_device = "separate"`) the
+    /// restart wrote its log records and master to.
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume_with_log_device(
+        cfg: &HostConfig,
+        device: Device,
+        log_device: Option<Device>,
+        source: Box<dyn TxnSource>,
+        seed: u64,
+        record: bool,
+        wb: crate::strategy::WriteBack,
+        next_txn: u64,
+    ) -> Result<Engine> {
+        Engine::build(
+            cfg,
+            device,
+            log_device,
+            source,
+            seed,
+            record,
+            None,
+            Some((wb, next_txn)),
+        )
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn build(
         cfg: &HostConfig,

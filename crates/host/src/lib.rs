@@ -233,8 +233,10 @@ pub struct HostConfig {
     /// master still needs), "no-void" (the log pages beyond the end are not voided, so a
     /// later scan runs on from the restart's pages into the crashed run's lost ones),
     /// "no-tail" (the engine resumes at the restart's tail page but not after its records:
-    /// the run's first log write overwrites them); empty =
-    /// none. Single and double crashes cannot see either: the restart's database is right.
+    /// the run's first log write overwrites them), "ipa-stale-area" (`ipa`: pages whose
+    /// recovered values the medium already shows are not written back, delta records and
+    /// all, but the engine resumes with no records on them), "uncommitted" (device-tx: the
+    /// restart hands the engine each page's newest write, committed or not); empty = none. Single and double crashes cannot see either: the restart's database is right.
     /// Never set this outside tests.
     #[serde(skip)]
     pub fault_restart: String,

@@ -38,6 +38,8 @@ pub const FAULTS: &[(&str, &str)] = &[
     ("restart-no-master", "fault_restart = no-master"),
     ("restart-no-void", "fault_restart = no-void"),
     ("restart-no-tail", "fault_restart = no-tail"),
+    ("restart-ipa-stale-area", "fault_restart = ipa-stale-area"),
+    ("restart-uncommitted", "fault_restart = uncommitted"),
     ("pcm-early-atl-removal", "pcm.fault_early_atl_removal"),
     ("pcm-paper-pseudo-xid", "pcm.fault_paper_pseudo_xid"),
     ("pcm-pseudo-xid-of-aborts", "pcm.fault_pseudo_xid_of_aborts"),

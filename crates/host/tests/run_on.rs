@@ -40,12 +40,89 @@ fn wal_runs_on_exhaustively_over_the_window() {
 /// A strategy whose restart does not write back is refused, naming the key and the reason.
 #[test]
 fn strategies_that_cannot_run_on_are_refused() {
-    let r = rec("device-tx", "cfc", 1);
+    let r = rec("cfc-ex", "none", 1);
     let e = check::check_run_on(&r, Mode::Random { schedules: 1 }, 1, None).unwrap_err();
     assert!(e.starts_with("host.strategy:"), "{e}");
     let (mut h, _) = check::tiny_config("wal", "none");
-    h.update = "ipa".into();
+    h.update = "ipl".into();
     assert_eq!(check::run_on_refusal(&h).unwrap().0, "host.update");
+}
+
+/// wal with `ipa` or `ipa-block` (In-Place Appends §3): the tiny run with one DB page per
+/// flash page, a 256 B delta area and N×M = 2×8 (`world::host_run::host_crash_config_for`).
+fn ipa_rec(update: &str, fault: &str, seed: u64) -> check::HostRecording {
+    let (mut h, mut d) = check::tiny_config("wal", "none");
+    h.update = update.into();
+    h.ipa.n = 2;
+    h.ipa.m = 8;
+    h.page_bytes = d.nand.page_bytes;
+    d.nand.append_bytes = 256;
+    h.fault_restart = fault.into();
+    check::record(&h, &d, seed).unwrap()
+}
+
+/// The restart writes every recovered page back out of place (a fresh physical page, its
+/// delta area empty), and the engine resumes with no delta records on any page: the run
+/// after it appends in place again, and every second crash recovers.
+#[test]
+fn wal_with_in_place_appends_runs_on_after_random_and_exhaustive_crashes() {
+    for update in ["ipa", "ipa-block"] {
+        for seed in [1, 2] {
+            let r = ipa_rec(update, "", seed);
+            assert!(
+                r.metrics
+                    .strategy_counters
+                    .get("ipa_in_place_appends")
+                    .copied()
+                    .unwrap_or(0)
+                    > 0
+            );
+            let rep = check::check_run_on(&r, Mode::Random { schedules: 150 }, seed, None).unwrap();
+            assert_eq!(
+                rep.violations,
+                0,
+                "{update} seed {seed}: {:?}",
+                rep.first.first()
+            );
+            assert!(rep.states_after_run_on > 100, "{}", rep.states_after_run_on);
+        }
+        let r = ipa_rec(update, "", 3);
+        let ex = Mode::Exhaustive { max_in_flight: 10 };
+        for state in [0, 400, 2000] {
+            let rep = check::check_run_on(&r, ex, 3, Some(state)).unwrap();
+            assert_eq!(
+                rep.violations,
+                0,
+                "{update} state {state}: {:?}",
+                rep.first.first()
+            );
+            assert!(rep.states_after_run_on > check::RUN_ON_WINDOW as u64);
+        }
+    }
+}
+
+/// Planted bug: the restart leaves pages it did not change on their physical page, delta
+/// records and all, but the engine resumes with no records on them
+/// (`fault_restart = "ipa-stale-area"`): the run after it appends its first record into
+/// slot 0 of a full delta area. The restart's database is right, so single and double
+/// crashes pass; run-on catches it (found by planting it:
+/// `check_run_on(.., Mode::Random { schedules: 300 }, 1, ..)` on the tiny ipa run).
+#[test]
+fn an_ipa_restart_that_leaves_a_stale_delta_area_is_caught_only_by_run_on() {
+    let r = ipa_rec("ipa", "ipa-stale-area", 1);
+    let double = check::check_with(&r, Mode::Random { schedules: 300 }, 1, None, true).unwrap();
+    assert_eq!(double.violations, 0, "{:?}", double.first.first());
+    let run_on = check::check_run_on(&r, Mode::Random { schedules: 300 }, 1, None).unwrap();
+    assert!(run_on.violations > 0, "{} states", run_on.states);
+    eprintln!(
+        "ipa-stale-area: {} of {} states; first: {:?}",
+        run_on.violations,
+        run_on.states,
+        run_on.first.first().map(|v| &v.findings)
+    );
+    let clean = ipa_rec("ipa", "", 1);
+    let run_on = check::check_run_on(&clean, Mode::Random { schedules: 300 }, 1, None).unwrap();
+    assert_eq!(run_on.violations, 0, "{:?}", run_on.first.first());
 }
 
 fn planted(fault: &str, seed: u64, checkpoint_log_bytes: u64) -> check::HostRecording {
@@ -98,4 +175,99 @@ fn a_restart_that_forgets_its_master_is_caught_only_by_run_on() {
     let clean = planted("", 1, 24576);
     let run_on = check::check_run_on(&clean, Mode::Random { schedules: 1000 }, 1, None).unwrap();
     assert_eq!(run_on.violations, 0, "{:?}", run_on.first.first());
+}
+
+/// wal with its log and master record on a device of its own (`host.log_device =
+/// "separate"`, one power domain): the restart recovers both devices, writes its CLRs,
+/// ENDs, void pages and master to the log device and its pages to the data device; the
+/// engine resumes on both, and a second crash cuts both at one instant.
+#[test]
+fn wal_with_its_log_on_a_device_of_its_own_runs_on() {
+    for (update, seed) in [("out-of-place", 1), ("out-of-place", 2), ("ipa", 3)] {
+        let (mut h, mut d) = check::tiny_config("wal", "none");
+        h.log_device = "separate".into();
+        if update == "ipa" {
+            h.update = update.into();
+            h.ipa.n = 2;
+            h.ipa.m = 8;
+            h.page_bytes = d.nand.page_bytes;
+            d.nand.append_bytes = 256;
+        }
+        let r = check::record(&h, &d, seed).unwrap();
+        assert!(r.log.as_ref().is_some_and(|l| !l.ops.is_empty()));
+        let rep = check::check_run_on(&r, Mode::Random { schedules: 150 }, seed, None).unwrap();
+        assert_eq!(
+            rep.violations,
+            0,
+            "{update} seed {seed}: {:?}",
+            rep.first.first()
+        );
+        assert!(rep.states_after_run_on > 100, "{}", rep.states_after_run_on);
+        let ex = Mode::Exhaustive { max_in_flight: 10 };
+        let rep = check::check_run_on(&r, ex, seed, Some(400)).unwrap();
+        assert_eq!(
+            rep.violations,
+            0,
+            "{update} seed {seed}: {:?}",
+            rep.first.first()
+        );
+        assert!(rep.states_after_run_on > check::RUN_ON_WINDOW as u64);
+    }
+}
+
+/// device-tx (Flag Commit §5.2; TxFlash §4, Flag Commit §3–§5.1 for the protocols): the
+/// device's recovery settles every device transaction, the restart hands the engine the
+/// data area as the device holds it, and the run after it opens device transactions with
+/// ids above every attempt of the crashed run. Every protocol device-tx runs on.
+#[test]
+fn device_tx_runs_on_over_every_protocol() {
+    for protocol in [
+        "cfc", "afc", "scc", "bpcc", "tc", "lighttx", "mhl-d", "mhl-m",
+    ] {
+        let r = rec("device-tx", protocol, 1);
+        let rep = check::check_run_on(&r, Mode::Random { schedules: 150 }, 1, None).unwrap();
+        assert_eq!(rep.violations, 0, "{protocol}: {:?}", rep.first.first());
+        assert!(
+            rep.states_after_run_on > 100,
+            "{protocol}: {}",
+            rep.states_after_run_on
+        );
+        let ex = Mode::Exhaustive { max_in_flight: 10 };
+        let rep = check::check_run_on(&r, ex, 1, Some(400)).unwrap();
+        assert_eq!(rep.violations, 0, "{protocol}: {:?}", rep.first.first());
+    }
+}
+
+/// Planted bug: the restart hands the engine each page's newest write of the crashed run,
+/// committed or not (`fault_restart = "uncommitted"`), instead of what the device reads
+/// back after its recovery discarded the uncommitted ones. The restart's database is right,
+/// so single and double crashes pass; the run after it builds on the discarded values, and
+/// run-on catches it (found by planting it: `check_run_on(.., Mode::Random { schedules:
+/// 300 }, 1, ..)` on the tiny device-tx runs).
+#[test]
+fn a_device_tx_restart_that_hands_over_uncommitted_writes_is_caught_only_by_run_on() {
+    for protocol in ["cfc", "scc", "bpcc"] {
+        let (mut h, d) = check::tiny_config("device-tx", protocol);
+        h.fault_restart = "uncommitted".into();
+        let r = check::record(&h, &d, 1).unwrap();
+        let double = check::check_with(&r, Mode::Random { schedules: 300 }, 1, None, true).unwrap();
+        assert_eq!(
+            double.violations,
+            0,
+            "{protocol}: {:?}",
+            double.first.first()
+        );
+        let run_on = check::check_run_on(&r, Mode::Random { schedules: 300 }, 1, None).unwrap();
+        eprintln!(
+            "uncommitted {protocol}: {} of {} states; first: {:?}",
+            run_on.violations,
+            run_on.states,
+            run_on.first.first().map(|v| &v.findings)
+        );
+        assert!(
+            run_on.violations > 0,
+            "{protocol}: {} states",
+            run_on.states
+        );
+    }
 }

@@ -93,6 +93,26 @@
 //!   rests on the pin.
 //! - Every device page of a DB page is written in the same transaction as the others, so a
 //!   DB page is never torn across its parts.
+//!
+//! # Run-on restart
+//!
+//! With `RecoverCtx::write_back` (the checker's run-on mode, `check::check_run_on`) the
+//! restart writes nothing: the device's own recovery has settled every device transaction
+//! (TxFlash §4 for tc, scc and bpcc; Flag Commit §3–§4 for cfc and afc; LightTx and its
+//! baselines likewise: committed ones visible, the others' writes discarded or left as
+//! uncommitted pages each protocol's rules handle), which is all ARIES's restart has to
+//! finish for a force-at-commit, no-log strategy. The engine gets the data area as the device
+//! holds it (`resume_state`: per page, part 0's tag and the image) and starts its
+//! transactions at ids above every attempt of the crashed run (`check::next_txn_after`):
+//! an aborted or unfinished attempt's device transaction may still have uncommitted pages
+//! on flash under its id, and a new transaction under that id could adopt them. The data
+//! area handed over must be the committed one the device reads back: a restart that handed
+//! over each page's newest write, committed or not (the planted `fault_restart =
+//! "uncommitted"`), would let the run build on an uncommitted intention the device has
+//! discarded. Case by case, a second crash: before the
+//! first COMMIT of the run after the restart, the medium is the first crash's plus
+//! uncommitted writes under new ids — the device's recovery discards them, as it did the
+//! first time; after it, as for any run (above).
 
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
@@ -197,6 +217,11 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
         }
     };
+    if matches!(core.resume, Some(crate::strategy::Resume::DeviceTx)) {
+        // The engine starts on a medium whose restart wrote back (`recover`): no state
+        // beyond the data area, which `Engine::resume` installed.
+        core.resume = None;
+    }
     Ok(Box::new(DeviceTx {
         txs: (0..cfg.clients).map(|_| None).collect(),
         fault,
@@ -562,6 +587,9 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
     let start = ctx.now;
     let before = ctx.device.core.nand.counters();
     let parts = read_data_pages(ctx)?;
+    if ctx.write_back.is_some() {
+        resume_state(ctx, &parts)?;
+    }
     let mut db = RecoveredDb::default();
     for (page, imgs) in parts {
         let slots = ctx.layout.slots(page);
@@ -579,4 +607,57 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
     db.pages_read = after.reads - before.reads;
     db.time_ns = ctx.now.since(start);
     Ok(db)
+}
+
+/// A run-on restart (`RecoverCtx::write_back`, module docs "Run-on restart"): the device's
+/// recovery has settled every device transaction (committed ones visible, the others'
+/// writes discarded by the protocol's own rules), so nothing is written; the engine gets
+/// the data area as the device now holds it — per page its first part's tag and image
+/// (every part of a DB page is written in one device transaction from one image, tags
+/// `t0 + k`).
+fn resume_state(
+    ctx: &mut RecoverCtx<'_>,
+    parts: &BTreeMap<PageNo, Vec<Option<Arc<PageImage>>>>,
+) -> Result<()> {
+    let mut disk = BTreeMap::new();
+    for (page, imgs) in parts {
+        let lpn = crate::engine::data_lpn(ctx.layout, *page, 0);
+        let (o, t) = ctx
+            .device
+            .read(lpn, ctx.now)
+            .map_err(|e| HostError::Corrupt(format!("reading {lpn}: {e}")))?;
+        ctx.now = ctx.now.max(t);
+        let (ssd::ReadOutcome::Tag(t0), Some(Some(img))) = (o, imgs.first()) else {
+            return Err(HostError::Corrupt(format!(
+                "page {} is on the device only in part: a run-on restart of device-tx needs every part of a written page",
+                page.0
+            )));
+        };
+        if imgs
+            .iter()
+            .any(|i| !matches!(i, Some(x) if Arc::ptr_eq(x, img)))
+        {
+            return Err(HostError::Corrupt(format!(
+                "page {}'s parts hold different images: device-tx writes a page's parts in one transaction",
+                page.0
+            )));
+        }
+        disk.insert(*page, (t0, img.clone()));
+    }
+    if ctx.cfg.fault_restart == "uncommitted" {
+        // The planted bug (`HostConfig::fault_restart`): each page's newest write of the
+        // crashed run, committed or not, handed to the engine as the data area.
+        for t in 1..=ctx.tags.len() {
+            if let Some(crate::data::TagContent::Data { image, part: 0 }) = ctx.tags.get(t) {
+                if image.page.0 < ctx.layout.pages {
+                    disk.insert(image.page, (t, image.clone()));
+                }
+            }
+        }
+    }
+    if let Some(wb) = ctx.write_back.as_mut() {
+        wb.disk = disk;
+        wb.resume = Some(crate::strategy::Resume::DeviceTx);
+    }
+    Ok(())
 }

@@ -209,6 +209,9 @@ pub struct WriteBack {
 #[derive(Debug)]
 pub enum Resume {
     Wal(wal::Resume),
+    /// device-tx: nothing but the data area (`WriteBack::disk`); the device's own recovery
+    /// settled every transaction.
+    DeviceTx,
 }
 
 /// A recovered database: the pages that differ from the loaded state may be listed; a page

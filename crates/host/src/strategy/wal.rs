@@ -149,8 +149,23 @@
 //! every change up to CKPT-BEGIN, so redo skips them there); after the master, restart
 //! begins at the end-of-restart checkpoint.
 //!
-//! Not done: a run-on restart with `ipa`, `ipa-block` or `ipl`, or with the log on a device
-//! of its own (refused: `check::run_on_refusal`).
+//! With `ipa` and `ipa-block` (In-Place Appends §3) the write-back is the same: every page
+//! is written out of place, a fresh physical page whose delta area is empty (the records
+//! the crashed run appended are folded into the image and stay behind on the old copy,
+//! which the FTL invalidates), so the engine resumes with no record on any page
+//! (`update::ipa::Ipa::resumed`) and its next append to a page goes to slot 0 of that
+//! fresh page, after the write-back's program. A page the restart did not write back would
+//! keep its crashed run's records in slots the engine counts as empty: the next append
+//! would program over them (the planted `fault_restart = "ipa-stale-area"`).
+//!
+//! With the log on a device of its own (`host.log_device = "separate"`) the void pages,
+//! the CLRs, ENDs, checkpoint records and the master go to the log device and the pages to
+//! the data device; every order above is between completions, which hold across devices
+//! as they do on one.
+//!
+//! Not done: a run-on restart with `ipl` (refused: `check::run_on_refusal`): its pages
+//! live in host-managed erase units whose log regions would hold the crashed run's sectors
+//! next to the restart's pages; the restart would have to merge every unit it writes.
 
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
@@ -430,6 +445,11 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         wal.issued_ack = r.issued_ack;
         wal.data_ack = r.data_ack;
         wal.masters = vec![r.master];
+        if let Some(ipa) = wal.ipa.as_mut() {
+            // Every page the restart wrote back is a fresh physical page with an empty
+            // delta area (`Ipa::new`: no records), written by `data_ack`.
+            ipa.resumed(r.data_ack);
+        }
     }
     Ok(wal)
 }
@@ -1158,7 +1178,23 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         let values: BTreeMap<PageNo, Vec<u64>> =
             db.iter().map(|(p, (v, _))| (*p, v.clone())).collect();
         let keep_from = first.min(undo_min / page_bytes);
-        restart_write_back(ctx, seq, tail_page, keep_from, &comp, &last, &values)?;
+        // The planted bug (`HostConfig::fault_restart = "ipa-stale-area"`): pages whose
+        // recovered values are those the medium already shows (body and delta records)
+        // are not written back, though the engine resumes as if they were.
+        let stale: Vec<PageNo> = if ctx.cfg.fault_restart == "ipa-stale-area" {
+            on_disk
+                .iter()
+                .filter(|(p, imgs)| {
+                    matches!(imgs.first(), Some(Some(img)) if values.get(*p) == Some(&img.values))
+                })
+                .map(|(p, _)| *p)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        restart_write_back(
+            ctx, seq, tail_page, keep_from, &comp, &last, &values, &stale,
+        )?;
     }
     if ctx.cfg.fault_recovery_reuses_log {
         // The planted bug (`HostConfig::fault_recovery_reuses_log`): the scan's first log
@@ -1211,11 +1247,14 @@ fn restart_write_back(
     comp: &[Comp],
     last: &BTreeMap<TxnId, u64>,
     db: &BTreeMap<PageNo, Vec<u64>>,
+    stale: &[PageNo],
 ) -> Result<()> {
     let Some(wb) = ctx.write_back.take() else {
         return Ok(());
     };
-    let out = write_back_into(ctx, wb, tail_seq, tail_page, keep_from, comp, last, db);
+    let out = write_back_into(
+        ctx, wb, tail_seq, tail_page, keep_from, comp, last, db, stale,
+    );
     ctx.write_back = Some(wb);
     out
 }
@@ -1238,22 +1277,13 @@ fn write_back_into(
     comp: &[Comp],
     last: &BTreeMap<TxnId, u64>,
     db: &BTreeMap<PageNo, Vec<u64>>,
+    stale: &[PageNo],
 ) -> Result<()> {
     let cfg = ctx.cfg;
-    if cfg.update != "out-of-place" {
+    if cfg.update == "ipl" {
         return Err(HostError::Config {
             key: "host.update".into(),
-            reason: format!(
-                "a run-on restart of wal writes pages back out of place; {} is not done",
-                cfg.update
-            ),
-        });
-    }
-    if cfg.separate_log() {
-        return Err(HostError::Config {
-            key: "host.log_device".into(),
-            reason: "a run-on restart of wal with the log on a device of its own is not done"
-                .into(),
+            reason: "a run-on restart of wal with ipl is not done (its erase units would have to be merged by the restart)".into(),
         });
     }
     let page_bytes = u64::from(ctx.device.core.geo.page_bytes);
@@ -1413,6 +1443,15 @@ fn write_back_into(
             values: values.clone(),
         });
         let mut first_tag = 0;
+        if stale.contains(p) {
+            // The planted bug above: the page's physical copy, delta records and all, stays.
+            first_tag = wb.tags.add(|| TagContent::Data {
+                image: img.clone(),
+                part: 0,
+            });
+            wb.disk.insert(*p, (first_tag, img));
+            continue;
+        }
         for k in 0..layout.parts {
             let tag = wb.tags.add(|| TagContent::Data {
                 image: img.clone(),

@@ -304,6 +304,15 @@ impl Ipa {
         Ok(Some(end))
     }
 
+    /// The engine starts on a medium a restart wrote back (`strategy::wal`, "Run-on
+    /// restart"): every page that is not as loaded was written out of place by `end`, so no
+    /// page holds records and the next append to one follows that write.
+    pub fn resumed(&mut self, end: SimTime) {
+        self.records.iter_mut().for_each(|k| *k = 0);
+        self.areas.clear();
+        self.last_end.iter_mut().for_each(|e| *e = end);
+    }
+
     /// The page was written out of place (a fresh physical page, empty delta area).
     pub fn written(&mut self, page: PageNo, end: SimTime) {
         self.records[page.0 as usize] = 0;
