@@ -123,7 +123,7 @@ declare -A TARGETED=(
   [pcm-early-relocation-switch]="--set host.pcm.relocate_every=8"
   [restart-no-tail]="--run-on --schedules 1000"
   [restart-no-master]="--run-on --schedules 1000 --set host.checkpoint_log_bytes=24576"
-  [restart-no-void]="--run-on --schedules 1000"
+  [restart-no-void]="--run-on --schedules 20000 --set host.log_record_bytes=400 --set host.log_pages=128 --set nand.channels=2 --set host.clients=4 --set host.transactions=6"
   [restart-ipa-stale-area]="--run-on --schedules 1000"
   [restart-uncommitted]="--run-on --schedules 1000"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"

@@ -271,3 +271,36 @@ fn a_device_tx_restart_that_hands_over_uncommitted_writes_is_caught_only_by_run_
         );
     }
 }
+
+/// The shape that reaches a stale log page beyond the recovered end: four 400-byte records
+/// per 2 KiB log page, two channels, four clients, six transactions (`.ci/run`'s run-on
+/// step for it).
+fn stale_tail(fault: &str) -> check::HostRecording {
+    let (mut h, mut d) = check::tiny_config("wal", "none");
+    h.fault_restart = fault.into();
+    h.log_record_bytes = 400;
+    h.log_pages = 128;
+    h.clients = 4;
+    h.transactions = 6;
+    d.nand.channels = 2;
+    check::record(&h, &d, 1).unwrap()
+}
+
+/// Planted bug: the restart does not void the log pages beyond the recovered end
+/// (`fault_restart = "no-void"`). A first crash persisted a sealed log page past a page
+/// that did not persist; the restart seals its tail page and the second crash comes before
+/// the next page is written, so the second restart scans on into the first run's lost
+/// records ("undo reached CkptEnd"). Found by planting it: `commitlab crash --host wal
+/// --protocol none --run-on --schedules 20000 --set host.log_record_bytes=400 --set
+/// host.log_pages=128 --set nand.channels=2 --set host.clients=4 --set
+/// host.transactions=6` (mutants build, `COMMITLAB_MUTANT=restart-no-void`, seed 1), 2 of
+/// 40,000 states, the first at state 13104; unplanted 0.
+#[test]
+fn a_restart_that_leaves_stale_log_pages_beyond_the_end_is_caught_by_run_on() {
+    let mode = Mode::Random { schedules: 20000 };
+    let bad = check::check_run_on(&stale_tail("no-void"), mode, 1, Some(13104)).unwrap();
+    assert!(bad.violations > 0, "{} states", bad.states);
+    let good = check::check_run_on(&stale_tail(""), mode, 1, Some(13104)).unwrap();
+    assert_eq!(good.violations, 0, "{:?}", good.first.first());
+    assert!(good.run_on_voided > 0, "the clean restart voided no page");
+}

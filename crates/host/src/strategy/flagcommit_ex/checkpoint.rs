@@ -73,6 +73,25 @@ impl FlagCommitEx {
         // every flag program of its nodes has been issued and `write_checkpoint_master`
         // waits for them. Found by a soak of random host crash schedules (afc-ex, seed
         // 1394702057938662, state 756; `tests/flagcommit_ex.rs`).
+        //
+        // On cfc-ex this wait adds nothing, so planted `master-before-commit-acks` is
+        // equivalent there (docs/MUTATION.md). CFC commits T once any one node of T reads
+        // TRUE (Def. 3.1, `recovery.rs`), and a commit in flight at this checkpoint's start
+        // has, before the master is issued, a node whose TRUE program is already issued:
+        // (a) T had a node at its commit: `commit_txn` issued the program of T's last node
+        // then, with its start in the future; (b) T had none (every pending record of T in
+        // memory, so its COMMIT was forced): its pages are dirty now, and this checkpoint
+        // writes them below (or notes them, and the master waits for the noted writes), or
+        // an eviction wrote them since the commit; `write_version` issues the new node's
+        // program at once, at max(write, ack). The master waits for every flag program
+        // issued by its issue (`write_checkpoint_master`, `flag_ack`), so T's TRUE node is
+        // durable before the master is. A node of T written after the master's issue is
+        // redundant under Def. 3.1, and no reclaim removes T's TRUE node before a newer
+        // version holding T's records is settled (`gc.rs`). On afc-ex every node must read
+        // TRUE (Def. 3.3), so a node written after the issue is the violation the wait
+        // prevents. Without `flag_ack` in the master's wait (planted
+        // `fault_fc_empty_commit_list`), case (b) is open on cfc-ex too: the node's program
+        // starts at T's ack, as the master may.
         let until = self
             .unfolded
             .iter()

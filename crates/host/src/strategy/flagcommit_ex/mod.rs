@@ -121,7 +121,8 @@
 //!   restart point never passes an unwritten page. Log page s may overwrite s − L only below
 //!   the B of the newest acked master. Planted `master-before-noted` (master at once) and
 //!   `master-before-commit-acks` (master without waiting for the commits in flight) are
-//!   caught.
+//!   caught on afc-ex; on cfc-ex the second is equivalent (one TRUE node decides, and every
+//!   commit in flight has one whose program the master waits for: `checkpoint.rs`).
 //!
 //! # Recovery (Algorithm 3, `recovery.rs`)
 //! Master ⟨B⟩; scan the log from B while pages hold their expected sequence numbers,
