@@ -1033,11 +1033,14 @@ pub fn check_with(
 /// can. A strategy can run on only if its restart writes its results back
 /// (`strategy::WriteBack`) and its `create` takes up the restart's state.
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
-    if cfg.strategy != "wal" {
+    if !matches!(
+        cfg.strategy.as_str(),
+        "wal" | "cfc-ex" | "afc-ex" | "flagcommit-ex"
+    ) {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, cfc-ex and afc-ex",
                 cfg.strategy
             ),
         ));
@@ -1076,6 +1079,9 @@ pub const RUN_ON_WINDOW: usize = 24;
 fn next_txn_after(rec: &HostRecording) -> u64 {
     let mut n = rec.commits.iter().map(|c| c.txn.0).max().unwrap_or(0);
     for tag in 1..=rec.tags.len() {
+        if let Some(crate::data::TagContent::FlagCommit(x)) = rec.tags.get(tag) {
+            n = n.max(crate::strategy::flagcommit_ex::max_xid(x));
+        }
         if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
             for e in &p.entries {
                 use crate::strategy::wal::LogRec as L;

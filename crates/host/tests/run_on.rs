@@ -99,3 +99,30 @@ fn a_restart_that_forgets_its_master_is_caught_only_by_run_on() {
     let run_on = check::check_run_on(&clean, Mode::Random { schedules: 1000 }, 1, None).unwrap();
     assert_eq!(run_on.violations, 0, "{:?}", run_on.first.first());
 }
+
+/// cfc-ex and afc-ex (Flag Commit §4.3, `strategy::flagcommit_ex`, "Run-on restart"): the
+/// restart voids the log beyond its end and finishes the flags, the engine resumes on the
+/// recovered version slots under the old master, and its first checkpoint writes the
+/// pages recovered from the log only before its master.
+#[test]
+fn flag_commit_runs_on_after_every_random_crash() {
+    for strategy in ["cfc-ex", "afc-ex"] {
+        for seed in [1, 2] {
+            let r = rec(strategy, "none", seed);
+            let rep = check::check_run_on(&r, Mode::Random { schedules: 150 }, seed, None).unwrap();
+            assert_eq!(
+                rep.violations,
+                0,
+                "{strategy} seed {seed}: {:?}",
+                rep.first.first()
+            );
+            assert!(rep.states_after_run_on > 100, "{}", rep.states_after_run_on);
+        }
+    }
+}
+
+fn planted_fc(strategy: &str, fault: &str, seed: u64) -> check::HostRecording {
+    let (mut h, d) = check::tiny_config(strategy, "none");
+    h.fault_fc = fault.into();
+    check::record(&h, &d, seed).unwrap()
+}

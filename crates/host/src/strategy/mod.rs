@@ -209,6 +209,7 @@ pub struct WriteBack {
 #[derive(Debug)]
 pub enum Resume {
     Wal(wal::Resume),
+    FlagCommit(flagcommit_ex::Resume),
 }
 
 /// A recovered database: the pages that differ from the loaded state may be listed; a page
