@@ -40,7 +40,9 @@
 //! Recover, run on, crash again (`check_run_on`, run-on mode). For a first crash state whose
 //! restart is judged right, the restart runs again from the same crash image with
 //! `RecoverCtx::write_back` on — it writes its results back (wal: CLRs, ENDs, an
-//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart") — and its
+//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart"; cfc-ex and
+//! afc-ex: void log pages and the flags that settle every old transaction;
+//! `strategy::flagcommit_ex`, "Run-on restart") — and its
 //! database is judged again. The engine then starts on the recovered medium
 //! (`engine::Engine::resume`) with a fresh batch of `host.transactions` transactions drawn
 //! from a seed forked per first state, their ids above every id the first run's log names,
@@ -52,7 +54,8 @@
 //! acked commits (`HostRecording::start`). Only strategies whose restart writes back can
 //! run on; the others are refused (`run_on_refusal`).
 //!
-//! What it does not check: run-on for the strategies other than wal (refused), read
+//! What it does not check: run-on for the strategies other than wal, cfc-ex and afc-ex
+//! (refused), read
 //! isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
