@@ -67,6 +67,8 @@ declare -A SCOPE=(
   [fc-no-log-floor]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
   [fc-master-before-noted]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
   [fc-master-before-commit-acks]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
+  [fc-restart-no-flags]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
+  [fc-restart-no-dirty]="cfc-ex/none/out-of-place afc-ex/none/out-of-place"
   [device-tx-skip-rewrite]="device-tx/scc/out-of-place device-tx/bpcc/out-of-place"
   [device-tx-reopen-forgets]="device-tx/scc/out-of-place device-tx/bpcc/out-of-place"
   [host-drop-page]="wal/none/out-of-place"
@@ -84,7 +86,7 @@ declare -A SCOPE=(
   [pcm-early-relocation-switch]="pcmlogging/none/out-of-place"
   [pcm-flash-ack-at-issue]="pcmlogging/none/out-of-place/emulated wal-pcm/none/out-of-place/emulated scmlogging/none/out-of-place/emulated pcmlogging-page/none/out-of-place/emulated"
 )
-ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted"
+ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted fc-restart-no-flags fc-restart-no-dirty"
 if [ $# -gt 0 ]; then
   for m in "$@"; do
     if [ -z "${SCOPE[$m]:-}" ]; then
@@ -126,6 +128,8 @@ declare -A TARGETED=(
   [restart-no-void]="--run-on --schedules 20000 --set host.log_record_bytes=400 --set host.log_pages=128 --set nand.channels=2 --set host.clients=4 --set host.transactions=6"
   [restart-ipa-stale-area]="--run-on --schedules 1000"
   [restart-uncommitted]="--run-on --schedules 1000"
+  [fc-restart-no-flags]="--run-on --schedules 1000"
+  [fc-restart-no-dirty]="--run-on --schedules 1000"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
 

@@ -40,7 +40,9 @@
 //! Recover, run on, crash again (`check_run_on`, run-on mode). For a first crash state whose
 //! restart is judged right, the restart runs again from the same crash image with
 //! `RecoverCtx::write_back` on — it writes its results back (wal: CLRs, ENDs, an
-//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart") — and its
+//! end-of-restart checkpoint and a new master; `strategy::wal`, "Run-on restart"; cfc-ex and
+//! afc-ex: void log pages and the flags that settle every old transaction;
+//! `strategy::flagcommit_ex`, "Run-on restart") — and its
 //! database is judged again. The engine then starts on the recovered medium
 //! (`engine::Engine::resume`) with a fresh batch of `host.transactions` transactions drawn
 //! from a seed forked per first state, their ids above every id the first run's log names,
@@ -55,8 +57,9 @@
 //! strategies whose restart writes back can run on; the others are refused
 //! (`run_on_refusal`).
 //!
-//! What it does not check: run-on for the strategies other than wal and for wal with ipl
-//! (refused), read isolation, and faults other than power loss.
+//! What it does not check: run-on for the strategies other than wal, device-tx, cfc-ex
+//! and afc-ex, and for wal with ipl (refused), read isolation, and faults other than power
+//! loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
@@ -1036,11 +1039,14 @@ pub fn check_with(
 /// can. A strategy can run on only if its restart writes its results back
 /// (`strategy::WriteBack`) and its `create` takes up the restart's state.
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
-    if cfg.strategy != "wal" && cfg.strategy != "device-tx" {
+    if !matches!(
+        cfg.strategy.as_str(),
+        "wal" | "device-tx" | "cfc-ex" | "afc-ex" | "flagcommit-ex"
+    ) {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal and device-tx",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, device-tx, cfc-ex and afc-ex",
                 cfg.strategy
             ),
         ));
@@ -1075,6 +1081,9 @@ fn next_txn_after(rec: &HostRecording) -> u64 {
     let m = &rec.metrics;
     n = n.max(m.txns_committed + m.txns_aborted + m.txns_restarted);
     for tag in 1..=rec.tags.len() {
+        if let Some(crate::data::TagContent::FlagCommit(x)) = rec.tags.get(tag) {
+            n = n.max(crate::strategy::flagcommit_ex::max_xid(x));
+        }
         if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
             for e in &p.entries {
                 use crate::strategy::wal::LogRec as L;

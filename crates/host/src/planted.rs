@@ -29,6 +29,8 @@ pub const FAULTS: &[(&str, &str)] = &[
         "fc-master-before-commit-acks",
         "fault_fc = master-before-commit-acks",
     ),
+    ("fc-restart-no-flags", "fault_fc = restart-no-flags"),
+    ("fc-restart-no-dirty", "fault_fc = restart-no-dirty"),
     ("device-tx-skip-rewrite", "fault_device_tx = skip-rewrite"),
     (
         "device-tx-reopen-forgets",

@@ -212,6 +212,7 @@ pub enum Resume {
     /// device-tx: nothing but the data area (`WriteBack::disk`); the device's own recovery
     /// settled every transaction.
     DeviceTx,
+    FlagCommit(flagcommit_ex::Resume),
 }
 
 /// A recovered database: the pages that differ from the loaded state may be listed; a page

@@ -62,6 +62,29 @@ impl FlagCommitEx {
             self.write_version(core, page, now)?;
             core.pool.frame_mut(f).dirty = false;
         }
+        // Pages a run-on restart recovered from the log only (`restart.rs`): they are in no
+        // version, so B may not pass their records before they are written.
+        let restart: Vec<PageNo> = if self.fault == Fault::RestartNoDirty {
+            Vec::new()
+        } else {
+            self.restart_dirty.iter().copied().collect()
+        };
+        for page in restart {
+            if noted.iter().any(|n: &(PageNo, u64)| n.0 == page)
+                || !self.restart_dirty.contains(&page)
+            {
+                continue;
+            }
+            if !self.has_room(page, now) {
+                let vno = self.meta.get(&page).map_or(1, |m| m.next_vno);
+                noted.push((page, vno));
+                continue;
+            }
+            self.write_version(core, page, now)?;
+            if let Some(f) = core.pool.find(page) {
+                core.pool.frame_mut(f).dirty = false;
+            }
+        }
         // Commits in flight now have their COMMIT below B (the tail was sealed above), so
         // after the master they are decided by their flags alone. Until its ack such a
         // commit's pending records stay in memory, and a version written meanwhile holds a
@@ -133,6 +156,14 @@ impl FlagCommitEx {
             let frame = core.pool.find(page).filter(|&f| core.pool.frame(f).dirty);
             match frame {
                 _ if written => self.n.checkpoint_late_writes += 1,
+                None if self.restart_dirty.contains(&page) => {
+                    if self.has_room(page, now) {
+                        self.write_version(core, page, now)?;
+                        self.n.checkpoint_late_writes += 1;
+                    } else {
+                        left.push((page, vno));
+                    }
+                }
                 None => {}
                 Some(f) => {
                     if self.has_room(page, now) {

@@ -45,7 +45,7 @@ pub enum Redo {
 }
 
 impl Redo {
-    pub(super) fn xid(&self) -> TxnId {
+    pub fn xid(&self) -> TxnId {
         match self {
             Redo::Update { xid, .. } | Redo::Commit { xid } => *xid,
         }

@@ -171,6 +171,54 @@
 //!   commit the flags wait for every version holding a node anyway. Uncommitted: nothing
 //!   changes (the record was never durable in the log). Planted `no-log-floor` is caught.
 //!
+//! # Run-on restart (`restart.rs`)
+//! By default restart writes nothing. With `RecoverCtx::write_back` (the crash checker's
+//! run-on mode, `check::check_run_on`) it leaves a medium the engine runs on and crashes
+//! again. The paper's restart (Algorithm 3) says nothing about the run after it; what
+//! follows is what ARIES's end of restart requires (Mohan et al. 1992, §6: close the losers,
+//! make the winners' outcome independent of the log before the restart point moves), done
+//! with §4's own mechanisms:
+//!
+//! 1. Every log page beyond the end (its sequence number above the scan's end: the crashed
+//!    run wrote it after a page that did not persist) is overwritten with a void page
+//!    (sequence number `u64::MAX`), and the resumed log's writes wait for those writes (the
+//!    log floor). Otherwise, once the resumed run seals the end page, a scan reads on into
+//!    the lost records (a COMMIT of a transaction this restart judged a loser).
+//! 2. Flags: every node of a committed transaction (C, Algorithm 3) is programmed to read
+//!    TRUE if it does not (a commit whose COMMIT is durable but whose flag programs the
+//!    crash cut short, Algorithm 2 line 4; CFC 0x00, AFC 0xFE), and every node of a loser
+//!    that reads TRUE (AFC: written TRUE, or programmed by a log-free commit the crash cut
+//!    short) gets an abort mark (0xFC). Afterwards each node alone says whether its
+//!    transaction committed, so reclaiming any version later (§4.3) changes no outcome.
+//! 3. Nothing else is written: the master and the log from B stay in force. The strategy
+//!    resumes (`FlagCommitEx::resume_from`) with the log continuing at the scan's end (inside
+//!    its last page when that page is not sealed), the old master as the acked one (log page
+//!    s may overwrite s − L only below its B), the usn counter above every usn on the medium,
+//!    every complete version live in its slot with its flags, every record's recovered value
+//!    and usn, the old transactions with live nodes committed-and-acked or aborted (so the
+//!    §4.3 reclaim rules and flag moves apply to them as to the run's own), each page's next
+//!    version number above any part on the medium (a torn new version's parts never pair
+//!    with an old one's), and the pages whose recovered records are in the log only
+//!    (`restart_dirty`). A checkpoint is due at once; it writes those pages (or notes them
+//!    until a slot is free, as any dirty page) before its master (`checkpoint.rs`).
+//!    Transaction ids continue above every id the medium names (`max_xid`).
+//!
+//! Case by case, a crash after the first: during step 1, the medium is the first crash's
+//! plus void pages beyond the end, which no scan reads (a position holding a page beyond the
+//! end is not one the scan from B reaches). During step 2, each program changes a node to
+//! the reading recovery already gave its transaction (a winner stays in C through its
+//! COMMIT or its TRUE nodes; a loser has a FALSE node and no COMMIT); a torn program reads
+//! either way, both legal. In the resumed run before its first master, restart reads the old
+//! master, the old log (kept: B has not moved) and the resumed run's log after it: the
+//! losers have no COMMIT and new ids never take theirs, and new records have higher usns.
+//! A version the resumed run writes takes a free slot (no complete version: a torn or
+//! missing one, which held nothing recovery used) or one reclaimed by §4.3's rules. After
+//! its first master, every winner's record is in a complete version (held before, or
+//! written by that checkpoint) whose nodes read TRUE on their own. Planted
+//! `restart-no-flags` and `restart-no-dirty` (`host.fault_fc`) are caught by run-on only
+//! (tests/run_on.rs); `restart-no-void` is caught by no run tried (the tiny run rarely
+//! leaves a log page beyond the end), so step 1 is argued here, not shown by a check.
+//!
 //! *Fetch* (§4.3 merge, `versions.rs::fetch_page`): a buffer miss reads the page's newest
 //! version and every older version holding a committed record the newest lacks (an invalid
 //! record, through Back), so the records of a page scattered over several physical pages
@@ -191,6 +239,7 @@ mod layout;
 mod log;
 mod normal;
 mod recovery;
+mod restart;
 mod tables;
 mod versions;
 
@@ -203,7 +252,19 @@ use sim::{SimTime, TxnId};
 use std::sync::Arc;
 
 pub use layout::{FcTag, NodeTag, RecTag, Redo, VersionTag};
+pub use restart::Resume;
 pub use tables::FlagCommitEx;
+
+/// The highest transaction id a device tag of this strategy names (its log records' and
+/// its version nodes'; 0: none): a run on a recovered medium numbers its transactions
+/// above every one of them (`check::run_on`), so no new transaction takes a loser's id.
+pub fn max_xid(t: &FcTag) -> u64 {
+    match t {
+        FcTag::Data { v, .. } => v.nodes.iter().map(|n| n.xid.0).max().unwrap_or(0),
+        FcTag::Log { entries, .. } => entries.iter().map(|r| r.xid().0).max().unwrap_or(0),
+        FcTag::Master { .. } => 0,
+    }
+}
 
 /// Version slots per DB page at max_c ≤ 3 (docs/HOST.md, "CFC_ex / AFC_ex: version
 /// slots follow max_c, and fetches merge").
@@ -258,6 +319,14 @@ pub enum Fault {
     /// A checkpoint writes its master without waiting for the acks of the commits in
     /// flight at its start (`checkpoint.rs`).
     MasterBeforeCommitAcks,
+    /// Run-on restart (`restart.rs`): log pages beyond the end are not voided.
+    RestartNoVoid,
+    /// Run-on restart: committed transactions' FALSE nodes and losers' TRUE nodes are left
+    /// as they are.
+    RestartNoFlags,
+    /// Run-on restart: the resumed run's first checkpoint writes its master without writing
+    /// the pages whose recovered records are in the log only.
+    RestartNoDirty,
 }
 
 impl Fault {
@@ -272,6 +341,9 @@ impl Fault {
             "back-chain-only" => Fault::BackChainOnly,
             "master-before-noted" => Fault::MasterBeforeNoted,
             "master-before-commit-acks" => Fault::MasterBeforeCommitAcks,
+            "restart-no-void" => Fault::RestartNoVoid,
+            "restart-no-flags" => Fault::RestartNoFlags,
+            "restart-no-dirty" => Fault::RestartNoDirty,
             other => {
                 return Err(HostError::Config {
                     key: "host.fault_fc".into(),
@@ -389,9 +461,13 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
             ),
         });
     }
-    Ok(Box::new(FlagCommitEx::new(
-        cfg, core, variant, page_bytes, d,
-    )?))
+    let mut fc = FlagCommitEx::new(cfg, core, variant, page_bytes, d)?;
+    // An engine resumed on a medium whose run-on restart wrote back (`restart.rs`).
+    match core.resume.take() {
+        Some(crate::strategy::Resume::FlagCommit(r)) => fc.resume_from(r, core),
+        other => core.resume = other,
+    }
+    Ok(Box::new(fc))
 }
 
 impl Strategy for FlagCommitEx {

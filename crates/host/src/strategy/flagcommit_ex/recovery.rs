@@ -66,15 +66,18 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     let n_slots = versions_for(ctx.cfg.max_c);
     let parts = layout.parts;
     // The master and the redo log after it.
-    let b = match read(ctx, master, false)? {
-        None => 0,
+    let (b, has_master) = match read(ctx, master, false)? {
+        None => (0, false),
         Some((t, _)) => match &*t {
-            FcTag::Master { ckpt_seq } => *ckpt_seq,
+            FcTag::Master { ckpt_seq } => (*ckpt_seq, true),
             other => return Err(corrupt(format!("the master holds {other:?}"))),
         },
     };
     let mut redo: Vec<Redo> = Vec::new();
     let mut seq = b;
+    // The entries of the log's last page when it is not sealed (a run-on restart resumes
+    // the log inside it).
+    let mut open_tail: Option<Vec<Redo>> = None;
     loop {
         match read(ctx, log_lpn(log_base, pages, seq), false)? {
             Some((t, _)) => match &*t {
@@ -85,6 +88,7 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
                 } if *s == seq => {
                     redo.extend(entries.iter().cloned());
                     if !sealed {
+                        open_tail = Some(entries.clone());
                         break;
                     }
                 }
@@ -103,6 +107,12 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
     }
     // Every version slot of every page: the complete versions and their flags.
     let mut versions: Vec<(Arc<VersionTag>, Vec<bool>)> = Vec::new();
+    // Per complete version (as `versions`), its nodes' flag bytes; per page the highest
+    // version number any part holds (a run-on restart numbers the next version above it).
+    let mut bytes: Vec<Vec<u8>> = Vec::new();
+    let mut vno_max: BTreeMap<PageNo, u64> = BTreeMap::new();
+    // Pages whose slot 0 holds parts of no complete version (a torn or partly missing one).
+    let mut slot0_raw: BTreeSet<PageNo> = BTreeSet::new();
     for p in 0..layout.pages {
         let page = PageNo(p);
         for vs in 0..n_slots {
@@ -115,6 +125,9 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
                     // wrongly in a later part was taken for the loaded page when the scan
                     // stopped at part 0; found by `a_misloaded_page_is_caught_by_recovery`).
                     None if vs == 0 => continue,
+                    // A run-on restart reads on past a missing part: a later one may hold
+                    // a higher version number (`vno_max`).
+                    None if ctx.write_back.is_some() => continue,
                     None => break,
                     Some((t, tail)) => match &*t {
                         FcTag::Data { part, v } if *part == k => {
@@ -130,8 +143,15 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
                     },
                 }
             }
+            for g in &got {
+                let e = vno_max.entry(page).or_insert(0);
+                *e = (*e).max(g.0.vno);
+            }
             // Complete: every part present with one version number.
             if got.len() != parts as usize || got.iter().any(|g| g.0.vno != got[0].0.vno) {
+                if vs == 0 && !got.is_empty() {
+                    slot0_raw.insert(page);
+                }
                 continue;
             }
             let v = got[0].0.clone();
@@ -142,14 +162,19 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
                     v.records.len()
                 )));
             }
-            let flags: Vec<bool> = (0..v.nodes.len())
+            let node_bytes: Vec<u8> = (0..v.nodes.len())
                 .map(|i| {
                     let (k, off) = flag_place(parts, i);
-                    let byte = got[k as usize].1.get(off as usize).copied().unwrap_or(0xFF);
-                    flag_true(variant, v.nodes[i].init_true, byte)
+                    got[k as usize].1.get(off as usize).copied().unwrap_or(0xFF)
                 })
                 .collect();
+            let flags: Vec<bool> = node_bytes
+                .iter()
+                .enumerate()
+                .map(|(i, &byte)| flag_true(variant, v.nodes[i].init_true, byte))
+                .collect();
             versions.push((v, flags));
+            bytes.push(node_bytes);
         }
     }
     // Flag-committed XIDs: CFC Def. 3.1 (some TRUE), AFC Def. 3.3 (no FALSE).
@@ -252,6 +277,24 @@ fn recover(ctx: &mut RecoverCtx<'_>, variant: Variant) -> Result<RecoveredDb> {
                 take(*page, *slot as usize, *after, *usn)?;
             }
         }
+    }
+    if ctx.write_back.is_some() {
+        super::restart::write_back(
+            ctx,
+            variant,
+            super::restart::Found {
+                master_b: has_master.then_some(b),
+                end_seq: seq,
+                open_tail,
+                versions: &versions,
+                bytes: &bytes,
+                vno_max: &vno_max,
+                slot0_raw: &slot0_raw,
+                committed: &committed,
+                redo: &redo,
+                db: &db,
+            },
+        )?;
     }
     let after = ctx.device.core.nand.counters();
     Ok(RecoveredDb {

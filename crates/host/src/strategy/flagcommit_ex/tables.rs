@@ -146,6 +146,13 @@ pub struct FlagCommitEx {
     pub(super) fault_early_ack: bool,
     pub(super) fault_master_early: bool,
     pub(super) now_hint: SimTime,
+    /// Pages whose recovered records a run-on restart found in the log only
+    /// (`restart.rs`): the next checkpoint writes them before its master.
+    pub(super) restart_dirty: BTreeSet<PageNo>,
+    /// Pages whose slot 0 a run-on restart found holding parts of no complete version: a
+    /// fetch of one with no live version reads slot 0 as a version slot, not as the engine's
+    /// data page (`versions.rs::fetch_page`).
+    pub(super) slot0_raw: BTreeSet<PageNo>,
     pub(super) n: Counters,
 }
 
@@ -229,6 +236,8 @@ impl FlagCommitEx {
             fault_early_ack: cfg.fault_early_commit_ack,
             fault_master_early: cfg.fault_fc_empty_commit_list,
             now_hint: SimTime::ZERO,
+            restart_dirty: BTreeSet::new(),
+            slot0_raw: BTreeSet::new(),
             n: Counters::default(),
         })
     }

@@ -157,9 +157,13 @@ impl FlagCommitEx {
             .get(&page)
             .and_then(|m| m.versions.last())
             .map(|v| v.slot);
-        let (true, Some(vslot)) = (self.merge_reads, newest) else {
-            self.n.fetch_versions_read += 1;
-            return core.read_page(page, now);
+        let vslot = match (self.merge_reads, newest) {
+            (true, Some(vslot)) => vslot,
+            (_, None) if self.slot0_raw.contains(&page) => 0,
+            _ => {
+                self.n.fetch_versions_read += 1;
+                return core.read_page(page, now);
+            }
         };
         let parts = core.layout.parts;
         let first = version_lpn(&core.layout, self.slots_base, self.versions, page, vslot, 0);
@@ -308,6 +312,7 @@ impl FlagCommitEx {
                 t.gone_ack = t.gone_ack.max(end);
             }
         }
+        self.restart_dirty.remove(&page);
         let m = self.meta.get_mut(&page).expect("meta exists");
         m.next_vno += 1;
         for s in &mut m.slots {
