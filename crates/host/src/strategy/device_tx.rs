@@ -252,21 +252,23 @@ impl DeviceTx {
         pages - u64::from(self.cyclic && tx.held.is_some()).min(pages)
     }
 
-    /// Writes `frame` inside client `c`'s device transaction (opening it if needed). Under
-    /// scc/bpcc a page the device transaction already programmed reopens it first (module
-    /// docs, "A stolen page updated again").
+    /// Writes page `page` holding `values` (a frame's, taken by the caller: moved out of an
+    /// evicted frame, copied once from a resident one) inside client `c`'s device
+    /// transaction (opening it if needed). Under scc/bpcc a page the device transaction
+    /// already programmed reopens it first (module docs, "A stolen page updated again").
     fn write_in_tx(
         &mut self,
         core: &mut Core,
         c: u32,
-        frame: &Frame,
+        page: PageNo,
+        values: Vec<u64>,
         now: SimTime,
     ) -> Result<SimTime> {
-        self.reopen_if_programmed(core, c, frame.page, now)?;
+        self.reopen_if_programmed(core, c, page, now)?;
         let img = Arc::new(PageImage {
-            page: frame.page,
+            page,
             lsn: 0,
-            values: frame.values.clone(),
+            values,
         });
         self.write_image(core, c, img, now)
     }
@@ -366,18 +368,19 @@ impl DeviceTx {
         &mut self,
         core: &mut Core,
         c: u32,
-        frame: &Frame,
+        page: PageNo,
+        values: Vec<u64>,
         now: SimTime,
     ) -> Result<SimTime> {
-        self.reopen_if_programmed(core, c, frame.page, now)?;
+        self.reopen_if_programmed(core, c, page, now)?;
         let (id, t) = self.open(core, c, now)?;
         let img = Arc::new(PageImage {
-            page: frame.page,
+            page,
             lsn: 0,
-            values: frame.values.clone(),
+            values,
         });
         let parts = core.layout.parts;
-        let last = crate::engine::data_lpn(&core.layout, frame.page, parts - 1);
+        let last = crate::engine::data_lpn(&core.layout, page, parts - 1);
         let mut ack = now;
         let mut k = 0;
         let (t0, _) = core.write_image_with_commit(&img, id, now, |d, lpn, tag| {
@@ -391,7 +394,7 @@ impl DeviceTx {
             }
         })?;
         debug_assert_eq!(k, parts);
-        self.tx(c)?.shadows.insert(frame.page, (t0, img));
+        self.tx(c)?.shadows.insert(page, (t0, img));
         Ok(ack)
     }
 }
@@ -467,7 +470,7 @@ impl Strategy for DeviceTx {
             )));
         }
         self.stolen_pages += 1;
-        self.write_in_tx(core, c, &frame, now)
+        self.write_in_tx(core, c, frame.page, frame.values, now)
     }
 
     fn own_page(&self, c: u32, page: PageNo) -> Option<Arc<PageImage>> {
@@ -502,11 +505,12 @@ impl Strategy for DeviceTx {
         let mut fused_ack = None;
         for (i, &(f, planted)) in dirty.iter().enumerate() {
             if !planted {
-                let fr = core.pool.frame(f).clone();
+                let fr = core.pool.frame(f);
+                let (page, values) = (fr.page, fr.values.clone());
                 if Some(i) == fused {
-                    fused_ack = Some(self.write_commit_in_tx(core, c, &fr, now)?);
+                    fused_ack = Some(self.write_commit_in_tx(core, c, page, values, now)?);
                 } else {
-                    self.write_in_tx(core, c, &fr, now)?;
+                    self.write_in_tx(core, c, page, values, now)?;
                 }
             }
             let fm = core.pool.frame_mut(f);

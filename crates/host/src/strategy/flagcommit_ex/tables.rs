@@ -100,6 +100,9 @@ pub(super) struct Txn {
     pub(super) folded: bool,
 }
 
+/// The per-page table (`FlagCommitEx::meta`).
+pub(super) type PageMetas = hashbrown::HashMap<PageNo, PageMeta, crate::lock::FixedHash>;
+
 pub struct FlagCommitEx {
     pub(super) variant: Variant,
     pub(super) fault: Fault,
@@ -126,7 +129,9 @@ pub struct FlagCommitEx {
     pub(super) data_ack: SimTime,
     pub(super) flag_ack: SimTime,
     pub(super) usn: u64,
-    pub(super) meta: BTreeMap<PageNo, PageMeta>,
+    /// Per DB page: looked up by every read, write, commit and reclaim, never iterated
+    /// (a hash map: no result depends on its order).
+    pub(super) meta: PageMetas,
     pub(super) txns: BTreeMap<TxnId, Txn>,
     /// Issued commits not yet folded, by (ack, XID) (`forget`).
     pub(super) unfolded: BTreeSet<(SimTime, TxnId)>,
@@ -221,7 +226,7 @@ impl FlagCommitEx {
             data_ack: SimTime::ZERO,
             flag_ack: SimTime::ZERO,
             usn: 0,
-            meta: BTreeMap::new(),
+            meta: PageMetas::default(),
             txns: BTreeMap::new(),
             unfolded: BTreeSet::new(),
             gone_candidates: BTreeSet::new(),
@@ -252,7 +257,7 @@ impl FlagCommitEx {
     }
 
     pub(super) fn meta_of<'a>(
-        meta: &'a mut BTreeMap<PageNo, PageMeta>,
+        meta: &'a mut PageMetas,
         core: &Core,
         page: PageNo,
     ) -> &'a mut PageMeta {

@@ -6,7 +6,12 @@ use crate::core::{FtlCore, PIN_PROTO, WRITTEN};
 
 impl FlagCommit {
     pub(super) fn check_tables(&self, core: &FtlCore) -> std::result::Result<(), String> {
-        for (ppa, o) in &self.owner {
+        // In key order, so the first violation reported does not depend on hash order.
+        let mut owner: Vec<_> = self.owner.iter().collect();
+        owner.sort_unstable_by_key(|(p, _)| **p);
+        let mut dirty: Vec<_> = self.dirty.iter().collect();
+        dirty.sort_unstable_by_key(|(l, _)| **l);
+        for (ppa, o) in owner {
             if core.page_flags(*ppa) & WRITTEN == 0 {
                 return Err(format!("{ppa} ({o:?}) is tracked but not written"));
             }
@@ -47,7 +52,7 @@ impl FlagCommit {
                 }
             }
         }
-        for (lpn, d) in &self.dirty {
+        for (lpn, d) in dirty {
             match self.txs.get(&d.xid) {
                 Some(TxEntry::Active(a)) => {
                     let m = core.lookup(*lpn);

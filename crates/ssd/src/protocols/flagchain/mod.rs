@@ -43,6 +43,7 @@ use crate::core::FtlCore;
 use crate::error::{Result, SsdError};
 use crate::protocol::{CommitProtocol, ProtocolConfig, TxRef};
 use media::{BlockId, Ppa};
+use rustc_hash::FxHashMap;
 use sim::{Lpn, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -168,8 +169,11 @@ pub struct FlagCommit {
     host: BTreeMap<u32, u32>,
     /// The transaction table: active and aborted transactions.
     txs: BTreeMap<u32, TxEntry>,
-    dirty: BTreeMap<Lpn, Dirty>,
-    owner: BTreeMap<Ppa, Owner>,
+    /// Hash maps: every transaction's write, commit and abort looks pages up in them, and
+    /// they are never iterated on a simulation path (`check_tables` walks them in key
+    /// order), so no result depends on their order.
+    dirty: FxHashMap<Lpn, Dirty>,
+    owner: FxHashMap<Ppa, Owner>,
     /// CFC carriers by target.
     carriers: BTreeMap<Ppa, Vec<Ppa>>,
     /// Commits issued whose flags are not yet durable, with their ack instant.
@@ -238,8 +242,8 @@ impl FlagCommit {
             next_ver: 1,
             host: BTreeMap::new(),
             txs: BTreeMap::new(),
-            dirty: BTreeMap::new(),
-            owner: BTreeMap::new(),
+            dirty: FxHashMap::default(),
+            owner: FxHashMap::default(),
             carriers: BTreeMap::new(),
             pending: BTreeMap::new(),
             fresh_from: vec![0; core.geo.blocks() as usize],

@@ -69,13 +69,13 @@ impl FlagCommit {
                 // §3.4: join this transaction's cluster in the block the page lands in.
                 let head = core.pus[pu.0 as usize].heads[Stream::HOST.0 as usize];
                 if head != u32::MAX {
-                    let b = BlockId(head);
-                    if let Some(p) = a
-                        .pages
-                        .iter()
-                        .filter(|p| core.geo.block_of(p.ppa) == b)
-                        .max_by_key(|p| p.ord)
-                    {
+                    // The transaction's newest page in that block. `pages` is in `ord`
+                    // order (each write appends the next `ord`; GC moves a page in place),
+                    // so the newest one is the first found from the end; the block is a
+                    // range of physical pages, tested without a division per page.
+                    let lo = core.geo.first_page(BlockId(head)).0;
+                    let hi = lo + core.geo.pages_per_block;
+                    if let Some(p) = a.pages.iter().rev().find(|p| (lo..hi).contains(&p.ppa.0)) {
                         link = p.ppa;
                     }
                 }
@@ -199,7 +199,18 @@ impl FlagCommit {
         skip: Option<Lpn>,
         now: SimTime,
     ) -> Result<()> {
-        let lpns = self.active_mut(xid)?.lpns.clone();
+        // Only pages a plain write marked need a rewrite (rare): gather those instead of a
+        // copy of every page the transaction wrote. Rewriting one page sets no mark.
+        let dirty = &self.dirty;
+        let lpns: Vec<Lpn> = match self.txs.get(&xid) {
+            Some(TxEntry::Active(a)) => a
+                .lpns
+                .iter()
+                .copied()
+                .filter(|l| dirty.get(l).is_some_and(|d| d.restamp))
+                .collect(),
+            _ => return Err(internal(format!("XID {xid} is not active"))),
+        };
         for lpn in lpns {
             if Some(lpn) == skip {
                 continue;
