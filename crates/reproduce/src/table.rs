@@ -136,9 +136,11 @@ pub fn markdown(quick: &str, full: Option<&str>, provenance: &str) -> Result<Str
     for paper in papers {
         let qp: Vec<&Row> = q.iter().filter(|r| r.paper == paper).collect();
         let fp: Vec<&Row> = f.iter().flatten().filter(|r| r.paper == paper).collect();
+        // A full run of some papers only (`--paper P`) leaves the others' full scale not run.
+        let full_ran = f.is_some() && !fp.is_empty();
         md.push_str(&format!("## {paper}\n\n"));
         md.push_str("| scale | claims | direction agrees | direction disagrees | magnitude within 2× | magnitude off | unexplained |\n|---|---:|---:|---:|---:|---:|---:|\n");
-        for (scale, rows, ran) in [("quick", &qp, true), ("full", &fp, f.is_some())] {
+        for (scale, rows, ran) in [("quick", &qp, true), ("full", &fp, full_ran)] {
             if !ran {
                 md.push_str(&format!("| {scale} | — | — | — | — | — | — |\n"));
                 continue;
@@ -161,7 +163,7 @@ pub fn markdown(quick: &str, full: Option<&str>, provenance: &str) -> Result<Str
             let b = fp.iter().find(|r| r.id == id);
             let both = |g: &dyn Fn(&Row) -> String| -> String {
                 let x = a.map_or("—".to_string(), |r| g(r));
-                let y = if f.is_none() {
+                let y = if !full_ran {
                     "—".to_string()
                 } else {
                     b.map_or("—".to_string(), |r| g(r))
@@ -241,7 +243,10 @@ mod tests {
             md.contains("| p-full-only | 0 | — | 0 | — / not modelled |"),
             "{md}"
         );
-        // q has no full claims: its full cells are "—".
+        // q has no full claims (a full run of other papers only): its full cells are "—",
+        // its summary row too.
+        let q_part = &md[md.find("## q").unwrap()..];
+        assert!(q_part.contains("| full | — | — | — | — | — | — |"), "{md}");
         assert!(
             md.contains("| q-c | ×4.8 | ×1.1 | — | agrees / — | off ×0.23 / — | setup / — |"),
             "{md}"
