@@ -792,16 +792,7 @@ impl Engine {
         wb: crate::strategy::WriteBack,
         next_txn: u64,
     ) -> Result<Engine> {
-        Engine::build(
-            cfg,
-            device,
-            None,
-            source,
-            seed,
-            record,
-            None,
-            Some((wb, next_txn)),
-        )
+        Engine::resume_with_log_device(cfg, device, None, source, seed, record, wb, next_txn)
     }
 
     /// As `resume`, with the recovered log device (`host.log_device = "separate"`) the
