@@ -14,12 +14,18 @@
 #   T  targeted: for scc, bpcc, cfc, lighttx and aw, one exhaustive run of a configuration and
 #      seed found by searching geometry/workload/timing knobs with core-erase-early on
 #      (the window of FtlCore::erase_not_before; docs/MUTATION.md); for other protocols "-"
-#   V  safety variants: `crash --variants --protocol P`, exhaustive over the timing profiles,
-#      for the protocols that have a variant (check::variants: the non-default position of
-#      each option that switches a safety mechanism); for other protocols "-"
+#   V  safety variants, as CI's two steps run them for P: `crash --variants --protocol P
+#      --schedules 1000` (exhaustive over the timing profiles plus 1,000 random states per
+#      variant) and `crash --variants --protocol P --seed 7` (exhaustive), for the protocols
+#      that have a variant (check::variants: the non-default position of each option that
+#      switches a safety mechanism); for other protocols "-"
 #
-# A check that already fails on the unmutated protocol (a known, unfixed bug) cannot judge
-# mutants of that protocol and is reported as n/a. Prints a Markdown table (docs/MUTATION.md).
+# A row's checks stop at the first that catches the mutant (later ones show "-"; within S,
+# at the first shape); with ALL_CHECKS=1 every check runs. Each check runs on the unmutated
+# protocol first (once per protocol and check, only when a row needs it); a check that
+# already fails there (a known, unfixed bug) cannot judge mutants of that protocol and is
+# reported as n/a. Prints a Markdown table (docs/MUTATION.md) on stdout and each command
+# with its exit code and wall time on stderr.
 # Not part of the default tests: it takes minutes. Usage: scripts/mutants.sh [mutant ...]
 # (MUTANT_PROTOCOLS="p ..." limits the core-* rows and the baselines to those protocols).
 # The host's planted bugs have their own script, scripts/host-mutants.sh.
@@ -71,8 +77,17 @@ declare -A TARGETED=(
   [lighttx]="--seed 5 --timing late-acks --set nand.channels=2 --set nand.blocks_per_plane=10 --set ftl.interface_mbps=16 --set workload.txn.plain_write_ratio=0.15 --set workload.txn.concurrency=3 --set workload.txn.size_max=5 --set workload.txn.transactions=150"
 )
 
-# check NAME PROTOCOL -> exit code of that check (0 clean, 1 caught, 2 error)
+# check NAME PROTOCOL -> exit code of that check (0 clean, 1 caught, 2 error); logs it on
+# stderr.
 check() {
+  local t0 r
+  t0=$(date +%s)
+  check_quiet "$@"
+  r=$?
+  echo "[$(($(date +%s) - t0)) s] rc=$r ${COMMITLAB_MUTANT:-unmutated}: $1 $2" >&2
+  return $r
+}
+check_quiet() {
   local c=$1 p=$2
   case $c in
     A) $B crash --protocol "$p" --timing configured ;;
@@ -85,7 +100,9 @@ check() {
     S*) $B crash --protocol "$p" --shape "${c#S:}" --schedules 2048 ;;
     # shellcheck disable=SC2086 # the targeted arguments are words
     T) $B crash --protocol "$p" ${TARGETED[$p]} ;;
-    V) $B crash --variants --protocol "$p" ;;
+    V)
+      $B crash --variants --protocol "$p" --schedules 1000 >/dev/null 2>&1 || return $?
+      $B crash --variants --protocol "$p" --seed 7 ;;
   esac >/dev/null 2>&1
 }
 
@@ -96,17 +113,18 @@ SHAPES="long-tx hot-rewrite abort-gc near-full trim-in-flight erase-race"
 # V: the protocols with a safety variant (crates/check/src/variants.rs).
 has_variants() { case " none tc scc bpcc cfc afc lighttx aw mhl-m " in *" $1 "*) return 0 ;; esac; return 1; }
 
+# base CHECK PROTOCOL -> the unmutated exit code of that check (run once, when needed).
 declare -A BASE
-for p in $ALL; do
-  for c in A B C D; do
-    check $c "$p"; BASE[$p$c]=$?
-  done
-  for s in $SHAPES; do
-    check "S:$s" "$p"; BASE[$p"S:$s"]=$?
-  done
-  if [ -n "${TARGETED[$p]:-}" ]; then check T "$p"; BASE[${p}T]=$?; fi
-  if has_variants "$p"; then check V "$p"; BASE[${p}V]=$?; fi
-done
+base() {
+  local key=$2$1
+  if [ -z "${BASE[$key]:-}" ]; then
+    COMMITLAB_MUTANT= check "$1" "$2"
+    BASE[$key]=$?
+  fi
+  return "${BASE[$key]}"
+}
+# stop: whether the row's remaining checks are skipped (one already caught the mutant).
+stop() { [ "$any" = 1 ] && [ "${ALL_CHECKS:-}" != 1 ]; }
 
 echo "| mutant | protocol | A one timing | B timing profiles | C random timing | D double | S shapes | T targeted | V variants | verdict |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -115,7 +133,8 @@ for m in $ORDER; do
     row="| $m | $p |"
     any=0
     for c in A B C D; do
-      if [ "${BASE[$p$c]}" != 0 ]; then row="$row n/a |"; continue; fi
+      if stop; then row="$row - |"; continue; fi
+      if ! base $c "$p"; then row="$row n/a |"; continue; fi
       COMMITLAB_MUTANT=$m check $c "$p"; r=$?
       case $r in
         0) row="$row survived |" ;;
@@ -125,16 +144,19 @@ for m in $ORDER; do
     done
     caught_by=""; ran=0
     for s in $SHAPES; do
-      if [ "${BASE[$p"S:$s"]}" != 0 ]; then continue; fi
+      if stop; then break; fi
+      if ! base "S:$s" "$p"; then continue; fi
       ran=1
       COMMITLAB_MUTANT=$m check "S:$s" "$p"; r=$?
       if [ $r = 1 ]; then caught_by="$caught_by $s"; any=1; fi
     done
-    if [ $ran = 0 ]; then row="$row n/a |";
-    elif [ -n "$caught_by" ]; then row="$row **caught** ($caught_by ) |";
+    if [ -n "$caught_by" ]; then row="$row **caught** ($caught_by ) |";
+    elif stop; then row="$row - |";
+    elif [ $ran = 0 ]; then row="$row n/a |";
     else row="$row survived |"; fi
     if [ -z "${TARGETED[$p]:-}" ]; then row="$row - |";
-    elif [ "${BASE[${p}T]}" != 0 ]; then row="$row n/a |";
+    elif stop; then row="$row - |";
+    elif ! base T "$p"; then row="$row n/a |";
     else
       COMMITLAB_MUTANT=$m check T "$p"; r=$?
       case $r in
@@ -144,7 +166,8 @@ for m in $ORDER; do
       esac
     fi
     if ! has_variants "$p"; then row="$row - |";
-    elif [ "${BASE[${p}V]}" != 0 ]; then row="$row n/a |";
+    elif stop; then row="$row - |";
+    elif ! base V "$p"; then row="$row n/a |";
     else
       COMMITLAB_MUTANT=$m check V "$p"; r=$?
       case $r in
