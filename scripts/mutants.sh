@@ -44,14 +44,17 @@ fi
 B=target/release/commitlab-mutants
 ALL="${MUTANT_PROTOCOLS:-none tc scc bpcc cfc afc lighttx aw mhl-d mhl-m}"
 
+# The protocols each mutant's code is on: MHL-D runs LightTx's engine (protocols/mhl_d.rs,
+# `ZoneTx`), MHL-M AW's (protocols/mhl_m.rs).
+
 declare -A SCOPE=(
   [core-erase-early]="$ALL"
   [core-release-now]="$ALL"
   [tc-commit-early]="tc"
   [cyclic-commit-early]="scc bpcc"
   [flag-commit-early]="cfc afc"
-  [lighttx-ack-early]="lighttx"
-  [aw-commit-early]="aw mhl-d mhl-m"
+  [lighttx-ack-early]="lighttx mhl-d"
+  [aw-commit-early]="aw mhl-m"
   [none-ack-early]="none"
   [aw-carrier-not-awaited]="aw mhl-m"
   [scc-abort-erase-unawaited]="scc"

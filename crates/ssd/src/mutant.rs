@@ -13,8 +13,10 @@
 //! - `tc-commit-early`: TC programs its commit record without waiting for the data pages;
 //! - `cyclic-commit-early`: SCC/BPCC treat a transaction's intentions as durable at COMMIT;
 //! - `flag-commit-early`: CFC/AFC set commit flags without waiting for the shadow pages;
-//! - `lighttx-ack-early`: LightTx acks COMMIT before the transaction's pages are durable;
-//! - `aw-commit-early`: AW/MHL-D/MHL-M write the commit without waiting for the pages;
+//! - `lighttx-ack-early`: LightTx and MHL-D (which runs LightTx's engine, `ZoneTx`) ack
+//!   COMMIT before the transaction's pages are durable;
+//! - `aw-commit-early`: AW and MHL-M (AW's engine) write the commit without waiting for the
+//!   pages;
 //! - `none-ack-early`: the plain FTL acks a write when its data crossed the host interface;
 //! - `aw-carrier-not-awaited`: AW/MHL-M without move records erase a GC victim as soon as
 //!   its pages are copied, not after the record carrying its moves is durable;
