@@ -326,6 +326,15 @@ pub fn relocate(
         } else {
             core.program(Stream::GC, Some(pu), content, &oob, rt.end)?
         };
+        // The planted `gc-erase-before-copies` takes the read's end here. Without
+        // checkpoints it changes no crash state, so on a protocol that refuses them (tc)
+        // it is equivalent: the copies go to the victim's own plane (`pu`), which executes
+        // its operations in issue order (docs/CRASH-MODEL.md, "Time and the crash model"),
+        // so the victim's erase, issued after them, starts after the last copy's program
+        // ends whatever `ready_erase` says, and the erase ends at the same instant. With
+        // checkpoints, metadata written on any plane is ordered by `end` (the root written
+        // for moved pages, `write_root` below): `none`'s checkpoint variants reach that and
+        // catch the mutant (docs/MUTATION.md, "Device mutants re-run on the current tree").
         #[cfg(feature = "mutants")]
         let end = if crate::mutant::on("gc-erase-before-copies") {
             rt.end
