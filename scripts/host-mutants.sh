@@ -105,7 +105,8 @@ fi
 # --host/--protocol/--update and extra settings come first). docs/MUTATION.md says how each
 # was found.
 # The CI steps' shapes that serve two planted bugs each (.ci/run): Flag Commit's deferred
-# checkpoint (§4.3), device transactions over SCC/BPCC on TPC-C with stolen pages updated
+# checkpoint (§4.3; host-fc-empty-commit-list has its own run-on step, found by a search
+# over seeds with the mutant on), device transactions over SCC/BPCC on TPC-C with stolen pages updated
 # again, PCMLogging's wear leveling (§4.2) on TPC-C with wait-die restarts.
 FC_DEFERRING="--seed 0 --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.clients=6 --set host.checkpoint_log_bytes=300 --set host.bank.accounts=8"
 DEVICE_TX_STEALS="--seed 3 --schedules 300 --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.tpcc.delta_abort=0.1 --set host.transactions=60 --set host.buffer_frames=10 --set nand.blocks_per_plane=64"
@@ -116,7 +117,7 @@ declare -A TARGETED=(
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
   [host-log-acked-at-issue]="--schedules 1000 --double"
   [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
-  [host-fc-empty-commit-list]="$FC_DEFERRING"
+  [host-fc-empty-commit-list]="--seed 20 --schedules 1000 --run-on --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.bank.accounts=8 --set host.clients=4 --set host.checkpoint_log_bytes=300 --set host.buffer_frames=16 --set nand.channels=4 --set nand.timing.jitter_ns=3000000 --set nand.timing.program_ns=100000"
   [fc-master-before-noted]="$FC_DEFERRING"
   [device-tx-skip-rewrite]="$DEVICE_TX_STEALS"
   [device-tx-reopen-forgets]="$DEVICE_TX_STEALS"
