@@ -708,6 +708,20 @@ pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -
         return Ok(0);
     }
     let schema = crate::source::schema(cfg, seed)?;
+    device_pages_needed_with(cfg, flash_page_bytes, &schema)
+}
+
+/// `device_pages_needed` for a workload whose schema is already known (`source::schema` of
+/// the same configuration and seed): a caller that sizes many configurations of one
+/// workload builds its source once.
+pub fn device_pages_needed_with(
+    cfg: &HostConfig,
+    flash_page_bytes: u32,
+    schema: &workload::db::Schema,
+) -> Result<u64> {
+    if !uses_flash_device(cfg) {
+        return Ok(0);
+    }
     let parts = parts_for(cfg, flash_page_bytes)?;
     // The schema's page count is what `data_lpns` of the layout gives, without building the
     // per-page map (a database sized by a huge `max_txns` is refused before any allocation).

@@ -402,15 +402,64 @@ fn base_cfg(plan: &Plan, pt: &Pt, blocks_per_plane: u32, warmup: u64) -> Result<
     Ok(c)
 }
 
+/// The inputs of a TPC-C or TATP source: `host::source::build` reads nothing else of the
+/// host configuration for these two workloads.
+#[derive(PartialEq)]
+enum SourceKey {
+    Tpcc(workload::tpcc::TpccConfig, u64),
+    Tatp(workload::tatp::TatpConfig, u64),
+}
+
+/// The schemas a plan's sizing has built, by their source's inputs. Sizing a point
+/// (`db_size`) needs its workload's schema, and building a TPC-C source draws the whole
+/// loaded population from the seed (at 20 warehouses tens of milliseconds); a plan's points
+/// share a few sources (one per warehouse count and run length), so each is built once. Same
+/// inputs, same schema: the sizes are those of a fresh build (test
+/// `sizing_from_kept_schemas_is_fresh_sizing`).
+#[derive(Default)]
+struct Schemas {
+    built: std::cell::RefCell<Vec<(SourceKey, workload::db::Schema)>>,
+}
+
+impl Schemas {
+    /// `host::source::schema(h, seed)`, built once per source.
+    fn schema(&self, h: &host::HostConfig, seed: u64) -> Result<workload::db::Schema, String> {
+        let key = match h.workload.as_str() {
+            "tpcc" => Some(SourceKey::Tpcc(h.tpcc.clone(), seed)),
+            "tatp" => Some(SourceKey::Tatp(h.tatp.clone(), seed)),
+            _ => None,
+        };
+        if let Some(k) = &key {
+            // The same refusals as a build (the host configuration's workload checks).
+            host::source::validate(h).map_err(|e| e.to_string())?;
+            if let Some((_, s)) = self.built.borrow().iter().find(|(x, _)| x == k) {
+                return Ok(s.clone());
+            }
+        }
+        let s = host::source::schema(h, seed).map_err(|e| e.to_string())?;
+        if let Some(k) = key {
+            self.built.borrow_mut().push((k, s.clone()));
+        }
+        Ok(s)
+    }
+
+    /// How many sources have been built.
+    #[cfg(test)]
+    fn builds(&self) -> usize {
+        self.built.borrow().len()
+    }
+}
+
 /// The database's bytes and the device pages it needs (data + log), for `c`.
-fn db_size(c: &Config) -> Result<(u64, u64), String> {
-    let src = host::source::build(&c.host, c.seed).map_err(|e| e.to_string())?;
+fn db_size(schemas: &Schemas, c: &Config) -> Result<(u64, u64), String> {
+    let schema = schemas.schema(&c.host, c.seed)?;
     let parts = host::engine::parts_for(&c.host, c.nand.page_bytes).map_err(|e| e.to_string())?;
-    let layout = host::data::Layout::from_source(src.as_ref(), parts);
     // On the emulated SSD (Fig. 15's ablation) the store's own layout (wal-pcm's archived
     // log after the database) must fit too.
-    let store = host::engine::device_pages_needed(&c.host, c.nand.page_bytes, c.seed)
+    let store = host::engine::device_pages_needed_with(&c.host, c.nand.page_bytes, &schema)
         .map_err(|e| e.to_string())?;
+    // The page count is the schema's (`Layout::from_source` adds only the loaded map).
+    let layout = host::data::Layout::new(schema, parts);
     Ok((
         layout.pages * u64::from(c.host.page_bytes),
         (host::engine::data_lpns(&layout) + 1 + u64::from(c.host.log_pages)).max(store),
@@ -419,10 +468,16 @@ fn db_size(c: &Config) -> Result<(u64, u64), String> {
 
 /// The full configuration of a point: a device large enough for the database, DRAM and PCM
 /// scaled with it (module docs), and a warm-up that fills PCM (`warmup_for`).
+#[cfg(test)]
 fn point_cfg(plan: &Plan, pt: &Pt) -> Result<Config, String> {
+    point_cfg_in(&Schemas::default(), plan, pt)
+}
+
+/// `point_cfg` with the schemas `schemas` has kept (a plan sizes all its points with one).
+fn point_cfg_in(schemas: &Schemas, plan: &Plan, pt: &Pt) -> Result<Config, String> {
     let filtered = pt.size != Size::All;
     let w0 = plan.warmup_of(filtered);
-    let c = sized_cfg(plan, pt, w0)?;
+    let c = sized_cfg(schemas, plan, pt, w0)?;
     let w = warmup_for(
         plan,
         filtered,
@@ -433,7 +488,7 @@ fn point_cfg(plan: &Plan, pt: &Pt) -> Result<Config, String> {
         return Ok(c);
     }
     // A longer run inserts more rows: size the database (and PCM with it) for it.
-    sized_cfg(plan, pt, w)
+    sized_cfg(schemas, plan, pt, w)
 }
 
 /// The warm-up of a point's configuration (its runs are `warmup` and `warmup + measured`).
@@ -441,10 +496,10 @@ fn warmup_of_cfg(plan: &Plan, pt: &Pt, c: &Config) -> u64 {
     c.host.transactions.saturating_sub(measured_txns(plan, pt))
 }
 
-fn sized_cfg(plan: &Plan, pt: &Pt, warmup: u64) -> Result<Config, String> {
+fn sized_cfg(schemas: &Schemas, plan: &Plan, pt: &Pt, warmup: u64) -> Result<Config, String> {
     let mut blocks = 64u32;
     let mut c = base_cfg(plan, pt, blocks, warmup)?;
-    let (db_bytes, need) = db_size(&c)?;
+    let (db_bytes, need) = db_size(schemas, &c)?;
     loop {
         let g = c.nand.geometry();
         // 80 % of the raw capacity is at most what the FTL exports (15 % over-provisioning).
@@ -667,15 +722,25 @@ fn no_destage(points: &[(&str, &Res)]) -> Option<String> {
 struct Pts {
     pts: Vec<Pt>,
     r: Vec<Result<Res, String>>,
+    /// Each point's configuration (`point_cfg`), in the order of `pts`.
+    cfgs: Vec<Config>,
+    /// The schemas the points were sized with.
+    schemas: Schemas,
 }
 
 impl Pts {
-    fn get(&self, pt: &Pt) -> Result<&Res, String> {
-        let i = self
-            .pts
+    fn index(&self, pt: &Pt) -> Result<usize, String> {
+        self.pts
             .iter()
             .position(|p| p == pt)
-            .ok_or_else(|| format!("no point {}", pt.label()))?;
+            .ok_or_else(|| format!("no point {}", pt.label()))
+    }
+    /// The configuration `pt` ran with.
+    fn cfg(&self, pt: &Pt) -> Result<&Config, String> {
+        Ok(&self.cfgs[self.index(pt)?])
+    }
+    fn get(&self, pt: &Pt) -> Result<&Res, String> {
+        let i = self.index(pt)?;
         self.r[i].as_ref().map_err(|e| e.clone())
     }
 }
@@ -917,11 +982,17 @@ fn f7(plan: &Plan, s: &'static str, mb: u32) -> Pt {
 
 pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, String> {
     let pts = points(plan);
+    if progress.is_counting() {
+        // Counting needs the number of points, not their sizes (`Progress::counting`).
+        progress.plan(pts.len());
+        return Err("not run (counting the planned points)".into());
+    }
+    let schemas = Schemas::default();
     let mut jobs = Vec::new();
     for p in &pts {
         jobs.push(Job {
             label: p.label(),
-            cfg: point_cfg(plan, p)?,
+            cfg: point_cfg_in(&schemas, plan, p)?,
         });
     }
     let cfg_of: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
@@ -947,14 +1018,19 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         },
         |j| run_each(j, progress, |c| host_point(c, warmup(c)?)),
     );
-    let x = Pts { pts, r };
+    let x = Pts {
+        pts,
+        r,
+        cfgs: cfg_of,
+        schemas,
+    };
 
     let mut out = Output::default();
     let mut csv = String::from("strategy,workload,warehouses,window_x,dram_tables,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read,log_buffer_pages\n");
     for (i, p) in x.pts.iter().enumerate() {
         let Ok(r) = &x.r[i] else { continue };
         let m = &r.full;
-        let c = &cfg_of[i];
+        let c = &x.cfgs[i];
         csv.push_str(&format!(
             "{},{},{},{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{},{}\n",
             p.strategy,
@@ -978,7 +1054,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
             p.destage,
             p.wear,
             p.large,
-            db_size(c).map(|d| d.0).unwrap_or(0),
+            db_size(&x.schemas, c).map(|d| d.0).unwrap_or(0),
             k(m, "dram_bytes"),
             k(m, "pcm_bytes"),
             r.warm.as_ref().map_or(0, |w| w.txns_committed),
@@ -1036,8 +1112,8 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     fig14(&mut out, plan, &x)?;
     explain(&mut out, plan, &x)?;
 
-    let b = point_cfg(plan, &f7(plan, "pcmlogging", DEFAULT_MB))?;
-    let (db, _) = db_size(&b)?;
+    let b = x.cfg(&f7(plan, "pcmlogging", DEFAULT_MB))?;
+    let (db, _) = db_size(&x.schemas, b)?;
     out.notes.push(format!(
         "Workload: the host engine's TPC-C, {} warehouse(s) ({:.1} MB of 8 KiB pages; the paper: 20 warehouses, 2.4 GB), {} clients, record-level strict 2PL, {} measured transactions per HDD point and {} per SSD / SD card / TATP point ({} subscribers), after a warm-up of at least {} transactions, lengthened until PCM is full (about {} PCM units per transaction; warmup_committed in the CSV) (module docs of reproduce/src/pcmlogging.rs: each point is a warm-up run and a full run with the same stream; the window is their difference; the paper: 100,000 transactions after a warm-up). DRAM and PCM scale with the database by the paper's ratio (128 MiB per 2.4 GB): the paper's PCM sizes {:?} MB become {:?} KiB here, DRAM {:.0} KiB (PCMLogging's DRAM tables are counted against it, §6.1). Disks of Table 2 (HDD 8.05/8.20 ms, SSD 25/50 µs, SD card 1.47/200.1 ms per 8 KiB page); PCM 4 chips, 1 µs per 64 B line write, 128 B units. PCMLogging destages adaptively (§5.2) unless a figure says otherwise.",
         plan.tpcc_warehouses,
@@ -2106,7 +2182,7 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts, table: bool) -> Result<(), Stri
     let p0 = x.get(&f7(plan, "pcmlogging", DEFAULT_MB))?;
     let p10 = x.get(&pl(10))?;
     let p1 = x.get(&pl(1))?;
-    let run = point_cfg(plan, &pl(10))?.host.transactions;
+    let run = x.cfg(&pl(10))?.host.transactions;
     let note = format!("PCMLogging at 128 MB (scaled), HDD; PL-x's threshold δ is x × 10,000 XIDs over the paper's 100,000 transactions, scaled here to the {run} transactions of the full run (δ = {} and {} XIDs); an XID is a transaction's number, kept across wait-die restarts (docs/HOST.md \"PCMLogging's XID clock\"), so δ counts transactions as in §4.2. Wear figures are over every PCM unit (records, ActiveTxList, FreeSlotBitmap, superblock) at the end of the full run (per-unit write counters cannot be differenced): worst 1 % / 5 % = mean line writes of the 1 % / 5 % most written units, variance of the writes per unit (media::pcm::WearFigures; the same figures over the record units alone are in pcmlogging_wear.csv); traffic = PCM line writes per committed transaction of the measured window.", (10 * 10_000 * run / PAPER_TXNS).max(1), (10_000 * run / PAPER_TXNS).max(1));
     let w = |m: &Res, key: &str| m.wear(key) / p0.wear(key) - 1.0;
     for (id, key, paper, what) in [
@@ -2845,12 +2921,58 @@ mod tests {
         );
     }
 
+    /// Sizing every point of a plan with the schemas kept across its points gives each
+    /// point the configuration and database size a fresh sizing gives, and builds one source
+    /// per distinct workload input rather than one (or two) per point.
+    #[test]
+    fn sizing_from_kept_schemas_is_fresh_sizing() {
+        let mut plan = tiny();
+        plan.fill_pcm = true; // warm-ups lengthened: a second sizing per point
+        let pts = points(&plan);
+        let kept = Schemas::default();
+        for p in &pts {
+            let fresh = point_cfg(&plan, p).unwrap();
+            let c = point_cfg_in(&kept, &plan, p).unwrap();
+            assert!(c == fresh, "{}", p.label());
+            assert_eq!(
+                db_size(&kept, &c).unwrap(),
+                db_size(&Schemas::default(), &fresh).unwrap(),
+                "{}",
+                p.label()
+            );
+            // The kept schema is the one a full build of the point's source has.
+            let src = host::source::build(&c.host, c.seed).unwrap();
+            assert!(kept.schema(&c.host, c.seed).unwrap() == *src.schema());
+        }
+        assert!(
+            kept.builds() * 3 < pts.len(),
+            "{} sources for {} points",
+            kept.builds(),
+            pts.len()
+        );
+        // A different seed is a different source.
+        let c = point_cfg_in(&kept, &plan, &pts[0]).unwrap();
+        let n = kept.builds();
+        kept.schema(&c.host, c.seed + 1).unwrap();
+        assert_eq!(kept.builds(), n + 1);
+    }
+
+    /// Counting a plan's points (`Progress::counting`) counts every point of the plan.
+    #[test]
+    fn counting_counts_every_point() {
+        let plan = tiny();
+        let say = |_: &str| {};
+        let p = Progress::counting(&say);
+        assert!(run_plan(&plan, &p).is_err());
+        assert_eq!(p.planned(), points(&plan).len());
+    }
+
     /// A paper size scales with the database: 128 MB of PCM is the default scaling.
     #[test]
     fn pcm_sizes_scale_with_the_database() {
         let plan = tiny();
         let c = point_cfg(&plan, &Pt::base(&plan, "pcmlogging", 128)).unwrap();
-        let (db, _) = db_size(&c).unwrap();
+        let (db, _) = db_size(&Schemas::default(), &c).unwrap();
         let want = (u128::from(db) * u128::from(host::pcm_tier::PAPER_MEM_BYTES)
             / u128::from(host::pcm_tier::PAPER_DB_BYTES)) as u64;
         assert!(c.host.pcm.pcm_bytes <= want && want - c.host.pcm.pcm_bytes < 128);

@@ -240,6 +240,12 @@ impl<'a> Progress<'a> {
         p
     }
 
+    /// Is this a counting progress (`counting`)? A paper may then plan its points without
+    /// sizing them.
+    pub fn is_counting(&self) -> bool {
+        self.counting
+    }
+
     /// The points planned so far.
     pub fn planned(&self) -> usize {
         self.planned.load(Ordering::SeqCst)
