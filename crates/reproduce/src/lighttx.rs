@@ -2689,11 +2689,11 @@ mod tests {
     }
 
     /// `tiny` with transactions small enough for no-page-conflict isolation (concurrency ×
-    /// size_max must fit half the addressed pages).
+    /// size_max must fit half the addressed pages, of Fig. 7's wide-zone device too).
     fn tiny_npc() -> Config {
         let mut b = tiny();
         b.workload.txn.transactions = 6;
-        b.workload.txn.size_max = 16;
+        b.workload.txn.size_max = 4;
         b
     }
 
