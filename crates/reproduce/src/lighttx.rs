@@ -137,6 +137,7 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             )
             + ZONES.len(),
     );
+    shared_devices_first(&b, progress)?;
     fig7(&b, &mut out, progress)?;
     fig8(&b, &mut out, progress)?;
     let f17 = fig9_to_19(&b, &mut out, progress)?;
@@ -154,6 +155,49 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
         "Workload stand-in for the DBT-2 TPC-C trace (1.33 M requests, 27.2 pages per transaction, 142 at most, 7 clients): {txs} synthetic transactions with exponentially distributed sizes (mean 27.2, 1–142 pages), 7 at once, 80 % of writes to 20 % of half the logical space. The abort sweeps (Figs. 9–12, and Figs. 17 and 19 read from them) replay it open loop as the paper replays its timed trace (§4.1, accelerated 70× \"to saturate the I/O speed of SSDs\"): transactions arrive at exponentially distributed gaps whose mean makes the arrival rate the plain FTL's (`none`, no mapping checkpoints) closed-loop throughput at the same isolation level, the rate that just saturates the SSD; the other figures run it closed loop (no think time). Isolation levels are expressed with barriers as in §4.2: after every transaction (strict), between segments of 7 transactions with disjoint pages (no-page-conflict), none (serializable). Abort sweeps run under strict isolation (Figs. 9 and 11)."
     ));
     Ok(out)
+}
+
+/// Runs first, as one batch, the points of Figs. 7, 9–12 that start from one of the six
+/// protocols' aged devices (the figures' sweeps and their ablations on those devices), so
+/// that each device is built once: each figure's own batch is then answered from these runs
+/// (`crate::memo`), with the same results. Figure by figure, the devices Fig. 7 built were
+/// dropped from memory for Fig. 8's other geometries before Figs. 9–12 needed them again,
+/// and each was built up to three times (at full scale 11 of 69 device builds, about 90
+/// CPU-s: docs/PERFORMANCE.md, "Full scale, measured per point"). The two open-loop rate
+/// runs go first, in one batch (one `none` device), since the sweeps' arrival gaps come
+/// from them. Where identical points are not answered from one run (no memo, a remote
+/// engine) nothing runs here; while counting, only the points are counted.
+fn shared_devices_first(b: &Config, progress: &Progress) -> Result<(), String> {
+    if !progress.answers_identical_points() {
+        return Ok(());
+    }
+    let protos = npc_protocols()?;
+    let jobs_at = |strict_gap: u64, npc_gap: u64| -> Result<Vec<Job>, String> {
+        let mut jobs = fig7_jobs(b)?.0;
+        jobs.extend(fig9_jobs(b, strict_gap)?.0);
+        jobs.extend(fig10_jobs(b, &protos, npc_gap)?);
+        Ok(jobs)
+    };
+    progress.plan(2 + jobs_at(1, 1)?.len());
+    // The configurations REPORT.html lists are the figures' (recorded again by their
+    // batches), not these.
+    let before = progress.configs_len();
+    let rates = run_all(
+        vec![
+            open_loop_job(b, WIso::Strict),
+            open_loop_job(b, WIso::NoPageConflict),
+        ],
+        progress,
+    );
+    // A failed rate run (or counting) leaves the figures to run, and report, on their own.
+    if let (Ok((strict, _)), Ok((npc, _))) = (
+        gap_of(&rates, 0, WIso::Strict),
+        gap_of(&rates, 1, WIso::NoPageConflict),
+    ) {
+        run_all(jobs_at(strict, npc)?, progress);
+    }
+    progress.set_configs_from(before, Vec::new());
+    Ok(())
 }
 
 /// Channel counts of Fig. 8; chips per channel grow as channels shrink, so the device keeps
@@ -350,7 +394,10 @@ impl ChannelProbe {
     }
 }
 
-fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
+/// Fig. 7's points (every protocol at every level it supports) and, for each, its
+/// (protocol, isolation, job) indices.
+#[allow(clippy::type_complexity)]
+fn fig7_jobs(b: &Config) -> Result<(Vec<Job>, Vec<(usize, usize, usize)>), String> {
     let mut jobs = Vec::new();
     let mut slots: Vec<(usize, usize, usize)> = Vec::new(); // (protocol, isolation, job)
     for (pi, p) in PROTOCOLS.iter().enumerate() {
@@ -371,6 +418,11 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             });
         }
     }
+    Ok((jobs, slots))
+}
+
+fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String> {
+    let (jobs, slots) = fig7_jobs(b)?;
     let r = run_all(jobs, progress);
     let run7 = |pi: usize, ii: usize| -> Option<Result<&RunMetrics, String>> {
         slots
@@ -628,6 +680,22 @@ fn window_explanation(
 /// 70× acceleration was chosen to (§4.1). The paper's trace timestamps are not available,
 /// so its absolute arrival rate cannot be used. Returns the gap and that throughput.
 fn open_loop_gap_ns(b: &Config, wiso: WIso, progress: &Progress) -> Result<(u64, f64), String> {
+    let r = run_all(vec![open_loop_job(b, wiso)], progress);
+    gap_of(&r, 0, wiso)
+}
+
+/// The open-loop gap and rate from the plain FTL's closed-loop run `r[i]` at `wiso`.
+fn gap_of(r: &[Result<RunMetrics, String>], i: usize, wiso: WIso) -> Result<(u64, f64), String> {
+    let t = get(r, i)?.tx_throughput_per_s;
+    if !(t > 0.0) {
+        return Err(format!("the plain FTL committed nothing under {wiso:?}"));
+    }
+    Ok((((1e9 / t).round() as u64).max(1), t))
+}
+
+/// The closed-loop run of the plain FTL whose throughput sets the open-loop arrival rate
+/// at isolation level `wiso` (`open_loop_gap_ns`).
+fn open_loop_job(b: &Config, wiso: WIso) -> Job {
     let mut c = b.clone();
     c.protocol.name = "none".into();
     c.workload.txn.isolation = wiso;
@@ -635,18 +703,10 @@ fn open_loop_gap_ns(b: &Config, wiso: WIso, progress: &Progress) -> Result<(u64,
     c.workload.txn.interarrival_ns = 0;
     c.ftl.checkpoint_interval = 0;
     c.run.measure_recovery = false;
-    let r = run_all(
-        vec![Job {
-            label: format!("lighttx open-loop rate: none closed loop {wiso:?}"),
-            cfg: c,
-        }],
-        progress,
-    );
-    let t = get(&r, 0)?.tx_throughput_per_s;
-    if !(t > 0.0) {
-        return Err(format!("the plain FTL committed nothing under {wiso:?}"));
+    Job {
+        label: format!("lighttx open-loop rate: none closed loop {wiso:?}"),
+        cfg: c,
     }
-    Ok((((1e9 / t).round() as u64).max(1), t))
 }
 
 /// The abort sweep of `protocols` (by protocol, then abort ratio) at isolation level `wiso`,
@@ -1392,6 +1452,26 @@ fn npc_protocols() -> Result<Vec<&'static str>, String> {
     Ok(v)
 }
 
+/// The points of Figs. 10 and 12 at mean arrival gap `gap_ns`: the no-page-conflict abort
+/// sweep of `protos` (`npc_protocols`), then LightTx at 0 % and 50 % aborts at half the rate.
+fn fig10_jobs(b: &Config, protos: &[&str], gap_ns: u64) -> Result<Vec<Job>, String> {
+    let mut jobs = abort_sweep_jobs(b, protos, WIso::NoPageConflict, gap_ns, "fig10");
+    let l = protos
+        .iter()
+        .position(|p| *p == "lighttx")
+        .ok_or("lighttx must support no-page-conflict")?;
+    // The arrival-rate ablation (as Fig. 9's): LightTx at 0 % and 50 % aborts, half the rate.
+    for ai in [0, ABORTS.len() - 1] {
+        let mut c = jobs[l * ABORTS.len() + ai].cfg.clone();
+        c.workload.txn.interarrival_ns = gap_ns * 2;
+        jobs.push(Job {
+            label: half_rate_label("fig10", "lighttx", ABORTS[ai]),
+            cfg: c,
+        });
+    }
+    Ok(jobs)
+}
+
 /// Figs. 10 and 12: the abort sweep of Figs. 9 and 11 under no-page-conflict isolation, for
 /// the protocols that support it. The paper says only that Fig. 10 "shows similar results"
 /// to Fig. 9, so its statements are tested again here.
@@ -1408,19 +1488,10 @@ fn fig10_12(
         "Figs. 10 and 12 (no-page-conflict isolation): open loop, mean arrival gap {:.3} ms ({rate:.0} transactions/s, the plain FTL's closed-loop throughput at that level).",
         gap_ns as f64 / 1e6
     ));
-    let mut jobs = abort_sweep_jobs(b, &protos, WIso::NoPageConflict, gap_ns, "fig10");
+    let jobs = fig10_jobs(b, &protos, gap_ns)?;
     let idx = |name: &str| protos.iter().position(|p| *p == name);
     let l = idx("lighttx").ok_or("lighttx must support no-page-conflict")?;
-    // The arrival-rate ablation (as Fig. 9's): LightTx at 0 % and 50 % aborts, half the rate.
-    let n = jobs.len();
-    for ai in [0, ABORTS.len() - 1] {
-        let mut c = jobs[l * ABORTS.len() + ai].cfg.clone();
-        c.workload.txn.interarrival_ns = gap_ns * 2;
-        jobs.push(Job {
-            label: half_rate_label("fig10", "lighttx", ABORTS[ai]),
-            cfg: c,
-        });
-    }
+    let n = protos.len() * ABORTS.len();
     let r = run_all(jobs, progress);
     let m = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
     let mut csv = String::from(
@@ -2771,6 +2842,76 @@ mod tests {
         let mut b = base(16, 12).unwrap();
         b.nand.channels = 2;
         b.nand.planes_per_die = 2;
+        b
+    }
+
+    /// Figs. 7, 9–12 with the memo on (their points run first as one batch,
+    /// `shared_devices_first`) under `budget` bytes, Fig. 8 between them as in `run`:
+    /// the output and the timings.
+    fn figs_7_to_12(budget: u64, memo: bool) -> (Output, Vec<crate::runner::PointTiming>) {
+        // `configs`: as `crate::run_paper` collects them for REPORT.html.
+        let b = tiny_npc();
+        let mut p = quiet();
+        p.set_mem_budget_bytes(budget);
+        p.set_memo(memo);
+        let mut out = Output::default();
+        shared_devices_first(&b, &p).unwrap();
+        fig7(&b, &mut out, &p).unwrap();
+        fig8(&b, &mut out, &p).unwrap();
+        let f17 = fig9_to_19(&b, &mut out, &p).unwrap();
+        fig10_12(&b, Some(&f17), &mut out, &p).unwrap();
+        out.configs = p.take_configs();
+        (out, p.take_timings())
+    }
+
+    /// With room for two running jobs and one kept device only, Figs. 9–12 still build none
+    /// of the six protocols' aged devices again: Fig. 7's batch was dropped from memory for
+    /// Fig. 8's geometries, and, figure by figure, Figs. 9 and 10 built each again (11 of
+    /// the 69 device builds of a full-scale run).
+    #[test]
+    fn figs_7_9_and_10_build_each_aged_device_once() {
+        let b = tiny_npc();
+        let budget = 3 * crate::runner::job_bytes(&b);
+        let (_, timings) = figs_7_to_12(budget, true);
+        let rebuilt: Vec<&str> = timings
+            .iter()
+            .filter(|t| t.task == "builder")
+            .map(|t| t.label.as_str())
+            .filter(|l| l.starts_with("lighttx fig9 ") || l.starts_with("lighttx fig10 "))
+            .filter(|l| !l.contains("unaged"))
+            .collect();
+        assert!(rebuilt.is_empty(), "built again: {rebuilt:?}");
+        // The open-loop rates' two runs share one `none` device.
+        let rate_builds = timings
+            .iter()
+            .filter(|t| t.task == "builder" && t.label.starts_with("lighttx open-loop rate"))
+            .count();
+        assert_eq!(rate_builds, 1);
+    }
+
+    /// Running Figs. 7, 9–12's points first as one batch changes no result: the same
+    /// claims, CSVs and plots as figure by figure without the memo, and the same
+    /// configurations for REPORT.html.
+    #[test]
+    fn running_the_shared_device_points_first_changes_no_result() {
+        let b = tiny_npc();
+        let budget = 3 * crate::runner::job_bytes(&b);
+        let (first, _) = figs_7_to_12(budget, true);
+        let (alone, _) = figs_7_to_12(budget, false);
+        let claims = |o: &Output| serde_json::to_string(&o.claims).unwrap();
+        assert_eq!(claims(&first), claims(&alone));
+        assert_eq!(first.csvs, alone.csvs);
+        assert_eq!(first.svgs, alone.svgs);
+        assert_eq!(first.notes, alone.notes);
+        assert_eq!(first.configs, alone.configs);
+    }
+
+    /// `tiny` with transactions small enough for no-page-conflict isolation (concurrency ×
+    /// size_max must fit half the addressed pages, of Fig. 7's wide-zone device too).
+    fn tiny_npc() -> Config {
+        let mut b = tiny();
+        b.workload.txn.transactions = 6;
+        b.workload.txn.size_max = 4;
         b
     }
 

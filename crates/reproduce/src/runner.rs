@@ -146,6 +146,12 @@ impl<'a> Progress<'a> {
         self.memo = on.then(Arc::default);
     }
 
+    /// Whether identical points of a real (not counting) run of this progress are answered
+    /// from one run (`crate::memo`): the memo is on and the points run here, not remotely.
+    pub(crate) fn answers_identical_points(&self) -> bool {
+        self.memo.is_some() && self.remote.is_none()
+    }
+
     /// The memo of identical points (`crate::memo`), if they are answered from one run: not
     /// while counting, and not on a remote engine (which keys its results alike).
     pub(crate) fn memo(&self) -> Option<&crate::memo::Memo> {

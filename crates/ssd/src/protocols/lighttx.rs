@@ -401,9 +401,15 @@ impl ZoneTx {
             self.collectable_hint = vec![0; core.geo.pus() as usize];
         }
         let start = self.collectable_hint[pu.0 as usize] as usize % bpp.max(1);
-        let found = (start..bpp)
-            .chain(0..start)
-            .find(|&i| gcable[i] && u32::from(live[i]) < pages);
+        // Over zipped slices rather than indices (no bounds checks in the loop).
+        let hit = |r: std::ops::Range<usize>| {
+            gcable[r.clone()]
+                .iter()
+                .zip(&live[r.clone()])
+                .position(|(&g, &l)| g && u32::from(l) < pages)
+                .map(|k| r.start + k)
+        };
+        let found = hit(start..bpp).or_else(|| hit(0..start));
         if let Some(i) = found {
             self.collectable_hint[pu.0 as usize] = i as u32;
         }
