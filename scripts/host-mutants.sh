@@ -77,6 +77,7 @@ declare -A SCOPE=(
   [restart-no-void]="wal/none/out-of-place"
   [restart-ipa-stale-area]="wal/none/ipa"
   [restart-uncommitted]="device-tx/cfc/out-of-place device-tx/scc/out-of-place device-tx/bpcc/out-of-place"
+  [restart-ipl-erase-early]="wal/none/ipl"
   [pcm-early-atl-removal]="pcmlogging/none/out-of-place"
   [pcm-paper-pseudo-xid]="pcmlogging/none/out-of-place"
   [pcm-pseudo-xid-of-aborts]="pcmlogging/none/out-of-place"
@@ -86,7 +87,7 @@ declare -A SCOPE=(
   [pcm-early-relocation-switch]="pcmlogging/none/out-of-place"
   [pcm-flash-ack-at-issue]="pcmlogging/none/out-of-place/emulated wal-pcm/none/out-of-place/emulated scmlogging/none/out-of-place/emulated pcmlogging-page/none/out-of-place/emulated"
 )
-ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted fc-restart-no-flags fc-restart-no-dirty"
+ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted restart-ipl-erase-early fc-restart-no-flags fc-restart-no-dirty"
 if [ $# -gt 0 ]; then
   for m in "$@"; do
     if [ -z "${SCOPE[$m]:-}" ]; then
@@ -128,6 +129,7 @@ declare -A TARGETED=(
   [restart-no-void]="--run-on --schedules 20000 --set host.log_record_bytes=400 --set host.log_pages=128 --set nand.channels=2 --set host.clients=4 --set host.transactions=6"
   [restart-ipa-stale-area]="--run-on --schedules 1000"
   [restart-uncommitted]="--run-on --schedules 1000"
+  [restart-ipl-erase-early]="--run-on --schedules 1000"
   [fc-restart-no-flags]="--run-on --schedules 1000"
   [fc-restart-no-dirty]="--run-on --schedules 1000"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
