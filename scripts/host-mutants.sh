@@ -117,7 +117,7 @@ declare -A TARGETED=(
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
   [host-log-acked-at-issue]="--schedules 1000 --double"
   [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
-  [host-fc-empty-commit-list]="$FC_DEFERRING"
+  [host-fc-empty-commit-list]="$FC_DEFERRING --set host.page_bytes=2048 --set nand.planes_per_die=4"
   [fc-master-before-noted]="$FC_DEFERRING"
   [device-tx-skip-rewrite]="$DEVICE_TX_STEALS"
   [device-tx-reopen-forgets]="$DEVICE_TX_STEALS"
