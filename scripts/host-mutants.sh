@@ -77,6 +77,7 @@ declare -A SCOPE=(
   [restart-no-void]="wal/none/out-of-place"
   [restart-ipa-stale-area]="wal/none/ipa"
   [restart-uncommitted]="device-tx/cfc/out-of-place device-tx/scc/out-of-place device-tx/bpcc/out-of-place"
+  [restart-ipl-erase-early]="wal/none/ipl"
   [pcm-early-atl-removal]="pcmlogging/none/out-of-place"
   [pcm-paper-pseudo-xid]="pcmlogging/none/out-of-place"
   [pcm-pseudo-xid-of-aborts]="pcmlogging/none/out-of-place"
@@ -86,7 +87,7 @@ declare -A SCOPE=(
   [pcm-early-relocation-switch]="pcmlogging/none/out-of-place"
   [pcm-flash-ack-at-issue]="pcmlogging/none/out-of-place/emulated wal-pcm/none/out-of-place/emulated scmlogging/none/out-of-place/emulated pcmlogging-page/none/out-of-place/emulated"
 )
-ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted fc-restart-no-flags fc-restart-no-dirty"
+ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted restart-ipl-erase-early fc-restart-no-flags fc-restart-no-dirty"
 if [ $# -gt 0 ]; then
   for m in "$@"; do
     if [ -z "${SCOPE[$m]:-}" ]; then
@@ -117,7 +118,7 @@ declare -A TARGETED=(
   [ipl-sector-before-merge]="--set host.ipl.layout=\"separate\" --set nand.channels=4 --set host.clients=4 --set host.ipl.log_sectors=4"
   [host-log-acked-at-issue]="--schedules 1000 --double"
   [fc-master-before-commit-acks]="--seed 1394702057938662 --schedules 1000 --set host.transactions=300 --set host.clients=4 --set host.bank.accounts=120 --set nand.blocks_per_plane=32"
-  [host-fc-empty-commit-list]="--seed 20 --schedules 1000 --run-on --set nand.blocks_per_plane=32 --set host.log_pages=32 --set host.bank.accounts=8 --set host.clients=4 --set host.checkpoint_log_bytes=300 --set host.buffer_frames=16 --set nand.channels=4 --set nand.timing.jitter_ns=3000000 --set nand.timing.program_ns=100000"
+  [host-fc-empty-commit-list]="$FC_DEFERRING --set host.page_bytes=2048 --set nand.planes_per_die=4"
   [fc-master-before-noted]="$FC_DEFERRING"
   [device-tx-skip-rewrite]="$DEVICE_TX_STEALS"
   [device-tx-reopen-forgets]="$DEVICE_TX_STEALS"
@@ -129,6 +130,7 @@ declare -A TARGETED=(
   [restart-no-void]="--run-on --schedules 20000 --set host.log_record_bytes=400 --set host.log_pages=128 --set nand.channels=2 --set host.clients=4 --set host.transactions=6"
   [restart-ipa-stale-area]="--run-on --schedules 1000"
   [restart-uncommitted]="--run-on --schedules 1000"
+  [restart-ipl-erase-early]="--run-on --schedules 1000"
   [fc-restart-no-flags]="--run-on --schedules 1000"
   [fc-restart-no-dirty]="--run-on --schedules 1000"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"

@@ -21,6 +21,7 @@
 
 use crate::check::HostRecording;
 use crate::data::{Effect, Layout, PageNo};
+use crate::engine::CommitRec;
 use std::collections::BTreeMap;
 use workload::db::{FieldOp, RecOp, Rid, RowContent, TableId, TxnSource};
 
@@ -45,13 +46,21 @@ impl Contents {
     /// Builds the chains of `rec`'s commits and the workload's generator as loaded. `None`
     /// when the workload defines no consistency conditions.
     pub fn new(rec: &HostRecording) -> Result<Option<Contents>, String> {
+        Contents::after(rec, &[])
+    }
+
+    /// As `new`, for a run that started from a recovered database (run-on,
+    /// `check::check_run_on`): `before` are the commits of the crashed run that database
+    /// holds, in commit order, so the chains run from the loaded state through them and
+    /// then through `rec`'s own commits.
+    pub fn after(rec: &HostRecording, before: &[CommitRec]) -> Result<Option<Contents>, String> {
         let source = crate::source::build(&rec.cfg, rec.seed).map_err(|e| e.to_string())?;
         if !source.has_consistency() {
             return Ok(None);
         }
         let layout = &rec.layout;
         let mut chains: BTreeMap<(PageNo, u16), Vec<(u64, RowContent)>> = BTreeMap::new();
-        for c in &rec.commits {
+        for c in before.iter().chain(&rec.commits) {
             for op in &c.spec.ops {
                 let Some(eff) = Effect::of(op) else { continue };
                 let rid = op.rid();

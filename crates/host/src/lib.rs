@@ -236,7 +236,10 @@ pub struct HostConfig {
     /// the run's first log write overwrites them), "ipa-stale-area" (`ipa`: pages whose
     /// recovered values the medium already shows are not written back, delta records and
     /// all, but the engine resumes with no records on them), "uncommitted" (device-tx: the
-    /// restart hands the engine each page's newest write, committed or not); empty = none. Single and double crashes cannot see either: the restart's database is right.
+    /// restart hands the engine each page's newest write, committed or not),
+    /// "ipl-erase-early" (`ipl`, in-block: the restart erases an erase unit's older blocks
+    /// with the programs of its fresh block instead of after them,
+    /// `update::ipl::restart_merge`); empty = none. Single and double crashes cannot see either: the restart's database is right.
     /// Never set this outside tests.
     #[serde(skip)]
     pub fault_restart: String,

@@ -535,9 +535,8 @@ fn sweep_for_deferred_checkpoints() {
 /// not caught on the tiny run in 40 seeds; on the deferring configuration afc-ex
 /// catches it with seed 0 (an acked commit's values lost: AFC's commit needs every FALSE
 /// node programmed, and the master let restart skip the COMMIT record below B). cfc-ex is
-/// not caught there in seeds 0–11: with one flag deciding and commits acked only after it,
-/// a flag still in flight under the master concerns an unacked commit, which may go either
-/// way — the plant is not a violation the CFC oracle can see on these runs.
+/// not caught there in seeds 0–11; `flag_race` reaches its window
+/// (`the_checker_catches_a_cfc_master_that_does_not_wait_for_flags`).
 #[test]
 fn the_checker_catches_an_afc_master_that_does_not_wait_for_flags() {
     assert!(caught_deferring(
@@ -633,4 +632,43 @@ fn afc_ex_soak_states_756_and_733_keep_a_commit_in_flight_at_a_checkpoint() {
         let rep = check::check(&rec, Mode::Random { schedules: 1000 }, seed, Some(state)).unwrap();
         assert_eq!(rep.violations, 1, "planted: seed {seed} state {state}");
     }
+}
+
+/// The deferred-checkpoint shape with one device page per DB page (`host.page_bytes` =
+/// the 2 KiB flash page, so a version is one program and the checkpoint's writes end
+/// sooner) over four planes (the master lands on a plane other than the flag's more
+/// often): a checkpoint that starts while a commit without a node is in flight writes the
+/// transaction's page, whose new node's flag is programmed at the ack, and the master is
+/// issued then too (`checkpoint.rs`, case (b)).
+fn flag_race(s: &str) -> (host::HostConfig, ssd::DeviceConfig) {
+    let (mut h, mut d) = deferring(s);
+    h.page_bytes = d.nand.page_bytes;
+    d.nand.planes_per_die = 4;
+    (h, d)
+}
+
+/// `fault_fc_empty_commit_list` on cfc-ex: the master of a checkpoint does not wait for
+/// the flag programs in flight. Reached by `flag_race` (found by a sweep of shapes with the
+/// plant: `deferring` and its one-page-per-DB-page form, seeds 0–3, were clean; with four
+/// planes seed 0 violates in 28 of 3,806 exhaustive states and 1 of 599 random run-on
+/// states): an acked transaction whose only node's flag the crash cut under a durable
+/// master loses its updates. Unplanted, the same run has no violation.
+#[test]
+fn the_checker_catches_a_cfc_master_that_does_not_wait_for_flags() {
+    let (h, d) = flag_race("cfc-ex");
+    let clean = check::record(&h, &d, 0).unwrap();
+    let ex = Mode::Exhaustive { max_in_flight: 8 };
+    let rep = check::check(&clean, ex, 1, None).unwrap();
+    assert_eq!(rep.violations, 0, "{:?}", rep.first.first());
+    let mut h = h;
+    h.fault_fc_empty_commit_list = true;
+    let planted = check::record(&h, &d, 0).unwrap();
+    let rep = check::check(&planted, ex, 1, None).unwrap();
+    eprintln!(
+        "empty commit list on cfc-ex: {} of {} states; first: {:?}",
+        rep.violations,
+        rep.states,
+        rep.first.first().map(|v| (v.state.index, &v.findings))
+    );
+    assert!(rep.violations > 0, "{} states", rep.states);
 }

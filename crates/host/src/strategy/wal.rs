@@ -163,9 +163,20 @@
 //! the data device; every order above is between completions, which hold across devices
 //! as they do on one.
 //!
-//! Not done: a run-on restart with `ipl` (refused: `check::run_on_refusal`): its pages
-//! live in host-managed erase units whose log regions would hold the crashed run's sectors
-//! next to the restart's pages; the restart would have to merge every unit it writes.
+//! With `ipl`'s `in-block` layout (In-Page Logging, Lee & Moon §4.3) the pages live in
+//! host-managed erase units whose log regions hold the crashed run's sectors, so the
+//! checkpoint's page writes are merges (`update::ipl::restart_merge`): every unit that holds
+//! a block or a recovered page is programmed into a fresh block of a generation above every
+//! block the device kept for it — the recovered pages with the CKPT-BEGIN LSN, the unit's
+//! other pages as loaded — and its older blocks are erased once those programs are
+//! complete. The engine resumes with every unit's block the restart's and its log region
+//! empty (`update::ipl::Ipl::resumed`). A crash before a unit's fresh block is complete
+//! finds the block the first restart chose intact (its erase waits); after, the fresh
+//! block's generation wins over the others, erased or not. With the `separate` layout the
+//! pages go through the FTL as out-of-place ones do; the units' log pages keep the crashed
+//! run's sectors, whose images are older than the checkpoint's LSN (the highest-LSN rule of
+//! IPL's restart never prefers them), and the engine's next sector of a unit programs its
+//! first log page afresh.
 
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
@@ -318,6 +329,8 @@ pub struct Resume {
     data_ack: SimTime,
     /// The restart's master: (ack, redo LSN).
     master: (SimTime, u64),
+    /// `ipl`: the erase units as the restart left them (`update::ipl::restart_merge`).
+    ipl: Option<crate::update::ipl::Resume>,
 }
 
 /// Where the master record and the log start: after the data area (shared device), or at
@@ -449,6 +462,10 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             // Every page the restart wrote back is a fresh physical page with an empty
             // delta area (`Ipa::new`: no records), written by `data_ack`.
             ipa.resumed(r.data_ack);
+        }
+        if let (Some(ipl), Some(x)) = (wal.ipl.as_mut(), r.ipl) {
+            // Every erase unit the restart merged starts with an empty log region.
+            ipl.resumed(x);
         }
     }
     Ok(wal)
@@ -1280,12 +1297,6 @@ fn write_back_into(
     stale: &[PageNo],
 ) -> Result<()> {
     let cfg = ctx.cfg;
-    if cfg.update == "ipl" {
-        return Err(HostError::Config {
-            key: "host.update".into(),
-            reason: "a run-on restart of wal with ipl is not done (its erase units would have to be merged by the restart)".into(),
-        });
-    }
     let page_bytes = u64::from(ctx.device.core.geo.page_bytes);
     let rec_bytes = u64::from(cfg.log_record_bytes);
     let (master, base) = log_position(cfg, ctx.layout);
@@ -1436,7 +1447,27 @@ fn write_back_into(
     let forced = tail.issued_ack;
     let mut data_ack = forced;
     let layout = ctx.layout;
-    for (p, values) in db {
+    let mut ipl = None;
+    if cfg.update == "ipl" && cfg.ipl.layout == "in-block" {
+        // In-Page Logging's erase units: every unit merged into a fresh block holding the
+        // recovered pages, its log region empty (`update::ipl::restart_merge`).
+        let imgs: BTreeMap<PageNo, Arc<PageImage>> = db
+            .iter()
+            .map(|(p, values)| {
+                let img = Arc::new(PageImage {
+                    page: *p,
+                    lsn: begin,
+                    values: values.clone(),
+                });
+                (*p, img)
+            })
+            .collect();
+        let (end, r) =
+            crate::update::ipl::restart_merge(ctx, &mut wb.tags, &imgs, &mut wb.disk, forced)?;
+        data_ack = data_ack.max(end);
+        ipl = Some(r);
+    }
+    for (p, values) in db.iter().filter(|_| ipl.is_none()) {
         let img = Arc::new(crate::data::PageImage {
             page: *p,
             lsn: begin,
@@ -1468,6 +1499,11 @@ fn write_back_into(
             data_ack = data_ack.max(t);
         }
         wb.disk.insert(*p, (first_tag, img));
+    }
+    if cfg.update == "ipl" && ipl.is_none() {
+        // `separate`: the pages went through the FTL above; the units' log pages keep the
+        // crashed run's sectors, whose images are older than the checkpoint's.
+        ipl = Some(crate::update::ipl::Resume::separate(data_ack));
     }
     append(
         ctx,
@@ -1501,6 +1537,7 @@ fn write_back_into(
         issued_ack: tail.issued_ack,
         data_ack,
         master: (master_ack, begin),
+        ipl,
     }));
     Ok(())
 }

@@ -1006,6 +1006,194 @@ fn recover_in_block(
     Ok(())
 }
 
+/// What a run-on restart leaves the resumed `Ipl` (`restart_merge`, `Ipl::resumed`).
+#[derive(Debug, Default)]
+pub struct Resume {
+    /// `in-block`: per erase unit the block and generation the restart merged it into
+    /// (None: the unit has no block, as loaded).
+    units: Vec<Option<(media::BlockId, u64)>>,
+    /// When the restart's page writes complete: every unit's next log sector waits for it.
+    done: SimTime,
+}
+
+impl Resume {
+    /// `separate`: the restart wrote its pages through the FTL by `done`; no unit state.
+    pub fn separate(done: SimTime) -> Resume {
+        Resume {
+            units: Vec::new(),
+            done,
+        }
+    }
+}
+
+impl Ipl {
+    /// The engine starts on a medium whose run-on restart merged every erase unit
+    /// (`restart_merge`): each unit's block is the restart's, its log region empty.
+    pub fn resumed(&mut self, r: Resume) {
+        for e in &mut self.last_end {
+            *e = (*e).max(r.done);
+        }
+        if let Some(b) = self.blocks.as_mut() {
+            for (u, x) in r.units.into_iter().enumerate() {
+                if let Some(unit) = b.units.get_mut(u) {
+                    unit.block = x;
+                }
+            }
+        }
+    }
+}
+
+/// The `in-block` part of a run-on restart's end-of-restart checkpoint (`strategy::wal`,
+/// "Run-on restart"): every erase unit that holds a block or a recovered page is merged, as
+/// a merge of the run is (Lee & Moon §4.3), into a fresh block holding the recovered
+/// database — `pages` (their page LSN the checkpoint's), every other page of the unit as
+/// loaded — with a generation above every block the device kept for the unit, its log
+/// region empty; then every older block of the unit is erased, issued not before the fresh
+/// block's programs have completed. Blocks whose owner words read nowhere (a torn first
+/// program) are erased at once: no restart reads them. The crashed run's log sectors go
+/// with their blocks, so the engine resumes with every log region empty
+/// (`Ipl::resumed`). Programs are issued at `ready` (after the restart's log force: the
+/// WAL rule). Records each written page in `disk`; returns when the programs complete.
+///
+/// Why it is right, case by case (a crash during it; the master is written only after the
+/// programs complete): before a unit's fresh block is complete, the block restart chose
+/// before is intact (its erase waits), and the old master's redo rebuilds what the first
+/// restart did; once it is complete, its generation is above every other block of the
+/// unit, so it is chosen whether or not their erases ran or were torn, and its pages carry
+/// the checkpoint's LSN, above every record the old master's scan redoes.
+pub fn restart_merge(
+    ctx: &mut RecoverCtx<'_>,
+    tags: &mut crate::data::TagTable,
+    pages: &BTreeMap<PageNo, Arc<PageImage>>,
+    disk: &mut BTreeMap<PageNo, (u64, Arc<PageImage>)>,
+    ready: SimTime,
+) -> Result<(SimTime, Resume)> {
+    let unit_pages = u64::from(ctx.cfg.ipl.unit_pages.max(1));
+    let parts = ctx.layout.parts;
+    let total = ctx.layout.pages;
+    let units = total.div_ceil(unit_pages) as usize;
+    let slots = ctx.device.native_slots();
+    let corrupt = |s: String| HostError::Corrupt(s);
+    // Per unit: every block the device kept for it and the highest generation among them.
+    let mut owned: Vec<Vec<media::BlockId>> = vec![Vec::new(); units];
+    let mut top: Vec<u64> = vec![0; units];
+    let mut orphans = Vec::new();
+    for b in ctx.device.native_blocks() {
+        let mut owner = None;
+        for slot in 0..slots {
+            let (o, oob, t) = ctx
+                .device
+                .native_read(b, slot, ctx.now)
+                .map_err(|e| corrupt(format!("reading host block {b} slot {slot}: {e}")))?;
+            ctx.now = ctx.now.max(t);
+            if oob.is_some() {
+                owner = oob;
+                break;
+            }
+            if o == ssd::ReadOutcome::Unmapped {
+                break;
+            }
+        }
+        match owner {
+            Some(o) if (o.a as usize) < units => {
+                owned[o.a as usize].push(b);
+                top[o.a as usize] = top[o.a as usize].max(o.b);
+            }
+            Some(o) => {
+                return Err(corrupt(format!(
+                    "host block {b} claims erase unit {}, beyond the {units} units",
+                    o.a
+                )))
+            }
+            None => orphans.push(b),
+        }
+    }
+    let at = ready.max(ctx.now);
+    let dev_err = |what: String| move |e: ssd::SsdError| corrupt(format!("{what}: {e}"));
+    for b in orphans {
+        ctx.device
+            .native_erase(b, at)
+            .map_err(dev_err(format!("erasing host block {b}")))?;
+    }
+    let mut out = Resume {
+        units: vec![None; units],
+        done: at,
+    };
+    for u in 0..units {
+        let first = u as u64 * unit_pages;
+        let last = (first + unit_pages).min(total);
+        if owned[u].is_empty() && pages.range(PageNo(first)..PageNo(last)).next().is_none() {
+            continue; // never loaded, nothing recovered: stays as loaded
+        }
+        let n = (last - first) as u32 * parts;
+        let gen = top[u]
+            .checked_add(1)
+            .ok_or_else(|| corrupt(format!("erase unit {u} has a block of the last generation")))?;
+        let (nb, erased) = ctx
+            .device
+            .native_take_block(at)
+            .map_err(dev_err(format!("taking a block for erase unit {u}")))?;
+        let start = at.max(erased);
+        let oob = ssd::NativeOob {
+            a: u as u32,
+            b: gen,
+            c: n as u8,
+        };
+        let mut end = start;
+        for (i, q) in (first..last).enumerate() {
+            let page = PageNo(q);
+            let image = match pages.get(&page) {
+                Some(img) => img.clone(),
+                None => Arc::new(PageImage {
+                    page,
+                    lsn: 0,
+                    values: ctx.layout.initial_page(page),
+                }),
+            };
+            let mut t0 = 0;
+            for k in 0..parts {
+                let tag = tags.add(|| TagContent::Data {
+                    image: image.clone(),
+                    part: k,
+                });
+                if k == 0 {
+                    t0 = tag;
+                }
+                let t = ctx
+                    .device
+                    .native_program(
+                        nb,
+                        i as u32 * parts + k,
+                        media::Content::Tag(tag),
+                        oob,
+                        start,
+                    )
+                    .map_err(dev_err(format!("merging page {q} of erase unit {u}")))?;
+                end = end.max(t);
+            }
+            if pages.contains_key(&page) {
+                disk.insert(page, (t0, image));
+            }
+        }
+        // The old blocks go only when every page of the fresh one is durable (§4.3's merge
+        // order). The planted bug (`HostConfig::fault_restart = "ipl-erase-early"`) erases
+        // them with the programs.
+        let erase_at = if ctx.cfg.fault_restart == "ipl-erase-early" {
+            start
+        } else {
+            end
+        };
+        for &b in &owned[u] {
+            ctx.device
+                .native_erase(b, erase_at)
+                .map_err(dev_err(format!("erasing erase unit {u}'s block {b}")))?;
+        }
+        out.units[u] = Some((nb, gen));
+        out.done = out.done.max(end);
+    }
+    Ok((out.done, out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
