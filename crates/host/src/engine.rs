@@ -1265,7 +1265,8 @@ impl Engine {
                 };
                 let s = Arc::make_mut(&mut own);
                 self.source.bind(s, i);
-                s.validate(self.source.schema())
+                // `bind` rewrites `ops[i..]` only (its contract); the rest was validated.
+                s.validate_from(self.source.schema(), i)
                     .map_err(|e| HostError::Workload(e.what))?;
                 // Unchanged: carried out below. Rewritten: its lock is taken next round and,
                 // if it is still a bind point, it is settled again under that lock.
