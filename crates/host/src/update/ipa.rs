@@ -514,7 +514,8 @@ mod tests {
             let page = PageNo(1 + round % 2);
             for _ in 0..rng.below(8) {
                 let from = rng.below(64) as u32;
-                let len = 1 + rng.below(if rng.below(4) == 0 { 40 } else { 4 }) as u32;
+                let long = rng.below(4) == 0;
+                let len = 1 + rng.below(if long { 40 } else { 4 }) as u32;
                 tracks.entry(page).add(from, from + len, m);
                 if !model_oop {
                     set.extend(from..from + len);
