@@ -548,7 +548,6 @@ enum End {
 struct Client {
     phase: Phase,
     spec: Option<Arc<TxnSpec>>,
-    effects: Vec<Option<Effect>>,
     txn: TxnId,
     started: SimTime,
     first_start: SimTime,
@@ -975,7 +974,6 @@ impl Engine {
             .map(|_| Client {
                 phase: Phase::Idle,
                 spec: None,
-                effects: Vec::new(),
                 txn: TxnId(0),
                 started: SimTime::ZERO,
                 first_start: SimTime::ZERO,
@@ -1121,18 +1119,15 @@ impl Engine {
     }
 
     /// First half of the next event's prefetch (hints only): the header of the transaction
-    /// its client runs and the effect of its current operation. A client's transaction is
-    /// cold when it is woken (49 other clients ran since), and `advance` starts with a chain
-    /// of dependent loads through it (spec, ops, op, page) — 40 % of `Engine::run` before.
+    /// its client runs. A client's transaction is cold when it is woken (49 other clients
+    /// ran since), and `advance` starts with a chain of dependent loads through it (spec,
+    /// ops, op, page) — 40 % of `Engine::run` before.
     #[inline]
     fn prefetch_client_spec(&self) {
         if let Some(n) = self.queue.peek().map(|(_, e)| e.client) {
             let cl = &self.clients[n as usize];
             if let Some(spec) = &cl.spec {
                 sim::mem::prefetch(&**spec);
-            }
-            if let Some(e) = cl.effects.get(cl.op) {
-                sim::mem::prefetch(e);
             }
         }
     }
@@ -1170,9 +1165,6 @@ impl Engine {
                 spec.validate(self.source.schema())
                     .map_err(|e| HostError::Workload(e.what))?;
                 let cl = &mut self.clients[c as usize];
-                // Refilled in place: the client's vector from its last transaction is reused.
-                cl.effects.clear();
-                cl.effects.extend(spec.ops.iter().map(Effect::of));
                 cl.spec = Some(Arc::new(spec));
                 cl.first_start = now;
                 self.start_attempt(c, now, true)?;
@@ -1279,15 +1271,14 @@ impl Engine {
                 };
                 let s = Arc::make_mut(&mut own);
                 self.source.bind(s, i);
-                s.validate(self.source.schema())
+                // `bind` rewrites `ops[i..]` only (its contract); the rest was validated.
+                s.validate_from(self.source.schema(), i)
                     .map_err(|e| HostError::Workload(e.what))?;
                 // Unchanged: carried out below. Rewritten: its lock is taken next round and,
                 // if it is still a bind point, it is settled again under that lock.
                 if s.ops.get(i) == Some(&before) {
                     cl.bound_at = Some(i);
                 }
-                cl.effects.truncate(i);
-                cl.effects.extend(s.ops[i..].iter().map(Effect::of));
                 cl.spec = Some(own.clone());
                 spec = own;
                 continue;
@@ -1330,7 +1321,11 @@ impl Engine {
                 self.wake(c, ready);
                 return Ok(());
             }
-            if let Some(eff) = self.clients[c as usize].effects[i] {
+            // The operation's effect on its slot, taken when it is carried out: `bind` may
+            // rewrite the operations after its own up to once per bind point, so effects
+            // derived ahead of time were derived again after each (New-Order's up to 16
+            // bind points made that quadratic in its operations).
+            if let Some(eff) = Effect::of(op) {
                 match self.strat.admit(c, page, now) {
                     strategy::Admit::Yes => {}
                     strategy::Admit::Restart => return self.end_txn(c, now, End::Restart),

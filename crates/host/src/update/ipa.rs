@@ -49,7 +49,7 @@ use crate::data::{PageImage, PageNo, TagContent, TagTable};
 use crate::engine::{data_lpn, Core};
 use crate::{HostConfig, HostError, Result};
 use sim::SimTime;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use workload::db::RecOp;
 
@@ -113,10 +113,86 @@ pub fn check(cfg: &HostConfig, flash_page_bytes: u32, append_bytes: u32, slc: bo
     Ok(())
 }
 
+/// A buffered page's changed bytes since its last write: the distinct byte offsets, sorted,
+/// at most M + 1 of them (the (M + 1)th sets `oop` and empties the list: only the count is
+/// ever read, and past M it no longer matters).
 #[derive(Default)]
 struct Track {
-    bytes: BTreeSet<u32>,
+    bytes: Vec<u32>,
     oop: bool,
+}
+
+impl Track {
+    /// Adds bytes `[from, to)`; sets the out-of-place flag once more than `m` distinct bytes
+    /// changed. The same outcome as adding the whole range to a set and then comparing its
+    /// size with `m` (the size only grows), without visiting the bytes past the (M + 1)th.
+    fn add(&mut self, from: u32, to: u32, m: u32) {
+        if self.oop {
+            return;
+        }
+        for b in from..to {
+            if let Err(at) = self.bytes.binary_search(&b) {
+                self.bytes.insert(at, b);
+                if self.bytes.len() > m as usize {
+                    self.oop = true;
+                    self.bytes.clear();
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The pages being tracked: per DB page an index into a slab of `Track`s, whose entries
+/// (and their vectors' capacity) are reused once a page is written back, so tracking
+/// allocates only while the number of dirty pages grows. Never iterated.
+struct Tracks {
+    /// Per DB page: its entry in `slab`, or `NONE`.
+    of_page: Vec<u32>,
+    slab: Vec<Track>,
+    free: Vec<u32>,
+}
+
+impl Tracks {
+    const NONE: u32 = u32::MAX;
+
+    fn new(pages: u64) -> Tracks {
+        Tracks {
+            of_page: vec![Self::NONE; pages as usize],
+            slab: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// The page's entry, created empty if it has none.
+    fn entry(&mut self, page: PageNo) -> &mut Track {
+        let i = &mut self.of_page[page.0 as usize];
+        if *i == Self::NONE {
+            *i = match self.free.pop() {
+                Some(f) => f,
+                None => {
+                    self.slab.push(Track::default());
+                    (self.slab.len() - 1) as u32
+                }
+            };
+        }
+        &mut self.slab[*i as usize]
+    }
+
+    /// Forgets the page's entry: (its number of changed bytes, its out-of-place flag);
+    /// (0, false) for a page without one.
+    fn take(&mut self, page: PageNo) -> (usize, bool) {
+        let i = std::mem::replace(&mut self.of_page[page.0 as usize], Self::NONE);
+        if i == Self::NONE {
+            return (0, false);
+        }
+        let tr = &mut self.slab[i as usize];
+        let out = (tr.bytes.len(), tr.oop);
+        tr.bytes.clear();
+        tr.oop = false;
+        self.free.push(i);
+        out
+    }
 }
 
 /// Net bytes modified per evicted dirty page: histogram buckets (upper bounds, bytes).
@@ -137,7 +213,7 @@ pub struct Ipa {
     records: Vec<u8>,
     /// Per DB page: when its last write (program or append) completes.
     last_end: Vec<SimTime>,
-    track: BTreeMap<PageNo, Track>,
+    track: Tracks,
     pub in_place: u64,
     pub out_of_place: u64,
     pub oop_flag: u64,
@@ -159,7 +235,7 @@ impl Ipa {
             block_device_oop: 0,
             records: vec![0; pages as usize],
             last_end: vec![SimTime::ZERO; pages as usize],
-            track: BTreeMap::new(),
+            track: Tracks::new(pages),
             in_place: 0,
             out_of_place: 0,
             oop_flag: 0,
@@ -174,17 +250,14 @@ impl Ipa {
     /// `before`: the record's value before the operation (`update::net::changed_ranges`).
     pub fn on_op(&mut self, core: &Core, page: PageNo, op: &RecOp, before: u64) {
         let (base, rb) = super::net::slot_bytes(&core.layout, page, op.rid().slot);
-        let tr = self.track.entry(page).or_default();
+        let m = self.m;
+        let tr = self.track.entry(page);
         if tr.oop {
             return;
         }
-        for (s, l) in super::net::changed_ranges(op, before, rb) {
-            tr.bytes.extend(base + s..base + s + l);
-        }
-        if tr.bytes.len() > self.m as usize {
-            tr.oop = true;
-            tr.bytes.clear();
-        }
+        super::net::for_each_changed_range(op, before, rb, |s, l| {
+            tr.add(base + s, base + s + l, m)
+        });
     }
 
     /// Rollback restored a whole record image (value logging): its bytes count as changed.
@@ -192,14 +265,7 @@ impl Ipa {
         let (t, _) = core.layout.locate(page);
         let rb = u32::from(core.layout.schema.table(t).record_bytes);
         let base = u32::from(slot) * rb;
-        let tr = self.track.entry(page).or_default();
-        if !tr.oop {
-            tr.bytes.extend(base..base + rb);
-            if tr.bytes.len() > self.m as usize {
-                tr.oop = true;
-                tr.bytes.clear();
-            }
-        }
+        self.track.entry(page).add(base, base + rb, self.m);
     }
 
     /// Writes back `img` in place if the scheme allows; returns the ack, or None when the
@@ -211,33 +277,29 @@ impl Ipa {
         at: SimTime,
     ) -> Result<Option<SimTime>> {
         let p = img.page;
-        let tr = self.track.remove(&p).unwrap_or_default();
+        let (changed, oop) = self.track.take(p);
         let k = self.records[p.0 as usize];
         let lpn = data_lpn(&core.layout, p, 0);
         // odd-MLC: a page on an MSB page takes no append (`Device::can_append`). A
         // block-interface host cannot ask; the device decides (`Device::write_page`).
         let msb = !self.block && core.disk[p.0 as usize].is_some() && !core.device.can_append(lpn);
-        if msb && !tr.oop && u32::from(k) < self.n {
+        if msb && !oop && u32::from(k) < self.n {
             self.oop_msb += 1;
         }
-        let slot = match (&core.disk[p.0 as usize], tr.oop) {
+        let slot = match (&core.disk[p.0 as usize], oop) {
             (Some(_), false) if u32::from(k) < self.n && !msb => k,
             _ => {
-                if tr.oop {
+                if oop {
                     self.oop_flag += 1;
                 } else {
                     self.oop_full += 1;
                 }
-                self.note_net(if tr.oop {
-                    u64::MAX
-                } else {
-                    tr.bytes.len() as u64
-                });
+                self.note_net(if oop { u64::MAX } else { changed as u64 });
                 return Ok(None);
             }
         };
-        self.note_net(tr.bytes.len() as u64);
-        let pairs = tr.bytes.len() as u32;
+        self.note_net(changed as u64);
+        let pairs = changed as u32;
         let tag = core.tags.add(|| TagContent::Data {
             image: img.clone(),
             part: 0,
@@ -436,6 +498,46 @@ pub fn apply_tail(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
+
+    /// `Track::add` keeps the outcome of the ordered set it replaced: for any sequence of
+    /// ranges, the out-of-place flag is set iff more than M distinct bytes changed, and
+    /// otherwise the count is the set's size; an entry taken is empty again.
+    #[test]
+    fn tracking_counts_distinct_bytes_as_a_set_does() {
+        let mut rng = sim::Rng::new(7);
+        for round in 0..2_000u64 {
+            let m = 1 + (round % 20) as u32;
+            let mut set = BTreeSet::new();
+            let mut model_oop = false;
+            let mut tracks = Tracks::new(3);
+            let page = PageNo(1 + round % 2);
+            for _ in 0..rng.below(8) {
+                let from = rng.below(64) as u32;
+                let long = rng.below(4) == 0;
+                let len = 1 + rng.below(if long { 40 } else { 4 }) as u32;
+                tracks.entry(page).add(from, from + len, m);
+                if !model_oop {
+                    set.extend(from..from + len);
+                    if set.len() > m as usize {
+                        model_oop = true;
+                        set.clear();
+                    }
+                }
+            }
+            let want = if model_oop {
+                (0, true)
+            } else {
+                (set.len(), false)
+            };
+            assert_eq!(tracks.take(page), want, "round {round}");
+            assert_eq!(tracks.take(page), (0, false));
+            // The slab entry is reused, empty.
+            assert_eq!(tracks.entry(PageNo(0)).bytes.len(), 0);
+            assert!(!tracks.entry(PageNo(0)).oop);
+            assert!(tracks.slab.len() <= 1);
+        }
+    }
 
     #[test]
     fn records_round_trip_and_torn_ones_are_dropped() {
