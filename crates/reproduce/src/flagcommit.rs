@@ -4524,4 +4524,85 @@ mod tests {
         assert_eq!(separate, apart);
         assert!(p.take_timings().iter().all(|t| t.task == "alone"));
     }
+
+    /// A point that measures recovery, which does not fit beside its group's image and a
+    /// job on the other worker, takes the aged device itself as its group's last user
+    /// (`runner::last_takers`) instead of ageing its own, and gets, byte for byte, what it
+    /// gets ageing its own device; a recovering point alone in its group still ages its own.
+    #[test]
+    fn a_recovering_point_takes_the_aged_device_as_its_groups_last_user() {
+        let plan = Plan {
+            deltas: vec![],
+            max_cs: vec![],
+            frames: vec![],
+            ..tiny_plan(None)
+        };
+        let b = base(&plan).unwrap();
+        let jobs = || {
+            let mut v = Vec::new();
+            for (name, d, recovery) in [
+                ("cfc", 0.05, true),
+                ("cfc", 0.01, false),
+                ("cfc", 0.30, false),
+                ("scc", 0.05, true),
+            ] {
+                let mut c = strat(&b, name);
+                c.host.tpcc.delta_abort = d;
+                c.host.measure_recovery = recovery;
+                v.push(Job {
+                    label: format!("{name} {d}"),
+                    cfg: c,
+                });
+            }
+            v
+        };
+        let text = |r: &Res| {
+            let mut m = r.m.clone();
+            if let Some(x) = m.recovery.as_mut() {
+                x.wall_time_s = 0.0;
+            }
+            format!(
+                "{} {} {} {} {}",
+                world::deterministic_json(&m),
+                r.aged_ns,
+                r.aged_gc_erases,
+                r.dram_bytes,
+                r.protocol_dram_bytes
+            )
+        };
+        let separate: Vec<String> = jobs()
+            .iter()
+            .map(|j| text(&host_point(&j.cfg).unwrap()))
+            .collect();
+        // Room for the image and a plain job on each of two workers, not for the image and
+        // two recovering jobs, but for a recovering job on the image and a plain job.
+        let plain = crate::runner::image_bytes(&jobs()[1].cfg);
+        let recovering = crate::runner::job_bytes(&jobs()[0].cfg);
+        assert!(recovering > plain && recovering <= 2 * plain);
+        let say = |_: &str| {};
+        let mut p = Progress::new(2, &say);
+        p.set_mem_budget_bytes(3 * plain);
+        let shared: Vec<String> =
+            crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
+                .into_iter()
+                .map(|r| text(&r.unwrap()))
+                .collect();
+        assert_eq!(separate, shared);
+        let mut t: Vec<(String, String)> = p
+            .take_timings()
+            .into_iter()
+            .map(|t| (t.label.clone(), t.task.to_string()))
+            .collect();
+        t.sort();
+        assert_eq!(
+            t,
+            [
+                ("cfc 0.01", "builder"),
+                ("cfc 0.05", "last"),
+                ("cfc 0.3", "follow"),
+                ("scc 0.05", "alone"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+    }
 }

@@ -448,9 +448,11 @@ const TABLE_BYTES_PER_PAGE: u64 = 20;
 
 /// The bytes of one device of `cfg`'s shape (a running job's, or a shared prefilled image):
 /// the NAND image's page records (10 bytes plus the protocol's OOB bytes per page), in tag
-/// mode each block's summary page (a copy of its pages' OOB bytes, stored as bytes) or in
-/// full mode every page's data, and the FTL's and protocol's tables (`TABLE_BYTES_PER_PAGE`).
-/// 0 if the device parameters are invalid (the run then fails with that error on its own).
+/// mode each block's summary page (a copy of its pages' OOB bytes, stored as bytes) and the
+/// dense table of bytes appended in place (`media::tail_slot_bytes` per page: Flag Commit's
+/// commit flags, on nearly every page of an aged device) or in full mode every page's data,
+/// and the FTL's and protocol's tables (`TABLE_BYTES_PER_PAGE`). 0 if the device parameters
+/// are invalid (the run then fails with that error on its own).
 pub fn image_bytes(cfg: &Config) -> u64 {
     let Ok(p) = cfg.device().image_params() else {
         return 0;
@@ -466,7 +468,8 @@ pub fn image_bytes(cfg: &Config) -> u64 {
     } else {
         0
     };
-    pages * (10 + oob + TABLE_BYTES_PER_PAGE) + data
+    let tails = pages * media::tail_slot_bytes(&p) as u64;
+    pages * (10 + oob + TABLE_BYTES_PER_PAGE) + data + tails
 }
 
 /// The bytes a job is charged while it runs (module docs: memory): its device
@@ -508,6 +511,10 @@ struct Plan {
     /// Each job's sharing key (`None`: runs alone): a shared group's state is kept under
     /// it after the batch, and taken from there by a later batch (module docs: kept states).
     keys: Vec<Option<String>>,
+    /// Jobs that share their group's state only as its last taker (`last_takers`): such a
+    /// job starts once every other job of the group has its copy, and takes the state
+    /// itself, with its charge, instead of a copy (so the state is not kept).
+    last: Vec<bool>,
 }
 
 /// A shared prefill's state (`D`: the prefilled device; `()` in the scheduler's tests).
@@ -778,12 +785,27 @@ impl<D: Send + Sync + 'static> Sched<D> {
     /// fits.
     fn choose(&self, plan: &Plan, led: &Ledger) -> Option<Choice> {
         let ready = self.pending.iter().position(|&i| {
-            plan.shared[i]
-                && matches!(
-                    self.slots.get(&plan.group[i]),
-                    Some(Slot::Ready { .. }) | Some(Slot::Failed)
-                )
-                && self.fits(plan, led, plan.job_bytes[i])
+            if !plan.shared[i] {
+                return false;
+            }
+            match self.slots.get(&plan.group[i]) {
+                // A last taker takes the state, whose charge becomes part of its own.
+                Some(Slot::Ready {
+                    untaken, copying, ..
+                }) if plan.last[i] => {
+                    *untaken == 1
+                        && *copying == 0
+                        && self.fits(
+                            plan,
+                            led,
+                            plan.job_bytes[i].saturating_sub(plan.image_bytes[plan.group[i]]),
+                        )
+                }
+                Some(Slot::Ready { .. }) | Some(Slot::Failed) => {
+                    self.fits(plan, led, plan.job_bytes[i])
+                }
+                _ => false,
+            }
         });
         if let Some(p) = ready {
             return Some(Choice::Ready(p));
@@ -794,7 +816,9 @@ impl<D: Send + Sync + 'static> Sched<D> {
                 if !plan.shared[i] {
                     self.fits(plan, led, plan.job_bytes[i])
                 } else {
-                    !self.slots.contains_key(&plan.group[i])
+                    // A last taker never builds: another job of its group does.
+                    !plan.last[i]
+                        && !self.slots.contains_key(&plan.group[i])
                         && self.fits(
                             plan,
                             led,
@@ -823,7 +847,16 @@ impl<D: Send + Sync + 'static> Sched<D> {
                 let i = self.pending.remove(p);
                 led.charged_bytes += plan.job_bytes[i];
                 led.running += 1;
-                let task = match self.slots.get_mut(&plan.group[i]) {
+                let g = plan.group[i];
+                if plan.last[i] {
+                    if let Some(Slot::Ready { dev, .. }) = self.slots.remove(&g) {
+                        // The only handle left: the job runs on the state itself.
+                        led.charged_bytes -= plan.image_bytes[g];
+                        led.evict(plan.budget_bytes);
+                        return Pick::Start(i, Task::Follow(dev));
+                    }
+                }
+                let task = match self.slots.get_mut(&g) {
                     Some(Slot::Ready {
                         dev,
                         untaken,
@@ -947,6 +980,16 @@ fn plan(jobs: &[Job], progress: &Progress, share: bool) -> Plan {
 /// device build (a group of one too, so that its state is kept for later batches, or taken
 /// from an earlier one); a job without a key runs alone.
 fn plan_keyed(jobs: &[Job], keys: &[Option<String>], budget_bytes: u64) -> Plan {
+    plan_keyed_last(jobs, keys, &vec![false; jobs.len()], budget_bytes)
+}
+
+/// `plan_keyed` with the jobs that share only as their group's last taker (`Plan::last`).
+fn plan_keyed_last(
+    jobs: &[Job],
+    keys: &[Option<String>],
+    last: &[bool],
+    budget_bytes: u64,
+) -> Plan {
     // A group's id is the index of its first job (a job without a key is its own group).
     let group: Vec<usize> = keys
         .iter()
@@ -973,7 +1016,58 @@ fn plan_keyed(jobs: &[Job], keys: &[Option<String>], budget_bytes: u64) -> Plan 
         budget_bytes,
         cost: jobs.iter().map(|j| cost_estimate(&j.cfg)).collect(),
         group,
+        last: last.to_vec(),
     }
+}
+
+/// Whether a job of `cfg` may share its starting state as its group's last taker
+/// (`Plan::last`): while it runs on the state itself, a job like it on each other worker
+/// fits in `budget` beside it. For a point that measures recovery, which `shares_within`
+/// refuses at full scale (the image and two recovering jobs exceed the budget).
+fn shares_last_within(cfg: &Config, threads: usize, budget: u64) -> bool {
+    let others = image_bytes(cfg).saturating_mul(threads.saturating_sub(1) as u64);
+    job_bytes(cfg).saturating_add(others) <= budget
+}
+
+/// The sharing keys and last takers of a batch (`run_each_shared`): a job shares under its
+/// `key` if its group's image and a job like it on every worker fit in the budget
+/// (`shares_within`); otherwise, if it fits as a last taker (`shares_last_within`), it
+/// shares as its group's last taker, one per group and only in a group with another job
+/// to build the state (the first such job in batch order; the others run alone).
+fn last_takers(
+    jobs: &[Job],
+    threads: usize,
+    budget: u64,
+    key: impl Fn(&Config) -> Option<String>,
+) -> (Vec<Option<String>>, Vec<bool>) {
+    let mut keys = Vec::with_capacity(jobs.len());
+    let mut last = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        if shares_within(&j.cfg, threads, budget) {
+            keys.push(key(&j.cfg));
+            last.push(false);
+        } else if shares_last_within(&j.cfg, threads, budget) {
+            keys.push(key(&j.cfg));
+            last.push(true);
+        } else {
+            keys.push(None);
+            last.push(false);
+        }
+    }
+    for i in 0..jobs.len() {
+        let Some(k) = keys[i].clone() else { continue };
+        if !last[i] {
+            continue;
+        }
+        let same = |x: usize| keys[x].as_deref() == Some(k.as_str());
+        let builder = (0..jobs.len()).any(|x| same(x) && !last[x]);
+        let earlier_last = (0..i).any(|x| same(x) && last[x]);
+        if !builder || earlier_last {
+            keys[i] = None;
+            last[i] = false;
+        }
+    }
+    (keys, last)
 }
 
 /// `run_all`, with prefill sharing switchable (off: every job prefills its own device; for
@@ -1235,6 +1329,34 @@ mod tests {
                 !shares_within(&flagcommit_full(p, true), 2, MEM_BUDGET_BYTES),
                 "{p}"
             );
+            // A recovering point shares as its group's last taker.
+            assert!(
+                shares_last_within(&flagcommit_full(p, true), 2, MEM_BUDGET_BYTES),
+                "{p}"
+            );
+        }
+    }
+
+    /// A tag-mode device's charge counts the dense table of bytes appended in place
+    /// (`media::NandImage::tails`: Flag Commit's commit flags), one slot per page, which
+    /// the image allocates whatever the pages hold.
+    #[test]
+    fn the_charge_counts_the_bytes_appended_in_place() {
+        for append in [4, 8] {
+            let mut c = flagcommit_full("cfc", false);
+            c.nand.append_bytes = append;
+            let mut none = c.clone();
+            none.nand.append_bytes = 0;
+            let img = media::NandImage::new(c.device().image_params().unwrap()).unwrap();
+            assert_eq!(
+                img.tail_table_bytes() as u64,
+                u64::from(img.geometry().pages()) * u64::from(1 + append),
+                "one slot per page"
+            );
+            assert_eq!(
+                image_bytes(&c) - image_bytes(&none),
+                img.tail_table_bytes() as u64
+            );
         }
     }
 
@@ -1282,6 +1404,7 @@ mod tests {
                                 s.published(plan, &mut led, g, Some(Arc::new(())));
                                 "builder"
                             }
+                            Task::Follow(_) if plan.last[i] => "last",
                             Task::Follow(_) => "follow",
                         };
                         if plan.shared[i] {
@@ -1326,6 +1449,7 @@ mod tests {
             budget_bytes: 10,
             cost: vec![0; 5],
             keys: vec![None; 5],
+            last: vec![false; 5],
         };
         assert_eq!(
             simulate(&alone, 2),
@@ -1376,6 +1500,7 @@ mod tests {
             budget_bytes: 12,
             cost: vec![0; 6],
             keys: vec![None; 6],
+            last: vec![false; 6],
         };
         assert_eq!(
             simulate(&shared, 2),
@@ -1418,6 +1543,36 @@ mod tests {
                 "+5 alone (6)",
                 "-3",
                 "-5",
+            ]
+        );
+    }
+
+    /// A last taker (`Plan::last`) starts only once every other job of its group has its
+    /// copy, and takes the image itself: the image's charge becomes part of its own.
+    #[test]
+    fn a_last_taker_takes_the_image_after_every_other_copy() {
+        // One group (jobs 0, 1, 2; job 2 measures recovery: 5), each device 3, budget 9.
+        let plan = Plan {
+            group: vec![0, 0, 0],
+            shared: vec![true; 3],
+            job_bytes: vec![3, 3, 5],
+            image_bytes: vec![3, 0, 0],
+            budget_bytes: 9,
+            cost: vec![0, 0, 9],
+            keys: vec![None; 3],
+            last: vec![false, false, true],
+        };
+        assert_eq!(
+            simulate(&plan, 2),
+            [
+                // The costliest job is the last taker: it neither builds nor starts early.
+                "+0 builder (6)",
+                "+1 follow (9)",
+                "-0",
+                // Its 5 with the other job's 3: 8, the image no longer charged apart.
+                "+2 last (8)",
+                "-1",
+                "-2",
             ]
         );
     }
@@ -1871,18 +2026,11 @@ pub fn run_each_shared<T: Send, D: Send + Sync + 'static>(
     // Share a state only where its image and a job on every worker fit in the budget
     // together: otherwise the admission rule would leave workers idle while the image lives,
     // and building apart keeps them busy (a 32 GiB Flag Commit device under a 3 GiB
-    // budget: 1.1 GiB image + 2 jobs > 3 GiB ran one job at a time; `shares_within`).
-    let keys: Vec<Option<String>> = jobs
-        .iter()
-        .map(|j| {
-            if shares_within(&j.cfg, threads, progress.mem_budget_bytes) {
-                key(&j.cfg)
-            } else {
-                None
-            }
-        })
-        .collect();
-    let plan = plan_keyed(&jobs, &keys, progress.mem_budget_bytes);
+    // budget: 1.1 GiB image + 2 jobs > 3 GiB ran one job at a time; `shares_within`). A
+    // job that does not fit so may still take the state itself as its group's last user
+    // (`last_takers`: full-scale Flag Commit's points that measure recovery).
+    let (keys, last) = last_takers(&jobs, threads, progress.mem_budget_bytes, key);
+    let plan = plan_keyed_last(&jobs, &keys, &last, progress.mem_budget_bytes);
     let sched: Mutex<Sched<D>> = Mutex::new(Sched::new(&plan));
     let gate = &progress.gate;
     let results: Mutex<Vec<Option<Result<T, String>>>> = Mutex::new((0..n).map(|_| None).collect());
@@ -1910,6 +2058,7 @@ pub fn run_each_shared<T: Send, D: Send + Sync + 'static>(
                     let kind = match task {
                         Task::Alone => "alone",
                         Task::Builder => "builder",
+                        Task::Follow(_) if plan.last[i] => "last",
                         Task::Follow(_) => "follow",
                     };
                     let mut setup_cpu_s = None;
