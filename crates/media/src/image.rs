@@ -9,18 +9,14 @@
 //! - `Full`: every data byte is stored. A page written with a content tag holds the tag's
 //!   deterministic byte pattern, so it can be checked byte for byte when read back.
 //! - `Tag`: the data area is represented by a 64-bit content tag; pages written with raw
-//!   bytes (summary pages, mapping pages, commit records) keep those bytes in a side map.
-//!   Bytes appended in place to a tagged page live in a dense table of one fixed-size slot
-//!   per page (`tails`) when the append area is at most `TAIL_SLOT_BYTES_MAX` bytes (Flag
-//!   Commit's commit flags: most pages of an aged device carry some), in the side map
-//!   otherwise (IPA's delta areas, on few pages). Bytes beyond what is stored read as 0xFF.
+//!   bytes (summary pages, mapping pages, commit records) keep those bytes in a side map, as
+//!   do bytes appended in place to a tagged page. Bytes beyond what is stored read as 0xFF.
 //!
 //! The OOB area is always stored, but compactly: only the `oob_used` bytes a protocol's layout
 //! defines, not the device's full spare area.
 //!
 //! Invariants (checked by `check_invariants`): an erased page has no programs, an all-zero
-//! page record (its OOB reads as all 0xFF through `oob`, from `erased_oob`), no payload and
-//! an all-zero tail slot; `last_prog` is the highest programmed page of each block; a bad block is
+//! page record (its OOB reads as all 0xFF through `oob`, from `erased_oob`) and no payload; `last_prog` is the highest programmed page of each block; a bad block is
 //! never programmed again.
 
 use crate::{BlockId, Geometry, NandError, Ppa};
@@ -129,15 +125,6 @@ const KIND_BYTES: u8 = 0b100;
 /// mode, so file-backed images (full mode only) never store it.
 const HAS_PAYLOAD: u8 = 0b1000;
 
-/// The largest append area whose bytes live in the dense `tails` table rather than in the
-/// payload map. A slot costs `1 + append_bytes` bytes for every page of the device that
-/// memory pages of the table hold (untouched zeroed memory costs nothing), a map entry
-/// about 40 bytes (a tree slot, a boxed slice and its allocation) for each page that
-/// carries appended bytes. Flag Commit appends a commit flag of a few bytes (8 in the
-/// reproduction) to nearly every page; IPA's delta areas (N×(13+3M) ≥ 16 bytes, hundreds
-/// in its figures) go to a few pages, and stay in the map.
-pub const TAIL_SLOT_BYTES_MAX: u32 = 15;
-
 /// Offsets within a page record.
 const REC_ST: usize = 0;
 const REC_NP: usize = 1;
@@ -233,34 +220,12 @@ pub struct NandImage {
     pub(crate) stride: usize,
     /// Full mode only: pages × page_bytes.
     pub(crate) data: Vec<u8>,
-    /// Tag mode only: raw bytes of `Bytes` pages, and appended tails of tagged pages when
-    /// `tail_slot` is 0.
+    /// Tag mode only: raw bytes of `Bytes` pages and appended tails of tagged pages.
     pub(crate) payloads: BTreeMap<u32, Box<[u8]>>,
-    /// Tag mode with an append area of 1 to `TAIL_SLOT_BYTES_MAX` bytes: the appended tail of
-    /// every tagged page, `tail_slot` bytes per page: the number of bytes stored (0: none),
-    /// then the bytes (the rest of the slot zero). Zeroed, untouched memory until a page
-    /// carries a tail, and all zero again when its block is erased, so a copy
-    /// (`sim::mem::huge_clone`) writes only the chunks that hold tails.
-    pub(crate) tails: sim::mem::HugeTable<u8>,
-    /// Bytes per page in `tails` (`1 + append_bytes`), 0 when tails live in `payloads`.
-    tail_slot: usize,
     pub(crate) erase_count: Vec<u32>,
     pub(crate) mode: Vec<BlockMode>,
     pub(crate) flags: Vec<u8>,
     pub(crate) last_prog: Vec<u16>,
-}
-
-/// Bytes per page of the dense tail table (`NandImage::tails`): 1 + the append area in tag
-/// mode when the area is 1 to `TAIL_SLOT_BYTES_MAX` bytes, else 0 (tails in the payload map).
-pub fn tail_slot_bytes(params: &ImageParams) -> usize {
-    if params.data_mode == DataMode::Tag
-        && params.append_bytes > 0
-        && params.append_bytes <= TAIL_SLOT_BYTES_MAX
-    {
-        1 + params.append_bytes as usize
-    } else {
-        0
-    }
 }
 
 /// The byte pattern of a tagged page in full mode: the tag, then a tag-derived sequence.
@@ -309,15 +274,12 @@ impl NandImage {
             DataMode::Tag => Vec::new(),
         };
         let stride = REC_OOB + params.oob_used as usize;
-        let tail_slot = tail_slot_bytes(&params);
         Ok(NandImage {
             rec: sim::mem::HugeTable::zeroed(pages * stride),
             erased_oob: vec![0xFF; params.oob_used as usize].into(),
             stride,
             data,
             payloads: BTreeMap::new(),
-            tails: sim::mem::HugeTable::zeroed(pages * tail_slot),
-            tail_slot,
             erase_count: vec![0; blocks],
             mode: vec![BlockMode::Normal; blocks],
             flags: vec![0; blocks],
@@ -337,18 +299,11 @@ impl NandImage {
             stride: self.stride,
             data: Vec::new(),
             payloads: BTreeMap::new(),
-            tails: sim::mem::HugeTable::default(),
-            tail_slot: self.tail_slot,
             erase_count: Vec::new(),
             mode: Vec::new(),
             flags: Vec::new(),
             last_prog: Vec::new(),
         }
-    }
-
-    /// Bytes of the dense table of appended tails (`tails`; 0 when tails live in the map).
-    pub fn tail_table_bytes(&self) -> usize {
-        self.tails.len()
     }
 
     pub fn params(&self) -> &ImageParams {
@@ -499,39 +454,13 @@ impl NandImage {
     /// Tag mode: the stored payload bytes of page `i` (empty if none).
     #[inline]
     fn payload(&self, i: usize) -> &[u8] {
-        let st = self.st(i);
-        if st & HAS_PAYLOAD == 0 {
+        if self.st(i) & HAS_PAYLOAD == 0 {
             return &[];
-        }
-        if self.tail_slot != 0 && st & KIND_BYTES == 0 {
-            return self.stored_tail(i);
         }
         self.payloads
             .get(&(i as u32))
             .map(|b| &b[..])
             .unwrap_or(&[])
-    }
-
-    /// The bytes stored in page `i`'s tail slot (`tail_slot` not 0).
-    #[inline]
-    fn stored_tail(&self, i: usize) -> &[u8] {
-        let s = i * self.tail_slot;
-        let n = self.tails[s] as usize;
-        &self.tails[s + 1..s + 1 + n]
-    }
-
-    /// Stores `bytes` as page `i`'s appended tail (at most `append_bytes`, not empty).
-    fn store_tail(&mut self, i: usize, bytes: &[u8]) {
-        if self.tail_slot == 0 {
-            self.payloads.insert(i as u32, bytes.into());
-            return;
-        }
-        let s = i * self.tail_slot;
-        let slot = &mut self.tails[s..s + self.tail_slot];
-        // `tail_slot` ≤ 1 + TAIL_SLOT_BYTES_MAX, so the count fits a byte.
-        slot[0] = bytes.len() as u8;
-        slot[1..1 + bytes.len()].copy_from_slice(bytes);
-        slot[1 + bytes.len()..].fill(0);
     }
 
     /// Hints the CPU to fetch `ppa`'s page record (a read or program of it follows soon).
@@ -747,7 +676,7 @@ impl NandImage {
                         let trimmed =
                             tail.len() - tail.iter().rev().take_while(|x| **x == 0xFF).count();
                         if trimmed > 0 {
-                            self.store_tail(i, &tail[..trimmed]);
+                            self.payloads.insert(ppa.0, tail[..trimmed].into());
                             // The page-state bit that lets reads skip the payload map (a
                             // speed-up); missing it lost GC-copied delta areas (found by
                             // host/tests/ipa.rs on odd-MLC once appends met that speed-up).
@@ -852,10 +781,11 @@ impl NandImage {
             DataMode::Tag => {
                 let bytes_kind = self.st(ppa.0 as usize) & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
-                let stored = self.payload(ppa.0 as usize);
-                for (k, o) in out.iter_mut().enumerate() {
-                    if let Some(b) = (off + k).checked_sub(base).and_then(|j| stored.get(j)) {
-                        *o = *b;
+                if let Some(stored) = self.payloads.get(&ppa.0) {
+                    for (k, o) in out.iter_mut().enumerate() {
+                        if let Some(b) = (off + k).checked_sub(base).and_then(|j| stored.get(j)) {
+                            *o = *b;
+                        }
                     }
                 }
             }
@@ -873,17 +803,17 @@ impl NandImage {
                 let bytes_kind = self.st(ppa.0 as usize) & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
                 let rel = off - base;
-                let i = ppa.0 as usize;
-                let mut v: Vec<u8> = self.payload(i).to_vec();
+                let mut v: Vec<u8> = self
+                    .payloads
+                    .get(&ppa.0)
+                    .map(|b| b.to_vec())
+                    .unwrap_or_default();
                 if v.len() < rel + bytes.len() {
                     v.resize(rel + bytes.len(), 0xFF);
                 }
                 v[rel..rel + bytes.len()].copy_from_slice(bytes);
-                if bytes_kind {
-                    self.payloads.insert(ppa.0, v.into_boxed_slice());
-                } else {
-                    self.store_tail(i, &v);
-                }
+                self.payloads.insert(ppa.0, v.into_boxed_slice());
+                let i = ppa.0 as usize;
                 self.set_st(i, self.st(i) | HAS_PAYLOAD);
             }
         }
@@ -943,13 +873,6 @@ impl NandImage {
         let (fi, ni) = (first as usize, n as usize);
         let st = self.stride;
         self.rec[fi * st..(fi + ni) * st].fill(0);
-        if self.tail_slot != 0 {
-            let slots = &mut self.tails[fi * self.tail_slot..(fi + ni) * self.tail_slot];
-            // Read before writing, so a block that never held a tail stays untouched memory.
-            if slots.iter().any(|b| *b != 0) {
-                slots.fill(0);
-            }
-        }
         match self.params.data_mode {
             DataMode::Full => {
                 let pb = g.page_bytes as usize;
@@ -1116,36 +1039,14 @@ impl NandImage {
                     if self.payloads.contains_key(&ppa.0) {
                         return Err(format!("{ppa} erased but has a payload"));
                     }
-                    if self.tail_slot != 0
-                        && self.tails[i * self.tail_slot..(i + 1) * self.tail_slot]
-                            .iter()
-                            .any(|b| *b != 0)
-                    {
-                        return Err(format!("{ppa} erased but its tail slot is not all zero"));
-                    }
                 } else {
-                    let stored = if self.tail_slot != 0 && self.st(i) & KIND_BYTES == 0 {
-                        let s = i * self.tail_slot;
-                        let n = self.tails[s] as usize;
-                        if n > self.tail_slot - 1
-                            || self.tails[s + 1 + n..s + self.tail_slot]
-                                .iter()
-                                .any(|b| *b != 0)
-                        {
-                            return Err(format!("{ppa}: tail slot malformed"));
-                        }
-                        if st == ST_PROGRAMMED && self.payloads.contains_key(&ppa.0) {
-                            return Err(format!("{ppa}: tagged page with a map payload"));
-                        }
-                        n != 0
-                    } else {
-                        self.payloads.contains_key(&ppa.0)
-                    };
-                    if st == ST_PROGRAMMED && (self.st(i) & HAS_PAYLOAD != 0) != stored {
+                    if st == ST_PROGRAMMED
+                        && (self.st(i) & HAS_PAYLOAD != 0) != self.payloads.contains_key(&ppa.0)
+                    {
                         return Err(format!(
                             "{ppa}: payload flag {} but payload {}",
                             self.st(i) & HAS_PAYLOAD != 0,
-                            stored
+                            self.payloads.contains_key(&ppa.0)
                         ));
                     }
                     last = pg as u16;

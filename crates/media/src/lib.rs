@@ -23,9 +23,6 @@ pub mod tier_file;
 
 pub use error::NandError;
 pub use geometry::{BlockId, Geometry, PhysAddr, Ppa, PuId};
-pub use image::{
-    tail_slot_bytes, BlockMode, CellType, Content, DataMode, NandImage, PageView, TornKind,
-    TAIL_SLOT_BYTES_MAX,
-};
+pub use image::{BlockMode, CellType, Content, DataMode, NandImage, PageView, TornKind};
 pub use nand::{Interleave, Nand, NandConfig, NandCounters, NandTiming, OpTiming};
 pub use oplog::{LoggedOp, OpKind};
