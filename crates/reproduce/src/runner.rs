@@ -448,9 +448,8 @@ const TABLE_BYTES_PER_PAGE: u64 = 20;
 
 /// The bytes of one device of `cfg`'s shape (a running job's, or a shared prefilled image):
 /// the NAND image's page records (10 bytes plus the protocol's OOB bytes per page), in tag
-/// mode each block's summary page (a copy of its pages' OOB bytes, stored as bytes) and the
-/// dense table of bytes appended in place (`media::tail_slot_bytes` per page: Flag Commit's
-/// commit flags, on nearly every page of an aged device) or in full mode every page's data,
+/// mode each block's summary page (a copy of its pages' OOB bytes, stored as bytes) or in
+/// full mode every page's data,
 /// and the FTL's and protocol's tables (`TABLE_BYTES_PER_PAGE`). 0 if the device parameters
 /// are invalid (the run then fails with that error on its own).
 pub fn image_bytes(cfg: &Config) -> u64 {
@@ -468,8 +467,7 @@ pub fn image_bytes(cfg: &Config) -> u64 {
     } else {
         0
     };
-    let tails = pages * media::tail_slot_bytes(&p) as u64;
-    pages * (10 + oob + TABLE_BYTES_PER_PAGE) + data + tails
+    pages * (10 + oob + TABLE_BYTES_PER_PAGE) + data
 }
 
 /// The bytes a job is charged while it runs (module docs: memory): its device
@@ -1333,29 +1331,6 @@ mod tests {
             assert!(
                 shares_last_within(&flagcommit_full(p, true), 2, MEM_BUDGET_BYTES),
                 "{p}"
-            );
-        }
-    }
-
-    /// A tag-mode device's charge counts the dense table of bytes appended in place
-    /// (`media::NandImage::tails`: Flag Commit's commit flags), one slot per page, which
-    /// the image allocates whatever the pages hold.
-    #[test]
-    fn the_charge_counts_the_bytes_appended_in_place() {
-        for append in [4, 8] {
-            let mut c = flagcommit_full("cfc", false);
-            c.nand.append_bytes = append;
-            let mut none = c.clone();
-            none.nand.append_bytes = 0;
-            let img = media::NandImage::new(c.device().image_params().unwrap()).unwrap();
-            assert_eq!(
-                img.tail_table_bytes() as u64,
-                u64::from(img.geometry().pages()) * u64::from(1 + append),
-                "one slot per page"
-            );
-            assert_eq!(
-                image_bytes(&c) - image_bytes(&none),
-                img.tail_table_bytes() as u64
             );
         }
     }
