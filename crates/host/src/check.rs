@@ -61,8 +61,12 @@
 //! second run's; TPC-C is refused there (its generator would have to take up its committed
 //! view from the recovered rows).
 //!
-//! What it does not check: run-on for the strategies other than wal (every update
-//! strategy), device-tx, cfc-ex and afc-ex, and for TPC-C in full data mode (refused), read
+//! The PCM tier (pcmlogging) runs on through `pcm_tier::check_run_on`: its crash states are
+//! the tier's (PCM line writes and disk page writes), its restart
+//! `strategy::pcmlogging::restart` ("Run-on restart" there).
+//!
+//! What it does not check: run-on for pcmlogging-page, wal-pcm and scmlogging, for
+//! pcmlogging over the emulated SSD, and for TPC-C in full data mode (refused), read
 //! isolation, and faults other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
@@ -1045,14 +1049,20 @@ pub fn check_with(
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
     if !matches!(
         cfg.strategy.as_str(),
-        "wal" | "device-tx" | "cfc-ex" | "afc-ex" | "flagcommit-ex"
+        "wal" | "device-tx" | "cfc-ex" | "afc-ex" | "flagcommit-ex" | "pcmlogging"
     ) {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, device-tx, cfc-ex and afc-ex",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, device-tx, cfc-ex, afc-ex and pcmlogging",
                 cfg.strategy
             ),
+        ));
+    }
+    if cfg.strategy == "pcmlogging" && crate::external::is_emulated(&cfg.pcm.external) {
+        return Some((
+            "host.pcm.external".into(),
+            "run-on of pcmlogging over the emulated SSD is not done: the flash under the external store would have to be recovered beneath the restarted PCM".into(),
         ));
     }
     if cfg.data == "full" && cfg.workload == "tpcc" {
@@ -1135,7 +1145,7 @@ pub const RUN_ON_WINDOW: usize = 24;
 
 /// Above every transaction id the medium of `rec`'s run may name: its commits' and every
 /// log record's (aborted attempts' ids are in the log only).
-fn next_txn_after(rec: &HostRecording) -> u64 {
+pub(crate) fn next_txn_after(rec: &HostRecording) -> u64 {
     let mut n = rec.commits.iter().map(|c| c.txn.0).max().unwrap_or(0);
     // Every attempt of the run (ids 1, 2, … in start order, each ended as a commit, a
     // rollback or a restart): device-tx names its device transactions by them, and an
@@ -1333,6 +1343,9 @@ pub fn check_run_on_window(
 ) -> Result<CheckReport, String> {
     if let Some((key, reason)) = run_on_refusal(&rec.cfg) {
         return Err(format!("{key}: {reason}"));
+    }
+    if let Some(tier) = &rec.tier {
+        return crate::pcm_tier::check_run_on(rec, tier, mode, seed, only, window);
     }
     let (tape, split) = tape(rec);
     let tape = &tape[..];

@@ -949,6 +949,7 @@ impl Engine {
                 }
             }
             core.resume = wb.resume;
+            start = start.max(wb.start);
             next_txn = n.max(1);
         }
         let strat = (info.create)(cfg, &mut core)?;

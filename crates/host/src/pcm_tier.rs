@@ -28,7 +28,14 @@
 //! from the surviving flash image (`Device::recover`) and reads the disk image back
 //! (`external::flash_image`).
 //!
-//! Does not: crash during recovery, or continue running after recovery.
+//! Run-on (`check_run_on`, pcmlogging only): recover from a first crash state with the
+//! restart that writes back (`strategy::pcmlogging::restart`), run the engine on the
+//! restarted PCM and the crashed disk, and sweep a second crash over the restart's PCM
+//! writes and the run's, from the first crash's images (`TierLog::disk_base`).
+//!
+//! Does not: crash during a restart that only reads (Algorithm 3 writes nothing); run on
+//! after pcmlogging-page, wal-pcm or scmlogging, or over the emulated SSD
+//! (`check::run_on_refusal`).
 
 use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
 use crate::data::{Layout, PageNo};
@@ -337,6 +344,9 @@ pub struct TierLog {
     pub pcm_ops: Vec<PcmWrite>,
     /// The external store's page writes, and its flash operations on the emulated SSD.
     pub disk_ops: DiskLog,
+    /// The latency-constant disk's pages before the run (empty: as loaded; a run on a
+    /// restarted tier, `check_run_on`: the crash image's).
+    pub disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
 /// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
@@ -472,6 +482,45 @@ pub fn check(
     seed: u64,
     only: Option<u64>,
 ) -> std::result::Result<CheckReport, String> {
+    sweep(rec, tier, mode, seed, only, None, &mut |_, t, img, dimg| {
+        Ok((restart_and_judge(rec, tier, t, img, &dimg), None))
+    })
+}
+
+/// The findings of one crash state: recover from the PCM image `img` and the disk image
+/// `dimg` with the recorded run's strategy and judge the database at `t`.
+fn restart_and_judge(
+    rec: &HostRecording,
+    tier: &TierLog,
+    t: SimTime,
+    img: Vec<u8>,
+    dimg: &BTreeMap<u64, Vec<u64>>,
+) -> Vec<String> {
+    match Pcm::from_image(tier.pcm_cfg.clone(), img).and_then(|pcm| recover_for(rec, &pcm, dimg)) {
+        Ok(db) => crate::check::judge(rec, t, &db.pages),
+        Err(e) => vec![format!("recovery failed on a legitimate crash image: {e}")],
+    }
+}
+
+/// What a crash state's judgement gives `sweep`: its findings and, in run-on mode, the
+/// report of the second crashes after recovering from it and running on.
+type Judged = (Vec<String>, Option<CheckReport>);
+
+/// A state's judgement: (state index, instant, PCM image, disk image).
+type JudgeFn<'a> = dyn FnMut(u64, SimTime, Vec<u8>, BTreeMap<u64, Vec<u64>>) -> std::result::Result<Judged, String>
+    + 'a;
+
+/// The crash sweep (module docs) with each state judged by `judge`; `window` (exhaustive
+/// mode only): try the instants before the first at or after `.0` and `.1` more.
+fn sweep(
+    rec: &HostRecording,
+    tier: &TierLog,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    window: Option<(SimTime, usize)>,
+    judge: &mut JudgeFn<'_>,
+) -> std::result::Result<CheckReport, String> {
     let np = tier.pcm_ops.len();
     let flash = tier.disk_ops.flash.as_ref();
     // The latency-constant disk's page writes are crash units; on flash its NAND operations.
@@ -497,6 +546,10 @@ pub fn check(
     }
     b.sort_unstable();
     b.dedup();
+    if let (Some((from, n)), Mode::Exhaustive { .. }) = (window, mode) {
+        let cut = b.iter().position(|x| *x >= from).unwrap_or(b.len());
+        b.truncate(cut.saturating_add(n).min(b.len()));
+    }
     let mut rep = CheckReport {
         ops: np + nd + fops.len(),
         commits: rec.commits.len(),
@@ -528,7 +581,7 @@ pub fn check(
     flash_by_end.sort_by_key(|&i| (fops[i].end, i));
     let (mut pp, mut dp, mut fp) = (0, 0, 0);
     let mut pcm_img = tier.pcm_base.clone();
-    let mut disk: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut disk: BTreeMap<u64, Vec<u64>> = tier.disk_base.clone();
     let mut nand: Option<NandImage> = flash.map(|f| f.base.clone());
     let mut index = 0u64;
     for (t, rand) in plan {
@@ -689,8 +742,8 @@ pub fn check(
                     Fate::Torn(m) => o.apply_torn(&mut img, m),
                 }
             }
-            let findings = match base_disk {
-                Err(e) => vec![format!("flash store: {e}")],
+            let (findings, second) = match base_disk {
+                Err(e) => (vec![format!("flash store: {e}")], None),
                 Ok(mut dimg) => {
                     for (j, &i) in din.iter().enumerate() {
                         let o = &disk_ops[i];
@@ -723,14 +776,7 @@ pub fn check(
                         }
                         dimg.insert(o.page, page);
                     }
-                    match Pcm::from_image(tier.pcm_cfg.clone(), img)
-                        .and_then(|pcm| recover_for(rec, &pcm, &dimg))
-                    {
-                        Ok(db) => crate::check::judge(rec, t, &db.pages),
-                        Err(e) => {
-                            vec![format!("recovery failed on a legitimate crash image: {e}")]
-                        }
-                    }
+                    judge(k, t, img, dimg)?
                 }
             };
             persisted.extend(ffate.0.iter().map(|i| np + nd + i));
@@ -738,6 +784,19 @@ pub fn check(
             if !findings.is_empty() {
                 rep.violations += 1;
             }
+            let state = CrashState {
+                index: k,
+                t,
+                persisted,
+                torn: ffate.1.map(|(i, v)| (np + nd + i, v)),
+                torn_log: None,
+                in_flight: pin
+                    .iter()
+                    .copied()
+                    .chain(din.iter().map(|i| np + i))
+                    .chain(fin.iter().map(|i| np + nd + i))
+                    .collect(),
+            };
             if (!findings.is_empty() && rep.first.len() < 5) || only.is_some() {
                 let mut findings = findings;
                 if !findings.is_empty() {
@@ -751,21 +810,31 @@ pub fn check(
                 rep.first.push(Violation {
                     inside: Vec::new(),
                     run_on: None,
-                    state: CrashState {
-                        index: k,
-                        t,
-                        persisted,
-                        torn: ffate.1.map(|(i, v)| (np + nd + i, v)),
-                        torn_log: None,
-                        in_flight: pin
-                            .iter()
-                            .copied()
-                            .chain(din.iter().map(|i| np + i))
-                            .chain(fin.iter().map(|i| np + nd + i))
-                            .collect(),
-                    },
+                    state: state.clone(),
                     findings,
                 });
+            }
+            if let Some(n) = second {
+                // Run-on mode: the second crashes after recovering from this state.
+                rep.states += n.states;
+                rep.states_after_run_on += n.states;
+                rep.violations += n.violations;
+                rep.run_on_ops_max = rep.run_on_ops_max.max(n.ops);
+                for v in n.first {
+                    if rep.first.len() >= 5 && only.is_none() {
+                        break;
+                    }
+                    rep.first.push(Violation {
+                        inside: Vec::new(),
+                        run_on: Some(v.state),
+                        state: state.clone(),
+                        findings: v
+                            .findings
+                            .into_iter()
+                            .map(|x| format!("after recover and run on: {x}"))
+                            .collect(),
+                    });
+                }
             }
         }
     }
@@ -789,4 +858,183 @@ fn flash_fate_image(
             .map_err(|e| format!("internal: tearing flash op {i}: {e}"))?;
     }
     Ok(img)
+}
+
+/// Run-on mode for the PCM tier (`check::check_run_on`; docs/CRASH-MODEL.md, "Host
+/// checker: recover, run on, crash again"): every first crash state as `check` draws or
+/// enumerates it; for each one whose restart is right, restart again with the restart that
+/// writes back (`strategy::pcmlogging::restart`), judge its database, start the engine on
+/// the restarted PCM and the crashed disk with a fresh batch of transactions, and crash
+/// again — exhaustively every state of the restart's writes and of the first `window`
+/// instants of the run after them, or randomly one state anywhere. A second state is
+/// judged against the second run's commits from the recovered database.
+pub fn check_run_on(
+    rec: &HostRecording,
+    tier: &TierLog,
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    window: usize,
+) -> std::result::Result<CheckReport, String> {
+    if tier.disk_ops.flash.is_some() {
+        return Err(
+            "host.pcm.external: run-on over the emulated SSD is not done (its flash would have to be recovered under the restarted PCM)"
+                .into(),
+        );
+    }
+    let root = Rng::new(seed).fork("host-pcm-crash-run-on");
+    sweep(rec, tier, mode, seed, only, None, &mut |k, t, img, dimg| {
+        let f = restart_and_judge(rec, tier, t, img.clone(), &dimg);
+        if !f.is_empty() {
+            return Ok((f, None));
+        }
+        let mut r = root.fork(&k.to_string());
+        let seed2 = r.next_u64();
+        let rec2 = match run_on(rec, tier, img, dimg, t, seed2) {
+            Ok(x) => x,
+            Err(f) => return Ok((f, None)),
+        };
+        let Some(tier2) = rec2.tier.as_ref() else {
+            return Ok((
+                vec!["internal: the run on the restarted tier left no log".into()],
+                None,
+            ));
+        };
+        let (mode2, window2) = match mode {
+            // The restart's writes end when the run starts (`WriteBack::start`): every
+            // instant before its first commit's issue, and `window` after.
+            Mode::Exhaustive { .. } => (
+                mode,
+                Some((
+                    rec2.commits
+                        .iter()
+                        .map(|c| c.issue)
+                        .min()
+                        .unwrap_or(SimTime::ZERO),
+                    window,
+                )),
+            ),
+            Mode::Random { .. } => (Mode::Random { schedules: 1 }, None),
+        };
+        let n = sweep(
+            &rec2,
+            tier2,
+            mode2,
+            seed2,
+            None,
+            window2,
+            &mut |_, t2, i2, d2| Ok((restart_and_judge(&rec2, tier2, t2, i2, &d2), None)),
+        )?;
+        Ok((Vec::new(), Some(n)))
+    })
+}
+
+/// Restarts `rec`'s strategy on its crash images (`img`, `disk`, crashed at `t`) with the
+/// restart that writes back, judges the database it leaves, and runs the engine on it with a
+/// fresh batch of `host.transactions` transactions drawn with `seed` (ids above every
+/// recovered one). Returns the second run as a recording — its PCM tape the restart's writes
+/// then the run's, its disk base the crash image, its oracle starting from the recovered
+/// database — or the findings.
+pub fn run_on(
+    rec: &HostRecording,
+    tier: &TierLog,
+    img: Vec<u8>,
+    disk: BTreeMap<u64, Vec<u64>>,
+    t: SimTime,
+    seed: u64,
+) -> std::result::Result<HostRecording, Vec<String>> {
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+        || -> std::result::Result<HostRecording, Vec<String>> {
+            let one = |e: String| vec![e];
+            let fault = match rec.cfg.fault_restart.as_str() {
+                "pcm-keep-replaced" => crate::strategy::pcmlogging::RestartFault::KeepReplaced,
+                "pcm-atl-first" => crate::strategy::pcmlogging::RestartFault::AtlFirst,
+                _ => crate::strategy::pcmlogging::RestartFault::None,
+            };
+            if rec.cfg.strategy != "pcmlogging" {
+                return Err(one(format!("run-on is not done for {}", rec.cfg.strategy)));
+            }
+            let mut pcm = Pcm::from_image(tier.pcm_cfg.clone(), img.clone()).map_err(one)?;
+            pcm.set_logging(true);
+            let r = crate::strategy::pcmlogging::restart(&mut pcm, SimTime::ZERO, fault)
+                .map_err(|e| one(format!("run-on restart: {e}")))?;
+            // The database the restart leaves: what recovery finds on its PCM now.
+            let db = recover_for(rec, &pcm, &disk).map_err(|e| {
+                one(format!(
+                    "recovery after the run-on restart's writes failed: {e}"
+                ))
+            })?;
+            let findings = crate::check::judge(rec, t, &db.pages);
+            if !findings.is_empty() {
+                return Err(findings);
+            }
+            let dev = ssd::Device::in_memory(&rec.dcfg).map_err(|e| one(e.to_string()))?;
+            let wb = crate::strategy::WriteBack {
+                tags: rec.tags.clone(),
+                resume: Some(crate::strategy::Resume::Pcm(Box::new(
+                    crate::strategy::pcmlogging_engine::PcmResume {
+                        pcm,
+                        pcm_base: img,
+                        disk,
+                        xid_max: r.xid_max,
+                        end: r.end,
+                    },
+                ))),
+                start: r.end,
+                ..Default::default()
+            };
+            let mut cfg = rec.cfg.clone();
+            cfg.measure_recovery = false;
+            // The same database as the first run's: TPC-C's and TATP's loaded contents
+            // follow the source's seed (the recovered database lists only the pages that
+            // differ from them); the fresh batch of transactions is drawn by the engine
+            // from `seed`. (Found by `crash --host pcmlogging --protocol none --run-on
+            // --schedules 200 --seed 2 --set host.workload="tatp"`: 5 of 400 states, a
+            // destage in the run on wrote the second seed's loaded records.)
+            let source = crate::source::build(&cfg, rec.seed).map_err(|e| one(e.to_string()))?;
+            let mut eng = crate::engine::Engine::resume(
+                &cfg,
+                dev,
+                source,
+                seed,
+                true,
+                wb,
+                crate::check::next_txn_after(rec),
+            )
+            .map_err(|e| {
+                one(format!(
+                    "the engine cannot start on the restarted tier: {e}"
+                ))
+            })?;
+            eng.run()
+                .map_err(|e| one(format!("the run on the restarted tier failed: {e}")))?;
+            let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
+            let run = eng.into_run(m);
+            Ok(HostRecording {
+                cfg,
+                dcfg: rec.dcfg.clone(),
+                seed,
+                layout: run.core.layout.clone(),
+                base: rec.base.clone(),
+                ops: Vec::new(),
+                commits: run.commits,
+                tags: run.core.tags,
+                metrics: run.metrics,
+                tier: run.tier,
+                log: None,
+                start: Some(db.pages),
+            })
+        },
+    ));
+    match out {
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(vec![format!("run-on panicked: {msg}")])
+        }
+        Ok(x) => x,
+    }
 }

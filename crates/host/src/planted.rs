@@ -43,6 +43,15 @@ pub const FAULTS: &[(&str, &str)] = &[
     ("restart-ipa-stale-area", "fault_restart = ipa-stale-area"),
     ("restart-uncommitted", "fault_restart = uncommitted"),
     ("restart-ipl-erase-early", "fault_restart = ipl-erase-early"),
+    (
+        "restart-pcm-keep-replaced",
+        "fault_restart = pcm-keep-replaced",
+    ),
+    ("restart-pcm-atl-first", "fault_restart = pcm-atl-first"),
+    (
+        "restart-pcm-xid-from-one",
+        "fault_restart = pcm-xid-from-one",
+    ),
     ("pcm-early-atl-removal", "pcm.fault_early_atl_removal"),
     ("pcm-paper-pseudo-xid", "pcm.fault_paper_pseudo_xid"),
     ("pcm-pseudo-xid-of-aborts", "pcm.fault_pseudo_xid_of_aborts"),

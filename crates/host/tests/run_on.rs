@@ -40,10 +40,10 @@ fn wal_runs_on_exhaustively_over_the_window() {
 /// A strategy whose restart does not write back is refused, naming the key and the reason.
 #[test]
 fn strategies_that_cannot_run_on_are_refused() {
-    let (h, _) = check::tiny_config("pcmlogging", "none");
+    let (h, _) = check::tiny_config("pcmlogging-page", "none");
     let (key, reason) = check::run_on_refusal(&h).unwrap();
     assert_eq!(key, "host.strategy");
-    assert!(reason.contains("pcmlogging"), "{reason}");
+    assert!(reason.contains("pcmlogging-page"), "{reason}");
     let mut refused = rec("wal", "none", 1);
     refused.cfg.data = "full".into();
     refused.cfg.workload = "tpcc".into();

@@ -202,6 +202,9 @@ pub struct WriteBack {
     /// Log pages beyond the log's end the restart voided (wal: written by the crashed run
     /// after a page that did not persist).
     pub voided: u64,
+    /// When the restart's own writes end, if they are not on the device (the PCM tier's):
+    /// the engine starts then.
+    pub start: SimTime,
 }
 
 /// A strategy's state after a restart that wrote back, taken by its `create` when the
@@ -213,6 +216,8 @@ pub enum Resume {
     /// settled every transaction.
     DeviceTx,
     FlagCommit(flagcommit_ex::Resume),
+    /// pcmlogging: the PCM and disk its restart left (`pcmlogging_engine::PcmResume`).
+    Pcm(Box<pcmlogging_engine::PcmResume>),
 }
 
 /// A recovered database: the pages that differ from the loaded state may be listed; a page

@@ -101,6 +101,35 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model.
 //!   Two writes to one word are on the same line and chip, so they complete in issue order.
 //!
+//! # Run-on restart (`restart`, `PcmLogging::open`)
+//!
+//! Algorithm 3 only reads PCM; the paper does not say what the medium looks like when the
+//! DBMS runs on after it. The restart the crash checker's run-on mode uses (and the engine
+//! resumes from, `pcmlogging_engine`) finishes what Algorithm 2 left undone, as ARIES'
+//! restart finishes the losers' rollback before new work starts: 1) clear the bits of every
+//! valid unit whose XID is in the ActiveTxList (the losers' records) and of every committed
+//! version a newer one replaced (a commit cut short between its commit point and its
+//! frees; a second copy of one version left by a wear-leveling move cut short), all bitmap
+//! words issued at once; 2) once they completed, clear the ActiveTxList entries. The result:
+//! every valid unit is the one committed version of its RID and the ActiveTxList is empty —
+//! the state of a run with no transaction in flight, which `open` rebuilds the DRAM tables
+//! from (Mapping Table, bitmap copy, destage order by XID). Crash cases:
+//! - *inside step 1*: the ActiveTxList is intact, so every loser unit still valid is
+//!   discarded, and a replaced version still valid loses to its successor (the version
+//!   rule); each bitmap word write is atomic. Recovery finds what it found before.
+//! - *inside step 2*: no valid unit carries a loser's XID any more, so an entry cleared or
+//!   not changes nothing. (Clearing the entries first — `RestartFault::AtlFirst` — would
+//!   leave loser units valid with no entry: visible.)
+//! - *in the run after it*: the cases above, with two more rules. XIDs continue above
+//!   every XID the crash image names (`Restarted::xid_max`; the engine adds it to its
+//!   transaction numbers): a new transaction reusing a committed record's XID would have
+//!   that record discarded with it if it crashed in the ActiveTxList, and Algorithm 4's
+//!   X_c − X_t would run backwards. The pseudo XID of a moved record (`place`) starts there
+//!   too. And no replaced version may survive the restart (`RestartFault::KeepReplaced`):
+//!   the resumed Mapping Table does not know it, so the next commit of its RID writes the
+//!   version after the kept one and two non-consecutive versions are valid, or a destage
+//!   frees the kept one and the stale one is recovered over the disk.
+//!
 //! Destaging policy: the high-low watermark (§5.1) or the cost-based adaptive rate (§5.2,
 //! `pcm_destage::Adaptive`, `adaptive_segment_bytes`); either way a flush into a full PCM
 //! waits for destages at full rate. Page-level PCMLogging is `pcmlogging_page.rs`.
@@ -435,6 +464,27 @@ fn werr(e: String) -> String {
 impl PcmLogging {
     /// Formats `pcm` (writes the superblock; not timed: done once at installation).
     pub fn format(cfg: PcmLogConfig, mut pcm: Pcm, disk: Disk) -> Result<PcmLogging, String> {
+        let geo = PcmLogging::geometry_for(&cfg, &pcm)?;
+        let mut sb = Vec::with_capacity(64);
+        for w in [
+            MAGIC,
+            geo.atl_entries,
+            geo.units,
+            geo.bitmap_off,
+            geo.records_off,
+            geo.regions,
+            geo.stride,
+            0, // the active metadata region (§4.1 relocation switches it)
+        ] {
+            sb.extend_from_slice(&w.to_le_bytes());
+        }
+        pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
+        pcm.counters = Default::default();
+        Ok(PcmLogging::fresh(cfg, pcm, disk, geo))
+    }
+
+    /// The geometry `cfg` gives a PCM like `pcm`, or why `cfg` cannot be honoured.
+    fn geometry_for(cfg: &PcmLogConfig, pcm: &Pcm) -> Result<Geometry, String> {
         if !(0.0..=1.0).contains(&cfg.low_watermark)
             || cfg.low_watermark > cfg.high_watermark
             || cfg.high_watermark > 1.0
@@ -460,31 +510,23 @@ impl PcmLogging {
                 1
             },
         )?;
-        let cfg_seed = cfg.wear_seed;
         if cfg.wear_delta == Some(0) {
             return Err("pcmlogging.wear_delta must be at least 1".into());
         }
-        let mut sb = Vec::with_capacity(64);
-        for w in [
-            MAGIC,
-            geo.atl_entries,
-            geo.units,
-            geo.bitmap_off,
-            geo.records_off,
-            geo.regions,
-            geo.stride,
-            0, // the active metadata region (§4.1 relocation switches it)
-        ] {
-            sb.extend_from_slice(&w.to_le_bytes());
-        }
-        pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
-        pcm.counters = Default::default();
+        Ok(geo)
+    }
+
+    /// The volatile state of a PCM holding no record, no ActiveTxList entry and metadata
+    /// region 0 (`format`, and `open` before it reads the medium).
+    fn fresh(cfg: PcmLogConfig, pcm: Pcm, disk: Disk, geo: Geometry) -> PcmLogging {
+        let ub = geo.unit_bytes;
+        let cfg_seed = cfg.wear_seed;
         let adaptive = cfg.adaptive_segment_bytes.map(|seg| {
             let (r, w) = disk.kind.latency_ns();
             super::pcm_destage::Adaptive::new(geo.units, ub, seg, r + w)
         });
         let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
-        Ok(PcmLogging {
+        PcmLogging {
             adaptive,
             destage_freed: 0,
             destage_series,
@@ -518,7 +560,74 @@ impl PcmLogging {
             in_destage: RidHash::default(),
             destage_ids: 0,
             pending_units: 0,
-        })
+        }
+    }
+
+    /// Resumes on a PCM a restart that writes back left (`restart`): every valid unit is
+    /// the one committed version of its RID and the ActiveTxList is empty; anything else is
+    /// refused. The DRAM tables are rebuilt from the medium (Mapping Table, bitmap copy,
+    /// destage order: oldest XID first), the core's clock starts at `clock` (the restart's
+    /// end) and XIDs — and the pseudo XID of moved records — continue above `xid_max`.
+    pub fn open(
+        cfg: PcmLogConfig,
+        pcm: Pcm,
+        disk: Disk,
+        clock: SimTime,
+        xid_max: Xid,
+    ) -> Result<PcmLogging, String> {
+        let geo = PcmLogging::geometry_for(&cfg, &pcm)?;
+        let sc = scan(pcm.image(), geo.unit_bytes)?;
+        if sc.g != geo {
+            return Err(format!(
+                "the PCM's superblock ({:?}) is not the configuration's ({geo:?})",
+                sc.g
+            ));
+        }
+        if let Some(&(i, x)) = sc.atl.first() {
+            return Err(format!(
+                "ActiveTxList entry {i} holds XID {x}: the restart did not settle it"
+            ));
+        }
+        if let Some(u) = sc.replaced.first() {
+            return Err(format!(
+                "unit {u} holds a replaced committed version: the restart did not free it"
+            ));
+        }
+        let mut c = PcmLogging::fresh(cfg, pcm, disk, geo);
+        c.region = sc.region;
+        c.clock = clock;
+        let mut order: Vec<(Xid, u64, Rid)> = Vec::with_capacity(sc.keep.len());
+        for (&rid, &(ver, value, u)) in &sc.keep {
+            if rid.1 >= c.cfg.slots_per_page {
+                return Err(format!(
+                    "unit {u} holds record {rid:?} outside a page of {} slots",
+                    c.cfg.slots_per_page
+                ));
+            }
+            c.bitmap[(u / 64) as usize] |= 1 << (u % 64);
+            c.unit_value[u as usize] = value;
+            c.used += 1;
+            c.map.insert(
+                rid,
+                Entry {
+                    committed: Some((u, ver)),
+                    uncommitted: None,
+                },
+            );
+            let xid = word(c.pcm.image(), geo.unit_addr(u));
+            order.push((xid, u, rid));
+        }
+        order.sort_unstable();
+        for (_, _, rid) in order {
+            c.seq += 1;
+            c.committed_fifo.push_back((c.seq, rid));
+            c.committed_seq.insert(rid, c.seq);
+        }
+        let x = xid_max.max(sc.xid_max);
+        c.max_xid = x;
+        c.max_committed_xid = x;
+        c.max_finished_xid = x;
+        Ok(c)
     }
 
     pub fn geometry(&self) -> Geometry {
@@ -1244,10 +1353,33 @@ pub struct Recovered {
     pub discarded_older: u64,
 }
 
-/// Algorithm 3 over a PCM image alone (no disk I/O).
-pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
-    let img = pcm.image();
-    let ub = u64::from(pcm.config().unit_bytes);
+/// What Algorithm 3's scan of a PCM image finds (`scan`): the record each RID recovers to,
+/// and the valid units recovery discards.
+struct Scan {
+    g: Geometry,
+    region: u64,
+    /// Non-empty ActiveTxList entries: (entry, XID).
+    atl: Vec<(u64, Xid)>,
+    /// Per RID: (version, value, unit) of the committed version recovery keeps.
+    keep: BTreeMap<Rid, (u8, u64, u64)>,
+    /// Valid units of transactions in the ActiveTxList.
+    losers: Vec<u64>,
+    /// Valid units holding a committed version older than the kept one, or a second copy
+    /// of it (a wear-leveling move cut short).
+    replaced: Vec<u64>,
+    valid: u64,
+    /// The largest XID the ActiveTxList or a valid unit names.
+    xid_max: Xid,
+}
+
+/// The little-endian word at `a` of a PCM image (`a` inside it: the superblock was checked).
+fn word(img: &[u8], a: u64) -> u64 {
+    img.get(a as usize..a as usize + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+fn scan(img: &[u8], ub: u64) -> Result<Scan, String> {
     let g = Geometry::read(img, ub)?;
     let w = |a: u64| u64::from_le_bytes(img[a as usize..a as usize + 8].try_into().expect("8"));
     let region = w(ACTIVE_REGION);
@@ -1257,13 +1389,21 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
             g.regions
         ));
     }
-    let active: BTreeSet<u64> = (0..g.atl_entries)
-        .map(|i| w(g.atl_addr(region, i)))
-        .filter(|&x| x != 0)
+    let atl: Vec<(u64, Xid)> = (0..g.atl_entries)
+        .map(|i| (i, w(g.atl_addr(region, i))))
+        .filter(|&(_, x)| x != 0)
         .collect();
-    let mut best: BTreeMap<Rid, (u8, u64)> = BTreeMap::new();
-    let mut out = Recovered::default();
-    let mut valid = 0u64;
+    let active: BTreeSet<u64> = atl.iter().map(|&(_, x)| x).collect();
+    let mut out = Scan {
+        g,
+        region,
+        xid_max: active.iter().copied().max().unwrap_or(0),
+        atl,
+        keep: BTreeMap::new(),
+        losers: Vec::new(),
+        replaced: Vec::new(),
+        valid: 0,
+    };
     for wi in 0..g.units.div_ceil(64) {
         let word = w(g.bitmap_word_addr(region, wi * 64));
         for b in 0..64 {
@@ -1277,27 +1417,28 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
                     g.units
                 ));
             }
-            valid += 1;
+            out.valid += 1;
             let a = g.unit_addr(u);
             let (xid, pid, meta, value) = (w(a), w(a + 8), w(a + 16), w(a + 24));
+            out.xid_max = out.xid_max.max(xid);
             if active.contains(&xid) {
-                out.discarded_uncommitted += 1;
+                out.losers.push(u);
                 continue;
             }
             let rid = (pid, (meta & 0xffff) as u16);
             let ver = ((meta >> 16) & 3) as u8;
-            match best.get(&rid).copied() {
+            match out.keep.get(&rid).copied() {
                 None => {
-                    best.insert(rid, (ver, value));
+                    out.keep.insert(rid, (ver, value, u));
                 }
-                Some((v0, _)) if (v0 + 1) % 4 == ver => {
-                    best.insert(rid, (ver, value));
-                    out.discarded_older += 1;
+                Some((v0, _, u0)) if (v0 + 1) % 4 == ver => {
+                    out.keep.insert(rid, (ver, value, u));
+                    out.replaced.push(u0);
                 }
-                Some((v0, _)) if (ver + 1) % 4 == v0 => out.discarded_older += 1,
+                Some((v0, _, _)) if (ver + 1) % 4 == v0 => out.replaced.push(u),
                 // Two copies of one version: a wear-leveling move cut short (§4.2).
-                Some((v0, v)) if v0 == ver && v == value => out.discarded_older += 1,
-                Some((v0, _)) => {
+                Some((v0, v, _)) if v0 == ver && v == value => out.replaced.push(u),
+                Some((v0, _, _)) => {
                     return Err(format!(
                         "record {rid:?} has committed versions {v0} and {ver}, not consecutive"
                     ))
@@ -1305,11 +1446,102 @@ pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
             }
         }
     }
-    out.records = best.into_iter().map(|(r, (_, v))| (r, v)).collect();
+    Ok(out)
+}
+
+/// Algorithm 3 over a PCM image alone (no disk I/O).
+pub fn recover(pcm: &Pcm) -> Result<Recovered, String> {
+    let sc = scan(pcm.image(), u64::from(pcm.config().unit_bytes))?;
     // The scan reads the superblock, the active region's ATL and bitmap, and the valid
     // units' headers.
-    out.scan_ns = pcm.scan_ns(64 + g.stride) + pcm.scan_ns(valid * HDR);
-    Ok(out)
+    Ok(Recovered {
+        records: sc.keep.iter().map(|(r, &(_, v, _))| (*r, v)).collect(),
+        scan_ns: pcm.scan_ns(64 + sc.g.stride) + pcm.scan_ns(sc.valid * HDR),
+        discarded_uncommitted: sc.losers.len() as u64,
+        discarded_older: sc.replaced.len() as u64,
+    })
+}
+
+/// What a restart that writes back (`restart`) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Restarted {
+    /// What Algorithm 3 recovered (as `recover` on the crash image).
+    pub recovered: Recovered,
+    /// The largest XID the crash image names (ActiveTxList, valid units): the resumed run's
+    /// XIDs start above it (module docs, "Run-on restart").
+    pub xid_max: Xid,
+    /// Units whose bit the restart cleared.
+    pub freed: u64,
+    /// When the restart's last write completed.
+    pub end: SimTime,
+}
+
+/// A planted bug in the restart that writes back (`restart`); never set outside tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RestartFault {
+    #[default]
+    None,
+    /// The committed versions a newer one replaced (a commit cut short between its commit
+    /// point and its frees) stay valid.
+    KeepReplaced,
+    /// The ActiveTxList is cleared before the losers' units are freed.
+    AtlFirst,
+}
+
+/// The restart that writes back (module docs, "Run-on restart"): Algorithm 3's scan, then
+/// what Algorithm 2's abort and commit would have finished — clear the bits of every valid
+/// unit of a transaction in the ActiveTxList and of every replaced committed version, then,
+/// once those clears completed, the ActiveTxList entries. Leaves a PCM whose every valid
+/// unit is the one committed version of its RID and whose ActiveTxList is empty: the state
+/// `PcmLogging::open` resumes from.
+pub fn restart(pcm: &mut Pcm, now: SimTime, fault: RestartFault) -> Result<Restarted, String> {
+    let recovered = recover(pcm)?;
+    let sc = scan(pcm.image(), u64::from(pcm.config().unit_bytes))?;
+    let mut free: Vec<u64> = sc.losers.clone();
+    if fault != RestartFault::KeepReplaced {
+        free.extend(&sc.replaced);
+    }
+    let g = sc.g;
+    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
+    for &u in &free {
+        let a = g.bitmap_word_addr(sc.region, u);
+        let w = match words.get(&a) {
+            Some(&w) => w,
+            None => word(pcm.image(), a),
+        };
+        words.insert(a, w & !(1 << (u % 64)));
+    }
+    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> Result<SimTime, String> {
+        let mut end = t;
+        for &(i, _) in &sc.atl {
+            end = end.max(
+                pcm.write_u64(g.atl_addr(sc.region, i), 0, t)
+                    .map_err(werr)?,
+            );
+        }
+        Ok(end)
+    };
+    // The writes follow the scan.
+    let mut t = now + recovered.scan_ns;
+    // BUG when planted (`AtlFirst`): the losers' units outlive their ActiveTxList entries.
+    if fault == RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
+    let mut end = t;
+    for (&a, &w) in &words {
+        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
+    }
+    t = end;
+    if fault != RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    Ok(Restarted {
+        recovered,
+        xid_max: sc.xid_max,
+        freed: free.len() as u64,
+        end: t,
+    })
 }
 
 #[cfg(test)]
@@ -1419,6 +1651,74 @@ mod tests {
         assert!(recover(&c.pcm).unwrap().records.is_empty());
         assert_eq!(c.current((0, 1)), 33);
         assert_eq!(c.current((0, 2)), initial_record((0, 2)));
+    }
+
+    /// The run-on restart (module docs, "Run-on restart") on a crash image holding a loser
+    /// (in the ActiveTxList, one stolen record) and a commit cut short between its commit
+    /// point and its frees (two committed versions of one record): it frees both, clears the
+    /// ActiveTxList, recovers what Algorithm 3 recovers, and `open` resumes on the result
+    /// with the tier's records, units and XID clock carried over. `open` refuses the crash
+    /// image itself, and the image a restart that keeps replaced versions leaves.
+    #[test]
+    fn a_restart_that_writes_back_leaves_a_tier_the_core_resumes_on() {
+        let mut c = core(8192);
+        let g = c.geo;
+        let bm = g.bitmap_word_addr(0, 0);
+        c.update(1, (0, 1), 11).unwrap();
+        let t = c.commit(1, SimTime::ZERO).unwrap();
+        let first = word(c.pcm.image(), bm);
+        c.update(3, (0, 1), 33).unwrap();
+        let t = c.commit(3, t).unwrap();
+        c.update(4, (1, 2), 44).unwrap();
+        let t = c.flush_page(1, t).unwrap();
+        let mut img = c.pcm.image().to_vec();
+        // The older version's bit set again: its free did not persist.
+        let w = word(&img, bm) | first;
+        img[bm as usize..bm as usize + 8].copy_from_slice(&w.to_le_bytes());
+        let crashed = Pcm::from_image(c.pcm.config().clone(), img.clone()).unwrap();
+        let want = recover(&crashed).unwrap();
+        assert_eq!(want.records, BTreeMap::from([((0, 1), 33)]));
+        assert_eq!((want.discarded_uncommitted, want.discarded_older), (1, 1));
+        let cfg = PcmLogConfig {
+            atl_entries: 8,
+            slots_per_page: 4,
+            ..Default::default()
+        };
+        let open =
+            |pcm: Pcm, x: Xid| PcmLogging::open(cfg.clone(), pcm, Disk::new(DiskKind::Hdd), t, x);
+        let e = open(crashed, 4).err().unwrap();
+        assert!(e.contains("ActiveTxList"), "{e}");
+        let mut kept = Pcm::from_image(c.pcm.config().clone(), img.clone()).unwrap();
+        restart(&mut kept, t, RestartFault::KeepReplaced).unwrap();
+        let e = open(kept, 4).err().unwrap();
+        assert!(e.contains("replaced"), "{e}");
+        let mut pcm = Pcm::from_image(c.pcm.config().clone(), img).unwrap();
+        pcm.set_logging(true);
+        let r = restart(&mut pcm, t, RestartFault::None).unwrap();
+        assert_eq!((r.freed, r.xid_max), (2, 4));
+        assert!(r.end > t);
+        // Two bit clears in one word (both units are in word 0, written once), then the
+        // ActiveTxList entry.
+        assert_eq!(pcm.take_log().len(), 2);
+        let after = recover(&pcm).unwrap();
+        assert_eq!(after.records, want.records);
+        assert_eq!((after.discarded_uncommitted, after.discarded_older), (0, 0));
+        let mut d = open(pcm, r.xid_max).unwrap();
+        assert_eq!(d.used_units(), 1);
+        assert_eq!(d.current((0, 1)), 33);
+        assert_eq!(d.current((1, 2)), initial_record((1, 2)));
+        assert_eq!(d.max_committed_xid, 4);
+        // The resumed core runs on: a new transaction's record joins the recovered one, and
+        // the next commit of (0, 1) replaces version 1 with version 2.
+        d.update(5, (1, 2), 55).unwrap();
+        let t = d.commit(5, r.end).unwrap();
+        d.update(6, (0, 1), 66).unwrap();
+        d.commit(6, t).unwrap();
+        assert_eq!(
+            recover(&d.pcm).unwrap().records,
+            BTreeMap::from([((0, 1), 66), ((1, 2), 55)])
+        );
+        assert_eq!(d.used_units(), 2);
     }
 
     /// §3.3: a miss is served by PCM alone when PCM holds every record the disk page

@@ -35,6 +35,12 @@
 //! (crash argument in `pcmlogging.rs`, "XID reuse"). `host.pcm.xid_per_attempt` restores
 //! the old rule.
 //!
+//! Run-on restart (`strategy::Resume::Pcm`, the crash checker's run-on mode,
+//! `pcm_tier::check_run_on`): `create` takes up the PCM `pcmlogging::restart` left and the
+//! crashed disk (`PcmLogging::open`) instead of formatting, and every XID is the
+//! transaction's number plus the largest XID the crash image names (`pcmlogging.rs`,
+//! "Run-on restart"). Over the emulated SSD it is refused (`host.pcm.external`).
+//!
 //! - `read_page_for` / `on_hit` (§3.3 record hits): a miss for a record PCM holds reads
 //!   PCM only and marks the frame partial; a hit on a partial frame for a record PCM lacks
 //!   reads the disk page then (the frame's `ready_at` moves to that read's end). The engine
@@ -50,6 +56,7 @@ use crate::pcm_tier::{Sizes, TierLog};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub static INFO: StrategyInfo = StrategyInfo {
@@ -107,6 +114,33 @@ pub struct PcmLoggingStrategy {
     /// `host.pcm.xid_per_attempt`: XID = the attempt's `TxnId` instead of the transaction's
     /// number.
     xid_per_attempt: bool,
+    /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
+    /// restart"); 0 on a formatted one.
+    xid_base: u64,
+    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
+    disk_base: BTreeMap<u64, Vec<u64>>,
+}
+
+/// What a run-on restart of pcmlogging leaves for the engine (`strategy::Resume::Pcm`): the
+/// PCM after `pcmlogging::restart` (its write log holds the restart's writes when the run
+/// is recorded), the crash image it started from, the disk, the largest XID the PCM names
+/// and when the restart's writes end.
+pub struct PcmResume {
+    pub pcm: Pcm,
+    pub pcm_base: Vec<u8>,
+    pub disk: BTreeMap<u64, Vec<u64>>,
+    pub xid_max: u64,
+    pub end: SimTime,
+}
+
+impl std::fmt::Debug for PcmResume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PcmResume")
+            .field("disk_pages", &self.disk.len())
+            .field("xid_max", &self.xid_max)
+            .field("end", &self.end)
+            .finish()
+    }
 }
 
 /// One bit per DB page (the partial marks): a buffer hit asks for its page's bit, and an
@@ -177,20 +211,56 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         fault_early_relocation_switch: s.fault_early_relocation_switch,
         ..PcmLogConfig::default()
     };
-    let mut pl = PcmLogging::format(lcfg, pcm, crate::external::open(cfg, core)?).map_err(|e| {
-        HostError::Config {
-            key: "host.pcm".into(),
-            reason: e,
+    let disk = crate::external::open(cfg, core)?;
+    // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
+    let resume = match core.resume.take() {
+        Some(super::Resume::Pcm(r)) => Some(*r),
+        other => {
+            core.resume = other;
+            None
         }
-    })?;
+    };
+    let (mut pl, xid_base, pcm_base, disk_base) = match resume {
+        None => {
+            let pl = PcmLogging::format(lcfg, pcm, disk).map_err(|e| HostError::Config {
+                key: "host.pcm".into(),
+                reason: e,
+            })?;
+            let base = pl.pcm.image().to_vec();
+            (pl, 0, base, BTreeMap::new())
+        }
+        Some(r) => {
+            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
+                return Err(HostError::Config {
+                    key: "host.pcm.external".into(),
+                    reason: "pcmlogging resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
+                });
+            }
+            if r.pcm.config() != pcm.config() {
+                return Err(HostError::Config {
+                    key: "host.pcm".into(),
+                    reason: "the restarted PCM is not the one the configuration describes".into(),
+                });
+            }
+            let d = media::disk::Disk::from_image(disk.kind, r.disk.clone());
+            let pl = PcmLogging::open(lcfg, r.pcm, d, r.end, r.xid_max).map_err(|e| {
+                HostError::Corrupt(format!(
+                    "pcmlogging cannot resume on its restarted PCM: {e}"
+                ))
+            })?;
+            (pl, r.xid_max, r.pcm_base, r.disk)
+        }
+    };
     let layout = core.layout.clone();
     pl.set_initial_page(Arc::new(move |p| layout.initial_page(PageNo(p))));
     // The crash checker needs the write logs; the tag table keeps things only then.
     let record = core.tags.keep;
     let pcm_base = if record {
-        pl.pcm.set_logging(true);
+        if xid_base == 0 {
+            pl.pcm.set_logging(true);
+        } // else the restart's writes are in the log already (`PcmResume::pcm`)
         pl.disk.set_logging(true);
-        Some(pl.pcm.image().to_vec())
+        Some(pcm_base)
     } else {
         None
     };
@@ -209,6 +279,12 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         layout: core.layout.clone(),
         partial: PageBits::with_pages(core.layout.pages),
         xid_per_attempt: s.xid_per_attempt,
+        xid_base: if cfg.fault_restart == "pcm-xid-from-one" {
+            0 // BUG when planted: new XIDs collide with the restarted PCM's
+        } else {
+            xid_base
+        },
+        disk_base,
     }))
 }
 
@@ -228,11 +304,12 @@ impl Strategy for PcmLoggingStrategy {
     /// (module docs, "XIDs"); with `xid_per_attempt`, the attempt's `TxnId`.
     fn begin(&mut self, core: &mut Core, c: u32, txn: TxnId, _now: SimTime) -> Result<()> {
         let cl = &mut self.clients[c as usize];
-        cl.xid = if self.xid_per_attempt {
-            txn.0
-        } else {
-            core.txn_number
-        };
+        cl.xid = self.xid_base
+            + if self.xid_per_attempt {
+                txn.0
+            } else {
+                core.txn_number
+            };
         cl.undo.clear();
         Ok(())
     }
@@ -411,6 +488,7 @@ impl Strategy for PcmLoggingStrategy {
             pcm_base: self.pcm_base.take()?,
             pcm_ops: self.core.pcm.take_log(),
             disk_ops: self.core.disk.take_log(),
+            disk_base: std::mem::take(&mut self.disk_base),
         })
     }
 }

@@ -1120,6 +1120,7 @@ impl Strategy for PcmPageStrategy {
             pcm_base: self.pcm_base.take()?,
             pcm_ops: self.core.pcm.take_log(),
             disk_ops: self.core.disk.take_log(),
+            disk_base: Default::default(),
         })
     }
 }

@@ -1484,6 +1484,7 @@ impl Strategy for PcmWal {
             pcm_base: self.pcm_base.take()?,
             pcm_ops: self.pcm.take_log(),
             disk_ops: self.disk.take_log(),
+            disk_base: Default::default(),
         })
     }
 }
