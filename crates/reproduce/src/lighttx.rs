@@ -3098,7 +3098,11 @@ mod tests {
     #[test]
     fn abort_sweep_and_recovery_make_the_missing_claims() {
         let mut out = Output::default();
-        fig9_to_19(&tiny(), &mut out, &quiet()).unwrap();
+        // Twice the tiny device's blocks: the zone-of-8-blocks ablation (`WIDE_GC`) must
+        // still address a 142-page transaction.
+        let mut b9 = tiny();
+        b9.nand.blocks_per_plane *= 2;
+        fig9_to_19(&b9, &mut out, &quiet()).unwrap();
         let mut b = tiny();
         b.workload.age = 0.0;
         fig18_on(b, 16, None, &[2], &mut out, &quiet()).unwrap();
