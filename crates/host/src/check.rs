@@ -460,11 +460,7 @@ pub fn evaluate_images(
     }));
     let (db, recovery_ops) = match out {
         Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let msg = panic_text(&*p);
             return Evaluated {
                 findings: vec![format!("recovery panicked: {msg}")],
                 recovery_ops: None,
@@ -1043,6 +1039,14 @@ pub fn check_with(
     Ok(rep)
 }
 
+/// The message of a caught panic's payload (`String` or `&str`; empty otherwise).
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 /// Why run-on mode (`check_run_on`) cannot be honoured for `cfg`, naming the key; None: it
 /// can. A strategy can run on only if its restart writes its results back
 /// (`strategy::WriteBack`) and its `create` takes up the restart's state.
@@ -1313,11 +1317,7 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
     }));
     match out {
         Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let msg = panic_text(&*p);
             failed(vec![format!("run-on panicked: {msg}")])
         }
         Ok(Err(e)) => failed(vec![e]),

@@ -1028,11 +1028,7 @@ pub fn run_on(
     ));
     match out {
         Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
+            let msg = crate::check::panic_text(&*p);
             Err(vec![format!("run-on panicked: {msg}")])
         }
         Ok(x) => x,
