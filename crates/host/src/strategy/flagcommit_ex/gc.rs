@@ -25,18 +25,6 @@ impl FlagCommitEx {
         flag_true(self.variant, v.tag.nodes[i].init_true, byte)
     }
 
-    /// The best committed candidate usn a version offers for DB slot `s` (None: nothing).
-    pub(super) fn offers(&self, v: &Version, s: usize, now: SimTime) -> Option<u64> {
-        let r = v.tag.records[s];
-        let mut best = r.committed.map(|c| c.1);
-        if let Some((ni, _, u)) = r.pending {
-            if self.committed_by(v.tag.nodes[ni as usize].xid, now) {
-                best = Some(best.map_or(u, |b| b.max(u)));
-            }
-        }
-        best
-    }
-
     /// §4.3: may version `idx` of `page` be reclaimed at `now`? (Rules in `mod.rs`.)
     pub(super) fn reclaimable(&self, page: PageNo, idx: usize, now: SimTime) -> bool {
         let Some(m) = self.meta.get(&page) else {
@@ -69,22 +57,39 @@ impl FlagCommitEx {
         if self.fault == Fault::NoCover {
             return true;
         }
+        // Which nodes count as committed, per version, found once per call rather than per
+        // record (a map look-up of each node's transaction); the newer versions that are
+        // settled, likewise. `evictable` asks this for every dirty frame it passes.
+        let mine = self.committed_nodes(v, now);
+        let newer: Vec<(&Version, Vec<bool>)> = m.versions[idx + 1..]
+            .iter()
+            .filter(|w| w.settled(now))
+            .map(|w| (w, self.committed_nodes(w, now)))
+            .collect();
         for s in 0..v.tag.records.len() {
-            let Some(u) = self.offers(v, s, now) else {
+            let Some(u) = offers_with(v, &mine, s) else {
                 continue;
             };
             if u == 0 {
                 continue; // the loaded value, which recovery assumes by default
             }
-            let covered = m.versions[idx + 1..]
+            let covered = newer
                 .iter()
-                .filter(|w| w.settled(now))
-                .any(|w| self.offers(w, s, now).is_some_and(|x| x >= u));
+                .any(|(w, c)| offers_with(w, c, s).is_some_and(|x| x >= u));
             if !covered {
                 return false;
             }
         }
         true
+    }
+
+    /// Per node of `v`: is its transaction committed and acked by `now` (`committed_by`)?
+    fn committed_nodes(&self, v: &Version, now: SimTime) -> Vec<bool> {
+        v.tag
+            .nodes
+            .iter()
+            .map(|n| self.committed_by(n.xid, now))
+            .collect()
     }
 
     /// A version slot for a new version of `page` at `now`: a free one, else the oldest
@@ -181,4 +186,17 @@ impl FlagCommitEx {
         self.n.reclaims += 1;
         Ok(ready)
     }
+}
+
+/// The best committed candidate usn version `v` offers for DB slot `s` (None: nothing),
+/// given which of its nodes are committed (`FlagCommitEx::committed_nodes`).
+fn offers_with(v: &Version, committed: &[bool], s: usize) -> Option<u64> {
+    let r = v.tag.records[s];
+    let mut best = r.committed.map(|c| c.1);
+    if let Some((ni, _, u)) = r.pending {
+        if committed[ni as usize] {
+            best = Some(best.map_or(u, |b| b.max(u)));
+        }
+    }
+    best
 }

@@ -43,7 +43,7 @@ impl FlagCommitEx {
         };
         self.fold(page, now);
         let occ = self.occupants(page);
-        let admitted = occ.contains(&xid) || occ.len() < self.max_c;
+        let admitted = occ.binary_search(&xid).is_ok() || occ.len() < self.max_c;
         if admitted {
             if let Some(t) = self.blocked_since[c as usize].take() {
                 self.n.max_c_block_ns += now.since(t);
@@ -51,6 +51,7 @@ impl FlagCommitEx {
             let v = self.updaters.entry(page).or_default();
             if !v.contains(&c) {
                 v.push(c);
+                self.admitted[c as usize].push(page);
             }
             if let Some(t) = self.txns.get_mut(&xid) {
                 t.pages.insert(page);
@@ -234,6 +235,7 @@ impl FlagCommitEx {
             let mut mine = Vec::new();
             let slots = &mut m.slots;
             let invalidated = &mut self.n.invalidated;
+            let any_absent = &mut m.any_absent;
             m.pending_at.retain(|&i16| {
                 let i = i16 as usize;
                 let s = &mut slots[i];
@@ -243,6 +245,7 @@ impl FlagCommitEx {
                     // when the committed value is in a written version.
                     if s.on_disk {
                         s.absent = true;
+                        *any_absent = true;
                         *invalidated += 1;
                     }
                     mine.push(i);
@@ -313,7 +316,8 @@ impl FlagCommitEx {
     }
 
     pub(super) fn release(&mut self, c: u32) {
-        let pages: Vec<PageNo> = self.updaters.keys().copied().collect();
+        // The pages naming `c` in `updaters` are exactly `admitted[c]` (`admit_update`).
+        let pages = std::mem::take(&mut self.admitted[c as usize]);
         for p in pages {
             if let Some(v) = self.updaters.get_mut(&p) {
                 v.retain(|x| *x != c);

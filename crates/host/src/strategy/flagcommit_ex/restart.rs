@@ -320,6 +320,7 @@ impl FlagCommitEx {
                 versions: rp.versions,
                 next_vno: rp.next_vno,
                 pending_at: Vec::new(),
+                any_absent: false,
             };
             debug_assert_eq!(m.slots.len(), core.layout.slots(p) as usize);
             self.meta.insert(p, m);

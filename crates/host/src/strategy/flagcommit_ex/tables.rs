@@ -20,7 +20,7 @@ use crate::data::PageNo;
 use crate::engine::Core;
 use crate::{HostConfig, HostError, Result};
 use sim::{Lpn, SimTime, TxnId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// One DB slot of a page as the host knows it.
@@ -68,6 +68,10 @@ pub(super) struct PageMeta {
     /// these only (a TPC-C page has up to hundreds of slots and `maintain` folds every
     /// page with an admitted updater at each event).
     pub(super) pending_at: Vec<u16>,
+    /// Some slot may be invalid (`SlotState::absent`): set by every abort that marks one,
+    /// cleared by `restore_invalid`, which makes every slot valid. A fetch and a version
+    /// write skip the search for invalid slots of a page without one.
+    pub(super) any_absent: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,14 +136,18 @@ pub struct FlagCommitEx {
     /// Per DB page: looked up by every read, write, commit and reclaim, never iterated
     /// (a hash map: no result depends on its order).
     pub(super) meta: PageMetas,
-    pub(super) txns: BTreeMap<TxnId, Txn>,
+    /// Per transaction: looked up by XID, never iterated (a hash map: no result depends on
+    /// its order).
+    pub(super) txns: hashbrown::HashMap<TxnId, Txn, crate::lock::FixedHash>,
     /// Issued commits not yet folded, by (ack, XID) (`forget`).
     pub(super) unfolded: BTreeSet<(SimTime, TxnId)>,
     /// Transactions that may satisfy `forget`'s drop rule.
     pub(super) gone_candidates: BTreeSet<TxnId>,
     pub(super) clients: Vec<Option<TxnId>>,
-    /// Admitted updaters per page (max_c), by client.
-    pub(super) updaters: BTreeMap<PageNo, Vec<u32>>,
+    /// Admitted updaters per page (max_c), by client; looked up by page, never iterated.
+    pub(super) updaters: hashbrown::HashMap<PageNo, Vec<u32>, crate::lock::FixedHash>,
+    /// Per client: the pages whose `updaters` name it (`release` visits only these).
+    pub(super) admitted: Vec<Vec<PageNo>>,
     /// Per client: since when its update is blocked.
     pub(super) blocked_since: Vec<Option<SimTime>>,
     pub(super) max_c: usize,
@@ -227,11 +235,12 @@ impl FlagCommitEx {
             flag_ack: SimTime::ZERO,
             usn: 0,
             meta: PageMetas::default(),
-            txns: BTreeMap::new(),
+            txns: Default::default(),
             unfolded: BTreeSet::new(),
             gone_candidates: BTreeSet::new(),
             clients: vec![None; cfg.clients as usize],
-            updaters: BTreeMap::new(),
+            updaters: Default::default(),
+            admitted: vec![Vec::new(); cfg.clients as usize],
             blocked_since: vec![None; cfg.clients as usize],
             max_c: cfg.max_c as usize,
             masters: Vec::new(),
@@ -277,6 +286,7 @@ impl FlagCommitEx {
             versions: Vec::new(),
             next_vno: 1,
             pending_at: Vec::new(),
+            any_absent: false,
         })
     }
 
@@ -303,23 +313,25 @@ impl FlagCommitEx {
         });
     }
 
-    /// XIDs that occupy one of the page's max_c places.
-    pub(super) fn occupants(&self, page: PageNo) -> BTreeSet<TxnId> {
-        let mut set = BTreeSet::new();
+    /// XIDs that occupy one of the page's max_c places, ascending and distinct.
+    pub(super) fn occupants(&self, page: PageNo) -> Vec<TxnId> {
+        let mut set = Vec::new();
         if let Some(m) = self.meta.get(&page) {
             for &i in &m.pending_at {
                 if let Some((x, ..)) = m.slots[i as usize].pending {
-                    set.insert(x);
+                    set.push(x);
                 }
             }
         }
         if let Some(cs) = self.updaters.get(&page) {
             for c in cs {
                 if let Some(x) = self.clients[*c as usize] {
-                    set.insert(x);
+                    set.push(x);
                 }
             }
         }
+        set.sort_unstable();
+        set.dedup();
         set
     }
 

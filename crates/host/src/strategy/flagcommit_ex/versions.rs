@@ -85,6 +85,14 @@ impl FlagCommitEx {
         now: SimTime,
     ) -> Result<SimTime> {
         let m = &self.meta[&page];
+        if !m.any_absent {
+            debug_assert!(
+                m.slots.iter().all(|s| !s.absent),
+                "page {}: an invalid slot without any_absent",
+                page.0
+            );
+            return Ok(now); // no invalid slot: nothing to read or restore
+        }
         let mut reads: Vec<u8> = Vec::new();
         let mut fixed = Vec::new();
         for (i, s) in m.slots.iter().enumerate() {
@@ -131,6 +139,7 @@ impl FlagCommitEx {
             self.n.merge_reads += 1;
         }
         let m = self.meta.get_mut(&page).expect("meta exists");
+        m.any_absent = false;
         for i in fixed {
             m.slots[i].absent = false;
             self.n.restored += 1;
@@ -324,11 +333,6 @@ impl FlagCommitEx {
             }
             s.dirty = false;
         }
-        let values: Vec<u64> = m
-            .slots
-            .iter()
-            .map(|s| s.pending.map_or(s.committed.0, |p| p.1))
-            .collect();
         let nn = nodes.len();
         self.n.versions_live_max = self.n.versions_live_max.max(m.versions.len() as u64 + 1);
         m.versions.push(Version {
@@ -340,6 +344,11 @@ impl FlagCommitEx {
             marks: vec![false; nn],
         });
         if vslot == 0 {
+            let values: Vec<u64> = m
+                .slots
+                .iter()
+                .map(|s| s.pending.map_or(s.committed.0, |p| p.1))
+                .collect();
             core.disk[page.0 as usize] = Some((
                 t0,
                 Arc::new(PageImage {
