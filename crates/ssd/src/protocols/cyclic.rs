@@ -40,8 +40,10 @@ use crate::core::{blank_oob, FtlCore, OobBuf, Stream, PIN_PROTO};
 use crate::error::{Result, SsdError};
 use crate::oob::{get_u32, get_u64, put_u32, put_u64};
 use media::{Content, Ppa};
+use rustc_hash::FxHashMap;
 use sim::SimTime;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 pub(crate) const OFF_LPN: usize = 1;
 pub(crate) const OFF_VER: usize = 9;
@@ -138,15 +140,19 @@ impl Place {
 /// Per logical page: no newer version may start programming before this instant.
 ///
 /// Only instants still in the future matter (commands arrive in time order), so every
-/// command first forgets the ones that have passed: an index by instant makes that cost
+/// command first forgets the ones that have passed: a min-heap by instant makes that cost
 /// O(log n) per forgotten entry, and the table holds exactly the pages with a commit ack (or
 /// an erase) still pending, not every page ever written (16,384 stale entries were
-/// 1.26 MB of SCC's reported DRAM).
+/// 1.26 MB of SCC's reported DRAM). The table is a hash map and the heap keeps the entries a
+/// later `raise` replaced until they pass (`prune` skips them): every write and commit
+/// consults the table and nothing iterates it, so no result depends on either order
+/// (a `BTreeMap` with a `BTreeSet` index took 5 % of a full-scale Flag Commit BPCC point's CPU, docs/PERFORMANCE.md).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Floors {
-    at: BTreeMap<u32, SimTime>,
-    /// The same entries ordered by instant, for pruning.
-    by_time: BTreeSet<(SimTime, u32)>,
+    at: FxHashMap<u32, SimTime>,
+    /// Every instant `raise` set, earliest first; an entry whose page's instant is no
+    /// longer this one was replaced by a later `raise` and is dropped when it passes.
+    by_time: BinaryHeap<Reverse<(SimTime, u32)>>,
 }
 
 impl Floors {
@@ -154,25 +160,27 @@ impl Floors {
         self.at.get(&lpn).copied().unwrap_or(SimTime::ZERO)
     }
     pub fn raise(&mut self, lpn: u32, t: SimTime) {
-        match self.at.get(&lpn) {
-            Some(&old) if old >= t => {}
-            old => {
-                if let Some(o) = old {
-                    self.by_time.remove(&(*o, lpn));
-                }
+        // A page's instant only rises while it is in the table, so an entry `raise` leaves
+        // behind in the heap is earlier than its page's current instant and passes first.
+        match self.at.get_mut(&lpn) {
+            Some(old) if *old >= t => return,
+            Some(old) => *old = t,
+            None => {
                 self.at.insert(lpn, t);
-                self.by_time.insert((t, lpn));
             }
         }
+        self.by_time.push(Reverse((t, lpn)));
     }
     /// Forgets every instant at or before `now`: it can no longer delay anything.
     pub fn prune(&mut self, now: SimTime) {
-        while let Some(&(t, lpn)) = self.by_time.first() {
+        while let Some(&Reverse((t, lpn))) = self.by_time.peek() {
             if t > now {
                 break;
             }
-            self.by_time.pop_first();
-            self.at.remove(&lpn);
+            self.by_time.pop();
+            if self.at.get(&lpn) == Some(&t) {
+                self.at.remove(&lpn);
+            }
         }
     }
     /// Bytes of controller DRAM: per pending page, its number and instant in the table and
@@ -813,6 +821,41 @@ pub(crate) fn classify(found: &Found, case_i: impl Fn(&Found, u32, u32) -> bool)
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// `Floors` against the ordered table it replaces (every entry removed when its instant
+    /// passes, a raise replacing a lower instant): the same instant for every page and the
+    /// same number of entries (reported as DRAM) after every operation, on random sequences
+    /// with instants that repeat, rise and fall.
+    #[test]
+    fn floors_match_an_ordered_table() {
+        let mut rng = sim::Rng::new(11).fork("floors");
+        for round in 0..200u64 {
+            let mut f = Floors::default();
+            let mut model: BTreeMap<u32, SimTime> = BTreeMap::new();
+            let mut now = 0u64;
+            for _ in 0..500 {
+                let lpn = rng.below(8) as u32;
+                if rng.below(3) == 0 {
+                    now += rng.below(4);
+                    f.prune(SimTime(now));
+                    model.retain(|_, t| t.0 > now);
+                } else {
+                    let t = SimTime(now + rng.below(6) - u64::from(rng.below(4) == 0).min(now));
+                    f.raise(lpn, t);
+                    let e = model.entry(lpn).or_insert(t);
+                    *e = (*e).max(t);
+                }
+                for l in 0..8 {
+                    assert_eq!(
+                        f.get(l),
+                        model.get(&l).copied().unwrap_or(SimTime::ZERO),
+                        "round {round}"
+                    );
+                }
+                assert_eq!(f.dram_bytes(), model.len() as u64 * 24, "round {round}");
+            }
+        }
+    }
 
     /// (lpn, version, next lpn, next version, back) per intention.
     pub(crate) fn found(entries: &[(u32, u32, u32, u32, u32)], pages: u32) -> Found {
