@@ -4576,12 +4576,13 @@ mod tests {
             .collect();
         // Room for the image and a plain job on each of two workers, not for the image and
         // two recovering jobs, but for a recovering job on the image and a plain job.
-        let plain = crate::runner::image_bytes(&jobs()[1].cfg);
+        let image = crate::runner::image_bytes(&jobs()[1].cfg);
+        let plain = crate::runner::job_bytes(&jobs()[1].cfg);
         let recovering = crate::runner::job_bytes(&jobs()[0].cfg);
-        assert!(recovering > plain && recovering <= 2 * plain);
+        assert!(recovering > plain && recovering <= image + plain);
         let say = |_: &str| {};
         let mut p = Progress::new(2, &say);
-        p.set_mem_budget_bytes(3 * plain);
+        p.set_mem_budget_bytes(image + 2 * plain);
         let shared: Vec<String> =
             crate::runner::run_each_shared(jobs(), &p, aged_key, aged, copy_aged, run_aged)
                 .into_iter()

@@ -16,6 +16,7 @@
 
 pub mod cause;
 pub mod flagcommit;
+pub mod footprint;
 pub mod html;
 pub mod ipa;
 pub mod lighttx;
