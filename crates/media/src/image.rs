@@ -19,9 +19,9 @@
 //! page record (its OOB reads as all 0xFF through `oob`, from `erased_oob`) and no payload; `last_prog` is the highest programmed page of each block; a bad block is
 //! never programmed again.
 
+use crate::payloads::Payloads;
 use crate::{BlockId, Geometry, NandError, Ppa};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -221,7 +221,7 @@ pub struct NandImage {
     /// Full mode only: pages × page_bytes.
     pub(crate) data: Vec<u8>,
     /// Tag mode only: raw bytes of `Bytes` pages and appended tails of tagged pages.
-    pub(crate) payloads: BTreeMap<u32, Box<[u8]>>,
+    pub(crate) payloads: Payloads,
     pub(crate) erase_count: Vec<u32>,
     pub(crate) mode: Vec<BlockMode>,
     pub(crate) flags: Vec<u8>,
@@ -279,7 +279,7 @@ impl NandImage {
             erased_oob: vec![0xFF; params.oob_used as usize].into(),
             stride,
             data,
-            payloads: BTreeMap::new(),
+            payloads: Payloads::new(blocks, g.pages_per_block),
             erase_count: vec![0; blocks],
             mode: vec![BlockMode::Normal; blocks],
             flags: vec![0; blocks],
@@ -298,7 +298,7 @@ impl NandImage {
             erased_oob: self.erased_oob.clone(),
             stride: self.stride,
             data: Vec::new(),
-            payloads: BTreeMap::new(),
+            payloads: Payloads::default(),
             erase_count: Vec::new(),
             mode: Vec::new(),
             flags: Vec::new(),
@@ -457,10 +457,7 @@ impl NandImage {
         if self.st(i) & HAS_PAYLOAD == 0 {
             return &[];
         }
-        self.payloads
-            .get(&(i as u32))
-            .map(|b| &b[..])
-            .unwrap_or(&[])
+        self.payloads.get(i as u32).unwrap_or(&[])
     }
 
     /// Hints the CPU to fetch `ppa`'s page record (a read or program of it follows soon).
@@ -781,7 +778,7 @@ impl NandImage {
             DataMode::Tag => {
                 let bytes_kind = self.st(ppa.0 as usize) & KIND_BYTES != 0;
                 let base = if bytes_kind { 0 } else { self.body_bytes() };
-                if let Some(stored) = self.payloads.get(&ppa.0) {
+                if let Some(stored) = self.payloads.get(ppa.0) {
                     for (k, o) in out.iter_mut().enumerate() {
                         if let Some(b) = (off + k).checked_sub(base).and_then(|j| stored.get(j)) {
                             *o = *b;
@@ -805,7 +802,7 @@ impl NandImage {
                 let rel = off - base;
                 let mut v: Vec<u8> = self
                     .payloads
-                    .get(&ppa.0)
+                    .get(ppa.0)
                     .map(|b| b.to_vec())
                     .unwrap_or_default();
                 if v.len() < rel + bytes.len() {
@@ -880,14 +877,7 @@ impl NandImage {
             }
             DataMode::Tag => {
                 if !self.payloads.is_empty() {
-                    let keys: Vec<u32> = self
-                        .payloads
-                        .range(first..first + n)
-                        .map(|(k, _)| *k)
-                        .collect();
-                    for k in keys {
-                        self.payloads.remove(&k);
-                    }
+                    self.payloads.clear_block(block.0 as usize);
                 }
             }
         }
@@ -1036,17 +1026,17 @@ impl NandImage {
                     if self.rec[s..s + self.stride].iter().any(|b| *b != 0) {
                         return Err(format!("{ppa} erased but its record is not all zero"));
                     }
-                    if self.payloads.contains_key(&ppa.0) {
+                    if self.payloads.contains_key(ppa.0) {
                         return Err(format!("{ppa} erased but has a payload"));
                     }
                 } else {
                     if st == ST_PROGRAMMED
-                        && (self.st(i) & HAS_PAYLOAD != 0) != self.payloads.contains_key(&ppa.0)
+                        && (self.st(i) & HAS_PAYLOAD != 0) != self.payloads.contains_key(ppa.0)
                     {
                         return Err(format!(
                             "{ppa}: payload flag {} but payload {}",
                             self.st(i) & HAS_PAYLOAD != 0,
-                            self.payloads.contains_key(&ppa.0)
+                            self.payloads.contains_key(ppa.0)
                         ));
                     }
                     last = pg as u16;

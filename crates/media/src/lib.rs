@@ -18,6 +18,7 @@ pub mod geometry;
 pub mod image;
 pub mod nand;
 pub mod oplog;
+mod payloads;
 pub mod pcm;
 pub mod tier_file;
 

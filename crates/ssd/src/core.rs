@@ -250,6 +250,9 @@ pub struct FtlCore {
     pub(crate) reserve_gc: bool,
     /// How recovery's scans issue their reads (`Device::recover_with`); timing only.
     pub(crate) recovery_reads: crate::config::RecoveryReads,
+    /// Per unit, whether its window needs a refill and whether it is short of free blocks
+    /// with nothing to collect, kept as they change (`units.rs`).
+    units: crate::units::UnitTrack,
 }
 
 impl FtlCore {
@@ -346,6 +349,7 @@ impl FtlCore {
             deferred: Vec::new(),
             reserve_blocks: 0,
             reserve_gc: false,
+            units: crate::units::UnitTrack::default(),
         };
         core.deferred = vec![0; core.geo.pus() as usize];
         core.stripe_order = stripe_order(&core.geo, core.cfg.striping);
@@ -387,13 +391,87 @@ impl FtlCore {
             }
             self.set_state(block, self.blocks[b as usize].state);
         }
+        self.units = self.count_units();
     }
 
     /// Sets a block's state, keeping the GC-candidate flag in step.
     pub(crate) fn set_state(&mut self, block: BlockId, state: BlockState) {
         let m = &mut self.blocks[block.0 as usize];
         m.state = state;
-        self.gcable[block.0 as usize] = state == BlockState::Full && m.eligible;
+        let b = block.0 as usize;
+        let was = self.gcable[b];
+        self.gcable[b] = state == BlockState::Full && m.eligible;
+        if was != self.gcable[b] && u32::from(self.live[b]) < self.data_pages_per_block {
+            self.collectable_moved(b, self.gcable[b]);
+        }
+    }
+
+    /// Whether GC may collect `block` and win space by it (`units.rs`).
+    fn collectable(&self, b: usize) -> bool {
+        self.gcable[b] && u32::from(self.live[b]) < self.data_pages_per_block
+    }
+
+    /// A block became collectable (`now`) or stopped being so: its unit's count moves, and
+    /// the unit's facts with it when the count reaches or leaves zero.
+    #[cold]
+    fn collectable_moved(&mut self, b: usize, now: bool) {
+        let pu = self.geo.pu_of_block(BlockId(b as u32));
+        let Some(c) = self.units.collectable.get_mut(pu.0 as usize) else {
+            return;
+        };
+        let before = *c;
+        *c = if now {
+            before + 1
+        } else {
+            before.saturating_sub(1)
+        };
+        if (before == 0) != (*c == 0) {
+            self.note_pool(pu);
+        }
+    }
+
+    /// Records unit `pu`'s facts after a change to its free pool, window or collectable
+    /// blocks (`units.rs`).
+    pub(crate) fn note_pool(&mut self, pu: PuId) {
+        let Some(p) = self.pus.get(pu.0 as usize) else {
+            return;
+        };
+        let free = (p.free.len() + p.window.len()) as u32;
+        let refill = p.window.is_empty() && free > self.gc_threshold_blocks;
+        let short = free <= self.gc_threshold_blocks
+            && self.units.collectable.get(pu.0 as usize) == Some(&0);
+        self.units.set(pu, refill, short);
+    }
+
+    /// The unit facts counted from scratch.
+    fn count_units(&self) -> crate::units::UnitTrack {
+        let mut t = crate::units::UnitTrack::new(self.pus.len());
+        for b in 0..self.blocks.len() {
+            if self.collectable(b) {
+                t.collectable[self.geo.pu_of_block(BlockId(b as u32)).0 as usize] += 1;
+            }
+        }
+        for (u, p) in self.pus.iter().enumerate() {
+            let free = (p.free.len() + p.window.len()) as u32;
+            t.set(
+                PuId(u as u32),
+                p.window.is_empty() && free > self.gc_threshold_blocks,
+                free <= self.gc_threshold_blocks && t.collectable[u] == 0,
+            );
+        }
+        t
+    }
+
+    /// Units whose checkpoint window is empty while they hold more clean free blocks than
+    /// the GC threshold (a checkpoint could refill it). Kept as it changes.
+    pub fn units_to_refill(&self) -> u32 {
+        self.units.refill_count()
+    }
+
+    /// Units with at most the GC threshold of clean free blocks and no block GC may collect
+    /// that frees space (full, eligible, not wholly live), in unit order. Kept as it changes.
+    pub fn short_units_without_victims(&self) -> impl Iterator<Item = PuId> + '_ {
+        self.units.short_units()
     }
 
     /// Live pages (mapped or pinned) of a block.
@@ -588,6 +666,9 @@ impl FtlCore {
         let b = (i / self.geo.pages_per_block) as usize;
         if f & LIVE == 0 {
             self.live[b] += 1;
+            if u32::from(self.live[b]) == self.data_pages_per_block && self.gcable[b] {
+                self.collectable_moved(b, false);
+            }
         }
         if flag == VALID {
             self.valid[b] += 1;
@@ -606,6 +687,9 @@ impl FtlCore {
         let b = (i / self.geo.pages_per_block) as usize;
         if nf & LIVE == 0 {
             self.live[b] -= 1;
+            if u32::from(self.live[b]) + 1 == self.data_pages_per_block && self.gcable[b] {
+                self.collectable_moved(b, true);
+            }
         }
         if flag == VALID {
             self.valid[b] -= 1;
@@ -837,6 +921,7 @@ impl FtlCore {
         } else {
             self.pop_free(pu).map(|b| (b, SimTime::ZERO))
         };
+        self.note_pool(pu);
         if self.needs_gc(pu) && !self.gc_wanted.contains(&pu) {
             self.gc_wanted.push(pu);
         }
@@ -863,7 +948,9 @@ impl FtlCore {
 
     /// Removes a block from a parallel unit's free pool under the wear-leveling policy.
     pub(crate) fn pop_free(&mut self, pu: PuId) -> Option<BlockId> {
-        self.pus[pu.0 as usize].free.pop()
+        let b = self.pus[pu.0 as usize].free.pop();
+        self.note_pool(pu);
+        b
     }
 
     /// Whether recovery finds the writes made since the last checkpoint by scanning (the
@@ -879,6 +966,7 @@ impl FtlCore {
                     let e = self.nand.image().erase_count(b);
                     self.pus[pu].free.push(b, e);
                 }
+                self.note_pool(PuId(pu as u32));
             }
         }
     }
@@ -1285,12 +1373,14 @@ impl FtlCore {
             if was_free {
                 self.pus[pu.0 as usize].free.remove(block);
                 self.pus[pu.0 as usize].window.retain(|(b, _)| *b != block);
+                self.note_pool(pu);
             }
             self.retire(block);
         } else if !was_free {
             self.set_state(block, BlockState::Free);
             let e = self.nand.image().erase_count(block);
             self.pus[pu.0 as usize].free.push(block, e);
+            self.note_pool(pu);
         }
         Ok(t)
     }
@@ -1467,6 +1557,13 @@ impl FtlCore {
                 }
             }
         }
+        let counted = self.count_units();
+        if counted != self.units {
+            return Err(format!(
+                "unit facts out of step with the pools and blocks: kept {:?}, counted {:?}",
+                self.units, counted
+            ));
+        }
         Ok(())
     }
 
@@ -1485,6 +1582,7 @@ impl FtlCore {
         for m in &mut self.blocks {
             *m = BlockMeta::new();
         }
+        self.units = self.count_units();
     }
 
     /// Marks a page as programmed (recovery found it on the medium).

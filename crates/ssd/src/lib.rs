@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod protocols;
 pub mod recovery;
 pub mod stats;
+mod units;
 
 pub use config::{FtlConfig, GcPolicyKind, MapPlacement, RecoveryReads, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};

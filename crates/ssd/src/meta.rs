@@ -253,6 +253,7 @@ fn refill_windows(core: &mut FtlCore, now: SimTime, extra: Option<PuId>) -> Resu
             };
             ready = ready.max(clean);
             core.pus[u].window.push_back((b, SimTime::MAX));
+            core.note_pool(PuId(u as u32));
             add_scan(core, b, 0);
         }
     }

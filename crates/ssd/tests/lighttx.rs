@@ -518,3 +518,55 @@ fn protocol_dram_is_reported_by_structure() {
         assert_eq!(held, Some(4096), "{p}");
     }
 }
+
+/// Runs `txs` random transactions from `now`, checking every invariant after each; returns
+/// the time reached.
+fn checked_workload(d: &mut Device, txs: u64, seed: u64, mut now: SimTime) -> SimTime {
+    let lp = u64::from(d.logical_pages());
+    let mut rng = Rng::new(seed);
+    for i in 0..txs {
+        let tx = TxId(i + 1);
+        now = d.begin(tx, now).unwrap();
+        for _ in 0..1 + rng.below(8) {
+            let lpn = rng.below(lp) as u32;
+            now = d.write(tx, Lpn(lpn), i, now).unwrap();
+        }
+        now = if rng.chance(0.3) {
+            d.abort(tx, now).unwrap()
+        } else {
+            d.commit(tx, now).unwrap()
+        };
+        if let Err(e) = d.check_invariants() {
+            panic!("after transaction {i} (seed {seed}): {e}");
+        }
+    }
+    now
+}
+
+/// `wants_checkpoint` reads per-unit facts the FTL keeps as its pools and blocks change
+/// (a unit's window used up; a unit short of free blocks with nothing to collect), and
+/// `check_invariants` counts them from scratch: they stay in step through GC, zone sliding
+/// and a recovery, and the checkpoints they ask for are taken.
+#[test]
+fn the_unit_facts_checkpoints_are_decided_by_stay_in_step() {
+    for p in ["lighttx", "mhl-d"] {
+        let c = cfg(p, |c| c.ftl.checkpoint_window_blocks = 1);
+        let mut d = Device::in_memory(&c).unwrap();
+        let now = checked_workload(&mut d, 2_500, 5, SimTime::ZERO);
+        assert!(
+            d.core.stats.gc_erases > 50,
+            "{p}: GC ran {:?}",
+            d.core.stats
+        );
+        let slidings = |d: &Device| {
+            d.protocol_counters()
+                .iter()
+                .find(|(k, _)| *k == "zone_slidings")
+                .map(|(_, v)| *v)
+                .unwrap()
+        };
+        assert!(slidings(&d) > 20, "{p}: {} zone slidings", slidings(&d));
+        let (mut r, _) = power_cut(&c, d);
+        checked_workload(&mut r, 500, 6, now);
+    }
+}

@@ -266,9 +266,6 @@ pub(crate) struct ZoneTx {
     /// Every page of the transactions recovery redid, pinned until the checkpoint that ends
     /// recovery is durable (see "Crash during recovery" in the module docs).
     recovery_pins: Vec<Ppa>,
-    /// Per unit, the block where `has_collectable` last found a collectable block (a search
-    /// start only: never changes an answer).
-    collectable_hint: Vec<u32>,
 }
 
 fn corrupt(detail: String) -> SsdError {
@@ -298,7 +295,6 @@ impl ZoneTx {
             spills: 0,
             head_cursor: 0,
             recovery_pins: Vec::new(),
-            collectable_hint: Vec::new(),
         }
     }
 
@@ -385,40 +381,9 @@ impl ZoneTx {
         }
     }
 
-    /// Whether GC in `pu` has nothing to collect while protected blocks there could be
-    /// released by a checkpoint.
-    /// Whether unit `pu` has a block GC may collect that frees space (collectable and not
-    /// wholly live). Asked before every command of a device at its GC threshold, so the
-    /// search starts where it last found one (`collectable_hint`): such a block usually
-    /// stays collectable until GC picks it. The hint only orders the search; the answer is
-    /// that of a scan from the unit's first block.
-    fn has_collectable(&mut self, core: &FtlCore, pu: PuId) -> bool {
-        let bpp = core.geo.blocks_per_plane as usize;
-        let first = pu.0 * bpp as u32;
-        let (live, gcable, _) = core.gc_slices(first, bpp as u32);
-        let pages = core.data_pages_per_block();
-        if self.collectable_hint.len() != core.geo.pus() as usize {
-            self.collectable_hint = vec![0; core.geo.pus() as usize];
-        }
-        let start = self.collectable_hint[pu.0 as usize] as usize % bpp.max(1);
-        // Over zipped slices rather than indices (no bounds checks in the loop).
-        let hit = |r: std::ops::Range<usize>| {
-            gcable[r.clone()]
-                .iter()
-                .zip(&live[r.clone()])
-                .position(|(&g, &l)| g && u32::from(l) < pages)
-                .map(|k| r.start + k)
-        };
-        let found = hit(start..bpp).or_else(|| hit(0..start));
-        if let Some(i) = found {
-            self.collectable_hint[pu.0 as usize] = i as u32;
-        }
-        found.is_some()
-    }
-
     /// GC is (about to be) needed on `pu` and has nothing to collect there
-    /// (`has_collectable` is false), while a checkpoint could release a protected full block
-    /// without pages of active transactions.
+    /// (`FtlCore::short_units_without_victims`), while a checkpoint could release a protected
+    /// full block without pages of active transactions.
     fn releasable(&self, core: &FtlCore, pu: PuId, unavailable: &BTreeSet<BlockId>) -> bool {
         let bpp = core.geo.blocks_per_plane;
         let first = pu.0 * bpp;
@@ -726,26 +691,24 @@ impl FtlHooks for ZoneTx {
         self.slidings += 1;
     }
 
+    /// Asked before every command, so both conditions are read from per-unit facts the FTL
+    /// keeps as they change (`units.rs`), not by visiting every unit and searching its
+    /// blocks.
     fn wants_checkpoint(&mut self, core: &FtlCore, now: SimTime) -> bool {
         self.prune(now);
+        // The available zone of a unit ran out and the free zone can refill it.
+        if core.units_to_refill() > 0 {
+            return true;
+        }
+        // GC is (about to be) needed in a unit and has nothing to collect there: release
+        // what a checkpoint can, while a free block for its translation pages is left. (The
+        // set of blocks holding active transactions' pages is built only when such a unit
+        // exists.)
         let mut unavailable = None;
-        for pu in 0..core.geo.pus() {
-            let p = &core.pus[pu as usize];
-            // The available zone of this unit ran out and the free zone can refill it.
-            if p.window.is_empty() && core.free_blocks(PuId(pu)) > core.gc_threshold_blocks() {
+        for pu in core.short_units_without_victims() {
+            let u = unavailable.get_or_insert_with(|| self.unavailable(core));
+            if self.releasable(core, pu, u) {
                 return true;
-            }
-            // GC is (about to be) needed here and has nothing to collect: release what a
-            // checkpoint can, while a free block for its translation pages is left.
-            // (The set of blocks holding active transactions' pages is built only when a
-            // unit has nothing to collect: most commands find a collectable block at once.)
-            if core.free_blocks(PuId(pu)) <= core.gc_threshold_blocks()
-                && !self.has_collectable(core, PuId(pu))
-            {
-                let u = unavailable.get_or_insert_with(|| self.unavailable(core));
-                if self.releasable(core, PuId(pu), u) {
-                    return true;
-                }
             }
         }
         false
