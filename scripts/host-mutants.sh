@@ -85,12 +85,13 @@ declare -A SCOPE=(
   [pcm-skip-wal-rule]="wal-pcm/none/out-of-place scmlogging/none/out-of-place"
   [pcm-page-free-before-commit-point]="pcmlogging-page/none/out-of-place"
   [pcm-early-relocation-switch]="pcmlogging/none/out-of-place"
-  [restart-pcm-keep-replaced]="pcmlogging/none/out-of-place"
-  [restart-pcm-atl-first]="pcmlogging/none/out-of-place"
+  [restart-pcm-keep-replaced]="pcmlogging/none/out-of-place pcmlogging-page/none/out-of-place"
+  [restart-pcm-atl-first]="pcmlogging/none/out-of-place pcmlogging-page/none/out-of-place"
+  [restart-pcm-page-forget-bitmap]="pcmlogging-page/none/out-of-place"
   [restart-pcm-xid-from-one]="pcmlogging/none/out-of-place"
   [pcm-flash-ack-at-issue]="pcmlogging/none/out-of-place/emulated wal-pcm/none/out-of-place/emulated scmlogging/none/out-of-place/emulated pcmlogging-page/none/out-of-place/emulated"
 )
-ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted restart-ipl-erase-early fc-restart-no-flags fc-restart-no-dirty restart-pcm-keep-replaced restart-pcm-atl-first restart-pcm-xid-from-one"
+ORDER="wal-wrap-over-active aries-abort-closes ipa-appends-unordered ipl-sector-before-merge host-early-commit-ack host-ipa-skip-crc host-log-acked-at-issue host-recovery-reuses-log host-fc-empty-commit-list fc-skip-flag-move fc-flag-before-log fc-afc-no-false-move fc-no-cover fc-no-log-floor fc-master-before-noted fc-master-before-commit-acks device-tx-skip-rewrite device-tx-reopen-forgets host-drop-page pcm-early-atl-removal pcm-paper-pseudo-xid pcm-pseudo-xid-of-aborts pcm-early-destage-free pcm-skip-wal-rule pcm-page-free-before-commit-point pcm-early-relocation-switch pcm-flash-ack-at-issue restart-no-tail restart-no-master restart-no-void restart-ipa-stale-area restart-uncommitted restart-ipl-erase-early fc-restart-no-flags fc-restart-no-dirty restart-pcm-keep-replaced restart-pcm-atl-first restart-pcm-xid-from-one restart-pcm-page-forget-bitmap"
 if [ $# -gt 0 ]; then
   for m in "$@"; do
     if [ -z "${SCOPE[$m]:-}" ]; then
@@ -139,6 +140,7 @@ declare -A TARGETED=(
   [restart-pcm-keep-replaced]="--run-on --schedules 1000 --seed 2"
   [restart-pcm-atl-first]="--run-on --schedules 1000 --seed 2"
   [restart-pcm-xid-from-one]="--run-on --schedules 1000 --seed 2"
+  [restart-pcm-page-forget-bitmap]="--run-on --schedules 1000 --seed 2"
   [host-drop-page]="--set host.data=\"full\" --set host.workload=\"tpcc\" --set host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set host.buffer_frames=8 --set host.log_pages=32 --set nand.blocks_per_plane=64 --schedules 1000"
 )
 

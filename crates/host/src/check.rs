@@ -61,12 +61,13 @@
 //! second run's; TPC-C is refused in either data mode (its generator would have to take up
 //! its committed view from the recovered rows).
 //!
-//! The PCM tier (pcmlogging) runs on through `pcm_tier::check_run_on`: its crash states are
-//! the tier's (PCM line writes and disk page writes), its restart
-//! `strategy::pcmlogging::restart` ("Run-on restart" there).
+//! The PCM tier (pcmlogging, pcmlogging-page) runs on through `pcm_tier::check_run_on`: its
+//! crash states are the tier's (PCM line writes and disk page writes), its restart
+//! `strategy::pcmlogging::restart` or `strategy::pcmlogging_page::restart` ("Run-on
+//! restart" there).
 //!
-//! What it does not check: run-on for pcmlogging-page, wal-pcm and scmlogging, for
-//! pcmlogging over the emulated SSD, and for TPC-C (refused), read isolation, and faults
+//! What it does not check: run-on for wal-pcm and scmlogging, for the PCMLogging
+//! strategies over the emulated SSD, and for TPC-C (refused), read isolation, and faults
 //! other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
@@ -1053,20 +1054,26 @@ pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
     if !matches!(
         cfg.strategy.as_str(),
-        "wal" | "device-tx" | "cfc-ex" | "afc-ex" | "flagcommit-ex" | "pcmlogging"
+        "wal"
+            | "device-tx"
+            | "cfc-ex"
+            | "afc-ex"
+            | "flagcommit-ex"
+            | "pcmlogging"
+            | "pcmlogging-page"
     ) {
         return Some((
             "host.strategy".into(),
             format!(
-                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, device-tx, cfc-ex, afc-ex and pcmlogging",
+                "run-on is not done for {}: its restart does not write its results back (no log tail, master or recovered pages for the engine to start on); it is done for wal, device-tx, cfc-ex, afc-ex, pcmlogging and pcmlogging-page",
                 cfg.strategy
             ),
         ));
     }
-    if cfg.strategy == "pcmlogging" && crate::external::is_emulated(&cfg.pcm.external) {
+    if cfg.strategy.starts_with("pcmlogging") && crate::external::is_emulated(&cfg.pcm.external) {
         return Some((
             "host.pcm.external".into(),
-            "run-on of pcmlogging over the emulated SSD is not done: the flash under the external store would have to be recovered beneath the restarted PCM".into(),
+            format!("run-on of {} over the emulated SSD is not done: the flash under the external store would have to be recovered beneath the restarted PCM", cfg.strategy),
         ));
     }
     // TPC-C in either data mode. The run on starts TPC-C's generator afresh from the loaded

@@ -28,13 +28,14 @@
 //! from the surviving flash image (`Device::recover`) and reads the disk image back
 //! (`external::flash_image`).
 //!
-//! Run-on (`check_run_on`, pcmlogging only): recover from a first crash state with the
-//! restart that writes back (`strategy::pcmlogging::restart`), run the engine on the
+//! Run-on (`check_run_on`, pcmlogging and pcmlogging-page): recover from a first crash
+//! state with the restart that writes back (`strategy::pcmlogging::restart`,
+//! `strategy::pcmlogging_page::restart`), run the engine on the
 //! restarted PCM and the crashed disk, and sweep a second crash over the restart's PCM
 //! writes and the run's, from the first crash's images (`TierLog::disk_base`).
 //!
 //! Does not: crash during a restart that only reads (Algorithm 3 writes nothing); run on
-//! after pcmlogging-page, wal-pcm or scmlogging, or over the emulated SSD
+//! after wal-pcm or scmlogging, or over the emulated SSD
 //! (`check::run_on_refusal`).
 
 use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
@@ -951,13 +952,22 @@ pub fn run_on(
                 "pcm-atl-first" => crate::strategy::pcmlogging::RestartFault::AtlFirst,
                 _ => crate::strategy::pcmlogging::RestartFault::None,
             };
-            if rec.cfg.strategy != "pcmlogging" {
-                return Err(one(format!("run-on is not done for {}", rec.cfg.strategy)));
-            }
             let mut pcm = Pcm::from_image(tier.pcm_cfg.clone(), img.clone()).map_err(one)?;
             pcm.set_logging(true);
-            let r = crate::strategy::pcmlogging::restart(&mut pcm, SimTime::ZERO, fault)
-                .map_err(|e| one(format!("run-on restart: {e}")))?;
+            let (xid_max, end) = match rec.cfg.strategy.as_str() {
+                "pcmlogging" => {
+                    let r = crate::strategy::pcmlogging::restart(&mut pcm, SimTime::ZERO, fault)
+                        .map_err(|e| one(format!("run-on restart: {e}")))?;
+                    (r.xid_max, r.end)
+                }
+                "pcmlogging-page" => {
+                    let r =
+                        crate::strategy::pcmlogging_page::restart(&mut pcm, SimTime::ZERO, fault)
+                            .map_err(|e| one(format!("run-on restart: {e}")))?;
+                    (r.xid_max, r.end)
+                }
+                s => return Err(one(format!("run-on is not done for {s}"))),
+            };
             // The database the restart leaves: what recovery finds on its PCM now.
             let db = recover_for(rec, &pcm, &disk).map_err(|e| {
                 one(format!(
@@ -976,11 +986,11 @@ pub fn run_on(
                         pcm,
                         pcm_base: img,
                         disk,
-                        xid_max: r.xid_max,
-                        end: r.end,
+                        xid_max,
+                        end,
                     },
                 ))),
-                start: r.end,
+                start: end,
                 ..Default::default()
             };
             let mut cfg = rec.cfg.clone();

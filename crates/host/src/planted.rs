@@ -52,6 +52,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         "restart-pcm-xid-from-one",
         "fault_restart = pcm-xid-from-one",
     ),
+    (
+        "restart-pcm-page-forget-bitmap",
+        "fault_restart = pcm-page-forget-bitmap",
+    ),
     ("pcm-early-atl-removal", "pcm.fault_early_atl_removal"),
     ("pcm-paper-pseudo-xid", "pcm.fault_paper_pseudo_xid"),
     ("pcm-pseudo-xid-of-aborts", "pcm.fault_pseudo_xid_of_aborts"),

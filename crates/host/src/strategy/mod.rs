@@ -216,7 +216,8 @@ pub enum Resume {
     /// settled every transaction.
     DeviceTx,
     FlagCommit(flagcommit_ex::Resume),
-    /// pcmlogging: the PCM and disk its restart left (`pcmlogging_engine::PcmResume`).
+    /// pcmlogging and pcmlogging-page: the PCM and disk their restart left
+    /// (`pcmlogging_engine::PcmResume`).
     Pcm(Box<pcmlogging_engine::PcmResume>),
 }
 

@@ -78,6 +78,35 @@
 //! - ATL and bitmap updates are single aligned 8-byte words: atomic under the crash model;
 //!   two writes to one word share a line and chip, so they complete in issue order.
 //!
+//! # Run-on restart (`restart`, `PageLogging::open`)
+//!
+//! §3.2's recovery only reads PCM; the paper does not say what the medium looks like when
+//! the DBMS runs on after it. The restart the crash checker's run-on mode uses (and the
+//! engine resumes from) finishes what commit and abort left undone, as ARIES' restart
+//! finishes the losers' rollback before new work starts, with the record-level scheme's
+//! order (`pcmlogging.rs`, "Run-on restart"): 1) clear the bits of every valid slot whose
+//! XID is in the ActiveTxList (the losers' pages) and of every committed version a newer one
+//! replaced (a commit cut short between its ATL clear and its frees), all bitmap words
+//! issued at once; 2) once they completed, clear the ActiveTxList entries. The result: every
+//! valid slot is the one committed version of its page and the ActiveTxList is empty, which
+//! `open` rebuilds the DRAM tables from (Mapping Table, bitmap and ATL mirrors, slot
+//! contents, destage order by XID) and refuses otherwise. Crash cases:
+//! - *inside step 1*: the ActiveTxList is intact, so every loser slot still valid is
+//!   discarded, and a replaced version still valid loses to its successor (the version
+//!   rule); each bitmap word write is atomic. Recovery finds what it found before.
+//! - *inside step 2*: no valid slot carries a loser's XID any more, so an entry cleared or
+//!   not changes nothing. (Clearing the entries first — `RestartFault::AtlFirst` — leaves
+//!   loser slots valid with no entry: visible.)
+//! - *in the run after it*: the cases above, with three more rules. XIDs continue above
+//!   every XID the crash image names (`Restarted::xid_max`, added to the engine's attempt
+//!   ids): a new transaction reusing a committed page's XID would have that page discarded
+//!   with it if it crashed in the ActiveTxList. No replaced version survives the restart
+//!   (`RestartFault::KeepReplaced`): the resumed Mapping Table does not know it, so the
+//!   next commit of its page writes the version after the kept one and two non-consecutive
+//!   versions are valid. And the DRAM bitmap mirror is rebuilt from the valid slots (a
+//!   mirror that forgot them, planted `fault_restart = "pcm-page-forget-bitmap"`, lets the
+//!   run on allocate over committed pages and write bitmap words that drop them).
+//!
 //! Destaging: the high-low watermark or the adaptive rate of §5.2 (`host.pcm.destage`), in
 //! page slots as the space unit.
 //!
@@ -306,6 +335,17 @@ impl PageLogging {
         }
         pcm.write(0, &sb, SimTime::ZERO).map_err(werr)?;
         pcm.counters = Default::default();
+        Ok(PageLogging::fresh(cfg, pcm, disk, geo, initial_page))
+    }
+
+    /// A core with empty DRAM tables over a PCM of geometry `geo`.
+    fn fresh(
+        cfg: PageLogConfig,
+        pcm: Pcm,
+        disk: Disk,
+        geo: Geometry,
+        initial_page: super::pcmlogging::InitialPage,
+    ) -> PageLogging {
         let adaptive = cfg.adaptive_segment_bytes.map(|seg| {
             super::pcm_destage::Adaptive::new(
                 geo.slots,
@@ -315,7 +355,7 @@ impl PageLogging {
             )
         });
         let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
-        Ok(PageLogging {
+        PageLogging {
             adaptive,
             destage_freed: 0,
             destage_series,
@@ -341,7 +381,70 @@ impl PageLogging {
             destage_ids: 0,
             pending_slots: 0,
             initial_page,
-        })
+        }
+    }
+
+    /// Resumes on a PCM a restart that writes back left (`restart`; module docs, "Run-on
+    /// restart"): every valid slot is the one committed version of its page and the
+    /// ActiveTxList is empty; anything else is refused. The DRAM tables are rebuilt from the
+    /// medium — Mapping Table (committed slot and version per page), the bitmap and ATL
+    /// mirrors, the slots' contents, the destage order (oldest XID first) — and the core's
+    /// clock starts at `clock` (the restart's end). `forget_bitmap` plants a bug for the
+    /// checker (`HostConfig::fault_restart = "pcm-page-forget-bitmap"`): the DRAM mirror of
+    /// the FreeSlotBitmap starts empty.
+    pub fn open(
+        cfg: PageLogConfig,
+        pcm: Pcm,
+        disk: Disk,
+        initial_page: super::pcmlogging::InitialPage,
+        clock: SimTime,
+        forget_bitmap: bool,
+    ) -> std::result::Result<PageLogging, String> {
+        let ub = u64::from(pcm.config().unit_bytes);
+        let slot_bytes = (HDR + cfg.page_bytes).div_ceil(ub) * ub;
+        let geo = Geometry::new(pcm.config().bytes, ub, slot_bytes, cfg.atl_entries)?;
+        let sc = scan(pcm.image())?;
+        if sc.g != geo {
+            return Err(format!(
+                "the PCM's superblock ({:?}) is not the configuration's ({geo:?})",
+                sc.g
+            ));
+        }
+        if let Some(&(i, x)) = sc.atl.first() {
+            return Err(format!(
+                "ActiveTxList entry {i} holds XID {x}: the restart did not settle it"
+            ));
+        }
+        if let Some(s) = sc.replaced.first() {
+            return Err(format!(
+                "slot {s} holds a replaced committed version: the restart did not free it"
+            ));
+        }
+        let mut c = PageLogging::fresh(cfg, pcm, disk, geo, initial_page);
+        c.clock = clock;
+        let mut order: Vec<(Xid, u64)> = Vec::with_capacity(sc.keep.len());
+        for (&pid, &(ver, s)) in &sc.keep {
+            if !forget_bitmap {
+                c.bitmap[(s / 64) as usize] |= 1 << (s % 64);
+            } // else BUG when planted: the valid slots look free to `alloc`
+            c.slot_vals[s as usize] = Some(Arc::new(slot_values(c.pcm.image(), &geo, s)?));
+            c.used += 1;
+            c.map.insert(
+                pid,
+                Entry {
+                    committed: Some((s, ver)),
+                    uncommitted: None,
+                },
+            );
+            order.push((word(c.pcm.image(), geo.slot_addr(s)), pid));
+        }
+        order.sort_unstable();
+        for (_, pid) in order {
+            c.seq += 1;
+            c.committed_fifo.insert(c.seq, pid);
+            c.committed_seq.insert(pid, c.seq);
+        }
+        Ok(c)
     }
 
     pub fn geometry(&self) -> Geometry {
@@ -706,19 +809,55 @@ pub struct Recovered {
     pub discarded_older: u64,
 }
 
-/// §3.2 "Recovery" over a PCM image alone (no disk I/O).
-pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
-    let img = pcm.image();
+fn word(img: &[u8], a: u64) -> u64 {
+    let a = a as usize;
+    img.get(a..a + 8)
+        .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8")))
+}
+
+/// The values slot `s` holds (its header's count, checked against the slot's size).
+fn slot_values(img: &[u8], g: &Geometry, s: u64) -> std::result::Result<Vec<u64>, String> {
+    let a = g.slot_addr(s);
+    let n = word(img, a + 16) >> 16 & 0xffff;
+    if HDR + 8 * n > g.slot_bytes {
+        return Err(format!("slot {s} claims {n} values, more than it holds"));
+    }
+    Ok((0..n).map(|i| word(img, a + HDR + 8 * i)).collect())
+}
+
+/// What a scan of the metadata and the valid slots' headers finds (§3.2 "Recovery").
+struct Scan {
+    g: Geometry,
+    /// Non-zero ActiveTxList entries: (entry, XID).
+    atl: Vec<(u64, Xid)>,
+    /// Valid slots whose XID is in the ActiveTxList.
+    losers: Vec<u64>,
+    /// Valid committed slots whose page has the successor version valid too.
+    replaced: Vec<u64>,
+    /// Per page: (version, slot) of its newest committed version.
+    keep: BTreeMap<u64, (u8, u64)>,
+    /// The largest XID the ActiveTxList and the valid slots name.
+    xid_max: Xid,
+    valid: u64,
+}
+
+fn scan(img: &[u8]) -> std::result::Result<Scan, String> {
     let g = Geometry::read(img)?;
-    let w = |a: u64| u64::from_le_bytes(img[a as usize..a as usize + 8].try_into().expect("8"));
-    let active: BTreeSet<u64> = (0..g.atl_entries)
-        .map(|i| w(g.atl_addr(i)))
-        .filter(|&x| x != 0)
+    let w = |a: u64| word(img, a);
+    let atl: Vec<(u64, Xid)> = (0..g.atl_entries)
+        .map(|i| (i, w(g.atl_addr(i))))
+        .filter(|&(_, x)| x != 0)
         .collect();
-    // PID → (version, slot)
-    let mut best: BTreeMap<u64, (u8, u64)> = BTreeMap::new();
-    let mut out = Recovered::default();
-    let mut valid = 0u64;
+    let active: BTreeSet<u64> = atl.iter().map(|&(_, x)| x).collect();
+    let mut sc = Scan {
+        g,
+        xid_max: active.iter().copied().max().unwrap_or(0),
+        atl,
+        losers: Vec::new(),
+        replaced: Vec::new(),
+        keep: BTreeMap::new(),
+        valid: 0,
+    };
     for wi in 0..g.slots.div_ceil(64) {
         let word = w(g.bitmap_off + 8 * wi);
         for b in 0..64 {
@@ -732,23 +871,24 @@ pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
                     g.slots
                 ));
             }
-            valid += 1;
+            sc.valid += 1;
             let a = g.slot_addr(s);
             let (xid, pid, meta) = (w(a), w(a + 8), w(a + 16));
+            sc.xid_max = sc.xid_max.max(xid);
             if active.contains(&xid) {
-                out.discarded_uncommitted += 1;
+                sc.losers.push(s);
                 continue;
             }
             let ver = (meta & 3) as u8;
-            match best.get(&pid).copied() {
+            match sc.keep.get(&pid).copied() {
                 None => {
-                    best.insert(pid, (ver, s));
+                    sc.keep.insert(pid, (ver, s));
                 }
-                Some((v0, _)) if (v0 + 1) % 4 == ver => {
-                    best.insert(pid, (ver, s));
-                    out.discarded_older += 1;
+                Some((v0, s0)) if (v0 + 1) % 4 == ver => {
+                    sc.keep.insert(pid, (ver, s));
+                    sc.replaced.push(s0);
                 }
-                Some((v0, _)) if (ver + 1) % 4 == v0 => out.discarded_older += 1,
+                Some((v0, _)) if (ver + 1) % 4 == v0 => sc.replaced.push(s),
                 Some((v0, _)) => {
                     return Err(format!(
                         "page {pid} has committed versions {v0} and {ver}, not consecutive"
@@ -757,17 +897,96 @@ pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
             }
         }
     }
-    for (pid, (_, s)) in best {
-        let a = g.slot_addr(s);
-        let n = w(a + 16) >> 16 & 0xffff;
-        if HDR + 8 * n > g.slot_bytes {
-            return Err(format!("slot {s} claims {n} values, more than it holds"));
-        }
-        out.pages
-            .insert(pid, (0..n).map(|i| w(a + HDR + 8 * i)).collect());
+    Ok(sc)
+}
+
+/// §3.2 "Recovery" over a PCM image alone (no disk I/O).
+pub fn recover(pcm: &Pcm) -> std::result::Result<Recovered, String> {
+    let img = pcm.image();
+    let sc = scan(img)?;
+    let mut out = Recovered {
+        discarded_uncommitted: sc.losers.len() as u64,
+        discarded_older: sc.replaced.len() as u64,
+        ..Recovered::default()
+    };
+    for (&pid, &(_, s)) in &sc.keep {
+        out.pages.insert(pid, slot_values(img, &sc.g, s)?);
     }
-    out.scan_ns = pcm.scan_ns(g.slots_off) + pcm.scan_ns(valid * 32);
+    out.scan_ns = pcm.scan_ns(sc.g.slots_off) + pcm.scan_ns(sc.valid * 32);
     Ok(out)
+}
+
+/// What a restart that writes back (`restart`) did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Restarted {
+    /// What §3.2's recovery found (as `recover` on the crash image).
+    pub recovered: Recovered,
+    /// The largest XID the crash image names (ActiveTxList, valid slots): the resumed run's
+    /// XIDs start above it (module docs, "Run-on restart").
+    pub xid_max: Xid,
+    /// Slots whose bit the restart cleared.
+    pub freed: u64,
+    /// When the restart's last write completed.
+    pub end: SimTime,
+}
+
+/// The restart that writes back (module docs, "Run-on restart"): §3.2's scan, then what
+/// abort and commit would have finished — clear the bits of every valid slot of a
+/// transaction in the ActiveTxList and of every replaced committed version, then, once those
+/// clears completed, the ActiveTxList entries. Leaves a PCM whose every valid slot is the one
+/// committed version of its page and whose ActiveTxList is empty: the state
+/// `PageLogging::open` resumes from. `fault` plants the record-level scheme's restart bugs
+/// (`pcmlogging::RestartFault`) here too.
+pub fn restart(
+    pcm: &mut Pcm,
+    now: SimTime,
+    fault: super::pcmlogging::RestartFault,
+) -> std::result::Result<Restarted, String> {
+    use super::pcmlogging::RestartFault;
+    let recovered = recover(pcm)?;
+    let sc = scan(pcm.image())?;
+    let mut free: Vec<u64> = sc.losers.clone();
+    if fault != RestartFault::KeepReplaced {
+        free.extend(&sc.replaced);
+    }
+    let g = sc.g;
+    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
+    for &s in &free {
+        let a = g.bitmap_word_addr(s);
+        let w = words
+            .get(&a)
+            .copied()
+            .unwrap_or_else(|| word(pcm.image(), a));
+        words.insert(a, w & !(1 << (s % 64)));
+    }
+    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> std::result::Result<SimTime, String> {
+        let mut end = t;
+        for &(i, _) in &sc.atl {
+            end = end.max(pcm.write_u64(g.atl_addr(i), 0, t).map_err(werr)?);
+        }
+        Ok(end)
+    };
+    // The writes follow the scan.
+    let mut t = now + recovered.scan_ns;
+    // BUG when planted (`AtlFirst`): the losers' slots outlive their ActiveTxList entries.
+    if fault == RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
+    let mut end = t;
+    for (&a, &w) in &words {
+        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
+    }
+    t = end;
+    if fault != RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    Ok(Restarted {
+        recovered,
+        xid_max: sc.xid_max,
+        freed: free.len() as u64,
+        end: t,
+    })
 }
 
 /// Restart from a PCM image and a disk image alone: the disk overlaid with the committed
@@ -859,6 +1078,11 @@ pub struct PcmPageStrategy {
     sizes: crate::pcm_tier::Sizes,
     pcm_base: Option<Vec<u8>>,
     record: bool,
+    /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
+    /// restart"); 0 on a formatted one.
+    xid_base: u64,
+    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
+    disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -898,29 +1122,68 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         reason: e,
     })?;
     let layout = core.layout.clone();
-    let mut pl = PageLogging::format(
-        PageLogConfig {
-            atl_entries: u64::from(cfg.clients) + 2,
-            page_bytes,
-            high_watermark: s.high_watermark,
-            low_watermark: s.low_watermark,
-            fault_free_before_commit_point: s.fault_page_free_before_commit_point,
-            adaptive_segment_bytes: s.adaptive_segment_bytes(),
-            destage_interval_ns: s.destage_interval_ns,
-        },
-        pcm,
-        crate::external::open(cfg, core)?,
-        Arc::new(move |p| layout.initial_page(PageNo(p))),
-    )
-    .map_err(|e| HostError::Config {
-        key: "host.pcm.pcm_bytes".into(),
-        reason: e,
-    })?;
+    let lcfg = PageLogConfig {
+        atl_entries: u64::from(cfg.clients) + 2,
+        page_bytes,
+        high_watermark: s.high_watermark,
+        low_watermark: s.low_watermark,
+        fault_free_before_commit_point: s.fault_page_free_before_commit_point,
+        adaptive_segment_bytes: s.adaptive_segment_bytes(),
+        destage_interval_ns: s.destage_interval_ns,
+    };
+    let initial: super::pcmlogging::InitialPage = Arc::new(move |p| layout.initial_page(PageNo(p)));
+    let disk = crate::external::open(cfg, core)?;
+    // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
+    let resume = match core.resume.take() {
+        Some(super::Resume::Pcm(r)) => Some(*r),
+        other => {
+            core.resume = other;
+            None
+        }
+    };
+    let (mut pl, xid_base, resumed_base, disk_base) = match resume {
+        None => {
+            let pl =
+                PageLogging::format(lcfg, pcm, disk, initial).map_err(|e| HostError::Config {
+                    key: "host.pcm.pcm_bytes".into(),
+                    reason: e,
+                })?;
+            (pl, 0, None, BTreeMap::new())
+        }
+        Some(r) => {
+            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
+                return Err(HostError::Config {
+                    key: "host.pcm.external".into(),
+                    reason: "pcmlogging-page resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
+                });
+            }
+            if r.pcm.config() != pcm.config() {
+                return Err(HostError::Config {
+                    key: "host.pcm".into(),
+                    reason: "the restarted PCM is not the one the configuration describes".into(),
+                });
+            }
+            let d = Disk::from_image(disk.kind, r.disk.clone());
+            let forget = cfg.fault_restart == "pcm-page-forget-bitmap";
+            let pl = PageLogging::open(lcfg, r.pcm, d, initial, r.end, forget).map_err(|e| {
+                HostError::Corrupt(format!(
+                    "pcmlogging-page cannot resume on its restarted PCM: {e}"
+                ))
+            })?;
+            (pl, r.xid_max, Some(r.pcm_base), r.disk)
+        }
+    };
     let record = core.tags.keep;
     let pcm_base = if record {
-        pl.pcm.set_logging(true);
         pl.disk.set_logging(true);
-        Some(pl.pcm.image().to_vec())
+        match resumed_base {
+            // The restart's writes are in the PCM's log already (`PcmResume::pcm`).
+            Some(b) => Some(b),
+            None => {
+                pl.pcm.set_logging(true);
+                Some(pl.pcm.image().to_vec())
+            }
+        }
     } else {
         None
     };
@@ -937,6 +1200,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         sizes,
         pcm_base,
         record,
+        xid_base,
+        disk_base,
     }))
 }
 
@@ -952,9 +1217,10 @@ impl Strategy for PcmPageStrategy {
         "pcmlogging-page"
     }
 
+    /// The XID is the attempt's `TxnId`, above every XID a resumed PCM names.
     fn begin(&mut self, _core: &mut Core, c: u32, txn: TxnId, _now: SimTime) -> Result<()> {
         let cl = &mut self.clients[c as usize];
-        cl.xid = txn.0;
+        cl.xid = self.xid_base + txn.0;
         cl.undo.clear();
         cl.dram.clear();
         Ok(())
@@ -1120,7 +1386,7 @@ impl Strategy for PcmPageStrategy {
             pcm_base: self.pcm_base.take()?,
             pcm_ops: self.core.pcm.take_log(),
             disk_ops: self.core.disk.take_log(),
-            disk_base: Default::default(),
+            disk_base: self.disk_base.clone(),
         })
     }
 }
@@ -1207,6 +1473,66 @@ mod tests {
         }
         // Destaged pages are on disk with their committed contents.
         assert_eq!(c.disk.image()[&0], vec![7; 4]);
+    }
+
+    /// A crash with a loser's page in PCM and a commit cut short between its commit point
+    /// and its frees (both versions of page 7 valid): the restart frees the loser's slot and
+    /// the replaced version, then clears the ActiveTxList; recovery finds what it found
+    /// before, and `open` resumes on the result and runs on. The planted restart bugs leave
+    /// a PCM `open` refuses, or one whose recovery shows the loser.
+    #[test]
+    fn a_restart_that_writes_back_leaves_a_pcm_the_core_resumes_on() {
+        use crate::strategy::pcmlogging::RestartFault;
+        let mut c = core(8192);
+        let t = c.commit(1, &[(7, vec![1; 4])], SimTime::ZERO).unwrap();
+        let t = c.flush(2, 5, &[2; 4], t).unwrap();
+        let t = c.flush(3, 7, &[3; 4], t).unwrap();
+        // Commit 3's ATL clear persisted, its free of version 0 of page 7 did not.
+        let i = c.atl.iter().position(|&x| x == 3).unwrap() as u64;
+        let t = c.w64(c.geo.atl_addr(i), 0, t).unwrap();
+        let img = c.pcm.image().to_vec();
+        let cfg = c.pcm.config().clone();
+        let before = recover(&c.pcm).unwrap();
+        assert_eq!(before.pages[&7], vec![3; 4]);
+        assert_eq!(
+            (before.discarded_uncommitted, before.discarded_older),
+            (1, 1)
+        );
+        let mut pcm = Pcm::from_image(cfg.clone(), img.clone()).unwrap();
+        let r = restart(&mut pcm, t, RestartFault::None).unwrap();
+        assert_eq!((r.freed, r.xid_max), (2, 3));
+        assert!(r.end > t);
+        let after = recover(&pcm).unwrap();
+        assert_eq!(after.pages, before.pages);
+        assert_eq!((after.discarded_uncommitted, after.discarded_older), (0, 0));
+        let ssd = Disk::new(media::disk::DiskKind::Ssd);
+        let init: crate::strategy::pcmlogging::InitialPage = Arc::new(|p| vec![p * 100; 4]);
+        let mut d = PageLogging::open(c.cfg.clone(), pcm, ssd, init, r.end, false).unwrap();
+        assert_eq!(d.used_slots(), 1);
+        assert_eq!(d.current(7), vec![3; 4]);
+        assert_eq!(d.current(5), vec![500; 4]);
+        // Running on: the next version of page 7 replaces the resumed one.
+        let t = d
+            .commit(4, &[(7, vec![4; 4]), (5, vec![4; 4])], r.end)
+            .unwrap();
+        assert_eq!(d.used_slots(), 2);
+        let again = recover(&d.pcm).unwrap();
+        assert_eq!(again.pages[&7], vec![4; 4]);
+        assert_eq!(again.pages[&5], vec![4; 4]);
+        d.maintain(t).unwrap();
+        // Planted: a replaced version kept is refused by `open`.
+        let mut pcm = Pcm::from_image(cfg, img).unwrap();
+        let r = restart(&mut pcm, t, RestartFault::KeepReplaced).unwrap();
+        let ssd = Disk::new(media::disk::DiskKind::Ssd);
+        let e = PageLogging::open(
+            c.cfg.clone(),
+            pcm,
+            ssd,
+            Arc::new(|p| vec![p; 4]),
+            r.end,
+            false,
+        );
+        assert!(e.is_err());
     }
 
     #[test]
