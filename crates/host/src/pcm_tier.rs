@@ -1023,6 +1023,7 @@ pub fn run_on(
                 tier: run.tier,
                 log: None,
                 start: Some(db.pages),
+                journal: None,
             })
         },
     ));
