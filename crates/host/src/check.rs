@@ -62,7 +62,7 @@
 //! database (`source::take_up`: the crashed run's generator calls replayed with exactly the
 //! commits the restart kept), so the values §2.4–§2.7 read at execution (next order ids,
 //! undelivered orders, insert runs) are the recovered ones. A run on whose log area cannot
-//! carry it (`run_on_log_refusal`) or that stops for lack of space is refused naming the
+//! carry it (`run_on_log_refusal`) or that cannot go on for lack of space is refused naming the
 //! key, not reported as a violation.
 //!
 //! The PCM tier (pcmlogging) runs on through `pcm_tier::check_run_on`: its crash states are
