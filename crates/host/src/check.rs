@@ -58,8 +58,12 @@
 //! (`run_on_refusal`). With `host.data = "full"` the workload's consistency conditions are
 //! checked on the first crash and on every second one, the record contents chained from
 //! the crashed run's commits the recovered database holds (`durable_commits`) through the
-//! second run's; TPC-C is refused in either data mode (its generator would have to take up
-//! its committed view from the recovered rows).
+//! second run's. TPC-C's run on takes up its generator's committed view from the recovered
+//! database (`source::take_up`: the crashed run's generator calls replayed with exactly the
+//! commits the restart kept), so the values §2.4–§2.7 read at execution (next order ids,
+//! undelivered orders, insert runs) are the recovered ones. A run on whose log area cannot
+//! carry it (`run_on_log_refusal`) or that cannot go on for lack of space is refused naming the
+//! key, not reported as a violation.
 //!
 //! The PCM tier (pcmlogging, pcmlogging-page) runs on through `pcm_tier::check_run_on`: its
 //! crash states are the tier's (PCM line writes and disk page writes), its restart
@@ -67,7 +71,7 @@
 //! restart" there).
 //!
 //! What it does not check: run-on for wal-pcm and scmlogging, for the PCMLogging
-//! strategies over the emulated SSD, and for TPC-C (refused), read isolation, and faults
+//! strategies over the emulated SSD, read isolation, and faults
 //! other than power loss.
 
 use crate::data::{Effect, Layout, PageNo, TagTable};
@@ -85,6 +89,7 @@ use workload::db::RecOp;
 pub struct HostRecording {
     pub cfg: HostConfig,
     pub dcfg: DeviceConfig,
+    /// The seed the workload's source, and so the loaded database, was built with.
     pub seed: u64,
     pub layout: Layout,
     pub base: NandImage,
@@ -100,6 +105,9 @@ pub struct HostRecording {
     /// The database the run started from when it ran on a recovered medium (run-on: what
     /// the first crash's judgement established); None: as loaded.
     pub start: Option<BTreeMap<PageNo, Vec<u64>>>,
+    /// TPC-C: the calls the run made on its generator (`source::Journaled`), from which a
+    /// run on its recovered medium takes up the committed view (`source::take_up`).
+    pub journal: Option<Vec<crate::source::GenEvent>>,
 }
 
 /// The log device of a recorded run.
@@ -159,6 +167,7 @@ pub fn record_on(
         tier: run.tier.take(),
         log,
         start: None,
+        journal: run.journal.take(),
     })
 }
 
@@ -644,6 +653,17 @@ pub fn judge_commits_from(
         for (&(p, s), &v) in w {
             owned.insert((p, s), k);
             let g = got(p, s);
+            if v == value(&base, p, s) {
+                // A write that leaves the record as it was (a delete of a free slot)
+                // witnesses neither outcome.
+                if g != v {
+                    findings.push(format!(
+                        "page {} slot {s}: {g:#x} is neither before nor after in-flight {} ({v:#x}, which it does not change)",
+                        p.0, commits[*i].txn
+                    ));
+                }
+                continue;
+            }
             if g == v {
                 with += 1;
             } else if g == value(&base, p, s) {
@@ -1076,23 +1096,44 @@ pub fn run_on_refusal(cfg: &HostConfig) -> Option<(String, String)> {
             format!("run-on of {} over the emulated SSD is not done: the flash under the external store would have to be recovered beneath the restarted PCM", cfg.strategy),
         ));
     }
-    // TPC-C in either data mode. The run on starts TPC-C's generator afresh from the loaded
-    // database instead of taking up its committed view (next order ids, undelivered
-    // orders, insert runs) from the recovered rows. In full data mode a fresh generator
-    // names rows the crashed run already inserted; in tag mode the check reported partly
-    // visible transactions of the run on whose cause is not established (`crash --host wal
-    // --protocol none --run-on --schedules 300 --seed 2 --set host.workload="tpcc" --set
-    // host.tpcc.warehouses=1 --set host.tpcc.customers_per_district=20 --set
-    // host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40 --set
-    // host.log_pages=64`: 2 of 600 states, on seeds 1, 2, 3 and 2001 alike), so it is
-    // refused rather than reported as a durability violation.
-    if cfg.workload == "tpcc" {
-        return Some((
-            "host.workload".into(),
-            "run-on is not done for tpcc: the run on the recovered medium would need TPC-C's generator to take up its committed view (next order ids, undelivered orders, insert runs) from the recovered rows; a fresh generator starts from the loaded database".into(),
-        ));
-    }
     None
+}
+
+/// Why the log area of `rec`'s wal run cannot carry a run on, naming `host.log_pages`; None:
+/// it can (or the strategy keeps no such log). Run on after a crash, any client may be
+/// running the workload's largest transaction (the largest the recording committed) and
+/// rolling it back: BEGIN, its updates, ABORT, one CLR per update and END (`strategy::wal`,
+/// ARIES §1.2) — all of it pinned in the log until the transaction ends — besides a
+/// checkpoint interval (`host.checkpoint_log_bytes`) and a checkpoint's records. A log area
+/// smaller than that, plus the page being filled and the one the master's redo LSN pins,
+/// can fill up in the run on ("log area full"), which is then a configuration error, found
+/// here before any crash state rather than as a failed state.
+pub fn run_on_log_refusal(rec: &HostRecording) -> Option<(String, String)> {
+    let cfg = &rec.cfg;
+    if cfg.strategy != "wal" {
+        return None;
+    }
+    let page = u64::from(rec.dcfg.nand.page_bytes);
+    let writes = rec
+        .commits
+        .iter()
+        .map(|c| c.spec.ops.iter().filter(|o| o.writes()).count() as u64)
+        .max()
+        .unwrap_or(0);
+    let rec_bytes = u64::from(cfg.log_record_bytes);
+    let per_txn = (2 * writes + 3) * rec_bytes;
+    let ckpt = 2 * rec_bytes + 16 * u64::from(cfg.clients);
+    let need = u64::from(cfg.clients) * per_txn + cfg.checkpoint_log_bytes + ckpt;
+    let pages = need.div_ceil(page.max(1)) + 2;
+    (u64::from(cfg.log_pages) < pages).then(|| {
+        (
+            "host.log_pages".into(),
+            format!(
+                "{} log pages of {page} B cannot carry a run on: {} clients each running the largest transaction ({writes} writes, {per_txn} B of log with its rollback) besides a checkpoint interval of {} B need {pages}; set host.log_pages to at least {pages}",
+                cfg.log_pages, cfg.clients, cfg.checkpoint_log_bytes
+            ),
+        )
+    })
 }
 
 /// The commits of `rec`'s run that the database `db` recovered from a crash at `t` holds, in
@@ -1208,6 +1249,7 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
         findings,
         rec: None,
         voided: 0,
+        refused: None,
     };
     let Some(img0) = img.first() else {
         return failed(vec!["internal: no crash image".into()]);
@@ -1260,6 +1302,7 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
                 findings,
                 rec: None,
                 voided,
+                refused: None,
             });
         }
         let mut ops = dev.core.nand.take_log();
@@ -1274,7 +1317,48 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
         // host.tpcc.items=50 --set host.tpcc.max_txns=200 --set host.transactions=40`: the
         // second restart panicked on a page the run on wrote in another seed's layout, and
         // 123 of 530 states violated.)
-        let source = crate::source::build(&cfg, rec.seed).map_err(|e| e.to_string())?;
+        // TPC-C takes up the committed view of the recovered database: the crashed run's
+        // generator calls replayed with exactly the commits the restart kept
+        // (`source::take_up`), so New-Order continues at the recovered D_NEXT_O_ID,
+        // Delivery at the oldest order still undelivered and inserts at the recovered
+        // insert runs' ends (TPC-C §2.4.2.2, §2.7.4.2). A fresh generator, as loaded,
+        // re-delivered orders the crashed run had delivered and re-used its order ids.
+        // Found by `crash --host wal --protocol none --run-on --schedules 300 --seed 2 --set
+        // host.workload="tpcc" --set host.tpcc.warehouses=1 --set
+        // host.tpcc.customers_per_district=20 --set host.tpcc.items=50 --set
+        // host.tpcc.max_txns=200 --set host.transactions=40 --set host.log_pages=64`
+        // (state 13: "in-flight txn 88 is partly visible: 20 records with it, 117 without";
+        // the 20 were its deletes of the NEW-ORDER rows and keys the crashed run's acked
+        // Delivery txn 18 had deleted, no change at all; its 117 real writes were not on
+        // the medium) and, with `host.data = "full"`, 231 of 600 states breaking condition
+        // 2 (D_NEXT_O_ID − 1 above max(O_ID): a re-used order id overwrote an order).
+        let source = if cfg.workload == "tpcc" {
+            let journal = rec
+                .journal
+                .as_deref()
+                .ok_or("internal: a TPC-C recording without its generator journal")?;
+            let kept: Vec<workload::db::TxnSpec> = durable_commits(rec, t, &db.pages)
+                .into_iter()
+                .map(|c| (*c.spec).clone())
+                .collect();
+            let src = crate::source::take_up(&cfg, rec.seed, journal, &kept)?;
+            // Past `max_txns` TPC-C's insert runs wrap onto earlier rows (`workload::tpcc`):
+            // the crashed run's generations and the run on's together must fit.
+            if src.remaining_txns().is_some_and(|n| n < cfg.transactions) {
+                return Ok(RunOn {
+                    findings: Vec::new(),
+                    rec: None,
+                    voided,
+                    refused: Some(format!(
+                        "host.tpcc.max_txns: the run on's {} transactions do not fit the {} TPC-C's insert runs are sized for after the crashed run's generations; raise host.tpcc.max_txns",
+                        cfg.transactions, cfg.tpcc.max_txns
+                    )),
+                });
+            }
+            src
+        } else {
+            crate::source::build(&cfg, rec.seed).map_err(|e| e.to_string())?
+        };
         let mut eng = crate::engine::Engine::resume_with_log_device(
             &cfg,
             dev,
@@ -1286,8 +1370,22 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
             next_txn_after(rec),
         )
         .map_err(|e| format!("the engine cannot start on the recovered medium: {e}"))?;
-        eng.run()
-            .map_err(|e| format!("the run on the recovered medium failed: {e}"))?;
+        match eng.run() {
+            // A run that cannot go on for lack of what its configuration gives it (the log
+            // area full: `host.log_pages`) is a configuration error, not a violation.
+            Err(HostError::Config { key, reason }) => {
+                return Ok(RunOn {
+                    findings: Vec::new(),
+                    rec: None,
+                    voided,
+                    refused: Some(format!(
+                        "{key}: the run on the recovered medium cannot go on: {reason}"
+                    )),
+                })
+            }
+            Err(e) => return Err(format!("the run on the recovered medium failed: {e}")),
+            Ok(()) => {}
+        }
         let m = eng.metrics(&rec.dcfg.protocol.name, 0.0);
         let mut run = eng.into_run(m);
         ops.extend(run.core.device.core.nand.take_log());
@@ -1306,10 +1404,14 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
         Ok(RunOn {
             findings: Vec::new(),
             voided,
+            refused: None,
             rec: Some(HostRecording {
                 cfg,
                 dcfg: rec.dcfg.clone(),
-                seed,
+                // The seed the loaded database and its source were built with (the first
+                // run's; the run on drew its transactions with `seed`): the consistency
+                // conditions rebuild TPC-C's loaded orders from it (`consistency::Contents`).
+                seed: rec.seed,
                 layout: run.core.layout.clone(),
                 base: img0.clone(),
                 ops,
@@ -1319,6 +1421,7 @@ pub fn run_on(rec: &HostRecording, img: &[NandImage], t: SimTime, seed: u64) -> 
                 tier: None,
                 log,
                 start: Some(db.pages),
+                journal: None,
             }),
         })
     }));
@@ -1340,6 +1443,9 @@ pub struct RunOn {
     pub rec: Option<HostRecording>,
     /// Log pages beyond the end the restart voided (`strategy::WriteBack::voided`).
     pub voided: u64,
+    /// The run on cannot go on as configured (the key and the reason): the check is
+    /// refused, not failed.
+    pub refused: Option<String>,
 }
 
 /// Run-on mode (module docs, "Recover, run on, crash again"): every first crash state as
@@ -1367,6 +1473,9 @@ pub fn check_run_on_window(
     window: usize,
 ) -> Result<CheckReport, String> {
     if let Some((key, reason)) = run_on_refusal(&rec.cfg) {
+        return Err(format!("{key}: {reason}"));
+    }
+    if let Some((key, reason)) = run_on_log_refusal(rec) {
         return Err(format!("{key}: {reason}"));
     }
     if let Some(tier) = &rec.tier {
@@ -1424,6 +1533,9 @@ pub fn check_run_on_window(
         let out = run_on(rec, &img, state.t, seed2);
         if out.voided > 0 {
             rep.run_on_voided += 1;
+        }
+        if let Some(e) = out.refused {
+            return Err(format!("{e} (first crash state {})", state.index));
         }
         let Some(rec2) = out.rec else {
             note(rep, state, None, out.findings);

@@ -597,12 +597,17 @@ pub struct HostRun {
     pub trace: Option<Vec<workload::txn::Timed>>,
     /// PCM strategies: their PCM and disk write logs (when recording).
     pub tier: Option<crate::pcm_tier::TierLog>,
+    /// TPC-C: the calls the run made on its source (when recording; `source::Journaled`),
+    /// from which a run on a recovered medium takes up the generator's committed view.
+    pub journal: Option<Vec<crate::source::GenEvent>>,
 }
 
 pub struct Engine {
     pub core: Core,
     strat: Box<dyn Strategy>,
     source: Box<dyn TxnSource>,
+    /// The journal of `source`'s calls (`source::Journaled`; recorded TPC-C runs).
+    journal: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::source::GenEvent>>>>,
     locks: LockManager,
     clients: Vec<Client>,
     queue: sim::EventQueue<Ev>,
@@ -1002,6 +1007,7 @@ impl Engine {
             core,
             strat,
             source,
+            journal: None,
             locks: LockManager::new(cfg.clients),
             clients,
             queue: sim::EventQueue::new(),
@@ -1717,8 +1723,14 @@ impl Engine {
             t
         });
         let tier = self.strat.take_tier_log();
+        let journal = self.journal.take().map(|j| {
+            j.lock()
+                .map(|mut l| std::mem::take(&mut *l))
+                .unwrap_or_default()
+        });
         HostRun {
             tier,
+            journal,
             metrics,
             core: self.core,
             commits: self.commits,
@@ -1827,7 +1839,15 @@ fn run_with(
     tier: Option<media::tier_file::TierSink>,
 ) -> Result<(HostRun, Option<HostMetrics>)> {
     let wall = std::time::Instant::now();
-    let source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
+    let mut source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
+    // A recorded TPC-C run keeps the journal of its generator's calls: a run on its
+    // recovered medium takes up the committed view from it (`source::take_up`).
+    let mut journal = None;
+    if record && cfg.workload == "tpcc" {
+        let (j, log) = crate::source::Journaled::new(source);
+        source = Box::new(j);
+        journal = Some(log);
+    }
     let protocol = device.info().name;
     let log_device = if cfg.separate_log() {
         if trace {
@@ -1846,6 +1866,7 @@ fn run_with(
         None
     };
     let mut e = Engine::build(cfg, device, log_device, source, seed, record, tier, None)?;
+    e.journal = journal;
     if trace {
         e.capture_trace();
     }

@@ -1033,6 +1033,7 @@ pub fn run_on(
                 tier: run.tier,
                 log: None,
                 start: Some(db.pages),
+                journal: None,
             })
         },
     ));

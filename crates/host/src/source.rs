@@ -9,7 +9,9 @@
 //! the source's `loaded` says (`data::Layout::from_source`).
 
 use crate::{HostConfig, HostError, Result};
-use workload::db::TxnSource;
+use sim::Rng;
+use std::sync::{Arc, Mutex};
+use workload::db::{Rid, RowContent, Schema, TableId, TxnSource, TxnSpec};
 
 /// The workloads `host.workload` accepts.
 pub const WORKLOADS: &[&str] = &["bank", "tpcc", "tpcb", "tatp", "records", "trace"];
@@ -120,6 +122,172 @@ fn trace_source(cfg: &HostConfig) -> Result<workload::pagetrace::TraceSource> {
                 cfg.transactions, cfg.trace.path
             ),
         });
+    }
+    Ok(src)
+}
+
+/// One call an engine made on its source (`Journaled`), in call order: the generator's
+/// stream of transactions and its committed view are functions of these calls.
+#[derive(Clone, Debug)]
+pub enum GenEvent {
+    /// `next_txn(client, rng)`, with the stream as it was before the call; the spec's token.
+    Next { client: u32, rng: Rng, token: u64 },
+    /// `bind(spec, i)` on the transaction with this token.
+    Bind { token: u64, i: usize },
+    /// `committed` of the transaction with this token.
+    Committed { token: u64 },
+    /// `ended` of the transaction with this token.
+    Ended { token: u64 },
+}
+
+/// A source that keeps a journal of the calls made on it (`GenEvent`), for taking up its
+/// committed view on a recovered database (`take_up`). Everything else is the wrapped
+/// source's.
+pub struct Journaled {
+    inner: Box<dyn TxnSource>,
+    log: Arc<Mutex<Vec<GenEvent>>>,
+}
+
+impl Journaled {
+    /// `inner`, journaled into the returned log.
+    pub fn new(inner: Box<dyn TxnSource>) -> (Journaled, Arc<Mutex<Vec<GenEvent>>>) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        (
+            Journaled {
+                inner,
+                log: log.clone(),
+            },
+            log,
+        )
+    }
+
+    fn note(&self, e: GenEvent) {
+        if let Ok(mut l) = self.log.lock() {
+            l.push(e);
+        }
+    }
+}
+
+impl TxnSource for Journaled {
+    fn schema(&self) -> &Schema {
+        self.inner.schema()
+    }
+    fn next_txn(&mut self, client: u32, rng: &mut Rng) -> TxnSpec {
+        let before = rng.clone();
+        let spec = self.inner.next_txn(client, rng);
+        self.note(GenEvent::Next {
+            client,
+            rng: before,
+            token: spec.token,
+        });
+        spec
+    }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn loaded(&self, rid: Rid) -> bool {
+        self.inner.loaded(rid)
+    }
+    fn loaded_prefix(&self, table: TableId, page: u32) -> Option<u16> {
+        self.inner.loaded_prefix(table, page)
+    }
+    fn remaining_txns(&self) -> Option<u64> {
+        self.inner.remaining_txns()
+    }
+    fn consistency(&self, rows: &dyn Fn(TableId) -> Vec<(Rid, RowContent)>) -> Vec<String> {
+        self.inner.consistency(rows)
+    }
+    fn has_consistency(&self) -> bool {
+        self.inner.has_consistency()
+    }
+    fn bind(&mut self, spec: &mut TxnSpec, i: usize) {
+        self.note(GenEvent::Bind {
+            token: spec.token,
+            i,
+        });
+        self.inner.bind(spec, i)
+    }
+    fn committed(&mut self, spec: &TxnSpec) {
+        self.note(GenEvent::Committed { token: spec.token });
+        self.inner.committed(spec)
+    }
+    fn ended(&mut self, spec: &TxnSpec) {
+        self.note(GenEvent::Ended { token: spec.token });
+        self.inner.ended(spec)
+    }
+}
+
+/// The source a run on a recovered database continues with: `build(cfg, seed)` with the
+/// crashed run's calls (`journal`, all of them, in order) replayed on it, where each commit
+/// the recovered database holds (`durable`, their bound specs in commit order) is
+/// committed and every other one ended, and every transaction still running at the end is
+/// ended. Its committed view is then exactly the recovered database's — TPC-C's next order
+/// ids, oldest undelivered orders, last orders, stock quantities and insert runs, the
+/// values §2.4–§2.8 read at execution — and its insert runs keep every page and slot the
+/// crashed run handed out (generations after the crash included: they only leave gaps). A transaction with token 0 keeps no state in its
+/// source (`TxnSpec::token`), so only its generation is replayed. A replayed commit whose
+/// operations differ from the recorded one (the view it was bound in is not the recovered
+/// one) is an error, as is a commit of `durable` the journal never reaches.
+pub fn take_up(
+    cfg: &HostConfig,
+    seed: u64,
+    journal: &[GenEvent],
+    durable: &[TxnSpec],
+) -> std::result::Result<Box<dyn TxnSource>, String> {
+    let mut src = build(cfg, seed).map_err(|e| e.to_string())?;
+    let keep: std::collections::BTreeMap<u64, &TxnSpec> = durable
+        .iter()
+        .filter(|s| s.token != 0)
+        .map(|s| (s.token, s))
+        .collect();
+    let mut running: std::collections::BTreeMap<u64, TxnSpec> = Default::default();
+    let mut taken = 0usize;
+    for e in journal {
+        match e {
+            GenEvent::Next { client, rng, token } => {
+                let spec = src.next_txn(*client, &mut rng.clone());
+                if spec.token != *token {
+                    return Err(format!(
+                        "taking up the source: the replayed generation gave token {}, the run {token}",
+                        spec.token
+                    ));
+                }
+                if spec.token != 0 {
+                    running.insert(spec.token, spec);
+                }
+            }
+            GenEvent::Bind { token, i } => {
+                if let Some(spec) = running.get_mut(token) {
+                    src.bind(spec, *i);
+                }
+            }
+            GenEvent::Committed { token } | GenEvent::Ended { token } => {
+                let Some(spec) = running.remove(token) else {
+                    continue;
+                };
+                match keep.get(token) {
+                    Some(want) if matches!(e, GenEvent::Committed { .. }) => {
+                        if spec.ops != want.ops {
+                            return Err(format!(
+                                "taking up the source: replayed transaction {token} binds other operations than the run's (a commit before it is not in the recovered database)"
+                            ));
+                        }
+                        src.committed(&spec);
+                        taken += 1;
+                    }
+                    _ => src.ended(&spec),
+                }
+            }
+        }
+    }
+    for spec in running.values() {
+        src.ended(spec);
+    }
+    if taken != keep.len() {
+        return Err(format!(
+            "taking up the source: {taken} of the {} recovered commits are in the journal",
+            keep.len()
+        ));
     }
     Ok(src)
 }
