@@ -1307,6 +1307,16 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
             row(fig, x.size(long, s)?, DELTA, MAX_C, FRAMES);
         }
     }
+    // The slot-reuse ablation's points (`host.fc_reuse_slots_first`).
+    for (_, what, r) in &ab.reuse {
+        match what {
+            ReusePoint::Long => row("18-long slots reused first", r, DELTA, MAX_C, FRAMES),
+            ReusePoint::Frames(l) => {
+                let f = frames_at(&frames, *l);
+                row("19 slots reused first", r, DELTA, MAX_C, f)
+            }
+        }
+    }
     out.csvs.push(("flagcommit_points.csv".into(), csv));
 
     fig12_13(&mut out, &x)?;
@@ -4342,7 +4352,7 @@ mod tests {
         let named = judge(2.40);
         assert_eq!(named.class, CauseClass::Model, "{}", named.cause);
         assert!(
-            named.cause.contains("out-of-date versions"),
+            named.cause.starts_with("Out-of-date versions left mapped"),
             "{}",
             named.cause
         );
@@ -4493,8 +4503,10 @@ mod tests {
             .find(|(n, _)| n == "flagcommit_points.csv")
             .unwrap()
             .1;
-        // δ sweep (3 × 4), max_c (3 × 2), WAL, buffer (1 × 3), sizes (2 × 3).
-        assert_eq!(csv.lines().count(), 1 + 12 + 6 + 1 + 3 + 6, "{csv}");
+        // δ sweep (3 × 4), max_c (3 × 2), WAL, buffer (1 × 3), sizes (2 × 3), the
+        // slot-reuse ablation (CFC_ex and AFC_ex long, CFC_ex at both buffer ends).
+        assert_eq!(csv.lines().count(), 1 + 12 + 6 + 1 + 3 + 6 + 4, "{csv}");
+        assert_eq!(csv.matches("slots reused first").count(), 4, "{csv}");
         assert!(!out.svgs.is_empty());
         // Explanations: only on disagreeing claims, each naming a run of this reproduction;
         // the GC-share bound (tested by the device's fill) carries one whenever it fails.
@@ -4722,13 +4734,17 @@ mod tests {
     /// `FC_POINT=afc-ex cargo test --release -p commitlab-reproduce full_scale_point -- --ignored --nocapture`.
     /// `FC_LONG=1` runs Fig. 18's long transactions only, `FC_FRAMES=n` an n-frame buffer,
     /// `FC_REUSE=1` the slot-reuse ablation (`host.fc_reuse_slots_first`): the points the
-    /// reproduction adds for it, alone.
+    /// reproduction adds for it, alone; `FC_SCALE=quick` the quick plan's point instead.
     #[test]
     #[ignore]
     fn full_scale_point() {
         let s = std::env::var("FC_POINT").unwrap_or_else(|_| "cfc-ex".into());
         let on = |k: &str| std::env::var(k).is_ok_and(|v| v == "1");
-        let plan = Plan::of(Scale::Full);
+        let scale = match std::env::var("FC_SCALE").as_deref() {
+            Ok("quick") => Scale::Quick,
+            _ => Scale::Full,
+        };
+        let plan = Plan::of(scale);
         let mut c = strat(&base(&plan).unwrap(), &s);
         if on("FC_LONG") {
             c.host.tpcc.min_pages_written = SHORT_PAGES + 1;
