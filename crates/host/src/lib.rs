@@ -161,8 +161,8 @@ pub struct HostConfig {
     pub fc_no_merge_reads: bool,
     /// cfc-ex/afc-ex ablation, off by default: a new version of a page takes the slot of
     /// its oldest reclaimable version before a free slot (by default a free slot first), so
-    /// fewer out-of-date versions stay mapped for the FTL's GC to copy (docs/HOST.md,
-    /// "CFC_ex / AFC_ex: version slots follow max_c, and fetches merge").
+    /// fewer out-of-date versions stay mapped for the FTL's GC to copy. See
+    /// docs/HOST.md, "CFC_ex / AFC_ex: a new version takes a free slot before a reclaimable one".
     #[serde(default)]
     pub fc_reuse_slots_first: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
