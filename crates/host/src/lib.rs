@@ -159,6 +159,12 @@ pub struct HostConfig {
     /// show what the merge reads cost (§5.3.1's second reason for Fig. 15's drop).
     #[serde(default)]
     pub fc_no_merge_reads: bool,
+    /// cfc-ex/afc-ex ablation, off by default: a new version of a page takes the slot of
+    /// its oldest reclaimable version before a free slot (by default a free slot first), so
+    /// fewer out-of-date versions stay mapped for the FTL's GC to copy. See
+    /// docs/HOST.md, "CFC_ex / AFC_ex: a new version takes a free slot before a reclaimable one".
+    #[serde(default)]
+    pub fc_reuse_slots_first: bool,
     /// The workload: "bank" (the built-in test source of `bank.rs`), "tpcc", "tpcb", "tatp"
     /// or "records" (the `workload` crate's generators), or "trace" (a recorded page-access
     /// trace), configured by its section below.
@@ -267,6 +273,7 @@ impl Default for HostConfig {
             max_c: 3,
             device_tx: DeviceTxConfig::default(),
             fc_no_merge_reads: false,
+            fc_reuse_slots_first: false,
             workload: "bank".into(),
             bank: bank::BankConfig::default(),
             tpcc: Default::default(),

@@ -93,11 +93,18 @@ impl FlagCommitEx {
     }
 
     /// A version slot for a new version of `page` at `now`: a free one, else the oldest
-    /// reclaimable one.
+    /// reclaimable one (with the ablation `host.fc_reuse_slots_first`, the oldest
+    /// reclaimable one first: the reclaim is the one the default takes when no slot is
+    /// free, so the crash argument is unchanged; only fewer slots of a page stay mapped).
     pub(super) fn pick_slot(&self, page: PageNo, now: SimTime) -> Option<(u8, Option<usize>)> {
         let Some(m) = self.meta.get(&page) else {
             return Some((0, None));
         };
+        if self.reuse_first {
+            if let Some(i) = (0..m.versions.len()).find(|i| self.reclaimable(page, *i, now)) {
+                return Some((m.versions[i].slot, Some(i)));
+            }
+        }
         if let Some(s) = (0..self.versions).find(|s| m.versions.iter().all(|v| v.slot != *s)) {
             return Some((s, None));
         }

@@ -121,6 +121,9 @@ pub struct FlagCommitEx {
     /// A fetch reads every version holding live committed records of the page (§4.3);
     /// off only as the ablation `host.fc_no_merge_reads`.
     pub(super) merge_reads: bool,
+    /// A new version takes the oldest reclaimable slot before a free one; on only as the
+    /// ablation `host.fc_reuse_slots_first` (`gc.rs::pick_slot`).
+    pub(super) reuse_first: bool,
     pub(super) seq: u64,
     pub(super) tail: Vec<Redo>,
     /// `tail[..forced]` has been written to the log (the tail page is rewritten in place);
@@ -226,6 +229,7 @@ impl FlagCommitEx {
             slots_base: slots_base(&core.layout, cfg.log_pages),
             versions: super::versions_for(cfg.max_c),
             merge_reads: !cfg.fc_no_merge_reads,
+            reuse_first: cfg.fc_reuse_slots_first,
             seq: 0,
             tail: Vec::new(),
             forced: 0,
