@@ -46,29 +46,90 @@ pub fn host_run_bytes(cfg: &Config) -> u64 {
     if cfg.workload.kind != WorkloadKind::Host {
         return 0;
     }
-    let Ok(schema) = host::source::schema(&cfg.host, cfg.seed) else {
-        return 0;
-    };
-    host_run_bytes_with(cfg, &schema)
+    match schema_sizes(cfg) {
+        Some(z) => bytes_of(cfg, z),
+        None => 0,
+    }
 }
 
-/// `host_run_bytes` for a schema already built (`host::source::schema` of `cfg`).
+/// `host_run_bytes` for a schema already built.
 pub fn host_run_bytes_with(cfg: &Config, schema: &workload::db::Schema) -> u64 {
-    let mut pages = 0u64;
-    let mut slots = 0u64;
-    let mut slots_per_page_max = 0u64;
-    for t in &schema.tables {
-        let n = u64::from(t.pages_max);
-        let per = u64::from(t.records_per_page);
-        pages = pages.saturating_add(n);
-        slots = slots.saturating_add(n.saturating_mul(per));
-        slots_per_page_max = slots_per_page_max.max(per);
+    bytes_of(cfg, SchemaSizes::of(schema))
+}
+
+/// What the estimate reads of a schema.
+#[derive(Clone, Copy, PartialEq, Debug)]
+struct SchemaSizes {
+    /// DB pages the schema may occupy.
+    pages: u64,
+    /// Record slots over those pages.
+    slots: u64,
+    /// The most record slots of one page.
+    slots_per_page_max: u64,
+}
+
+impl SchemaSizes {
+    fn of(schema: &workload::db::Schema) -> SchemaSizes {
+        let mut z = SchemaSizes {
+            pages: 0,
+            slots: 0,
+            slots_per_page_max: 0,
+        };
+        for t in &schema.tables {
+            let n = u64::from(t.pages_max);
+            let per = u64::from(t.records_per_page);
+            z.pages = z.pages.saturating_add(n);
+            z.slots = z.slots.saturating_add(n.saturating_mul(per));
+            z.slots_per_page_max = z.slots_per_page_max.max(per);
+        }
+        z
     }
-    let images = pages
+}
+
+/// The inputs of a TPC-C or TATP source (`host::source::build` reads nothing else of the
+/// host configuration for these two), by which their schemas' sizes are kept.
+#[derive(PartialEq)]
+enum SourceKey {
+    Tpcc(workload::tpcc::TpccConfig, u64),
+    Tatp(workload::tatp::TatpConfig, u64),
+}
+
+/// Schema sizes already worked out. Building a TPC-C source draws the whole loaded
+/// population from the seed (tens of milliseconds at 20 warehouses), and a reproduction
+/// charges hundreds of host jobs over a few sources, so each source's sizes are worked out
+/// once per process. A pure function's results: what is kept never changes an answer.
+static SIZES: std::sync::Mutex<Vec<(SourceKey, SchemaSizes)>> = std::sync::Mutex::new(Vec::new());
+
+/// The sizes of `cfg`'s schema, or `None` when it cannot be built.
+fn schema_sizes(cfg: &Config) -> Option<SchemaSizes> {
+    let h = &cfg.host;
+    let key = match h.workload.as_str() {
+        "tpcc" => Some(SourceKey::Tpcc(h.tpcc.clone(), cfg.seed)),
+        "tatp" => Some(SourceKey::Tatp(h.tatp.clone(), cfg.seed)),
+        _ => None,
+    };
+    if let Some(k) = &key {
+        // The same refusals as a build.
+        host::source::validate(h).ok()?;
+        let kept = SIZES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, z)) = kept.iter().find(|(x, _)| x == k) {
+            return Some(*z);
+        }
+    }
+    let z = SchemaSizes::of(&host::source::schema(h, cfg.seed).ok()?);
+    if let Some(k) = key {
+        SIZES.lock().unwrap_or_else(|e| e.into_inner()).push((k, z));
+    }
+    Some(z)
+}
+
+fn bytes_of(cfg: &Config, z: SchemaSizes) -> u64 {
+    let images = z
+        .pages
         .saturating_mul(PAGE_TABLE_BYTES + PAGE_IMAGE_BYTES)
-        .saturating_add(slots.saturating_mul(VALUE_BYTES));
+        .saturating_add(z.slots.saturating_mul(VALUE_BYTES));
     let frames = u64::from(cfg.host.buffer_frames)
-        .saturating_mul(PAGE_IMAGE_BYTES + slots_per_page_max * VALUE_BYTES);
+        .saturating_mul(PAGE_IMAGE_BYTES + z.slots_per_page_max * VALUE_BYTES);
     images.saturating_add(frames)
 }
 
@@ -155,5 +216,26 @@ mod tests {
                 t.name, t.pages_max, t.records_per_page
             );
         }
+    }
+
+    /// The kept sizes are the ones a fresh build gives, for every source the key names,
+    /// and another seed or warehouse count is another key.
+    #[test]
+    fn kept_schema_sizes_are_a_fresh_builds() {
+        for (wh, seed) in [(2u32, 1u64), (2, 2), (3, 1), (2, 1)] {
+            let mut c = flagcommit_full("wal");
+            c.host.tpcc.warehouses = wh;
+            c.seed = seed;
+            let fresh = SchemaSizes::of(&host::source::schema(&c.host, c.seed).unwrap());
+            assert_eq!(schema_sizes(&c), Some(fresh), "{wh} {seed}");
+            assert_eq!(schema_sizes(&c), Some(fresh), "{wh} {seed}, kept");
+            assert_eq!(
+                host_run_bytes(&c),
+                host_run_bytes_with(&c, &host::source::schema(&c.host, c.seed).unwrap())
+            );
+        }
+        let mut bad = flagcommit_full("wal");
+        bad.host.tpcc.warehouses = 0;
+        assert_eq!(schema_sizes(&bad), None);
     }
 }
