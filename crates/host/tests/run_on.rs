@@ -40,10 +40,10 @@ fn wal_runs_on_exhaustively_over_the_window() {
 /// A strategy whose restart does not write back is refused, naming the key and the reason.
 #[test]
 fn strategies_that_cannot_run_on_are_refused() {
-    let (h, _) = check::tiny_config("pcmlogging-page", "none");
+    let (h, _) = check::tiny_config("wal-pcm", "none");
     let (key, reason) = check::run_on_refusal(&h).unwrap();
     assert_eq!(key, "host.strategy");
-    assert!(reason.contains("pcmlogging-page"), "{reason}");
+    assert!(reason.contains("wal-pcm"), "{reason}");
 }
 
 /// The run-on TPC-C of `crash --host S --run-on --set host.workload="tpcc" --set
