@@ -20,6 +20,10 @@
 //! (`ssd::Device::check_reserve`: the blocks recovery and the first writes after it take),
 //! and that accepts new writes.
 //!
+//! The enumeration itself (crash instants, the sweep, in-flight subsets, torn variants, the
+//! numbering and the random draws) is the `crashstates` crate's, shared with the host and
+//! PCM checkers, so a state number means the same state in all of them.
+//!
 //! Modes: *exhaustive* enumerates every crash instant at which anything changes × every
 //! in-flight subset × every torn variant; *random* draws `N` states from a seeded stream,
 //! in chunks of 4096 swept in time order (memory does not grow with `N`). Every state has an
@@ -199,13 +203,8 @@ pub fn record(cfg: &Config) -> Result<Recording, RecordError> {
     })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Every state; fails if more than `max_in_flight` operations are ever in progress at once.
-    Exhaustive { max_in_flight: usize },
-    /// `schedules` states drawn from the seed.
-    Random { schedules: u64 },
-}
+/// How to check a recording (the enumeration's modes, `crashstates::Mode`).
+pub use crashstates::Mode;
 
 /// One crash state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,6 +217,19 @@ pub struct CrashState {
     pub torn: Option<(usize, TornKind)>,
     /// Operations in progress at `t`.
     pub in_flight: Vec<usize>,
+}
+
+impl From<crashstates::CrashState> for CrashState {
+    /// A state of a one-device tape (it has no log device, so no `torn_log`).
+    fn from(s: crashstates::CrashState) -> CrashState {
+        CrashState {
+            index: s.index,
+            t: s.t,
+            persisted: s.persisted,
+            torn: s.torn,
+            in_flight: s.in_flight,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -311,212 +323,36 @@ impl Options {
     }
 }
 
-fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
-    match op {
-        OpKind::Program { .. } => vec![TornKind::Program],
-        OpKind::PartialProgram { .. } => {
-            vec![
-                TornKind::Partial {
-                    seed: i as u64 * 2 + 1,
-                },
-                TornKind::Partial {
-                    seed: i as u64 * 2 + 2,
-                },
-            ]
-        }
-        OpKind::Erase { .. } => vec![TornKind::EraseUnstable, TornKind::EraseGarbled],
-        OpKind::SetMode { .. } => vec![],
-    }
-}
-
 /// The instants at which the crash state can change: op starts and ends, host issues and acks.
 fn boundaries(rec: &Recording) -> Vec<SimTime> {
-    let mut b = op_boundaries(&rec.ops);
+    let mut host = Vec::with_capacity(rec.host.len() * 2);
     for h in &rec.host {
-        b.push(h.issue());
+        host.push(h.issue());
         match h {
             HostEvent::Plain { ack, .. }
             | HostEvent::Trim { ack, .. }
             | HostEvent::Commit { ack, .. }
-            | HostEvent::Abort { ack, .. } => b.push(*ack),
+            | HostEvent::Abort { ack, .. } => host.push(*ack),
             HostEvent::TxWrite { .. } => {}
         }
     }
-    b.sort_unstable();
-    b.dedup();
-    b
+    crashstates::instants(crashstates::op_times(&rec.ops).chain(host))
 }
 
-fn op_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
-    let mut b: Vec<SimTime> = vec![SimTime::ZERO];
-    for o in ops {
-        b.push(o.start);
-        b.push(o.end);
-    }
-    b.sort_unstable();
-    b.dedup();
-    b
-}
-
-/// The crash instants inside a recovery: its operations' starts and ends (not instant 0
-/// before its first operation, which would only repeat the state recovery started from).
-fn recovery_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
-    let mut b: Vec<SimTime> = ops.iter().flat_map(|o| [o.start, o.end]).collect();
-    b.sort_unstable();
-    b.dedup();
-    b
-}
-
-/// A stream of media operations from a base image: a recorded run, or one recovery.
-#[derive(Clone, Copy)]
-struct Tape<'a> {
-    base: &'a NandImage,
-    ops: &'a [LoggedOp],
-}
-
-/// Sweeps crash instants in increasing order, keeping the durable image and in-flight set.
-struct Sweep<'a> {
-    tape: Tape<'a>,
-    by_end: Vec<usize>,
-    by_start: Vec<usize>,
-    end_pos: usize,
-    start_pos: usize,
-    durable: NandImage,
-    in_flight: Vec<usize>,
-}
-
-impl<'a> Sweep<'a> {
-    fn new(tape: Tape<'a>) -> Sweep<'a> {
-        let ops = tape.ops;
-        let mut by_end: Vec<usize> = (0..ops.len()).collect();
-        by_end.sort_by_key(|i| (ops[*i].end, *i));
-        let mut by_start: Vec<usize> = (0..ops.len()).collect();
-        by_start.sort_by_key(|i| (ops[*i].start, *i));
-        Sweep {
-            tape,
-            by_end,
-            by_start,
-            end_pos: 0,
-            start_pos: 0,
-            durable: tape.base.clone(),
-            in_flight: Vec::new(),
-        }
-    }
-
-    fn advance(&mut self, t: SimTime) -> Result<(), String> {
-        let ops = self.tape.ops;
-        while self.start_pos < self.by_start.len() && ops[self.by_start[self.start_pos]].start <= t
-        {
-            self.in_flight.push(self.by_start[self.start_pos]);
-            self.start_pos += 1;
-        }
-        while self.end_pos < self.by_end.len() && ops[self.by_end[self.end_pos]].end <= t {
-            let i = self.by_end[self.end_pos];
-            self.durable
-                .apply(&ops[i].kind)
-                .map_err(|e| format!("internal: replaying op {i} ({}): {e}", ops[i].kind.name()))?;
-            self.end_pos += 1;
-        }
-        self.in_flight.retain(|i| ops[*i].end > t);
-        self.in_flight.sort_unstable();
-        Ok(())
-    }
-
-    fn image(
-        &self,
-        persisted: &[usize],
-        torn: Option<(usize, TornKind)>,
-    ) -> Result<NandImage, String> {
-        let mut img = self.durable.clone();
-        for &i in persisted {
-            img.apply(&self.tape.ops[i].kind)
-                .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
-        }
-        if let Some((i, k)) = torn {
-            img.apply_torn(&self.tape.ops[i].kind, k)
-                .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
-        }
-        Ok(img)
+/// The error of an exhaustive check that meets more operations in flight than it allows.
+fn too_many(max_in_flight: usize) -> impl Fn(usize, SimTime) -> String {
+    move |n, t| {
+        format!(
+            "{n} operations are in progress at {t}; exhaustive checking allows {max_in_flight}. Use a smaller device or --schedules N"
+        )
     }
 }
 
-/// Calls `f` for every crash state of `tape` over the instants `bounds`, numbering them from
-/// 0. `f` returns false to stop. Returns the most operations in flight at once.
-fn for_each_state(
-    tape: Tape<'_>,
-    bounds: &[SimTime],
-    max_in_flight: usize,
-    f: &mut dyn FnMut(&Sweep<'_>, CrashState) -> Result<bool, String>,
-) -> Result<usize, String> {
-    let mut sweep = Sweep::new(tape);
-    let mut index = 0u64;
-    let mut seen = 0;
-    for &t in bounds {
-        sweep.advance(t)?;
-        let fl = sweep.in_flight.clone();
-        seen = seen.max(fl.len());
-        if fl.len() > max_in_flight {
-            return Err(format!(
-                "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}. Use a smaller device or --schedules N",
-                fl.len()
-            ));
-        }
-        for mask in 0u64..(1u64 << fl.len()) {
-            let persisted: Vec<usize> = fl
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| mask & (1 << k) != 0)
-                .map(|(_, i)| *i)
-                .collect();
-            let mut torns: Vec<Option<(usize, TornKind)>> = vec![None];
-            for (k, &i) in fl.iter().enumerate() {
-                if mask & (1 << k) == 0 {
-                    torns.extend(
-                        torn_variants(i, &tape.ops[i].kind)
-                            .into_iter()
-                            .map(|v| Some((i, v))),
-                    );
-                }
-            }
-            for torn in torns {
-                let state = CrashState {
-                    index,
-                    t,
-                    persisted: persisted.clone(),
-                    torn,
-                    in_flight: fl.clone(),
-                };
-                index += 1;
-                if !f(&sweep, state)? {
-                    return Ok(seen);
-                }
-            }
-        }
-    }
-    Ok(seen)
-}
-
-/// Draws which in-flight operations persisted and which (if any) tore.
-fn draw_fates(
-    ops: &[LoggedOp],
-    fl: &[usize],
-    r: &mut Rng,
-) -> (Vec<usize>, Option<(usize, TornKind)>) {
-    let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
-    let rest: Vec<usize> = fl
-        .iter()
-        .copied()
-        .filter(|i| !persisted.contains(i))
-        .collect();
-    let mut torn = None;
-    if !rest.is_empty() && r.chance(0.3) {
-        let i = rest[r.below(rest.len() as u64) as usize];
-        let vs = torn_variants(i, &ops[i].kind);
-        if !vs.is_empty() {
-            torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
-        }
-    }
-    (persisted, torn)
+/// The image of a one-device tape's crash state.
+fn only_image(mut v: Vec<NandImage>) -> Result<NandImage, String> {
+    v.truncate(1);
+    v.pop()
+        .ok_or_else(|| "internal: a crash state without an image".to_string())
 }
 
 /// Random schedules are drawn and swept in time order in chunks of this many, so a check of
@@ -669,119 +505,115 @@ pub fn check_with(
         ..Default::default()
     };
     let bounds = boundaries(rec);
-    let tape = Tape {
-        base: &rec.base,
-        ops: &rec.ops,
-    };
     let keep_all = opts.only.is_some();
     let only_first = opts.only.as_ref().and_then(|o| o.first().copied());
     let only_nested = opts.only.as_ref().and_then(|o| o.get(1).copied());
     match opts.mode {
         Mode::Exhaustive { max_in_flight } => {
-            let seen = for_each_state(tape, &bounds, max_in_flight, &mut |sweep, state| {
-                if only_first.is_some_and(|o| o != state.index) {
-                    return Ok(true);
-                }
-                let img = sweep.image(&state.persisted, state.torn)?;
-                let t = state.t;
-                let want_log = opts.double;
-                let ev = evaluate_logged(rec, img.clone(), t, want_log);
-                if only_nested.is_none() {
-                    note(
-                        &mut rep,
-                        state.clone(),
-                        vec![],
-                        String::new(),
-                        ev.findings,
-                        keep_all,
-                        false,
-                    );
-                }
-                // A recovery that wrote nothing has no crash point of its own.
-                if let (true, Some(rops)) = (opts.double, ev.recovery_ops.filter(|r| !r.is_empty()))
-                {
-                    rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
-                    let rtape = Tape {
-                        base: &img,
-                        ops: &rops,
-                    };
-                    let rb = recovery_boundaries(&rops);
-                    for_each_state(rtape, &rb, max_in_flight, &mut |rs, inner| {
-                        if only_nested.is_some_and(|o| o != inner.index) {
-                            return Ok(true);
-                        }
-                        let img2 = rs.image(&inner.persisted, inner.torn)?;
-                        let f = evaluate(rec, img2, t);
-                        let text = describe_ops(&rops, &rec.base, &inner, "inside recovery: ");
+            let too_many = too_many(max_in_flight);
+            let mut sweep = crashstates::Sweep::one(&rec.base, &rec.ops);
+            let seen = crashstates::for_each_state(
+                &mut sweep,
+                &bounds,
+                max_in_flight,
+                &too_many,
+                &mut |sweep, s| {
+                    if only_first.is_some_and(|o| o != s.index) {
+                        return Ok(true);
+                    }
+                    let img = sweep.state_image_one(&s)?;
+                    let state = CrashState::from(s);
+                    let t = state.t;
+                    let want_log = opts.double;
+                    let ev = evaluate_logged(rec, img.clone(), t, want_log);
+                    if only_nested.is_none() {
                         note(
                             &mut rep,
                             state.clone(),
-                            vec![inner],
-                            text,
-                            f,
+                            vec![],
+                            String::new(),
+                            ev.findings,
                             keep_all,
-                            true,
+                            false,
                         );
-                        rep.stopped = stop(&rep);
-                        Ok(!rep.stopped)
-                    })?;
-                }
-                rep.stopped |= stop(&rep);
-                Ok(!rep.stopped)
-            })?;
+                    }
+                    // A recovery that wrote nothing has no crash point of its own.
+                    if let (true, Some(rops)) =
+                        (opts.double, ev.recovery_ops.filter(|r| !r.is_empty()))
+                    {
+                        rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+                        let mut rs = crashstates::Sweep::one(&img, &rops);
+                        let rb = crashstates::recovery_instants(&rops);
+                        crashstates::for_each_state(
+                            &mut rs,
+                            &rb,
+                            max_in_flight,
+                            &too_many,
+                            &mut |rs, inner| {
+                                if only_nested.is_some_and(|o| o != inner.index) {
+                                    return Ok(true);
+                                }
+                                let img2 = rs.state_image_one(&inner)?;
+                                let inner = CrashState::from(inner);
+                                let f = evaluate(rec, img2, t);
+                                let text =
+                                    describe_ops(&rops, &rec.base, &inner, "inside recovery: ");
+                                note(
+                                    &mut rep,
+                                    state.clone(),
+                                    vec![inner],
+                                    text,
+                                    f,
+                                    keep_all,
+                                    true,
+                                );
+                                rep.stopped = stop(&rep);
+                                Ok(!rep.stopped)
+                            },
+                        )?;
+                    }
+                    rep.stopped |= stop(&rep);
+                    Ok(!rep.stopped)
+                },
+            )?;
             rep.max_in_flight_seen = seen;
         }
         Mode::Random { schedules } => {
             let root = Rng::new(opts.seed).fork("crash-schedules");
             let lo = opts.first_schedule;
             let hi = lo.saturating_add(schedules);
-            let mut chunk_lo = lo;
-            if let Some(o) = only_first {
-                if !(lo..hi).contains(&o) {
-                    return Ok(rep);
-                }
-                chunk_lo = o;
-            }
-            while chunk_lo < hi {
-                let chunk_hi = match only_first {
-                    Some(o) => o + 1,
-                    None => chunk_lo.saturating_add(RANDOM_CHUNK).min(hi),
-                };
-                // Draw this chunk's instants, then sweep them in time order.
-                let mut plan: Vec<(SimTime, u64)> = (chunk_lo..chunk_hi)
-                    .map(|k| {
-                        let mut r = root.fork(&k.to_string());
-                        (bounds[r.below(bounds.len() as u64) as usize], k)
-                    })
-                    .collect();
-                plan.sort_unstable();
-                let mut sweep = Sweep::new(tape);
-                for (t, k) in plan {
-                    sweep.advance(t)?;
-                    let fl = sweep.in_flight.clone();
-                    rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                    let mut r = root.fork(&k.to_string());
-                    r.next_u64();
-                    let (persisted, torn) = draw_fates(&rec.ops, &fl, &mut r);
-                    let state = CrashState {
-                        index: k,
-                        t,
-                        persisted,
-                        torn,
-                        in_flight: fl,
-                    };
-                    let img = sweep.image(&state.persisted, state.torn)?;
-                    random_chain(rec, opts, img, state, &root, keep_all, &mut rep)?;
+            let range = match only_first {
+                Some(o) if !(lo..hi).contains(&o) => return Ok(rep),
+                Some(o) => o..o + 1,
+                None => lo..hi,
+            };
+            crashstates::for_each_random(
+                std::slice::from_ref(&rec.base),
+                &rec.ops,
+                rec.ops.len(),
+                &bounds,
+                &root,
+                range,
+                RANDOM_CHUNK,
+                &mut |sweep, s| {
+                    rep.max_in_flight_seen = rep.max_in_flight_seen.max(s.in_flight.len());
+                    let img = sweep.state_image_one(&s)?;
+                    random_chain(
+                        rec,
+                        opts,
+                        img,
+                        CrashState::from(s),
+                        &root,
+                        keep_all,
+                        &mut rep,
+                    )?;
                     if stop(&rep) {
                         rep.stopped = true;
-                        return Ok(rep);
+                        return Ok(false);
                     }
-                }
-                if only_first.is_some() {
-                    break;
-                }
-                chunk_lo = chunk_hi;
-            }
+                    Ok(true)
+                },
+            )?;
         }
     }
     Ok(rep)
@@ -823,23 +655,10 @@ fn random_chain(
         if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
             break;
         }
-        let rb = recovery_boundaries(&rops);
-        let t2 = rb[r.below(rb.len() as u64) as usize];
-        let mut sweep = Sweep::new(Tape {
-            base: &base,
-            ops: &rops,
-        });
-        sweep.advance(t2)?;
-        let fl = sweep.in_flight.clone();
-        let (persisted, torn) = draw_fates(&rops, &fl, &mut r);
-        let inner = CrashState {
-            index: depth,
-            t: t2,
-            persisted,
-            torn,
-            in_flight: fl,
-        };
-        let img2 = sweep.image(&inner.persisted, inner.torn)?;
+        let rb = crashstates::recovery_instants(&rops);
+        let (inner, img2) =
+            crashstates::draw_state(vec![base.clone()], &rops, rops.len(), &rb, &mut r, depth)?;
+        let (inner, img2) = (CrashState::from(inner), only_image(img2)?);
         text.push_str(&describe_ops(
             &rops,
             &rec.base,
@@ -973,54 +792,37 @@ pub fn for_each_crash_image(
     seed: u64,
     f: &mut dyn FnMut(&CrashState, NandImage) -> Result<bool, String>,
 ) -> Result<usize, String> {
-    let mut bounds = op_boundaries(ops);
-    bounds.extend_from_slice(extra_bounds);
-    bounds.sort_unstable();
-    bounds.dedup();
-    let tape = Tape { base, ops };
+    let bounds =
+        crashstates::instants(crashstates::op_times(ops).chain(extra_bounds.iter().copied()));
     match mode {
         Mode::Exhaustive { max_in_flight } => {
-            for_each_state(tape, &bounds, max_in_flight, &mut |sweep, state| {
-                let img = sweep.image(&state.persisted, state.torn)?;
-                f(&state, img)
-            })
+            let mut sweep = crashstates::Sweep::one(base, ops);
+            crashstates::for_each_state(
+                &mut sweep,
+                &bounds,
+                max_in_flight,
+                &too_many(max_in_flight),
+                &mut |sweep, s| {
+                    let img = sweep.state_image_one(&s)?;
+                    f(&CrashState::from(s), img)
+                },
+            )
         }
         Mode::Random { schedules } => {
             let root = Rng::new(seed).fork("crash-schedules");
-            let mut seen = 0;
-            let mut lo = 0u64;
-            while lo < schedules {
-                let hi = lo.saturating_add(RANDOM_CHUNK).min(schedules);
-                let mut plan: Vec<(SimTime, u64)> = (lo..hi)
-                    .map(|k| {
-                        let mut r = root.fork(&k.to_string());
-                        (bounds[r.below(bounds.len() as u64) as usize], k)
-                    })
-                    .collect();
-                plan.sort_unstable();
-                let mut sweep = Sweep::new(tape);
-                for (t, k) in plan {
-                    sweep.advance(t)?;
-                    let fl = sweep.in_flight.clone();
-                    seen = seen.max(fl.len());
-                    let mut r = root.fork(&k.to_string());
-                    r.next_u64();
-                    let (persisted, torn) = draw_fates(ops, &fl, &mut r);
-                    let state = CrashState {
-                        index: k,
-                        t,
-                        persisted,
-                        torn,
-                        in_flight: fl,
-                    };
-                    let img = sweep.image(&state.persisted, state.torn)?;
-                    if !f(&state, img)? {
-                        return Ok(seen);
-                    }
-                }
-                lo = hi;
-            }
-            Ok(seen)
+            crashstates::for_each_random(
+                std::slice::from_ref(base),
+                ops,
+                ops.len(),
+                &bounds,
+                &root,
+                0..schedules,
+                RANDOM_CHUNK,
+                &mut |sweep, s| {
+                    let img = sweep.state_image_one(&s)?;
+                    f(&CrashState::from(s), img)
+                },
+            )
         }
     }
 }

@@ -2,7 +2,8 @@
 //! with the strategy's own recovery from the surviving image alone, and compare the
 //! database with a serial replay of exactly the committed transactions.
 //!
-//! Crash states are those of the device-level checker (`check` crate, same model): an
+//! Crash states are those of the device-level checker (`check` crate, same model), from the
+//! enumeration both share (`crashstates`: instants, sweep, fates, numbering): an
 //! instant `T`; every NAND operation completed by `T` persisted; of those in progress at
 //! `T`, any subset persisted and at most one more was torn; nothing later. The instants
 //! tried are every operation start and end and every commit issue and ack, so crashes land
@@ -78,7 +79,7 @@ use crate::data::{Effect, Layout, PageNo, TagTable};
 use crate::engine::CommitRec;
 use crate::strategy::{self, RecoverCtx};
 use crate::{HostConfig, HostError};
-use media::{LoggedOp, Nand, NandImage, OpKind, TornKind};
+use media::{LoggedOp, Nand, NandImage};
 use sim::{Rng, SimTime};
 use ssd::{Device, DeviceConfig};
 use std::collections::BTreeMap;
@@ -171,22 +172,9 @@ pub fn record_on(
     })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Exhaustive { max_in_flight: usize },
-    Random { schedules: u64 },
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrashState {
-    pub index: u64,
-    pub t: SimTime,
-    pub persisted: Vec<usize>,
-    pub torn: Option<(usize, TornKind)>,
-    /// With a log device: its torn operation (the power cut may tear one on each device).
-    pub torn_log: Option<(usize, TornKind)>,
-    pub in_flight: Vec<usize>,
-}
+/// The crash states and how they are visited: the one enumeration every checker shares
+/// (`crashstates`; a state's operation indices count along the tape, `tape`).
+pub use crashstates::{CrashState, Mode};
 
 #[derive(Clone, Debug)]
 pub struct Violation {
@@ -225,22 +213,6 @@ pub struct CheckReport {
 
 const KEEP: usize = 5;
 
-fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
-    match op {
-        OpKind::Program { .. } => vec![TornKind::Program],
-        OpKind::PartialProgram { .. } => vec![
-            TornKind::Partial {
-                seed: i as u64 * 2 + 1,
-            },
-            TornKind::Partial {
-                seed: i as u64 * 2 + 2,
-            },
-        ],
-        OpKind::Erase { .. } => vec![TornKind::EraseUnstable, TornKind::EraseGarbled],
-        OpKind::SetMode { .. } => vec![],
-    }
-}
-
 /// The run's operations on every device: the data device's, then the log device's (module
 /// docs, "Two devices"), and where the log device's begin.
 fn tape(rec: &HostRecording) -> (std::borrow::Cow<'_, [LoggedOp]>, usize) {
@@ -262,104 +234,75 @@ fn bases(rec: &HostRecording) -> Vec<NandImage> {
     v
 }
 
+/// The crash instants: every operation start and end, every commit issue and ack.
 fn boundaries(rec: &HostRecording, ops: &[LoggedOp]) -> Vec<SimTime> {
-    let mut b = vec![SimTime::ZERO];
-    for o in ops {
-        b.push(o.start);
-        b.push(o.end);
-    }
-    for c in &rec.commits {
-        b.push(c.issue);
-        b.push(c.ack);
-    }
-    b.sort_unstable();
-    b.dedup();
-    b
+    let commits = rec.commits.iter().flat_map(|c| [c.issue, c.ack]);
+    crashstates::instants(crashstates::op_times(ops).chain(commits))
 }
 
-struct Sweep<'a> {
-    ops: &'a [LoggedOp],
-    /// `ops[..split]` are the data device's, `ops[split..]` the log device's.
+/// The first crash states of a recording (its `tape`, data device's operations before
+/// `split`, over the instants `bounds`), as `mode` visits them: `f` gets each state (only
+/// state `only`, when given), its images, and the exhaustive bound on operations in flight
+/// (None in random mode). Random schedules are drawn from the `host-crash-schedules` stream
+/// and swept in one plan. Returns the most operations in flight at once.
+#[allow(clippy::too_many_arguments)]
+fn for_each_first_crash(
+    rec: &HostRecording,
+    tape: &[LoggedOp],
     split: usize,
-    by_end: Vec<usize>,
-    by_start: Vec<usize>,
-    end_pos: usize,
-    start_pos: usize,
-    /// Per device (data, then log): what has persisted for certain.
-    durable: Vec<NandImage>,
-    in_flight: Vec<usize>,
-}
-
-impl<'a> Sweep<'a> {
-    /// A sweep over any tape: the run's operations from its base images, or a recovery's
-    /// from the crash images it started on.
-    fn over(bases: Vec<NandImage>, ops: &'a [LoggedOp], split: usize) -> Sweep<'a> {
-        let mut by_end: Vec<usize> = (0..ops.len()).collect();
-        by_end.sort_by_key(|i| (ops[*i].end, *i));
-        let mut by_start: Vec<usize> = (0..ops.len()).collect();
-        by_start.sort_by_key(|i| (ops[*i].start, *i));
-        Sweep {
-            ops,
-            split,
-            by_end,
-            by_start,
-            end_pos: 0,
-            start_pos: 0,
-            durable: bases,
-            in_flight: Vec::new(),
+    bounds: &[SimTime],
+    mode: Mode,
+    seed: u64,
+    only: Option<u64>,
+    f: &mut dyn FnMut(&CrashState, Vec<NandImage>, Option<usize>) -> Result<(), String>,
+) -> Result<usize, String> {
+    match mode {
+        Mode::Exhaustive { max_in_flight } => {
+            let mut sweep = crashstates::Sweep::over(bases(rec), tape, split);
+            let too_many = |n: usize, t: SimTime| {
+                format!(
+                    "{n} operations are in progress at {t}; exhaustive checking allows {max_in_flight}"
+                )
+            };
+            crashstates::for_each_state(
+                &mut sweep,
+                bounds,
+                max_in_flight,
+                &too_many,
+                &mut |sweep, state| {
+                    if only.is_some_and(|o| o != state.index) {
+                        return Ok(true);
+                    }
+                    let img = sweep.state_image(&state)?;
+                    f(&state, img, Some(max_in_flight))?;
+                    Ok(true)
+                },
+            )
         }
-    }
-
-    /// The device operation `i` ran on (0: data, 1: log).
-    fn dev(&self, i: usize) -> usize {
-        usize::from(i >= self.split)
-    }
-
-    fn advance(&mut self, t: SimTime) -> Result<(), String> {
-        while self.start_pos < self.by_start.len()
-            && self.ops[self.by_start[self.start_pos]].start <= t
-        {
-            self.in_flight.push(self.by_start[self.start_pos]);
-            self.start_pos += 1;
+        Mode::Random { schedules } => {
+            let root = Rng::new(seed).fork("host-crash-schedules");
+            let range = match only {
+                Some(o) if o < schedules => o..o + 1,
+                Some(_) => 0..0,
+                None => 0..schedules,
+            };
+            // One plan over all the schedules (no chunks), as this checker has always
+            // swept them.
+            crashstates::for_each_random(
+                &bases(rec),
+                tape,
+                split,
+                bounds,
+                &root,
+                range,
+                u64::MAX,
+                &mut |sweep, state| {
+                    let img = sweep.state_image(&state)?;
+                    f(&state, img, None)?;
+                    Ok(true)
+                },
+            )
         }
-        while self.end_pos < self.by_end.len() && self.ops[self.by_end[self.end_pos]].end <= t {
-            let i = self.by_end[self.end_pos];
-            let d = self.dev(i);
-            self.durable[d]
-                .apply(&self.ops[i].kind)
-                .map_err(|e| format!("internal: replaying op {i}: {e}"))?;
-            self.end_pos += 1;
-        }
-        let ops = &self.ops;
-        self.in_flight.retain(|i| ops[*i].end > t);
-        self.in_flight.sort_unstable();
-        Ok(())
-    }
-
-    /// The crash images, one per device: what persisted for certain, then the in-flight
-    /// operations `persisted`, then the torn ones.
-    fn image(
-        &self,
-        persisted: &[usize],
-        torn: &[(usize, TornKind)],
-    ) -> Result<Vec<NandImage>, String> {
-        let mut img = self.durable.clone();
-        for &i in persisted {
-            img[self.dev(i)]
-                .apply(&self.ops[i].kind)
-                .map_err(|e| format!("internal: applying in-flight op {i}: {e}"))?;
-        }
-        for &(i, k) in torn {
-            img[self.dev(i)]
-                .apply_torn(&self.ops[i].kind, k)
-                .map_err(|e| format!("internal: tearing op {i}: {e}"))?;
-        }
-        Ok(img)
-    }
-
-    fn state_image(&self, s: &CrashState) -> Result<Vec<NandImage>, String> {
-        let torn: Vec<(usize, TornKind)> = s.torn.into_iter().chain(s.torn_log).collect();
-        self.image(&s.persisted, &torn)
     }
 }
 
@@ -742,109 +685,6 @@ pub fn check(
     check_with(rec, mode, seed, only, false)
 }
 
-/// Every (persisted subset, torn operation) of the operations `fl` in flight at one instant.
-fn fates_at(ops: &[LoggedOp], fl: &[usize]) -> Vec<(Vec<usize>, Option<(usize, TornKind)>)> {
-    let mut out = Vec::new();
-    for mask in 0u64..(1u64 << fl.len()) {
-        let persisted: Vec<usize> = fl
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| mask & (1 << k) != 0)
-            .map(|(_, i)| *i)
-            .collect();
-        let mut torns = vec![None];
-        for (k, &i) in fl.iter().enumerate() {
-            if mask & (1 << k) == 0 {
-                torns.extend(
-                    torn_variants(i, &ops[i].kind)
-                        .into_iter()
-                        .map(|v| Some((i, v))),
-                );
-            }
-        }
-        for torn in torns {
-            out.push((persisted.clone(), torn));
-        }
-    }
-    out
-}
-
-/// A crash state's fate of the operations in flight: those persisted, the data device's
-/// torn one, the log device's torn one.
-type Fate = (
-    Vec<usize>,
-    Option<(usize, TornKind)>,
-    Option<(usize, TornKind)>,
-);
-
-/// Every fate of the operations `fl` in flight on a tape whose log device's operations
-/// start at `split`: the product of each device's fates (`fates_at`), data outer. One
-/// device: exactly `fates_at`.
-fn fates_of(ops: &[LoggedOp], fl: &[usize], split: usize) -> Vec<Fate> {
-    let (data, log): (Vec<usize>, Vec<usize>) = fl.iter().partition(|i| **i < split);
-    let fd = fates_at(ops, &data);
-    if log.is_empty() {
-        return fd.into_iter().map(|(p, t)| (p, t, None)).collect();
-    }
-    let fl_log = fates_at(ops, &log);
-    let mut out = Vec::with_capacity(fd.len() * fl_log.len());
-    for (pd, td) in &fd {
-        for (pl, tl) in &fl_log {
-            let mut p = pd.clone();
-            p.extend(pl);
-            out.push((p, *td, *tl));
-        }
-    }
-    out
-}
-
-/// One random fate per device (`draw_fates`, data device first; the log device draws
-/// nothing when none of its operations is in flight, so one device draws exactly as
-/// `draw_fates`).
-fn draw_fates_of(ops: &[LoggedOp], fl: &[usize], split: usize, r: &mut Rng) -> Fate {
-    let (data, log): (Vec<usize>, Vec<usize>) = fl.iter().partition(|i| **i < split);
-    let (mut p, td) = draw_fates(ops, &data, r);
-    let (pl, tl) = draw_fates(ops, &log, r);
-    p.extend(pl);
-    (p, td, tl)
-}
-
-/// One random fate of the operations `fl` in flight: each persisted with probability 1/2,
-/// and with probability 0.3 one of the others torn.
-fn draw_fates(
-    ops: &[LoggedOp],
-    fl: &[usize],
-    r: &mut Rng,
-) -> (Vec<usize>, Option<(usize, TornKind)>) {
-    let persisted: Vec<usize> = fl.iter().copied().filter(|_| r.chance(0.5)).collect();
-    let rest: Vec<usize> = fl
-        .iter()
-        .copied()
-        .filter(|i| !persisted.contains(i))
-        .collect();
-    let mut torn = None;
-    if !rest.is_empty() && r.chance(0.3) {
-        let i = rest[r.below(rest.len() as u64) as usize];
-        let vs = torn_variants(i, &ops[i].kind);
-        if !vs.is_empty() {
-            torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
-        }
-    }
-    (persisted, torn)
-}
-
-/// The crash instants of a recovery's operations: every start and end.
-fn recovery_boundaries(ops: &[LoggedOp]) -> Vec<SimTime> {
-    let mut b = vec![SimTime::ZERO];
-    for o in ops {
-        b.push(o.start);
-        b.push(o.end);
-    }
-    b.sort_unstable();
-    b.dedup();
-    b
-}
-
 /// As `check`; with `double`, also crashes inside the recovery of every state (module docs,
 /// "Crashes inside recovery"): exhaustively every crash state of the recovery's own media
 /// operations; randomly one state inside the first recovery and, with probability 1/2, one
@@ -907,156 +747,90 @@ pub fn check_with(
                              max_in_flight: usize|
      -> Result<(), String> {
         rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
-        let mut sweep = Sweep::over(img.to_vec(), rops, rsplit);
-        let mut index = 0u64;
-        for t2 in recovery_boundaries(rops) {
-            sweep.advance(t2)?;
-            let fl = sweep.in_flight.clone();
-            if fl.len() > max_in_flight {
-                return Err(format!(
-                    "{} recovery operations are in progress at {t2}; exhaustive checking allows {max_in_flight}",
-                    fl.len()
-                ));
-            }
-            for (persisted, torn, torn_log) in fates_of(rops, &fl, rsplit) {
-                let inner = CrashState {
-                    index,
-                    t: t2,
-                    persisted,
-                    torn,
-                    torn_log,
-                    in_flight: fl.clone(),
-                };
-                index += 1;
+        let mut sweep = crashstates::Sweep::over(img.to_vec(), rops, rsplit);
+        let bounds = crashstates::instants(crashstates::op_times(rops));
+        let too_many = |n: usize, t2: SimTime| {
+            format!(
+                "{n} recovery operations are in progress at {t2}; exhaustive checking allows {max_in_flight}"
+            )
+        };
+        crashstates::for_each_state(
+            &mut sweep,
+            &bounds,
+            max_in_flight,
+            &too_many,
+            &mut |sweep, inner| {
                 let img2 = sweep.state_image(&inner)?;
                 let f = evaluate_images(rec, img2, state.t, full, false).findings;
                 note(rep, state, vec![inner], f);
-            }
-        }
+                Ok(true)
+            },
+        )?;
         Ok(())
     };
-    match mode {
-        Mode::Exhaustive { max_in_flight } => {
-            let mut sweep = Sweep::over(bases(rec), tape, split);
-            let mut index = 0u64;
-            for &t in &bounds {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                if fl.len() > max_in_flight {
-                    return Err(format!(
-                        "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}",
-                        fl.len()
-                    ));
-                }
-                for (persisted, torn, torn_log) in fates_of(tape, &fl, split) {
-                    let state = CrashState {
-                        index,
-                        t,
-                        persisted,
-                        torn,
-                        torn_log,
-                        in_flight: fl.clone(),
-                    };
-                    index += 1;
-                    if only.is_some_and(|o| o != state.index) {
-                        continue;
+    let root = Rng::new(seed).fork("host-crash-schedules");
+    rep.max_in_flight_seen = for_each_first_crash(
+        rec,
+        tape,
+        split,
+        &bounds,
+        mode,
+        seed,
+        only,
+        &mut |state, img, exhaustive| {
+            let t = state.t;
+            let ev = evaluate_images(rec, img.clone(), t, full, double);
+            let failed = !ev.findings.is_empty();
+            note(&mut rep, state, vec![], ev.findings);
+            if let Some(max_in_flight) = exhaustive {
+                // A restart that wrote nothing has no crash point of its own.
+                match ev.recovery_ops {
+                    Some(rops) if !failed && !rops.is_empty() => {
+                        exhaustive_inside(
+                            &mut rep,
+                            state,
+                            &img,
+                            &rops,
+                            ev.recovery_split,
+                            max_in_flight,
+                        )?;
                     }
-                    let img = sweep.state_image(&state)?;
-                    let ev = evaluate_images(rec, img.clone(), t, full, double);
-                    let failed = !ev.findings.is_empty();
-                    note(&mut rep, &state, vec![], ev.findings);
-                    // A restart that wrote nothing has no crash point of its own.
-                    match ev.recovery_ops {
-                        Some(rops) if !failed && !rops.is_empty() => {
-                            exhaustive_inside(
-                                &mut rep,
-                                &state,
-                                &img,
-                                &rops,
-                                ev.recovery_split,
-                                max_in_flight,
-                            )?;
-                        }
-                        _ => {}
-                    }
+                    _ => {}
                 }
+                return Ok(());
             }
-        }
-        Mode::Random { schedules } => {
-            let root = Rng::new(seed).fork("host-crash-schedules");
-            let mut plan: Vec<(SimTime, u64)> = (0..schedules)
-                .filter(|k| only.is_none_or(|o| o == *k))
-                .map(|k| {
-                    let mut r = root.fork(&k.to_string());
-                    (bounds[r.below(bounds.len() as u64) as usize], k)
-                })
-                .collect();
-            plan.sort_unstable();
-            let mut sweep = Sweep::over(bases(rec), tape, split);
-            for (t, k) in plan {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                let mut r = root.fork(&k.to_string());
-                r.next_u64();
-                let (persisted, torn, torn_log) = draw_fates_of(tape, &fl, split, &mut r);
-                let state = CrashState {
-                    index: k,
-                    t,
-                    persisted,
-                    torn,
-                    torn_log,
-                    in_flight: fl,
-                };
-                let img = sweep.state_image(&state)?;
-                let ev = evaluate_images(rec, img.clone(), t, full, double);
-                let failed = !ev.findings.is_empty();
-                note(&mut rep, &state, vec![], ev.findings);
-                if failed || !double {
-                    continue;
-                }
-                // Up to two crashes inside the recoveries that follow, as the device
-                // checker draws them.
-                let mut r = root.fork(&format!("{k}/double"));
-                let mut inside: Vec<CrashState> = Vec::new();
-                let mut base = img;
-                let mut rsplit = ev.recovery_split;
-                let mut rops = ev.recovery_ops.unwrap_or_default();
-                for depth in 0..2u64 {
-                    rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
-                    if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
-                        break;
-                    }
-                    let rb = recovery_boundaries(&rops);
-                    let t2 = rb[r.below(rb.len() as u64) as usize];
-                    let mut rs = Sweep::over(base.clone(), &rops, rsplit);
-                    rs.advance(t2)?;
-                    let fl = rs.in_flight.clone();
-                    let (persisted, torn, torn_log) = draw_fates_of(&rops, &fl, rsplit, &mut r);
-                    let inner = CrashState {
-                        index: depth,
-                        t: t2,
-                        persisted,
-                        torn,
-                        torn_log,
-                        in_flight: fl,
-                    };
-                    let img2 = rs.state_image(&inner)?;
-                    inside.push(inner);
-                    let ev2 = evaluate_images(rec, img2.clone(), t, full, depth == 0);
-                    let failed = !ev2.findings.is_empty();
-                    note(&mut rep, &state, inside.clone(), ev2.findings);
-                    if failed {
-                        break;
-                    }
-                    base = img2;
-                    rsplit = ev2.recovery_split;
-                    rops = ev2.recovery_ops.unwrap_or_default();
-                }
+            if failed || !double {
+                return Ok(());
             }
-        }
-    }
+            // Up to two crashes inside the recoveries that follow, as the device checker
+            // draws them.
+            let mut r = root.fork(&format!("{}/double", state.index));
+            let mut inside: Vec<CrashState> = Vec::new();
+            let mut base = img;
+            let mut rsplit = ev.recovery_split;
+            let mut rops = ev.recovery_ops.unwrap_or_default();
+            for depth in 0..2u64 {
+                rep.recovery_ops_max = rep.recovery_ops_max.max(rops.len());
+                if rops.is_empty() || (depth > 0 && !r.chance(0.5)) {
+                    break;
+                }
+                let rb = crashstates::instants(crashstates::op_times(&rops));
+                let (inner, img2) =
+                    crashstates::draw_state(base.clone(), &rops, rsplit, &rb, &mut r, depth)?;
+                inside.push(inner);
+                let ev2 = evaluate_images(rec, img2.clone(), t, full, depth == 0);
+                let failed = !ev2.findings.is_empty();
+                note(&mut rep, state, inside.clone(), ev2.findings);
+                if failed {
+                    break;
+                }
+                base = img2;
+                rsplit = ev2.recovery_split;
+                rops = ev2.recovery_ops.unwrap_or_default();
+            }
+            Ok(())
+        },
+    )?;
     Ok(rep)
 }
 
@@ -1557,7 +1331,6 @@ pub fn check_run_on_window(
         let ops2 = &tape2[..];
         rep.run_on_ops_max = rep.run_on_ops_max.max(ops2.len());
         let b2 = boundaries(&rec2, ops2);
-        let mut sweep = Sweep::over(bases(&rec2), ops2, split2);
         match exhaustive {
             Some(max_in_flight) => {
                 // The restart's write-back ends when the engine's run starts: the first
@@ -1570,115 +1343,46 @@ pub fn check_run_on_window(
                     .unwrap_or(SimTime::ZERO);
                 let cut = b2.iter().position(|x| *x >= run_start).unwrap_or(b2.len());
                 let upto = cut.saturating_add(window).min(b2.len());
-                let mut index = 0u64;
-                for &t2 in &b2[..upto] {
-                    sweep.advance(t2)?;
-                    let fl = sweep.in_flight.clone();
-                    if fl.len() > max_in_flight {
-                        return Err(format!(
-                            "{} operations are in progress at {t2} of a run on a recovered medium; exhaustive checking allows {max_in_flight}",
-                            fl.len()
-                        ));
-                    }
-                    for (persisted, torn, torn_log) in fates_of(ops2, &fl, split2) {
-                        let second = CrashState {
-                            index,
-                            t: t2,
-                            persisted,
-                            torn,
-                            torn_log,
-                            in_flight: fl.clone(),
-                        };
-                        index += 1;
+                let mut sweep = crashstates::Sweep::over(bases(&rec2), ops2, split2);
+                let too_many = |n: usize, t2: SimTime| {
+                    format!(
+                        "{n} operations are in progress at {t2} of a run on a recovered medium; exhaustive checking allows {max_in_flight}"
+                    )
+                };
+                crashstates::for_each_state(
+                    &mut sweep,
+                    &b2[..upto],
+                    max_in_flight,
+                    &too_many,
+                    &mut |sweep, second| {
+                        let t2 = second.t;
                         let img2 = sweep.state_image(&second)?;
                         let f = evaluate_images(&rec2, img2, t2, full2, false).findings;
                         note(rep, state, Some(second), prefix(f));
-                    }
-                }
+                        Ok(true)
+                    },
+                )?;
             }
             None => {
-                let t2 = b2[r.below(b2.len() as u64) as usize];
-                sweep.advance(t2)?;
-                let fl = sweep.in_flight.clone();
-                let (persisted, torn, torn_log) = draw_fates_of(ops2, &fl, split2, &mut r);
-                let second = CrashState {
-                    index: 0,
-                    t: t2,
-                    persisted,
-                    torn,
-                    torn_log,
-                    in_flight: fl,
-                };
-                let img2 = sweep.state_image(&second)?;
+                let (second, img2) =
+                    crashstates::draw_state(bases(&rec2), ops2, split2, &b2, &mut r, 0)?;
+                let t2 = second.t;
                 let f = evaluate_images(&rec2, img2, t2, full2, false).findings;
                 note(rep, state, Some(second), prefix(f));
             }
         }
         Ok(())
     };
-    match mode {
-        Mode::Exhaustive { max_in_flight } => {
-            let mut sweep = Sweep::over(bases(rec), tape, split);
-            let mut index = 0u64;
-            for &t in &bounds {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                if fl.len() > max_in_flight {
-                    return Err(format!(
-                        "{} operations are in progress at {t}; exhaustive checking allows {max_in_flight}",
-                        fl.len()
-                    ));
-                }
-                for (persisted, torn, torn_log) in fates_of(tape, &fl, split) {
-                    let state = CrashState {
-                        index,
-                        t,
-                        persisted,
-                        torn,
-                        torn_log,
-                        in_flight: fl.clone(),
-                    };
-                    index += 1;
-                    if only.is_some_and(|o| o != state.index) {
-                        continue;
-                    }
-                    let img = sweep.state_image(&state)?;
-                    one(&mut rep, &state, img, Some(max_in_flight))?;
-                }
-            }
-        }
-        Mode::Random { schedules } => {
-            let draw = Rng::new(seed).fork("host-crash-schedules");
-            let mut plan: Vec<(SimTime, u64)> = (0..schedules)
-                .filter(|k| only.is_none_or(|o| o == *k))
-                .map(|k| {
-                    let mut r = draw.fork(&k.to_string());
-                    (bounds[r.below(bounds.len() as u64) as usize], k)
-                })
-                .collect();
-            plan.sort_unstable();
-            let mut sweep = Sweep::over(bases(rec), tape, split);
-            for (t, k) in plan {
-                sweep.advance(t)?;
-                let fl = sweep.in_flight.clone();
-                rep.max_in_flight_seen = rep.max_in_flight_seen.max(fl.len());
-                let mut r = draw.fork(&k.to_string());
-                r.next_u64();
-                let (persisted, torn, torn_log) = draw_fates_of(tape, &fl, split, &mut r);
-                let state = CrashState {
-                    index: k,
-                    t,
-                    persisted,
-                    torn,
-                    torn_log,
-                    in_flight: fl,
-                };
-                let img = sweep.state_image(&state)?;
-                one(&mut rep, &state, img, None)?;
-            }
-        }
-    }
+    rep.max_in_flight_seen = for_each_first_crash(
+        rec,
+        tape,
+        split,
+        &bounds,
+        mode,
+        seed,
+        only,
+        &mut |state, img, exhaustive| one(&mut rep, state, img, exhaustive),
+    )?;
     Ok(rep)
 }
 

@@ -23,6 +23,8 @@
 use crate::strategy::pcmlogging::{initial_record, recover, PcmLogConfig, PcmLogging, Rid};
 use media::disk::{Disk, DiskKind, DiskWrite};
 use media::pcm::{Pcm, PcmConfig, PcmWrite};
+// The fate of one in-flight write: not persisted, persisted, or torn with a word/slot mask.
+use crashstates::WordFate as Fate;
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
 
@@ -216,60 +218,15 @@ pub struct PcmCheckReport {
     pub max_recovery_scan_ns: u64,
 }
 
-/// The fate of one in-flight write: not persisted, persisted, or torn with a word/slot mask.
-#[derive(Clone, Copy, Debug)]
-enum Fate {
-    Lost,
-    Done,
-    Torn(u64),
-}
-
-fn fates(words: u32) -> Vec<Fate> {
-    let mut v = vec![Fate::Lost, Fate::Done];
-    if words > 1 {
-        let all = if words >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << words) - 1
-        };
-        v.push(Fate::Torn(all >> (words / 2).max(1)));
-        v.push(Fate::Torn(0x5555_5555_5555_5555 & all));
-    }
-    v
-}
-
-fn random_fate(rng: &mut Rng, words: u32) -> Fate {
-    match rng.below(3) {
-        0 => Fate::Lost,
-        1 => Fate::Done,
-        _ => Fate::Torn(rng.next_u64()),
-    }
-    .clamp_words(words)
-}
-
-impl Fate {
-    fn clamp_words(self, words: u32) -> Fate {
-        match self {
-            Fate::Torn(m) if words < 64 => Fate::Torn(m & ((1u64 << words) - 1)),
-            f => f,
-        }
-    }
-}
-
 /// Checks crash states of a recording.
 pub fn check(rec: &PcmRecording, mode: Mode, seed: u64) -> Result<PcmCheckReport, String> {
-    let mut b = vec![SimTime::ZERO];
-    for o in &rec.pcm_ops {
-        b.extend([o.start, o.end]);
-    }
-    for o in &rec.disk_ops {
-        b.extend([o.start, o.end]);
-    }
-    for c in &rec.commits {
-        b.extend([c.issue, c.ack]);
-    }
-    b.sort_unstable();
-    b.dedup();
+    let b = crashstates::instants(
+        rec.pcm_ops
+            .iter()
+            .flat_map(|o| [o.start, o.end])
+            .chain(rec.disk_ops.iter().flat_map(|o| [o.start, o.end]))
+            .chain(rec.commits.iter().flat_map(|c| [c.issue, c.ack])),
+    );
     let mut rep = PcmCheckReport {
         pcm_writes: rec.pcm_ops.len(),
         disk_writes: rec.disk_ops.len(),
@@ -289,40 +246,24 @@ pub fn check(rec: &PcmRecording, mode: Mode, seed: u64) -> Result<PcmCheckReport
     };
     todo.sort_by_key(|x| x.0);
     for (t, rand) in todo {
-        let pin: Vec<usize> = (0..rec.pcm_ops.len())
-            .filter(|&i| rec.pcm_ops[i].start <= t && t < rec.pcm_ops[i].end)
-            .collect();
-        let din: Vec<usize> = (0..rec.disk_ops.len())
-            .filter(|&i| rec.disk_ops[i].start <= t && t < rec.disk_ops[i].end)
-            .collect();
+        let pin = crashstates::in_flight_at(rec.pcm_ops.iter().map(|o| (o.start, o.end)), t);
+        let din = crashstates::in_flight_at(rec.disk_ops.iter().map(|o| (o.start, o.end)), t);
         let words: Vec<u32> = pin
             .iter()
             .map(|&i| rec.pcm_ops[i].words())
             .chain(din.iter().map(|&i| rec.disk_ops[i].data.len() as u32))
             .collect();
         let combos: Vec<Vec<Fate>> = match rand {
-            Some(_) => vec![words.iter().map(|&w| random_fate(&mut rng, w)).collect()],
-            None => {
-                let mut all: Vec<Vec<Fate>> = vec![vec![]];
-                for &w in &words {
-                    let mut next = Vec::new();
-                    for c in &all {
-                        for f in fates(w) {
-                            let mut c2 = c.clone();
-                            c2.push(f);
-                            next.push(c2);
-                        }
-                    }
-                    all = next;
-                    if all.len() > 4096 {
-                        return Err(format!(
-                            "{} in-flight writes at {t}: too many to enumerate",
-                            words.len()
-                        ));
-                    }
-                }
-                all
-            }
+            Some(_) => vec![words
+                .iter()
+                .map(|&w| crashstates::draw_word_fate(&mut rng, w))
+                .collect()],
+            None => crashstates::word_fate_product(&words, 4096).map_err(|_| {
+                format!(
+                    "{} in-flight writes at {t}: too many to enumerate",
+                    words.len()
+                )
+            })?,
         };
         for combo in combos {
             rep.states += 1;

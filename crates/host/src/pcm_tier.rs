@@ -44,7 +44,9 @@ use crate::strategy::RecoveredDb;
 use crate::{HostConfig, HostError, Result};
 use media::disk::{DiskKind, DiskLog, DiskWrite};
 use media::pcm::{Pcm, PcmConfig, PcmWrite};
-use media::{LoggedOp, NandImage, OpKind, TornKind};
+// The fate of one in-flight PCM line write or disk page write.
+use crashstates::WordFate as Fate;
+use media::{LoggedOp, NandImage};
 use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
@@ -427,52 +429,9 @@ pub fn recover_for(
     }
 }
 
-/// The fate of one in-flight write.
-#[derive(Clone, Copy, Debug)]
-enum Fate {
-    Lost,
-    Done,
-    Torn(u64),
-}
-
-fn mask_of(words: u32) -> u64 {
-    if words >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << words) - 1
-    }
-}
-
-fn fates(words: u32) -> Vec<Fate> {
-    let mut v = vec![Fate::Lost, Fate::Done];
-    if words > 1 {
-        let all = mask_of(words);
-        v.push(Fate::Torn(all >> (words.min(64) / 2).max(1)));
-        v.push(Fate::Torn(0x5555_5555_5555_5555 & all));
-    }
-    v
-}
-
-/// The device checker's torn variants of a NAND operation (`check::check`).
-fn torn_variants(i: usize, op: &OpKind) -> Vec<TornKind> {
-    match op {
-        OpKind::Program { .. } => vec![TornKind::Program],
-        OpKind::PartialProgram { .. } => vec![
-            TornKind::Partial {
-                seed: i as u64 * 2 + 1,
-            },
-            TornKind::Partial {
-                seed: i as u64 * 2 + 2,
-            },
-        ],
-        OpKind::Erase { .. } => vec![TornKind::EraseUnstable, TornKind::EraseGarbled],
-        OpKind::SetMode { .. } => vec![],
-    }
-}
-
 /// The fate of the flash operations in flight at a crash: those that persisted and at most
-/// one torn (DESIGN.md, crash model).
-type FlashFate = (Vec<usize>, Option<(usize, TornKind)>);
+/// one torn (DESIGN.md, crash model; `crashstates::Fate`).
+type FlashFate = crashstates::Fate;
 
 /// The crash sweep over a recorded PCM-strategy run (module docs). On the emulated SSD
 /// (`external`) the disk's crash points are the flash operations under its page writes.
@@ -532,21 +491,14 @@ fn sweep(
     };
     let fops: &[LoggedOp] = flash.map(|f| f.ops.as_slice()).unwrap_or(&[]);
     let nd = disk_ops.len();
-    let mut b = vec![SimTime::ZERO];
-    for o in &tier.pcm_ops {
-        b.extend([o.start, o.end]);
-    }
-    for o in disk_ops {
-        b.extend([o.start, o.end]);
-    }
-    for o in fops {
-        b.extend([o.start, o.end]);
-    }
-    for c in &rec.commits {
-        b.extend([c.issue, c.ack]);
-    }
-    b.sort_unstable();
-    b.dedup();
+    let mut b = crashstates::instants(
+        tier.pcm_ops
+            .iter()
+            .flat_map(|o| [o.start, o.end])
+            .chain(disk_ops.iter().flat_map(|o| [o.start, o.end]))
+            .chain(crashstates::op_times(fops))
+            .chain(rec.commits.iter().flat_map(|c| [c.issue, c.ack])),
+    );
     if let (Some((from, n)), Mode::Exhaustive { .. }) = (window, mode) {
         let cut = b.iter().position(|x| *x >= from).unwrap_or(b.len());
         b.truncate(cut.saturating_add(n).min(b.len()));
@@ -560,15 +512,15 @@ fn sweep(
     let plan: Vec<(SimTime, Option<u64>)> = match mode {
         Mode::Exhaustive { .. } => b.iter().map(|&t| (t, None)).collect(),
         Mode::Random { schedules } => {
-            let mut v: Vec<(SimTime, Option<u64>)> = (0..schedules)
-                .filter(|k| only.is_none_or(|o| o == *k))
-                .map(|k| {
-                    let mut r = root.fork(&k.to_string());
-                    (b[r.below(b.len() as u64) as usize], Some(k))
-                })
-                .collect();
-            v.sort_unstable();
-            v
+            let range = match only {
+                Some(o) if o < schedules => o..o + 1,
+                Some(_) => 0..0,
+                None => 0..schedules,
+            };
+            crashstates::random_plan(&root, range, &b)
+                .into_iter()
+                .map(|(t, k)| (t, Some(k)))
+                .collect()
         }
     };
     // Writes in completion order: PCM writes to one line share a chip and disk writes share
@@ -603,15 +555,9 @@ fn sweep(
             }
             fp += 1;
         }
-        let pin: Vec<usize> = (0..np)
-            .filter(|&i| tier.pcm_ops[i].start <= t && t < tier.pcm_ops[i].end)
-            .collect();
-        let din: Vec<usize> = (0..nd)
-            .filter(|&i| disk_ops[i].start <= t && t < disk_ops[i].end)
-            .collect();
-        let fin: Vec<usize> = (0..fops.len())
-            .filter(|&i| fops[i].start <= t && t < fops[i].end)
-            .collect();
+        let pin = crashstates::in_flight_at(tier.pcm_ops.iter().map(|o| (o.start, o.end)), t);
+        let din = crashstates::in_flight_at(disk_ops.iter().map(|o| (o.start, o.end)), t);
+        let fin = crashstates::in_flight_at(fops.iter().map(|o| (o.start, o.end)), t);
         let words: Vec<u32> = pin
             .iter()
             .map(|&i| tier.pcm_ops[i].words())
@@ -625,48 +571,19 @@ fn sweep(
                 r.next_u64();
                 let c = words
                     .iter()
-                    .map(|&w| match r.below(3) {
-                        0 => Fate::Lost,
-                        1 => Fate::Done,
-                        _ => Fate::Torn(r.next_u64() & mask_of(w)),
-                    })
+                    .map(|&w| crashstates::draw_word_fate(&mut r, w))
                     .collect();
                 // Drawn after the PCM fates, so a run without flash keeps its schedules.
-                let persisted: Vec<usize> = fin.iter().copied().filter(|_| r.chance(0.5)).collect();
-                let rest: Vec<usize> = fin
-                    .iter()
-                    .copied()
-                    .filter(|i| !persisted.contains(i))
-                    .collect();
-                let mut torn = None;
-                if !rest.is_empty() && r.chance(0.3) {
-                    let i = rest[r.below(rest.len() as u64) as usize];
-                    let vs = torn_variants(i, &fops[i].kind);
-                    if !vs.is_empty() {
-                        torn = Some((i, vs[r.below(vs.len() as u64) as usize]));
-                    }
-                }
-                vec![(k, c, (persisted, torn))]
+                let ff = crashstates::draw_fates(fops, &fin, &mut r);
+                vec![(k, c, ff)]
             }
             None => {
-                let mut all: Vec<Vec<Fate>> = vec![vec![]];
-                for &w in &words {
-                    let mut next = Vec::new();
-                    for c in &all {
-                        for f in fates(w) {
-                            let mut c2 = c.clone();
-                            c2.push(f);
-                            next.push(c2);
-                        }
-                    }
-                    all = next;
-                    if all.len() > 1 << 14 {
-                        return Err(format!(
-                            "{} writes are in progress at {t}: too many to enumerate",
-                            words.len()
-                        ));
-                    }
-                }
+                let all = crashstates::word_fate_product(&words, 1 << 14).map_err(|_| {
+                    format!(
+                        "{} writes are in progress at {t}: too many to enumerate",
+                        words.len()
+                    )
+                })?;
                 let max = match mode {
                     Mode::Exhaustive { max_in_flight } => max_in_flight,
                     Mode::Random { .. } => usize::MAX,
@@ -678,23 +595,7 @@ fn sweep(
                         max.min(12)
                     ));
                 }
-                let mut ff: Vec<FlashFate> = Vec::new();
-                for m in 0u64..(1u64 << fin.len()) {
-                    let persisted: Vec<usize> = fin
-                        .iter()
-                        .enumerate()
-                        .filter(|(k, _)| m & (1 << k) != 0)
-                        .map(|(_, i)| *i)
-                        .collect();
-                    ff.push((persisted.clone(), None));
-                    for (k, &i) in fin.iter().enumerate() {
-                        if m & (1 << k) == 0 {
-                            for v in torn_variants(i, &fops[i].kind) {
-                                ff.push((persisted.clone(), Some((i, v))));
-                            }
-                        }
-                    }
-                }
+                let ff: Vec<FlashFate> = crashstates::fates_at(fops, &fin);
                 let mut v = Vec::with_capacity(ff.len() * all.len());
                 for f in &ff {
                     for c in &all {
