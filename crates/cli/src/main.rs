@@ -393,6 +393,11 @@ fn cmd_run(
     };
     let r = world::run::run_with_progress(&cfg, &opts, progress);
     bar.finish_and_clear();
+    // A streamed trace is validated as it is replayed, so a bad line can end a run that has
+    // begun recording its commands: the partial recording is no result, and goes.
+    if let (Err(world::WorldError::Workload(_)), Some(p)) = (&r, &opts.record_trace) {
+        let _ = std::fs::remove_file(p);
+    }
     let out = r.map_err(|e| match &e {
         // A request the protocol cannot honour is the input's fault.
         world::WorldError::Device { error, .. } if study::input_fault(error) => bad(e),

@@ -214,8 +214,11 @@ fn reads_of_never_written_pages_are_counted_not_read_from_nand() {
     let _ = std::fs::remove_dir_all(d);
 }
 
+/// A block trace is validated as it is replayed (read once): a bad line exits 2 naming
+/// the file and line, and no result is written, whether it is the first line or one far
+/// into the run.
 #[test]
-fn bad_block_traces_exit_2_naming_the_line_before_anything_runs() {
+fn bad_block_traces_exit_2_naming_the_line_and_write_no_results() {
     let d = tmpdir("bad");
     for (fmt, text, want) in [
         ("blkreplay", "1.0 ; 5 ; 8 ; X ; 0 ; 0\n", ":1: op 'X'"),
@@ -234,6 +237,37 @@ fn bad_block_traces_exit_2_naming_the_line_before_anything_runs() {
         assert_eq!(o.status.code(), Some(2), "{fmt}: {e}");
         assert!(e.contains(want), "{fmt}: expected '{want}' in {e}");
         assert!(o.stdout.is_empty(), "{fmt}: nothing ran");
+    }
+    // 2,000 good requests (the run is well under way, past its prefill), then a bad one;
+    // and an address beyond the device without folding.
+    for (last, want) in [
+        ("9999999 0 0 8 x\n", ":2001: op 'x'"),
+        ("9999999 0 99999999999 8 0\n", ":2001: request addresses page"),
+    ] {
+        let mut text: String = (0..2000)
+            .map(|i| format!("{} 0 {} 8 0\n", i * 1000, (i * 8) % 4096))
+            .collect();
+        text.push_str(last);
+        let p = d.join("late.disksim");
+        std::fs::write(&p, text).unwrap();
+        let (json, rec) = (d.join("late.json"), d.join("late.txn"));
+        let o = run(&[
+            "run",
+            "--trace",
+            p.to_str().unwrap(),
+            "--set",
+            "workload.trace.fold=false",
+            "--json",
+            json.to_str().unwrap(),
+            "--record",
+            rec.to_str().unwrap(),
+        ]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains(want), "expected '{want}' in {e}");
+        assert!(o.stdout.is_empty(), "no summary: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(!json.exists(), "no metrics file");
+        assert!(!rec.exists(), "no partial recording");
     }
     let o = run(&[
         "run",

@@ -33,12 +33,20 @@ pub struct Calendar {
     booked: VecDeque<(SimTime, SimTime)>,
     /// Total nanoseconds booked (for utilisation figures).
     pub busy_ns: u64,
+    /// The end of the last booked interval (`ZERO` when none), kept here so that the
+    /// common case, a transfer after everything booked, decides without loading the deque:
+    /// on a 32 GiB device the deque's lines are usually out of cache by the next transfer
+    /// on the channel, and that load was a quarter of `occupy`'s time.
+    last_end: SimTime,
+    /// Where the last two back-fills landed (indices into `booked`, kept current across
+    /// `bound`'s merges): where the next search starts. Only a hint: a search checks it.
+    hints: [usize; 2],
 }
 
 impl Calendar {
     /// The end of the latest booking.
     pub fn busy_until(&self) -> SimTime {
-        self.booked.back().map_or(SimTime::ZERO, |b| b.1)
+        self.last_end
     }
 
     /// Books `duration_ns` in the first gap at or after `ready`; returns `(start, end)`.
@@ -48,11 +56,13 @@ impl Calendar {
             return (ready, ready);
         }
         // Fast path: after everything booked (operations issued in time order).
-        let last_end = self.busy_until();
+        let last_end = self.last_end;
         if ready >= last_end {
             let end = ready + duration_ns;
+            self.last_end = end;
             match self.booked.back_mut() {
-                Some(b) if b.1 == ready => b.1 = end,
+                // Touching the last interval (`last_end` is its end): extend it.
+                Some(b) if last_end == ready => b.1 = end,
                 _ => self.push_back(ready, end),
             }
             return (ready, end);
@@ -72,7 +82,9 @@ impl Calendar {
                 }
             }
         }
+        self.remember(i);
         let end = start + duration_ns;
+        self.last_end = self.last_end.max(end);
         // Insert `[start, end)` before index `i`, merging with touching neighbours.
         let touches_prev = i > 0 && self.booked[i - 1].1 == start;
         let touches_next = i < self.booked.len() && self.booked[i].0 == end;
@@ -93,17 +105,28 @@ impl Calendar {
 
     /// Index of the first booked interval that ends after `ready` (`booked.len()` if none).
     ///
-    /// Requests arrive nearly in time order, so the intervals ending after `ready` are
-    /// usually the last few bookings (transfers queued behind busy planes): walking back from
-    /// the end finds the index in a step or two, on cache lines the previous call touched,
-    /// where a binary search over the whole deque (up to `MAX_INTERVALS`, mostly bookings
-    /// long past) took seven dependent loads (~2 % of a host TPC-C run). Past `BACK_STEPS`
-    /// steps it falls back to the binary search. Same index either way:
-    /// the intervals are sorted by end as well as by start, being disjoint.
+    /// The search's cost does not depend on how many intervals are booked. Requests arrive
+    /// nearly in time order, and the back-fills come in runs: a GC job books its transfers
+    /// one after another along its plane's chain, each a little after the previous one
+    /// among the other planes' bookings, and host transfers ready now land just before the
+    /// future bookings, where the last of them landed. So the search walks a few steps from
+    /// where the last two back-fills landed (`hints`), then back from the end (transfers
+    /// queued behind busy planes); only when all three miss does it fall back to a binary
+    /// search over the whole deque (up to `MAX_INTERVALS`, mostly bookings long past: seven
+    /// dependent loads). Same index every way: the intervals are sorted by end as well as by
+    /// start, being disjoint, so the index is the one `i` with every interval before it
+    /// ending at or before `ready` and every one from it on ending after.
     #[inline]
     fn first_ending_after(&self, ready: SimTime) -> usize {
+        const HINT_STEPS: usize = 4;
         const BACK_STEPS: usize = 8;
-        let mut i = self.booked.len();
+        let len = self.booked.len();
+        for h in self.hints {
+            if let Some(i) = self.walk_from(h.min(len), ready, HINT_STEPS) {
+                return i;
+            }
+        }
+        let mut i = len;
         for _ in 0..BACK_STEPS {
             match i.checked_sub(1).map(|j| self.booked[j].1) {
                 Some(end) if end > ready => i -= 1,
@@ -113,6 +136,40 @@ impl Calendar {
         // Every interval from `i` on ends after `ready`, so the search over the whole deque
         // lands in [0, i].
         self.booked.partition_point(|x| x.1 <= ready)
+    }
+
+    /// The index `first_ending_after(ready)` returns, if it lies within `steps` of `i`.
+    #[inline]
+    fn walk_from(&self, mut i: usize, ready: SimTime, steps: usize) -> Option<usize> {
+        let b = &self.booked;
+        if i < b.len() && b[i].1 <= ready {
+            // The answer lies after `i`.
+            for _ in 0..steps {
+                i += 1;
+                if i == b.len() || b[i].1 > ready {
+                    return Some(i);
+                }
+            }
+            None
+        } else {
+            // `b[i]` (if any) ends after `ready`: the answer is `i` or before it.
+            for _ in 0..steps {
+                if i == 0 || b[i - 1].1 <= ready {
+                    return Some(i);
+                }
+                i -= 1;
+            }
+            (i == 0 || b[i - 1].1 <= ready).then_some(i)
+        }
+    }
+
+    /// Keeps `i` as the newest hint (replacing the older one only when `i` is elsewhere).
+    #[inline]
+    fn remember(&mut self, i: usize) {
+        if self.hints[0].abs_diff(i) > 4 {
+            self.hints[1] = self.hints[0];
+        }
+        self.hints[0] = i;
     }
 
     fn push_back(&mut self, start: SimTime, end: SimTime) {
@@ -125,6 +182,9 @@ impl Calendar {
             if let Some((s, _)) = self.booked.pop_front() {
                 if let Some(first) = self.booked.front_mut() {
                     first.0 = s;
+                }
+                for h in &mut self.hints {
+                    *h = h.saturating_sub(1);
                 }
             }
         }
@@ -145,6 +205,10 @@ impl Calendar {
         }
         if self.booked.len() > MAX_INTERVALS {
             return Err(format!("{} intervals", self.booked.len()));
+        }
+        let back = self.booked.back().map_or(SimTime::ZERO, |b| b.1);
+        if self.last_end != back {
+            return Err(format!("last_end {:?}, last interval ends {back:?}", self.last_end));
         }
         Ok(())
     }
@@ -218,6 +282,85 @@ mod tests {
         // The deque was full (so its ring buffer wrapped) for most of the run.
         assert!(full_rounds > 10_000, "{full_rounds}");
         c.check_invariants().unwrap();
+    }
+
+    /// The placement rule written plainly: a linear search of a sorted list, merging the
+    /// two earliest intervals past `MAX_INTERVALS`.
+    #[derive(Default)]
+    struct Plain(Vec<(u64, u64)>);
+
+    impl Plain {
+        fn occupy(&mut self, ready: u64, d: u64) -> (u64, u64) {
+            if d == 0 {
+                return (ready, ready);
+            }
+            let mut start = ready;
+            let mut i = 0;
+            while i < self.0.len() {
+                let (s, e) = self.0[i];
+                if e > start && start + d > s {
+                    start = start.max(e);
+                } else if start + d <= s {
+                    break;
+                }
+                i += 1;
+            }
+            let end = start + d;
+            self.0.insert(i, (start, end));
+            // Merge touching neighbours.
+            let mut j = 0;
+            while j + 1 < self.0.len() {
+                if self.0[j].1 == self.0[j + 1].0 {
+                    self.0[j].1 = self.0[j + 1].1;
+                    self.0.remove(j + 1);
+                } else {
+                    j += 1;
+                }
+            }
+            if self.0.len() > MAX_INTERVALS {
+                let (s, _) = self.0.remove(0);
+                self.0[0].0 = s;
+            }
+            (start, end)
+        }
+    }
+
+    // The calendar places every transfer exactly where the plain rule does, on a stream
+    // shaped like a device's: GC jobs booking runs of transfers along a plane's chain into
+    // the future on several planes at once, host transfers ready now between them.
+    #[test]
+    fn places_every_transfer_where_the_plain_rule_does() {
+        for seed in 1..=4 {
+            let mut c = Calendar::default();
+            let mut p = Plain::default();
+            let mut rng = crate::Rng::new(seed);
+            let mut now = 0u64;
+            let mut planes = [0u64; 4];
+            for round in 0..30_000 {
+                now += rng.below(60);
+                let plane = rng.below(4) as usize;
+                planes[plane] = planes[plane].max(now);
+                let (ready, d) = match rng.below(8) {
+                    // A GC job's transfer: the plane's chain moves on by an array time.
+                    0..=3 => {
+                        planes[plane] += 25 + rng.below(200);
+                        (planes[plane], 10)
+                    }
+                    // A host transfer ready now, or a small command.
+                    4..=6 => (now, 10),
+                    _ => (now + rng.below(100), 1 + rng.below(3)),
+                };
+                let got = c.occupy(SimTime(ready), d);
+                let want = p.occupy(ready, d);
+                if round % 64 == 0 {
+                    c.check_invariants().unwrap();
+                }
+                assert_eq!((got.0 .0, got.1 .0), want, "seed {seed} round {round}");
+            }
+            c.check_invariants().unwrap();
+            let booked: Vec<(u64, u64)> = c.booked.iter().map(|b| (b.0 .0, b.1 .0)).collect();
+            assert_eq!(booked, p.0);
+        }
     }
 
     #[test]

@@ -313,8 +313,8 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead>, WorkloadError> {
     }
 }
 
-/// A streamed replay of the trace at `path` in `format` (read twice: validated and counted,
-/// then replayed; see `DiskSimReplay::streamed`).
+/// A streamed replay of the trace at `path` in `format` (read once, each line validated as
+/// it is replayed; see `DiskSimReplay::streamed`).
 pub fn replay(
     path: &str,
     format: BlockFormat,

@@ -220,7 +220,7 @@ pub fn build_driver(
                     return Ok(Box::new(s));
                 }
             };
-            // Block traces are streamed: validated in a first pass, replayed in a second
+            // Block traces are streamed, read once and validated as they are replayed
             // (workload::disksim), so memory does not grow with the trace.
             Ok(Box::new(
                 workload::blocktrace::replay(
