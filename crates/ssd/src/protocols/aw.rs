@@ -225,11 +225,11 @@
 //!   a block a torn erase left unprogrammable; a block found still holding an older life's
 //!   pages (sequence below the root's) ends the chain.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, FtlCore, Stream};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{kind, put_u32, Reader, Writer};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::recovery::{OwnedPage, RecoveryCtx};
 use media::{BlockId, Content, Ppa, PuId};
 use sim::{Lpn, SimTime};

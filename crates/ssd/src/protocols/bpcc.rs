@@ -113,10 +113,10 @@
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page.
 
+use crate::commit::{BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{FtlCore, ReadOutcome, PIN_PROTO};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
-use crate::protocol::{BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
     self, Floors, Found, Held, Link, Meta, Place, Status, Txs, Uncommitted, WriteCase,
 };

@@ -147,11 +147,11 @@
 //! one plane executes in issue order). Reads return the newest committed version: the
 //! mapping table only ever holds committed pages.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, BlockState, FtlCore, Stream};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{get_u32, kind, put_u32, Reader, Writer};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::recovery::RecoveryCtx;
 use media::{BlockId, Content, Ppa, PuId};
 use sim::{Lpn, SimTime};

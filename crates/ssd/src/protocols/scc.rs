@@ -97,10 +97,10 @@
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page (4 billion rewrites).
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{FtlCore, ReadOutcome};
 use crate::error::{Result, SsdError};
 use crate::gc::{self, FtlHooks};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
     self, Floors, Held, Link, Meta, Place, Status, Txs, UEntry, Uncommitted, WriteCase,
 };
