@@ -228,3 +228,73 @@ impl FtlConfig {
         frac.max(self.gc_min_free_blocks)
     }
 }
+
+/// The `[protocol]` section of a configuration. Options apply only to the protocols that
+/// name them; the others ignore them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProtocolConfig {
+    /// A name from the registry.
+    pub name: String,
+    /// CFC / AFC: the block-based flag technique of Flag Commit §3.4. On by default: §5.1
+    /// evaluated "the basic CFC and AFC protocols with block-based flag technique".
+    pub block_flags: bool,
+    /// CFC: set the commit flag by a separate partial program after the last shadow page
+    /// even when that page arrives with COMMIT (`Device::commit_write`). Off by default:
+    /// Flag Commit §3.3 writes a buffered last page with its flag already TRUE ("a
+    /// page-reprogramming operation is saved"); on is the rule used before, kept as an
+    /// ablation of that saving.
+    pub cfc_flag_reprogram: bool,
+    /// MHL-D / MHL-M: number of log heads (LightTx §4.1 uses 8).
+    pub log_heads: u32,
+    /// SCC: start erasing an aborted transaction's intentions at ABORT, in the background
+    /// (true), instead of when a page they concern is next written, on that write's path
+    /// (false). TxFlash §3.2 requires only that the erase precede the newer version.
+    pub scc_erase_at_abort: bool,
+    /// AW: mapping-log chains its records are spread over (each chain programs its pages in
+    /// order; records carry one device-wide sequence, so the chains together are one
+    /// logical log). Default 8, one per package of LightTx's Table 2 device (the count
+    /// §4.1 gives MHL's log heads), capped at the number of parallel units: the paper's AW
+    /// baseline writes its mapping pages wherever its log-structured FTL allocates, not
+    /// into one serial chain. 1 is the single serial chain.
+    pub aw_log_chains: u32,
+    /// AW and MHL-M (which runs on AW's engine): before GC erases a victim, write a *move
+    /// record* with the victim's moved entries that the erase waits for (true), or carry
+    /// the moved entries on the next commit or plain-write record and keep the victim
+    /// un-erased until that record (or a checkpoint) is durable (false, the default:
+    /// LightTx's AW baseline writes mapping pages at commits only, Fig. 19's 3.70 %).
+    pub aw_gc_move_records: bool,
+    /// BPCC: how long an uncommitted intention keeps its straddlers on flash (see
+    /// `protocols::bpcc`).
+    pub bpcc_srs: BpccSrs,
+}
+
+/// BPCC's straddle responsibility sets (TxFlash §3.3, "BPCC Garbage Collection").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BpccSrs {
+    /// TxFlash §3.3 with its three pruning rules: an uncommitted intention leaves every SRS
+    /// once a higher version of its page is committed, only the highest straddler of its
+    /// next-link holds it, and aborted intentions hold nothing.
+    Pruned,
+    /// The BPCC LightTx §4.3 compares against: "a page whose SRS is not null, even if it is
+    /// invalid, cannot be erased and has to be moved". Every committed straddler of an
+    /// uncommitted intention's next-link holds it, and it leaves those SRS only when every
+    /// copy of it is erased (§3.3's definition without the first two pruning rules).
+    UntilErased,
+}
+
+impl Default for ProtocolConfig {
+    fn default() -> Self {
+        ProtocolConfig {
+            name: "none".into(),
+            block_flags: true,
+            cfc_flag_reprogram: false,
+            log_heads: 8,
+            scc_erase_at_abort: true,
+            aw_log_chains: 8,
+            aw_gc_move_records: false,
+            bpcc_srs: BpccSrs::Pruned,
+        }
+    }
+}

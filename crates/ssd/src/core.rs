@@ -23,13 +23,19 @@
 
 use crate::config::{FtlConfig, MapPlacement, Striping};
 use crate::error::{Result, SsdError};
-use crate::meta::Ckpt;
 use crate::oob::{self, kind};
 use crate::stats::FtlStats;
 use media::{BlockId, Content, Geometry, Nand, OpTiming, PageView, Ppa, PuId};
 use sim::{Lpn, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+#[path = "hooks.rs"]
+pub mod hooks;
+#[path = "meta.rs"]
+pub mod meta;
+
+use meta::Ckpt;
 
 pub const VALID: u8 = 1;
 pub const PIN_PROTO: u8 = 2;
@@ -293,7 +299,7 @@ impl FtlCore {
         let ckpt = Ckpt::new(&geo, &cfg);
         // The root log's blocks are left out of the logical space whether or not this
         // configuration checkpoints, for the same reason as the window below.
-        let meta_blocks = crate::meta::META_BLOCKS.max(ckpt.meta_block_count());
+        let meta_blocks = meta::META_BLOCKS.max(ckpt.meta_block_count());
         let usable =
             u64::from(geo.blocks().saturating_sub(meta_blocks)) * u64::from(data_pages_per_block);
         let logical = ((usable as f64) * (1.0 - cfg.over_provisioning)).floor() as u64;
@@ -913,7 +919,7 @@ impl FtlCore {
                 Some(b) => Some((b, SimTime::ZERO)),
                 None => {
                     if self.pus[pu.0 as usize].window.is_empty() {
-                        crate::meta::extend_window(self, pu, now)?;
+                        meta::extend_window(self, pu, now)?;
                     }
                     self.pus[pu.0 as usize].window.pop_front()
                 }
@@ -1290,7 +1296,7 @@ impl FtlCore {
                 && self.pus[pu.0 as usize].window.is_empty()
                 && self.free_blocks(pu) > 1
             {
-                crate::meta::extend_window(self, pu, ready)?;
+                meta::extend_window(self, pu, ready)?;
             }
         }
         self.mark_written(ppa);
@@ -1711,4 +1717,43 @@ pub fn blank_oob(core: &FtlCore, page_kind: u8) -> OobBuf {
 /// Convenience for layouts: write a u32 field.
 pub fn oob_u32(buf: &mut [u8], off: usize, v: u32) {
     oob::put_u32(buf, off, v);
+}
+
+/// Puts every block of a freshly formatted device (but the checkpoint root log's) in the
+/// configured mode.
+pub(crate) fn format_modes(core: &mut FtlCore) -> Result<()> {
+    let mode = core.cfg.mlc_mode;
+    if mode == crate::modes::MlcMode::Mlc {
+        return Ok(());
+    }
+    let meta: Vec<media::BlockId> = core.ckpt.meta_blocks().to_vec();
+    for b in 0..core.geo.blocks() {
+        let block = media::BlockId(b);
+        if meta.contains(&block) {
+            continue;
+        }
+        core.nand
+            .set_block_mode(block, mode.block_mode(), sim::SimTime::ZERO)?;
+    }
+    Ok(())
+}
+
+/// Recovery tie-break for GC duplicates (`none`): a GC copy carries the original's write
+/// sequence and the original's delta area (one program, gc/mod.rs), so while both exist
+/// they are equal or the copy has more records cleared (appends after the move). The copy
+/// with fewer 1 bits in its delta area is the one to keep. 0 when the device has no delta
+/// area.
+pub(crate) fn tail_ones(core: &FtlCore, ppa: media::Ppa) -> u32 {
+    match core.nand.image().view(ppa) {
+        media::PageView::Programmed {
+            data: media::image::DataRef::Tag { tail, .. },
+            ..
+        } => {
+            let stored: u32 = tail.iter().map(|b| b.count_ones()).sum();
+            // Bytes never stored read as 0xFF.
+            let area = core.nand.image().params().append_bytes as usize;
+            stored + 8 * area.saturating_sub(tail.len()) as u32
+        }
+        _ => 0,
+    }
 }

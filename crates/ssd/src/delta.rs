@@ -32,26 +32,6 @@ use crate::core::ReadOutcome;
 use crate::error::{Result, SsdError};
 use sim::{Lpn, SimTime};
 
-/// Recovery tie-break for GC duplicates (`none`): a GC copy carries the original's write
-/// sequence and the original's delta area (one program, gc/mod.rs), so while both exist
-/// they are equal or the copy has more records cleared (appends after the move). The copy
-/// with fewer 1 bits in its delta area is the one to keep. 0 when the device has no delta
-/// area.
-pub(crate) fn tail_ones(core: &crate::core::FtlCore, ppa: media::Ppa) -> u32 {
-    match core.nand.image().view(ppa) {
-        media::PageView::Programmed {
-            data: media::image::DataRef::Tag { tail, .. },
-            ..
-        } => {
-            let stored: u32 = tail.iter().map(|b| b.count_ones()).sum();
-            // Bytes never stored read as 0xFF.
-            let area = core.nand.image().params().append_bytes as usize;
-            stored + 8 * area.saturating_sub(tail.len()) as u32
-        }
-        _ => 0,
-    }
-}
-
 impl Device {
     /// Bytes of each page's delta area (`nand.append_bytes`).
     pub fn delta_area_bytes(&self) -> u32 {
@@ -343,6 +323,7 @@ impl Device {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::tail_ones;
     use crate::DeviceConfig;
 
     fn dev(append: u32) -> Device {

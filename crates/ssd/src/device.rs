@@ -25,7 +25,6 @@ use std::collections::{BTreeMap, VecDeque};
 
 #[path = "delta.rs"]
 mod delta;
-pub(crate) use delta::tail_ones;
 #[path = "native.rs"]
 mod native;
 pub use native::NativeOob;
@@ -130,7 +129,7 @@ impl Device {
     pub fn create(cfg: &DeviceConfig, nand: Nand) -> Result<Device> {
         let info = cfg.protocol_info()?;
         let mut core = FtlCore::new(nand, cfg.effective_ftl()?)?;
-        crate::modes::format(&mut core)?;
+        crate::core::format_modes(&mut core)?;
         if core.checkpoints_enabled() {
             meta::format(&mut core, SimTime::ZERO)?;
         }

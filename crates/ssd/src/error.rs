@@ -44,7 +44,7 @@ pub enum SsdError {
     #[error("{key}: {reason}")]
     Config { key: String, reason: String },
     /// An unknown protocol name.
-    #[error("unknown protocol '{name}'{} (known: {})", crate::protocol::did_you_mean(name, known), .known.join(", "))]
+    #[error("unknown protocol '{name}'{} (known: {})", did_you_mean(name, known), .known.join(", "))]
     UnknownProtocol {
         name: String,
         known: Vec<&'static str>,
@@ -83,6 +83,38 @@ impl From<NandError> for SsdError {
 }
 
 pub type Result<T, E = SsdError> = std::result::Result<T, E>;
+
+/// " (did you mean X?)" for the one of `known` nearest to `name` by edit distance, when it
+/// is within a third of the name's length (at least 1); else "".
+pub fn did_you_mean(name: &str, known: &[&str]) -> String {
+    let name = name.to_ascii_lowercase();
+    let best = known
+        .iter()
+        .map(|k| (edit_distance(&name, k), *k))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, k)) if d > 0 && d <= (name.chars().count() / 3).max(1) => {
+            format!(" (did you mean {k}?)")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Levenshtein distance over chars.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
 
 #[cfg(test)]
 mod tests {

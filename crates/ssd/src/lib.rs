@@ -2,12 +2,12 @@
 //! summary pages, mapping checkpoints) and the commit protocols that plug into it through
 //! one trait (`protocol`), assembled into the transactional `Device` a host talks to.
 
+pub mod commit;
 pub mod config;
 pub mod core;
 pub mod device;
 pub mod error;
 pub mod gc;
-pub mod meta;
 pub mod modes;
 pub mod mutant;
 pub mod oob;
@@ -16,6 +16,8 @@ pub mod protocols;
 pub mod recovery;
 pub mod stats;
 mod units;
+
+pub use core::meta;
 
 pub use config::{FtlConfig, GcPolicyKind, MapPlacement, RecoveryReads, Striping};
 pub use core::{FtlCore, ReadOutcome, Stream};

@@ -60,9 +60,9 @@
 //! argument.
 
 use crate::config::FtlConfig;
+use crate::core::hooks::FtlHooks;
 use crate::core::{FtlCore, Stream, NSTREAMS};
 use crate::error::{Result, SsdError};
-use crate::gc::FtlHooks;
 use crate::oob::{self, kind, Reader, Writer};
 use media::{BlockId, Content, Geometry, PageView, Ppa, PuId};
 use sim::{Lpn, SimTime};

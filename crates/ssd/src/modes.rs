@@ -12,7 +12,7 @@
 //!   pages one, so an append to a page that landed on an MSB page is refused
 //!   (`Device::can_append` says so beforehand) and the host writes it out of place.
 //!
-//! The mode is set on every block when the device is formatted (`format`), except the
+//! The mode is set on every block when the device is formatted (`core::format_modes`), except the
 //! root-log blocks of mapping checkpoints, which stay normal MLC (they are written a whole
 //! page at a time in page order). It is part of the medium (kept across erases and in
 //! image files), so recovery finds it; the FTL takes the page stride from the same key.
@@ -22,7 +22,6 @@
 //!
 //! Not modelled: program interference (the reason for the modes), TLC.
 
-use crate::core::FtlCore;
 use crate::error::{Result, SsdError};
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +43,7 @@ impl MlcMode {
         }
     }
 
-    fn block_mode(self) -> media::BlockMode {
+    pub(crate) fn block_mode(self) -> media::BlockMode {
         match self {
             MlcMode::Mlc => media::BlockMode::Normal,
             MlcMode::Pslc => media::BlockMode::PSlc,
@@ -78,25 +77,6 @@ pub fn validate(mode: MlcMode, cell: media::CellType, pages_per_block: u32) -> R
             key: "ftl.mlc_mode".into(),
             reason: format!("pSLC needs at least 4 pages per block, got {pages_per_block}"),
         });
-    }
-    Ok(())
-}
-
-/// Puts every block of a freshly formatted device (but the checkpoint root log's) in the
-/// configured mode.
-pub fn format(core: &mut FtlCore) -> Result<()> {
-    let mode = core.cfg.mlc_mode;
-    if mode == MlcMode::Mlc {
-        return Ok(());
-    }
-    let meta: Vec<media::BlockId> = core.ckpt.meta_blocks().to_vec();
-    for b in 0..core.geo.blocks() {
-        let block = media::BlockId(b);
-        if meta.contains(&block) {
-            continue;
-        }
-        core.nand
-            .set_block_mode(block, mode.block_mode(), sim::SimTime::ZERO)?;
     }
     Ok(())
 }

@@ -150,7 +150,7 @@ pub struct RecoveryCtx<'a> {
     /// Reads issued during recovery chain from here.
     pub ready: SimTime,
     /// The protocol's configuration.
-    pub params: &'a crate::protocol::ProtocolConfig,
+    pub params: &'a crate::config::ProtocolConfig,
 }
 
 impl<'a> RecoveryCtx<'a> {

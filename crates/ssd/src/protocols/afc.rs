@@ -103,9 +103,9 @@
 //!
 //! Assumptions about the medium: as in `cfc.rs`.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::core::FtlCore;
 use crate::error::Result;
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::protocols::flagchain::{self, FlagCommit, Variant};
 use crate::recovery::RecoveryCtx;
 

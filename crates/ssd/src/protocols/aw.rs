@@ -6,6 +6,8 @@
 //! This file also holds the engine MHL-M (`mhl_m.rs`) runs on: "MHL-M is an extension to
 //! Atomic-Write with multi-head logging" (§4.1) of the mappings. Everything below holds for
 //! both; MHL-M's differences are in its file.
+//! The open groups' bookkeeping (rows, held pages, transaction ids, log heads) is
+//! `txtable.rs`, shared with LightTx's engine.
 //!
 //! # Operation
 //!
@@ -225,11 +227,12 @@
 //!   a block a torn erase left unprogrammable; a block found still holding an older life's
 //!   pages (sequence below the root's) ends the chain.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, FtlCore, Stream};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{kind, put_u32, Reader, Writer};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
+use crate::protocols::txtable::{self, Active, Written};
 use crate::recovery::{OwnedPage, RecoveryCtx};
 use media::{BlockId, Content, Ppa, PuId};
 use sim::{Lpn, SimTime};
@@ -307,22 +310,6 @@ fn corrupt(detail: String) -> SsdError {
     SsdError::CorruptImage { detail }
 }
 
-/// A page of the open group / an active transaction.
-#[derive(Clone, Copy, Debug)]
-struct Written {
-    lpn: Lpn,
-    ppa: Ppa,
-    end: SimTime,
-}
-
-#[derive(Clone, Debug)]
-struct Group {
-    txid: u32,
-    head: Option<usize>,
-    pages: Vec<Written>,
-    held: Option<(Lpn, u64)>,
-}
-
 /// One mapping-log chain.
 #[derive(Clone, Debug)]
 struct Chain {
@@ -350,7 +337,7 @@ pub(crate) struct MapLog {
     /// Per log head (MHL-M), the transaction holding it.
     head_owner: Vec<Option<u32>>,
     chains: Vec<Chain>,
-    active: BTreeMap<u32, Group>,
+    active: Active,
     next_txid: u32,
     next_seq: u32,
     /// Latest end of any mapping-log page: a move record waits for it.
@@ -1315,32 +1302,15 @@ impl CommitProtocol for MapLog {
         let head = if self.strict {
             None
         } else {
-            let Some(k) = self.head_owner.iter().position(Option::is_none) else {
-                return Err(SsdError::Unsupported {
-                    protocol: self.name,
-                    what: format!(
-                        "run more than {} transactions at once (every log head is taken)",
-                        self.head_owner.len()
-                    ),
-                });
-            };
-            self.head_owner[k] = Some(tx.seq);
-            Some(k)
+            let pick = self.head_owner.iter().position(Option::is_none);
+            Some(txtable::claim_head(
+                &mut self.head_owner,
+                pick,
+                self.name,
+                tx.seq,
+            )?)
         };
-        let txid = self.next_txid;
-        self.next_txid = self.next_txid.wrapping_add(1);
-        if self.next_txid == NONE32 {
-            self.next_txid = 0;
-        }
-        self.active.insert(
-            tx.seq,
-            Group {
-                txid,
-                head,
-                pages: Vec::new(),
-                held: None,
-            },
-        );
+        txtable::open(&mut self.active, &mut self.next_txid, tx.seq, head);
         Ok(now)
     }
 
@@ -1359,17 +1329,18 @@ impl CommitProtocol for MapLog {
         let Some(g) = self.active.get(&tx.seq) else {
             return Err(SsdError::UnknownTx { tx: tx.host });
         };
-        let (txid, held, index) = (g.txid, g.held, g.pages.len() as u32);
+        let (txid, _, held, index) = g.next();
         if let Some((hl, ht)) = held {
             let (ppa, end) = self.program_data(core, txid, hl, ht, false, index, now)?;
             core.pin(ppa);
-            if let Some(g) = self.active.get_mut(&tx.seq) {
-                g.pages.push(Written { lpn: hl, ppa, end });
-            }
+            txtable::programmed(
+                &mut self.active,
+                tx.seq,
+                Written { lpn: hl, ppa, end },
+                false,
+            );
         }
-        if let Some(g) = self.active.get_mut(&tx.seq) {
-            g.held = Some((lpn, tag));
-        }
+        txtable::hold(&mut self.active, tx.seq, lpn, tag);
         Ok(core.host_transfer_done(now))
     }
 
@@ -1381,14 +1352,16 @@ impl CommitProtocol for MapLog {
         let Some(g) = self.active.get(&tx.seq) else {
             return Ok(now);
         };
-        let (txid, held, index) = (g.txid, g.held, g.pages.len() as u32);
+        let (txid, _, held, index) = g.next();
         if let Some((hl, ht)) = held {
             let (ppa, end) = self.program_data(core, txid, hl, ht, true, index, now)?;
             core.pin(ppa);
-            if let Some(g) = self.active.get_mut(&tx.seq) {
-                g.held = None;
-                g.pages.push(Written { lpn: hl, ppa, end });
-            }
+            txtable::programmed(
+                &mut self.active,
+                tx.seq,
+                Written { lpn: hl, ppa, end },
+                true,
+            );
         }
         let Some(g) = self.active.get(&tx.seq) else {
             return Ok(now);
@@ -1396,23 +1369,17 @@ impl CommitProtocol for MapLog {
         if g.pages.is_empty() {
             let head = g.head;
             self.active.remove(&tx.seq);
-            if let Some(k) = head {
-                self.head_owner[k] = None;
-            }
+            txtable::release_head(&mut self.head_owner, head);
             return Ok(now);
         }
-        let ready = g.pages.iter().map(|w| w.end).fold(now, SimTime::max);
+        let ready = g.durable_at(now);
         #[cfg(feature = "mutants")]
         let ready = if crate::mutant::on("aw-commit-early") {
             now
         } else {
             ready
         };
-        let mut last: BTreeMap<Lpn, Ppa> = BTreeMap::new();
-        for w in &g.pages {
-            last.insert(w.lpn, w.ppa);
-        }
-        let entries: Vec<(Lpn, Ppa)> = last.into_iter().collect();
+        let entries: Vec<(Lpn, Ppa)> = g.last_writes().into_iter().collect();
         let head = g.head;
         let c = self.chain_for(head);
         // Pending GC moves ride on this record (module docs, "GC"): carried entries first.
@@ -1434,23 +1401,15 @@ impl CommitProtocol for MapLog {
         for (lpn, ppa) in &entries {
             core.map(*lpn, *ppa, ack);
         }
-        for w in &g.pages {
-            core.unpin(w.ppa, ack);
-        }
-        if let Some(k) = g.head {
-            self.head_owner[k] = None;
-        }
+        g.unpin_all(core, ack);
+        txtable::release_head(&mut self.head_owner, g.head);
         Ok(ack)
     }
 
     fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
         if let Some(g) = self.active.remove(&tx.seq) {
-            for w in &g.pages {
-                core.unpin(w.ppa, now);
-            }
-            if let Some(k) = g.head {
-                self.head_owner[k] = None;
-            }
+            g.unpin_all(core, now);
+            txtable::release_head(&mut self.head_owner, g.head);
         }
         Ok(now)
     }

@@ -113,12 +113,12 @@
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page.
 
+use crate::commit::{BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{FtlCore, ReadOutcome, PIN_PROTO};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
-use crate::protocol::{BpccSrs, CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
-    self, Floors, Found, Held, Link, Meta, Place, Status, Txs, Uncommitted, WriteCase,
+    self, Floors, Found, Held, Link, Meta, Place, Status, Txs, Uncommitted,
 };
 use crate::recovery::RecoveryCtx;
 use media::Ppa;
@@ -193,12 +193,6 @@ fn create(p: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtoc
 }
 
 impl BpccFtl {
-    fn bump(&mut self, lpn: u32) -> Link {
-        let v = &mut self.ver_max[lpn as usize];
-        *v += 1;
-        Link::new(lpn, *v)
-    }
-
     /// `member` leaves every SRS that holds it, durably at `t`; a straddler whose SRS
     /// empties is released.
     fn release_member(&mut self, core: &mut FtlCore, member: &Link, t: SimTime) {
@@ -326,17 +320,15 @@ impl CommitProtocol for BpccFtl {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
-        core.check_lpn(lpn)?;
-        let accepted = core.host_transfer_done(now);
-        if self.txs.check(NAME, Some(tx.seq), lpn.0)? == WriteCase::ReplaceHeld {
-            self.txs.replace_held(tx.seq, tag, accepted);
+        let (accepted, done) = self.txs.accept(core, NAME, tx.seq, lpn, tag, now)?;
+        if done {
             return Ok(accepted);
         }
         self.floors.prune(now);
         self.sweep(core);
         let ready = accepted.max(self.floors.get(lpn.0));
         let back = self.committed[lpn.0 as usize];
-        let at = self.bump(lpn.0);
+        let at = cyclic::bump(&mut self.ver_max, lpn.0);
         let held = Held {
             at,
             back,
@@ -375,13 +367,12 @@ impl CommitProtocol for BpccFtl {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
-        core.check_lpn(lpn)?;
-        self.txs.check(NAME, None, lpn.0)?;
+        self.txs.accept_plain(core, NAME, lpn)?;
         self.floors.prune(now);
         self.sweep(core);
         let ready = core.host_transfer_done(now).max(self.floors.get(lpn.0));
         let back = self.committed[lpn.0 as usize];
-        let at = self.bump(lpn.0);
+        let at = cyclic::bump(&mut self.ver_max, lpn.0);
         let meta = Meta { at, next: at, back };
         let (ppa, end) = cyclic::program_intention(core, &meta, tag, ready, true)?;
         core.pin(ppa);
@@ -503,13 +494,7 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     let found = cyclic::collect(ctx, true)?;
     let status = cyclic::classify(&found, no_straddler);
     let lp = found.pages();
-    let mut ver_max = vec![0u32; lp as usize];
-    for (m, _) in found.all() {
-        for l in [m.at, m.next] {
-            let v = &mut ver_max[l.lpn as usize];
-            *v = (*v).max(l.ver);
-        }
-    }
+    let ver_max = cyclic::versions_named(&found);
     let mut committed = vec![0u32; lp as usize];
     for lpn in 0..lp {
         let Some((top, _)) = found.top(lpn) else {

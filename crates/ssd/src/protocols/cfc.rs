@@ -214,9 +214,9 @@
 //! torn one clears a subset of the bits it would clear) and do not disturb other bytes;
 //! operations on one plane execute in issue order; GC copies stay in the victim's plane.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::core::FtlCore;
 use crate::error::Result;
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::protocols::flagchain::{self, FlagCommit, Variant};
 use crate::recovery::RecoveryCtx;
 

@@ -41,7 +41,7 @@ use crate::error::{Result, SsdError};
 use crate::oob::{get_u32, get_u64, put_u32, put_u64};
 use media::{Content, Ppa};
 use rustc_hash::FxHashMap;
-use sim::SimTime;
+use sim::{Lpn, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
@@ -238,6 +238,27 @@ pub(crate) enum WriteCase {
     ReplaceHeld,
 }
 
+/// The next version of `lpn`: one above the highest used or named so far (`ver_max`, per
+/// logical page).
+pub(crate) fn bump(ver_max: &mut [u32], lpn: u32) -> Link {
+    let v = &mut ver_max[lpn as usize];
+    *v += 1;
+    Link::new(lpn, *v)
+}
+
+/// Per logical page, the highest version recovery found used or named (by an intention or
+/// a next-link): the version counters a recovered protocol continues from.
+pub(crate) fn versions_named(found: &Found) -> Vec<u32> {
+    let mut ver_max = vec![0u32; found.pages() as usize];
+    for (m, _) in found.all() {
+        for l in [m.at, m.next] {
+            let v = &mut ver_max[l.lpn as usize];
+            *v = (*v).max(l.ver);
+        }
+    }
+    ver_max
+}
+
 /// Active transactions, who owns which page, and which pinned page is whose intention.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Txs {
@@ -249,6 +270,36 @@ pub(crate) struct Txs {
 }
 
 impl Txs {
+    /// The start of a transactional write both protocols share: the page is in range and
+    /// free for transaction `seq` (`check`), and the host's transfer is done at the returned
+    /// instant. A second write of the page the transaction holds replaces the held data;
+    /// then the write is complete (`true`).
+    pub fn accept(
+        &mut self,
+        core: &FtlCore,
+        protocol: &'static str,
+        seq: u32,
+        lpn: Lpn,
+        tag: u64,
+        now: SimTime,
+    ) -> Result<(SimTime, bool)> {
+        core.check_lpn(lpn)?;
+        let accepted = core.host_transfer_done(now);
+        if self.check(protocol, Some(seq), lpn.0)? == WriteCase::ReplaceHeld {
+            self.replace_held(seq, tag, accepted);
+            return Ok((accepted, true));
+        }
+        Ok((accepted, false))
+    }
+
+    /// The start of a write outside a transaction: the page is in range and no active
+    /// transaction owns it.
+    pub fn accept_plain(&self, core: &FtlCore, protocol: &'static str, lpn: Lpn) -> Result<()> {
+        core.check_lpn(lpn)?;
+        self.check(protocol, None, lpn.0)?;
+        Ok(())
+    }
+
     /// Checks a write of `lpn` by transaction `seq` (None: a plain write) against the
     /// isolation cyclic commit needs: no page written by two active transactions at once
     /// (LightTx §4.2: SCC and BPCC do not support serializable isolation), and no page

@@ -4,6 +4,8 @@
 //! This file also holds the engine MHL-D (`mhl_d.rs`) runs on: MHL-D differs only in where
 //! a transaction's pages go (`Placement`) and in refusing more concurrent transactions than
 //! it has log heads. Everything below about OOB layout, zones and recovery holds for both.
+//! The Active TxTable's bookkeeping (rows, held pages, transaction ids, log heads) is
+//! `txtable.rs`, shared with AW's engine.
 //!
 //! # Commit protocol (§3.2)
 //!
@@ -147,11 +149,12 @@
 //! one plane executes in issue order). Reads return the newest committed version: the
 //! mapping table only ever holds committed pages.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, BlockState, FtlCore, Stream};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{get_u32, kind, put_u32, Reader, Writer};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
+use crate::protocols::txtable::{self, Active, Written};
 use crate::recovery::RecoveryCtx;
 use media::{BlockId, Content, Ppa, PuId};
 use sim::{Lpn, SimTime};
@@ -219,24 +222,6 @@ impl Placement {
     }
 }
 
-/// A page a transaction has programmed.
-#[derive(Clone, Copy, Debug)]
-struct Written {
-    lpn: Lpn,
-    ppa: Ppa,
-    end: SimTime,
-}
-
-/// An active transaction: its row of the Active TxTable.
-#[derive(Clone, Debug)]
-struct ActiveTx {
-    txid: u32,
-    head: Option<usize>,
-    pages: Vec<Written>,
-    /// The latest page, held in DRAM until this transaction's next command.
-    held: Option<(Lpn, u64)>,
-}
-
 /// The LightTx / MHL-D engine.
 #[derive(Clone)]
 pub(crate) struct ZoneTx {
@@ -245,7 +230,7 @@ pub(crate) struct ZoneTx {
     /// Per log head (MHL-D), the transaction holding it.
     head_owner: Vec<Option<u32>>,
     /// The Active TxTable, by device transaction sequence.
-    active: BTreeMap<u32, ActiveTx>,
+    active: Active,
     next_txid: u32,
     /// The last commit version issued (TxVer).
     last_ver: u32,
@@ -376,9 +361,7 @@ impl ZoneTx {
     }
 
     fn release_head(&mut self, head: Option<usize>) {
-        if let Some(k) = head {
-            self.head_owner[k] = None;
-        }
+        txtable::release_head(&mut self.head_owner, head);
     }
 
     /// GC is (about to be) needed on `pu` and has nothing to collect there
@@ -764,33 +747,15 @@ impl CommitProtocol for ZoneTx {
                         }
                     }
                 }
-                let Some(k) = pick else {
-                    return Err(SsdError::Unsupported {
-                        protocol: self.name,
-                        what: format!(
-                            "run more than {} transactions at once (every log head is taken)",
-                            h.len()
-                        ),
-                    });
-                };
-                self.head_owner[k] = Some(tx.seq);
-                Some(k)
+                Some(txtable::claim_head(
+                    &mut self.head_owner,
+                    pick,
+                    self.name,
+                    tx.seq,
+                )?)
             }
         };
-        let txid = self.next_txid;
-        self.next_txid = self.next_txid.wrapping_add(1);
-        if self.next_txid == NONE32 {
-            self.next_txid = 0;
-        }
-        self.active.insert(
-            tx.seq,
-            ActiveTx {
-                txid,
-                head,
-                pages: Vec::new(),
-                held: None,
-            },
-        );
+        txtable::open(&mut self.active, &mut self.next_txid, tx.seq, head);
         Ok(now)
     }
 
@@ -806,18 +771,19 @@ impl CommitProtocol for ZoneTx {
         let Some(a) = self.active.get(&tx.seq) else {
             return Err(SsdError::UnknownTx { tx: tx.host });
         };
-        let (txid, head, held, index) = (a.txid, a.head, a.held, a.pages.len() as u32);
+        let (txid, head, held, index) = a.next();
         if let Some((hl, ht)) = held {
             // The next command is another write: the held page gets TxCnt = TxVer = 0.
             let (ppa, end) = self.program_page(core, head, txid, hl, ht, index, 0, 0, now)?;
             core.pin(ppa);
-            if let Some(a) = self.active.get_mut(&tx.seq) {
-                a.pages.push(Written { lpn: hl, ppa, end });
-            }
+            txtable::programmed(
+                &mut self.active,
+                tx.seq,
+                Written { lpn: hl, ppa, end },
+                false,
+            );
         }
-        if let Some(a) = self.active.get_mut(&tx.seq) {
-            a.held = Some((lpn, tag));
-        }
+        txtable::hold(&mut self.active, tx.seq, lpn, tag);
         Ok(core.host_transfer_done(now))
     }
 
@@ -826,41 +792,36 @@ impl CommitProtocol for ZoneTx {
         let Some(a) = self.active.get(&tx.seq) else {
             return Ok(now);
         };
-        let (txid, head, held, index) = (a.txid, a.head, a.held, a.pages.len() as u32);
-        let mut ack = now;
+        let (txid, head, held, index) = a.next();
         if let Some((hl, ht)) = held {
             let ver = self.last_ver.wrapping_add(1);
             let (ppa, end) =
                 self.program_page(core, head, txid, hl, ht, index, index + 1, ver, now)?;
             self.last_ver = ver;
             core.pin(ppa);
-            if let Some(a) = self.active.get_mut(&tx.seq) {
-                a.held = None;
-                a.pages.push(Written { lpn: hl, ppa, end });
-            }
+            txtable::programmed(
+                &mut self.active,
+                tx.seq,
+                Written { lpn: hl, ppa, end },
+                true,
+            );
         }
         let Some(a) = self.active.remove(&tx.seq) else {
             return Ok(now);
         };
-        for w in &a.pages {
-            ack = ack.max(w.end);
-        }
+        let ack = a.durable_at(now);
         #[cfg(feature = "mutants")]
-        if crate::mutant::on("lighttx-ack-early") {
-            ack = now;
-        }
+        let ack = if crate::mutant::on("lighttx-ack-early") {
+            now
+        } else {
+            ack
+        };
         // The Active TxTable's entries go into the mapping table; the last write of a page
         // within the transaction wins.
-        let mut last: BTreeMap<Lpn, Ppa> = BTreeMap::new();
-        for w in &a.pages {
-            last.insert(w.lpn, w.ppa);
-        }
-        for (lpn, ppa) in &last {
+        for (lpn, ppa) in &a.last_writes() {
             core.map(*lpn, *ppa, ack);
         }
-        for w in &a.pages {
-            core.unpin(w.ppa, ack);
-        }
+        a.unpin_all(core, ack);
         self.release_head(a.head);
         Ok(ack)
     }
@@ -868,9 +829,7 @@ impl CommitProtocol for ZoneTx {
     fn abort(&mut self, core: &mut FtlCore, tx: TxRef, now: SimTime) -> Result<SimTime> {
         self.prune(now);
         if let Some(a) = self.active.remove(&tx.seq) {
-            for w in &a.pages {
-                core.unpin(w.ppa, now);
-            }
+            a.unpin_all(core, now);
             self.release_head(a.head);
         }
         Ok(now)

@@ -64,9 +64,9 @@
 //!   (`lighttx.rs`, "Crash during recovery"; found by the double-crash check, seed 11).
 
 use super::lighttx::{Placement, ZoneTx, OOB_BYTES};
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::core::FtlCore;
 use crate::error::Result;
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::recovery::RecoveryCtx;
 
 pub static INFO: ProtocolInfo = ProtocolInfo {

@@ -44,9 +44,9 @@
 //! record that made the moved page current, since it waits for every earlier record.
 
 use super::aw::{MapLog, Opts, DATA_OOB_BYTES};
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::core::FtlCore;
 use crate::error::Result;
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo};
 use crate::recovery::RecoveryCtx;
 
 pub static INFO: ProtocolInfo = ProtocolInfo {

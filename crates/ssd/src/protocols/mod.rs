@@ -13,3 +13,4 @@ pub mod mhl_m;
 pub mod none;
 pub mod scc;
 pub mod tc;
+pub(crate) mod txtable;

@@ -57,11 +57,11 @@
 //!   a refused image is a violation; the planted `none-root-trusted` (take the entry
 //!   instead) is therefore equivalent under the model (docs/MUTATION.md).
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, FtlCore, ReadOutcome, Stream};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{get_u32, get_u64, kind, put_u32, put_u64, Reader};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::recovery::RecoveryCtx;
 use media::{Content, PageView, Ppa};
 use sim::{Lpn, SimTime};
@@ -259,8 +259,8 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
         if seq > best_seq[lpn]
             || (seq == best_seq[lpn]
                 && best_ppa[lpn] != Ppa::NONE
-                && crate::device::tail_ones(ctx.core, ppa)
-                    < crate::device::tail_ones(ctx.core, best_ppa[lpn]))
+                && crate::core::tail_ones(ctx.core, ppa)
+                    < crate::core::tail_ones(ctx.core, best_ppa[lpn]))
         {
             best_seq[lpn] = seq;
             best_ppa[lpn] = ppa;

@@ -97,12 +97,12 @@
 //!
 //! Assumptions: commands arrive in time order; versions are u32 per page (4 billion rewrites).
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{FtlCore, ReadOutcome};
 use crate::error::{Result, SsdError};
 use crate::gc::{self, FtlHooks};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::protocols::cyclic::{
-    self, Floors, Held, Link, Meta, Place, Status, Txs, UEntry, Uncommitted, WriteCase,
+    self, Floors, Held, Link, Meta, Place, Status, Txs, UEntry, Uncommitted,
 };
 use crate::recovery::RecoveryCtx;
 use media::Ppa;
@@ -149,12 +149,6 @@ fn create(p: &ProtocolConfig, core: &mut FtlCore) -> Result<Box<dyn CommitProtoc
 }
 
 impl SccFtl {
-    fn bump(&mut self, lpn: u32) -> Link {
-        let v = &mut self.ver_max[lpn as usize];
-        *v += 1;
-        Link::new(lpn, *v)
-    }
-
     /// An intention whose copies are all erased is forgotten; a page it concerns may get a
     /// new version only once those erases are complete.
     fn forget(&mut self, at: Link, e: &UEntry) {
@@ -262,15 +256,13 @@ impl CommitProtocol for SccFtl {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
-        core.check_lpn(lpn)?;
-        let accepted = core.host_transfer_done(now);
-        if self.txs.check(NAME, Some(tx.seq), lpn.0)? == WriteCase::ReplaceHeld {
-            self.txs.replace_held(tx.seq, tag, accepted);
+        let (accepted, done) = self.txs.accept(core, NAME, tx.seq, lpn, tag, now)?;
+        if done {
             return Ok(accepted);
         }
         self.floors.prune(now);
         let ready = self.clear_for(core, lpn.0, now)?.max(accepted);
-        let at = self.bump(lpn.0);
+        let at = cyclic::bump(&mut self.ver_max, lpn.0);
         let held = Held {
             at,
             back: 0,
@@ -315,13 +307,12 @@ impl CommitProtocol for SccFtl {
         tag: u64,
         now: SimTime,
     ) -> Result<SimTime> {
-        core.check_lpn(lpn)?;
-        self.txs.check(NAME, None, lpn.0)?;
+        self.txs.accept_plain(core, NAME, lpn)?;
         self.floors.prune(now);
         let ready = self
             .clear_for(core, lpn.0, now)?
             .max(core.host_transfer_done(now));
-        let at = self.bump(lpn.0);
+        let at = cyclic::bump(&mut self.ver_max, lpn.0);
         let meta = Meta {
             at,
             next: at,
@@ -375,13 +366,7 @@ fn recover(ctx: &mut RecoveryCtx<'_>) -> Result<Box<dyn CommitProtocol>> {
     // Case I: under the SCC Invariant a link below the newest version names a committed one.
     let status = cyclic::classify(&found, |_, _, _| true);
     let lp = found.pages();
-    let mut ver_max = vec![0u32; lp as usize];
-    for (m, _) in found.all() {
-        for l in [m.at, m.next] {
-            let v = &mut ver_max[l.lpn as usize];
-            *v = (*v).max(l.ver);
-        }
-    }
+    let ver_max = cyclic::versions_named(&found);
     let mut u = Uncommitted::default();
     for lpn in 0..lp {
         let Some((top, ppa)) = found.top(lpn).copied() else {

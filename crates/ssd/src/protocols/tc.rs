@@ -87,11 +87,11 @@
 //!   then reports `OutOfSpace` rather than losing anything.
 //! - TRIM is refused, like every atomic protocol here.
 
+use crate::commit::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::core::{blank_oob, FtlCore, ReadOutcome, Stream, PIN_PROTO};
 use crate::error::{Result, SsdError};
 use crate::gc::FtlHooks;
 use crate::oob::{get_u32, get_u64, kind, put_u32, put_u64, Writer};
-use crate::protocol::{CommitProtocol, Isolation, ProtocolConfig, ProtocolInfo, TxRef};
 use crate::recovery::RecoveryCtx;
 use media::{Content, Ppa};
 use sim::{Lpn, SimTime};

@@ -39,9 +39,9 @@ pub use meta::{
 };
 pub use recovery::recover;
 
+use crate::commit::{CommitProtocol, ProtocolConfig, TxRef};
 use crate::core::FtlCore;
 use crate::error::{Result, SsdError};
-use crate::protocol::{CommitProtocol, ProtocolConfig, TxRef};
 use media::{BlockId, Ppa};
 use rustc_hash::FxHashMap;
 use sim::{Lpn, SimTime};

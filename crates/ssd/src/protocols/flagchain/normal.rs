@@ -7,10 +7,10 @@
 use super::classify::Graph;
 use super::meta::{PageMeta, Variant, BIT_COMMIT, FLAG_CFC_FALSE, FLAG_TRUE};
 use super::{internal, unsupported, Aborted, Active, Dirty, FlagCommit, Owner, TxEntry, TxPage};
+use crate::commit::{CommitProtocol, TxRef};
 use crate::core::{blank_oob, outcome_of, FtlCore, ReadOutcome, Stream};
 use crate::error::Result;
 use crate::oob::kind;
-use crate::protocol::{CommitProtocol, TxRef};
 use media::{BlockId, Content, PageView, Ppa, PuId};
 use sim::{Lpn, SimTime};
 

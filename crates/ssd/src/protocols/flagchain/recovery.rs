@@ -5,9 +5,9 @@
 use super::classify::{by_xid, decide, Graph};
 use super::meta::{PageMeta, Variant, OFF_FLAG};
 use super::{check_medium, internal, Aborted, FlagCommit, Owner, TxEntry};
+use crate::commit::CommitProtocol;
 use crate::error::{Result, SsdError};
 use crate::oob::kind;
-use crate::protocol::CommitProtocol;
 use crate::recovery::RecoveryCtx;
 use media::{BlockId, PageView, Ppa};
 use sim::{Lpn, SimTime};
