@@ -1215,23 +1215,8 @@ pub(crate) fn next_txn_after(rec: &HostRecording) -> u64 {
     let m = &rec.metrics;
     n = n.max(m.txns_committed + m.txns_aborted + m.txns_restarted);
     for tag in 1..=rec.tags.len() {
-        if let Some(crate::data::TagContent::FlagCommit(x)) = rec.tags.get(tag) {
-            n = n.max(crate::strategy::flagcommit_ex::max_xid(x));
-        }
-        if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
-            for e in &p.entries {
-                use crate::strategy::wal::LogRec as L;
-                let t = match &e.rec {
-                    L::Begin { txn }
-                    | L::Update { txn, .. }
-                    | L::Clr { txn, .. }
-                    | L::Commit { txn, .. }
-                    | L::Abort { txn, .. }
-                    | L::End { txn, .. } => txn.0,
-                    L::CkptBegin | L::CkptEnd { .. } => 0,
-                };
-                n = n.max(t);
-            }
+        if let Some(crate::data::TagContent::Strategy(x)) = rec.tags.get(tag) {
+            n = n.max(x.max_txn());
         }
     }
     n + 1

@@ -265,6 +265,24 @@ pub struct LogPageImage {
     pub entries: Vec<LogEntry>,
 }
 
+impl crate::data::StrategyTag for LogPageImage {
+    fn max_txn(&self) -> u64 {
+        self.entries
+            .iter()
+            .map(|e| match &e.rec {
+                LogRec::Begin { txn }
+                | LogRec::Update { txn, .. }
+                | LogRec::Clr { txn, .. }
+                | LogRec::Commit { txn, .. }
+                | LogRec::Abort { txn, .. }
+                | LogRec::End { txn, .. } => txn.0,
+                LogRec::CkptBegin | LogRec::CkptEnd { .. } => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// (lsn, page, slot, before, prev) of an update.
 type UndoRec = (u64, PageNo, u16, u64, Option<u64>);
 
@@ -516,7 +534,7 @@ impl Wal {
         }
         let (seq, entries) = (self.seq, &self.tail);
         let tag = core.tags.add(|| {
-            TagContent::Log(Arc::new(LogPageImage {
+            TagContent::Strategy(Arc::new(LogPageImage {
                 seq,
                 sealed,
                 entries: entries.clone(),
@@ -975,11 +993,14 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         let lpn = log_lpn(base, pages, seq);
         match read(ctx, lpn)? {
             ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
-                Some(TagContent::Log(p)) if p.seq == seq => {
-                    log.insert(seq, p.clone());
-                    Ok(Some(p.clone()))
-                }
-                Some(TagContent::Log(_)) => Ok(None),
+                Some(c) => match c.strategy_arc::<LogPageImage>() {
+                    Some(p) if p.seq == seq => {
+                        log.insert(seq, p.clone());
+                        Ok(Some(p))
+                    }
+                    Some(_) => Ok(None),
+                    None => Err(corrupt(format!("log {lpn} holds {:?}", Some(c)))),
+                },
                 other => Err(corrupt(format!("log {lpn} holds {other:?}"))),
             },
             ssd::ReadOutcome::Unmapped => Ok(None),
@@ -1318,13 +1339,13 @@ fn write_back_into(
         let stale = match o {
             ssd::ReadOutcome::Tag(tag) => matches!(
                 ctx.tags.get(tag),
-                Some(TagContent::Log(p)) if p.seq > tail_seq && p.seq != VOID_SEQ
+                Some(c) if c.strategy::<LogPageImage>().is_some_and(|p| p.seq > tail_seq && p.seq != VOID_SEQ)
             ),
             _ => false,
         };
         if stale && ctx.cfg.fault_restart != "no-void" {
             let void = wb.tags.add(|| {
-                TagContent::Log(Arc::new(LogPageImage {
+                TagContent::Strategy(Arc::new(LogPageImage {
                     seq: VOID_SEQ,
                     sealed: false,
                     entries: Vec::new(),
@@ -1378,7 +1399,7 @@ fn write_back_into(
         }
         let (seq, entries) = (tail.seq, tail.entries.clone());
         let tag = wb.tags.add(|| {
-            TagContent::Log(Arc::new(LogPageImage {
+            TagContent::Strategy(Arc::new(LogPageImage {
                 seq,
                 sealed,
                 entries,

@@ -266,6 +266,12 @@ pub fn max_xid(t: &FcTag) -> u64 {
     }
 }
 
+impl crate::data::StrategyTag for FcTag {
+    fn max_txn(&self) -> u64 {
+        max_xid(self)
+    }
+}
+
 /// Version slots per DB page at max_c ≤ 3 (docs/HOST.md, "CFC_ex / AFC_ex: version
 /// slots follow max_c, and fetches merge").
 pub const MIN_VERSIONS: u8 = 3;

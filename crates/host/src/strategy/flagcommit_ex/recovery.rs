@@ -6,7 +6,7 @@ use super::layout::{
     flag_place, flag_true, log_lpn, slots_base, version_lpn, FcTag, Redo, VersionTag,
 };
 use super::{versions_for, Variant};
-use crate::data::{PageNo, TagContent};
+use crate::data::PageNo;
 use crate::engine::data_lpns;
 use crate::strategy::{RecoverCtx, RecoveredDb};
 use crate::{HostError, Result};
@@ -46,7 +46,10 @@ fn read(
             Ok(None)
         }
         ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
-            Some(TagContent::FlagCommit(x)) => Ok(Some((x.clone(), tail))),
+            Some(c) => match c.strategy_arc::<FcTag>() {
+                Some(x) => Ok(Some((x, tail))),
+                None => Err(HostError::Corrupt(format!("{lpn} holds {:?}", Some(c)))),
+            },
             other => Err(HostError::Corrupt(format!("{lpn} holds {other:?}"))),
         },
         other => Err(HostError::Corrupt(format!("{lpn} reads {other:?}"))),

@@ -125,14 +125,13 @@ fn write_back_into(
         let stale = match o {
             ssd::ReadOutcome::Tag(tag) => matches!(
                 ctx.tags.get(tag),
-                Some(TagContent::FlagCommit(x))
-                    if matches!(&**x, FcTag::Log { seq, .. } if *seq > f.end_seq && *seq != VOID_SEQ)
+                Some(c) if matches!(c.strategy::<FcTag>(), Some(FcTag::Log { seq, .. }) if *seq > f.end_seq && *seq != VOID_SEQ)
             ),
             _ => false,
         };
         if stale && ctx.cfg.fault_fc != "restart-no-void" {
             let void = wb.tags.add(|| {
-                TagContent::FlagCommit(Arc::new(FcTag::Log {
+                TagContent::Strategy(Arc::new(FcTag::Log {
                     seq: VOID_SEQ,
                     sealed: false,
                     entries: Vec::new(),
