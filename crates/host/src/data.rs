@@ -319,6 +319,16 @@ fn schema_max_slots(schema: &Schema) -> u16 {
         .unwrap_or(0)
 }
 
+/// Tags of the loaded database (`external::load_data_area`): this bit and the LPN.
+pub(crate) const LOADED_BIT: u64 = 1 << 61;
+
+/// The tag a loaded database page's part carries at `lpn` (`external::load_data_area`): it
+/// reads back as the page as loaded, like an unmapped page (`state::Core::read_page`,
+/// `strategy::read_data_pages`).
+pub fn loaded_tag(lpn: sim::Lpn) -> u64 {
+    LOADED_BIT | u64::from(lpn.0)
+}
+
 /// An immutable page image.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageImage {

@@ -45,6 +45,7 @@ pub mod data;
 pub mod deadlock;
 pub mod engine;
 pub mod external;
+pub mod hooks;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
@@ -53,6 +54,7 @@ pub mod pcm_tier;
 #[cfg(feature = "mutants")]
 pub mod planted;
 pub mod source;
+pub mod state;
 pub mod strategy;
 pub mod update;
 

@@ -981,7 +981,7 @@ pub fn run_on(
             let dev = ssd::Device::in_memory(&rec.dcfg).map_err(|e| one(e.to_string()))?;
             let wb = crate::strategy::WriteBack {
                 tags: rec.tags.clone(),
-                resume: Some(crate::strategy::Resume::Pcm(Box::new(
+                resume: Some(crate::strategy::Resume::new(
                     crate::strategy::pcmlogging_engine::PcmResume {
                         pcm,
                         pcm_base: img,
@@ -989,7 +989,7 @@ pub fn run_on(
                         xid_max,
                         end,
                     },
-                ))),
+                )),
                 start: end,
                 ..Default::default()
             };

@@ -464,7 +464,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         },
         last_before: 0,
     });
-    if let Some(crate::strategy::Resume::Wal(r)) = core.resume.take() {
+    if let Some(Ok(r)) = core.resume.take().map(crate::strategy::Resume::take::<Resume>) {
         // The engine starts on a medium whose restart wrote back (`restart_write_back`):
         // the log continues at the restart's tail, every record of it already issued.
         wal.seq = r.seq;
@@ -1551,7 +1551,7 @@ fn write_back_into(
             .map_err(dev_err("writing the master record".into()))?
     };
     ctx.now = ctx.now.max(master_ack);
-    wb.resume = Some(crate::strategy::Resume::Wal(Resume {
+    wb.resume = Some(crate::strategy::Resume::new(Resume {
         seq: tail.seq,
         off: tail.off,
         tail: tail.entries,

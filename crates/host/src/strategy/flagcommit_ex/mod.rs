@@ -469,9 +469,8 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
     }
     let mut fc = FlagCommitEx::new(cfg, core, variant, page_bytes, d)?;
     // An engine resumed on a medium whose run-on restart wrote back (`restart.rs`).
-    match core.resume.take() {
-        Some(crate::strategy::Resume::FlagCommit(r)) => fc.resume_from(r, core),
-        other => core.resume = other,
+    if let Some(r) = crate::strategy::Resume::take_from::<Resume>(&mut core.resume) {
+        fc.resume_from(r, core);
     }
     Ok(Box::new(fc))
 }

@@ -260,7 +260,7 @@ fn write_back_into(
         .flat_map(|(v, _)| v.nodes.iter().map(|n| n.xid))
         .filter(|x| f.committed.contains(x))
         .collect();
-    wb.resume = Some(crate::strategy::Resume::FlagCommit(Resume {
+    wb.resume = Some(crate::strategy::Resume::new(Resume {
         seq: f.end_seq,
         tail: f.open_tail.unwrap_or_default(),
         log_floor: void_done,
