@@ -1757,3 +1757,20 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
     };
     (h, d)
 }
+
+impl crate::consistency::Contents {
+    /// Builds the chains of `rec`'s commits and the workload's generator as loaded
+    /// (`Contents::of_commits`). `None` when the workload defines no consistency conditions.
+    pub fn new(rec: &HostRecording) -> std::result::Result<Option<Self>, String> {
+        Self::of_commits(&rec.cfg, rec.seed, &rec.layout, &[], &rec.commits)
+    }
+
+    /// As `new`, for a run that started from a recovered database (run-on,
+    /// `check_run_on`): `before` are the commits of the crashed run that database holds.
+    pub fn after(
+        rec: &HostRecording,
+        before: &[CommitRec],
+    ) -> std::result::Result<Option<Self>, String> {
+        Self::of_commits(&rec.cfg, rec.seed, &rec.layout, before, &rec.commits)
+    }
+}

@@ -329,6 +329,15 @@ pub fn loaded_tag(lpn: sim::Lpn) -> u64 {
     LOADED_BIT | u64::from(lpn.0)
 }
 
+/// A committed transaction, for the oracle (and the ack log, `acklog`).
+#[derive(Clone, Debug)]
+pub struct CommitRec {
+    pub txn: sim::TxnId,
+    pub spec: Arc<workload::db::TxnSpec>,
+    pub issue: sim::SimTime,
+    pub ack: sim::SimTime,
+}
+
 /// An immutable page image.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageImage {

@@ -22,6 +22,7 @@
 use crate::buffer::Frame;
 use crate::data::{Layout, PageImage, PageNo, TagTable};
 use crate::state::Core;
+pub use crate::state::{Resume, ResumeState};
 use crate::{HostConfig, Result};
 use sim::{SimTime, TxnId};
 use ssd::Device;
@@ -48,22 +49,13 @@ pub trait Strategy {
         now: SimTime,
     ) -> Result<()>;
 
-    /// May client `c` update a record of `page` now? (`flagcommit-ex`: at most max_c
-    /// concurrent updaters per page, Flag Commit Algorithm 1.) A refusal restarts the
-    /// transaction.
-    fn admit_update(&mut self, _c: u32, _page: PageNo) -> bool {
-        true
-    }
-
-    /// As `admit_update`, with the option to block: `Block(cs)` makes the client wait until
-    /// one of clients `cs` ends its transaction, then retry the operation (Flag Commit
-    /// Algorithm 1 line 16, `flagcommit-ex`); the wait is an edge of the wait-for graph.
-    fn admit(&mut self, c: u32, page: PageNo, _now: SimTime) -> Admit {
-        if self.admit_update(c, page) {
-            Admit::Yes
-        } else {
-            Admit::Restart
-        }
+    /// May client `c` update a record of `page` now? `Restart` rolls the transaction back
+    /// and restarts it; `Block(cs)` makes the client wait until one of clients `cs` ends its
+    /// transaction, then retry the operation; the wait is an edge of the wait-for graph.
+    /// (`flagcommit-ex`: at most max_c concurrent updaters per page, Flag Commit Algorithm 1
+    /// line 16.) Default: `Yes`.
+    fn admit(&mut self, _c: u32, _page: PageNo, _now: SimTime) -> Admit {
+        Admit::Yes
     }
 
     /// May this dirty frame be written back now?
@@ -142,7 +134,7 @@ pub trait Strategy {
 
     /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
     /// checker (`pcm_tier::check`).
-    fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {
+    fn take_tier_log(&mut self) -> Option<TierLog> {
         None
     }
 
@@ -225,51 +217,6 @@ pub struct StrategyInfo {
     pub recover: fn(&mut RecoverCtx<'_>) -> Result<RecoveredDb>,
 }
 
-/// A strategy's state after a restart that wrote back (`WriteBack::resume`), taken by its
-/// `create` when the engine resumes (`engine::Core::resume`): a value of the strategy's own
-/// type (`wal::Resume`, `flagcommit_ex::Resume`, `pcmlogging_engine::PcmResume`, device-tx's
-/// marker), which only that strategy reads back (`take`).
-#[derive(Debug)]
-pub struct Resume(Box<dyn ResumeState>);
-
-/// What a `Resume` may hold: any strategy type with a `Debug` form.
-pub trait ResumeState: std::any::Any + std::fmt::Debug {}
-
-impl<T: std::any::Any + std::fmt::Debug> ResumeState for T {}
-
-impl Resume {
-    pub fn new<T: ResumeState>(state: T) -> Resume {
-        Resume(Box::new(state))
-    }
-
-    /// Whether it holds a `T`.
-    pub fn is<T: ResumeState>(&self) -> bool {
-        (&*self.0 as &dyn std::any::Any).is::<T>()
-    }
-
-    /// Its state as a `T`, or itself back when it holds another type.
-    pub fn take<T: ResumeState>(self) -> std::result::Result<T, Resume> {
-        if self.is::<T>() {
-            let b: Box<dyn std::any::Any> = self.0;
-            Ok(*b.downcast::<T>().expect("checked by is"))
-        } else {
-            Err(self)
-        }
-    }
-
-    /// Takes a `T` out of `slot`, leaving any other state there.
-    pub fn take_from<T: ResumeState>(slot: &mut Option<Resume>) -> Option<T> {
-        match slot.take().map(Resume::take::<T>) {
-            Some(Ok(t)) => Some(t),
-            Some(Err(other)) => {
-                *slot = Some(other);
-                None
-            }
-            None => None,
-        }
-    }
-}
-
 impl RecoverCtx<'_> {
     /// The device holding the log and its master record.
     pub fn log_dev(&mut self) -> &mut Device {
@@ -280,3 +227,18 @@ impl RecoverCtx<'_> {
     }
 }
 
+/// What a run of a PCM strategy leaves for the crash checker (`Strategy::take_tier_log`,
+/// `pcm_tier::check`; also `pcm_tier::TierLog`). Here, with the hook that returns it, so
+/// the engine core names no PCM module.
+#[derive(Clone, Debug)]
+pub struct TierLog {
+    pub pcm_cfg: media::pcm::PcmConfig,
+    /// The PCM image after formatting, before the run.
+    pub pcm_base: Vec<u8>,
+    pub pcm_ops: Vec<media::pcm::PcmWrite>,
+    /// The external store's page writes, and its flash operations on the emulated SSD.
+    pub disk_ops: media::disk::DiskLog,
+    /// The latency-constant disk's pages before the run (empty: as loaded; a run on a
+    /// restarted tier, `check_run_on`: the crash image's).
+    pub disk_base: BTreeMap<u64, Vec<u64>>,
+}

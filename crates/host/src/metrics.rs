@@ -216,4 +216,3 @@ pub mod with_histogram {
         }
     }
 }
-

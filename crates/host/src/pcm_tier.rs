@@ -42,8 +42,8 @@ use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
 use crate::data::{Layout, PageNo};
 use crate::strategy::RecoveredDb;
 use crate::{HostConfig, HostError, Result};
-use media::disk::{DiskKind, DiskLog, DiskWrite};
-use media::pcm::{Pcm, PcmConfig, PcmWrite};
+use media::disk::{DiskKind, DiskWrite};
+use media::pcm::{Pcm, PcmConfig};
 use media::{LoggedOp, NandImage, OpKind, TornKind};
 use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
@@ -336,19 +336,9 @@ impl PcmSettings {
     }
 }
 
-/// What a run of a PCM strategy leaves for the crash checker.
-#[derive(Clone, Debug)]
-pub struct TierLog {
-    pub pcm_cfg: PcmConfig,
-    /// The PCM image after formatting, before the run.
-    pub pcm_base: Vec<u8>,
-    pub pcm_ops: Vec<PcmWrite>,
-    /// The external store's page writes, and its flash operations on the emulated SSD.
-    pub disk_ops: DiskLog,
-    /// The latency-constant disk's pages before the run (empty: as loaded; a run on a
-    /// restarted tier, `check_run_on`: the crash image's).
-    pub disk_base: BTreeMap<u64, Vec<u64>>,
-}
+/// What a run of a PCM strategy leaves for the crash checker (defined with the hook that
+/// returns it, `hooks::TierLog`).
+pub use crate::hooks::TierLog;
 
 /// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
 /// and disk, after formatting: the PCM's formatted contents become the image's base.

@@ -70,7 +70,7 @@ pub struct Core {
     pub tier_sink: Option<media::tier_file::TierSink>,
     /// An engine resumed on a recovered medium (`Engine::resume`): the strategy's state its
     /// restart left, taken by the strategy's `create`.
-    pub resume: Option<crate::hooks::Resume>,
+    pub resume: Option<Resume>,
 }
 
 impl Core {
@@ -394,5 +394,50 @@ impl Core {
         self.stats.page_writes += 1;
         self.net.written(img.page, u64::from(self.cfg.page_bytes));
         Ok((t0, end))
+    }
+}
+
+/// A strategy's state after a restart that wrote back (`WriteBack::resume`), taken by its
+/// `create` when the engine resumes (`engine::Core::resume`): a value of the strategy's own
+/// type (`wal::Resume`, `flagcommit_ex::Resume`, `pcmlogging_engine::PcmResume`, device-tx's
+/// marker), which only that strategy reads back (`take`).
+#[derive(Debug)]
+pub struct Resume(Box<dyn ResumeState>);
+
+/// What a `Resume` may hold: any strategy type with a `Debug` form.
+pub trait ResumeState: std::any::Any + std::fmt::Debug {}
+
+impl<T: std::any::Any + std::fmt::Debug> ResumeState for T {}
+
+impl Resume {
+    pub fn new<T: ResumeState>(state: T) -> Resume {
+        Resume(Box::new(state))
+    }
+
+    /// Whether it holds a `T`.
+    pub fn is<T: ResumeState>(&self) -> bool {
+        (&*self.0 as &dyn std::any::Any).is::<T>()
+    }
+
+    /// Its state as a `T`, or itself back when it holds another type.
+    pub fn take<T: ResumeState>(self) -> std::result::Result<T, Resume> {
+        if self.is::<T>() {
+            let b: Box<dyn std::any::Any> = self.0;
+            Ok(*b.downcast::<T>().expect("checked by is"))
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Takes a `T` out of `slot`, leaving any other state there.
+    pub fn take_from<T: ResumeState>(slot: &mut Option<Resume>) -> Option<T> {
+        match slot.take().map(Resume::take::<T>) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(other)) => {
+                *slot = Some(other);
+                None
+            }
+            None => None,
+        }
     }
 }

@@ -117,7 +117,8 @@
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
-use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::hooks::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::strategy::pages::read_data_pages;
 use crate::{DeviceTxPin, HostConfig, HostError, LockLevel, Result};
 use sim::{SimTime, TxId, TxnId};
 use ssd::Isolation;
@@ -666,7 +667,7 @@ fn resume_state(
     }
     if let Some(wb) = ctx.write_back.as_mut() {
         wb.disk = disk;
-        wb.resume = Some(crate::strategy::Resume::new(Resume));
+        wb.resume = Some(crate::hooks::Resume::new(Resume));
     }
     Ok(())
 }

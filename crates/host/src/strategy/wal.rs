@@ -181,8 +181,9 @@
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
 use crate::engine::{data_lpns, fetch, Core, Fetch};
+use crate::hooks::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::lock::FixedHash;
-use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::strategy::pages::read_data_pages;
 use crate::{HostConfig, HostError, Result};
 use sim::{Lpn, SimTime, TxnId};
 use std::collections::{BTreeMap, HashMap};
@@ -362,15 +363,9 @@ fn log_position(cfg: &HostConfig, layout: &crate::data::Layout) -> (Lpn, u32) {
     }
 }
 
-/// The first data-device lpn past what `wal` lays out there (where IPL's `separate` log
-/// regions start).
-pub fn data_device_end(cfg: &HostConfig, layout: &crate::data::Layout) -> u64 {
-    if cfg.separate_log() {
-        data_lpns(layout)
-    } else {
-        data_lpns(layout) + 1 + u64::from(cfg.log_pages)
-    }
-}
+/// The first data-device lpn past what `wal` lays out there (`update::ipl`, which IPL's log
+/// regions start at and which sits below `wal`).
+pub use crate::update::ipl::data_device_end;
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     // Every mutable frame access below and in the engine goes through `Core::frame_mut`.
@@ -464,7 +459,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         },
         last_before: 0,
     });
-    if let Some(Ok(r)) = core.resume.take().map(crate::strategy::Resume::take::<Resume>) {
+    if let Some(Ok(r)) = core.resume.take().map(crate::hooks::Resume::take::<Resume>) {
         // The engine starts on a medium whose restart wrote back (`restart_write_back`):
         // the log continues at the restart's tail, every record of it already issued.
         wal.seq = r.seq;
@@ -1308,7 +1303,7 @@ struct RestartTail {
 #[allow(clippy::too_many_arguments)]
 fn write_back_into(
     ctx: &mut RecoverCtx<'_>,
-    wb: &mut crate::strategy::WriteBack,
+    wb: &mut crate::hooks::WriteBack,
     tail_seq: u64,
     tail_page: Option<Arc<LogPageImage>>,
     keep_from: u64,
@@ -1382,7 +1377,7 @@ fn write_back_into(
         },
     };
     let write = |ctx: &mut RecoverCtx<'_>,
-                 wb: &mut crate::strategy::WriteBack,
+                 wb: &mut crate::hooks::WriteBack,
                  tail: &mut RestartTail,
                  sealed: bool,
                  at: SimTime|
@@ -1414,7 +1409,7 @@ fn write_back_into(
         Ok(())
     };
     let append = |ctx: &mut RecoverCtx<'_>,
-                  wb: &mut crate::strategy::WriteBack,
+                  wb: &mut crate::hooks::WriteBack,
                   tail: &mut RestartTail,
                   rec: LogRec|
      -> Result<u64> {
@@ -1551,7 +1546,7 @@ fn write_back_into(
             .map_err(dev_err("writing the master record".into()))?
     };
     ctx.now = ctx.now.max(master_ack);
-    wb.resume = Some(crate::strategy::Resume::new(Resume {
+    wb.resume = Some(crate::hooks::Resume::new(Resume {
         seq: tail.seq,
         off: tail.off,
         tail: tail.entries,

@@ -246,7 +246,7 @@ mod versions;
 use crate::buffer::Frame;
 use crate::data::PageNo;
 use crate::engine::{data_lpns, Core};
-use crate::strategy::{Admit, Strategy, StrategyInfo};
+use crate::hooks::{Admit, Strategy, StrategyInfo};
 use crate::{HostConfig, HostError, Result};
 use sim::{SimTime, TxnId};
 use std::sync::Arc;
@@ -469,7 +469,7 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
     }
     let mut fc = FlagCommitEx::new(cfg, core, variant, page_bytes, d)?;
     // An engine resumed on a medium whose run-on restart wrote back (`restart.rs`).
-    if let Some(r) = crate::strategy::Resume::take_from::<Resume>(&mut core.resume) {
+    if let Some(r) = crate::hooks::Resume::take_from::<Resume>(&mut core.resume) {
         fc.resume_from(r, core);
     }
     Ok(Box::new(fc))

@@ -8,7 +8,7 @@ use super::layout::{
 use super::{versions_for, Variant};
 use crate::data::PageNo;
 use crate::engine::data_lpns;
-use crate::strategy::{RecoverCtx, RecoveredDb};
+use crate::hooks::{RecoverCtx, RecoveredDb};
 use crate::{HostError, Result};
 use sim::{Lpn, TxnId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,7 +40,7 @@ fn read(
         ssd::ReadOutcome::Unmapped => Ok(None),
         ssd::ReadOutcome::Tag(t)
             if loaded_ok
-                && t == crate::external::loaded_tag(lpn)
+                && t == crate::data::loaded_tag(lpn)
                 && tail.iter().all(|&b| b == 0xFF) =>
         {
             Ok(None)
