@@ -31,8 +31,8 @@
 //!
 //! What it does not cover: continuing the run after recovery.
 
+use crate::data::CommitRec;
 use crate::data::{Effect, Layout};
-use crate::engine::CommitRec;
 use serde::{Deserialize, Serialize};
 use sim::{SimTime, TxnId};
 use workload::db::TxnSpec;

@@ -989,23 +989,8 @@ pub(crate) fn next_txn_after(rec: &HostRecording) -> u64 {
     let m = &rec.metrics;
     n = n.max(m.txns_committed + m.txns_aborted + m.txns_restarted);
     for tag in 1..=rec.tags.len() {
-        if let Some(crate::data::TagContent::FlagCommit(x)) = rec.tags.get(tag) {
-            n = n.max(crate::strategy::flagcommit_ex::max_xid(x));
-        }
-        if let Some(crate::data::TagContent::Log(p)) = rec.tags.get(tag) {
-            for e in &p.entries {
-                use crate::strategy::wal::LogRec as L;
-                let t = match &e.rec {
-                    L::Begin { txn }
-                    | L::Update { txn, .. }
-                    | L::Clr { txn, .. }
-                    | L::Commit { txn, .. }
-                    | L::Abort { txn, .. }
-                    | L::End { txn, .. } => txn.0,
-                    L::CkptBegin | L::CkptEnd { .. } => 0,
-                };
-                n = n.max(t);
-            }
+        if let Some(crate::data::TagContent::Strategy(x)) = rec.tags.get(tag) {
+            n = n.max(x.max_txn());
         }
     }
     n + 1
@@ -1475,4 +1460,21 @@ pub fn tiny_config(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig)
         rollback_ratio: 0.2,
     };
     (h, d)
+}
+
+impl crate::consistency::Contents {
+    /// Builds the chains of `rec`'s commits and the workload's generator as loaded
+    /// (`Contents::of_commits`). `None` when the workload defines no consistency conditions.
+    pub fn new(rec: &HostRecording) -> std::result::Result<Option<Self>, String> {
+        Self::of_commits(&rec.cfg, rec.seed, &rec.layout, &[], &rec.commits)
+    }
+
+    /// As `new`, for a run that started from a recovered database (run-on,
+    /// `check_run_on`): `before` are the commits of the crashed run that database holds.
+    pub fn after(
+        rec: &HostRecording,
+        before: &[CommitRec],
+    ) -> std::result::Result<Option<Self>, String> {
+        Self::of_commits(&rec.cfg, rec.seed, &rec.layout, before, &rec.commits)
+    }
 }

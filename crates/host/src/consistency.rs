@@ -19,9 +19,8 @@
 //! their slots; TPC-B: balances). Workloads without conditions (bank, TATP, records) check
 //! nothing here.
 
-use crate::check::HostRecording;
+use crate::data::CommitRec;
 use crate::data::{Effect, Layout, PageNo};
-use crate::engine::CommitRec;
 use std::collections::BTreeMap;
 use workload::db::{FieldOp, RecOp, Rid, RowContent, TableId, TxnSource};
 
@@ -43,24 +42,26 @@ fn loaded_content(layout: &Layout, p: PageNo, s: u16) -> RowContent {
 }
 
 impl Contents {
-    /// Builds the chains of `rec`'s commits and the workload's generator as loaded. `None`
-    /// when the workload defines no consistency conditions.
-    pub fn new(rec: &HostRecording) -> Result<Option<Contents>, String> {
-        Contents::after(rec, &[])
-    }
-
-    /// As `new`, for a run that started from a recovered database (run-on,
-    /// `check::check_run_on`): `before` are the commits of the crashed run that database
-    /// holds, in commit order, so the chains run from the loaded state through them and
-    /// then through `rec`'s own commits.
-    pub fn after(rec: &HostRecording, before: &[CommitRec]) -> Result<Option<Contents>, String> {
-        let source = crate::source::build(&rec.cfg, rec.seed).map_err(|e| e.to_string())?;
+    /// Builds the chains of a run's commits (`commits`, of the run of `cfg` and `seed` on
+    /// `layout`) after `before` and the workload's generator as loaded. `None` when the
+    /// workload defines no consistency conditions. `before`: for a run that started from a
+    /// recovered database (run-on, `check::check_run_on`), the commits of the crashed run
+    /// that database holds, in commit order, so the chains run from the loaded state
+    /// through them and then through the run's own commits. The checker's entry points
+    /// (`Contents::new`, `Contents::after`) take a recording (`check::HostRecording`).
+    pub fn of_commits(
+        cfg: &crate::HostConfig,
+        seed: u64,
+        layout: &Layout,
+        before: &[CommitRec],
+        commits: &[CommitRec],
+    ) -> Result<Option<Contents>, String> {
+        let source = crate::source::build(cfg, seed).map_err(|e| e.to_string())?;
         if !source.has_consistency() {
             return Ok(None);
         }
-        let layout = &rec.layout;
         let mut chains: BTreeMap<(PageNo, u16), Vec<(u64, RowContent)>> = BTreeMap::new();
-        for c in before.iter().chain(&rec.commits) {
+        for c in before.iter().chain(commits) {
             for op in &c.spec.ops {
                 let Some(eff) = Effect::of(op) else { continue };
                 let rid = op.rid();

@@ -319,6 +319,25 @@ fn schema_max_slots(schema: &Schema) -> u16 {
         .unwrap_or(0)
 }
 
+/// Tags of the loaded database (`external::load_data_area`): this bit and the LPN.
+pub(crate) const LOADED_BIT: u64 = 1 << 61;
+
+/// The tag a loaded database page's part carries at `lpn` (`external::load_data_area`): it
+/// reads back as the page as loaded, like an unmapped page (`state::Core::read_page`,
+/// `strategy::read_data_pages`).
+pub fn loaded_tag(lpn: sim::Lpn) -> u64 {
+    LOADED_BIT | u64::from(lpn.0)
+}
+
+/// A committed transaction, for the oracle (and the ack log, `acklog`).
+#[derive(Clone, Debug)]
+pub struct CommitRec {
+    pub txn: sim::TxnId,
+    pub spec: Arc<workload::db::TxnSpec>,
+    pub issue: sim::SimTime,
+    pub ack: sim::SimTime,
+}
+
 /// An immutable page image.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageImage {
@@ -329,16 +348,56 @@ pub struct PageImage {
 }
 
 /// What a device tag stands for.
+///
+/// The core knows two kinds of content: a part of a page image (every strategy writes
+/// those) and the WAL-style master record. Everything else a strategy writes — a WAL log
+/// page (`strategy::wal::LogPageImage`), a `cfc-ex` version part, log page or master
+/// (`strategy::flagcommit_ex::FcTag`) — is `Strategy`: a value of the strategy's own type
+/// behind `StrategyTag`, which the core stores and never looks into. Only the strategy
+/// that wrote it reads it back (`TagContent::strategy`, a type-checked downcast: a tag of
+/// another strategy's type reads as not its own, as a wrong variant did).
+///
+/// Why a trait object and not an enum with a variant per strategy: an enum here would
+/// name every strategy's types in the data model, so the core would depend on the
+/// strategies above it (an import cycle), and adding a strategy would edit the core. The
+/// downcast is a type-id comparison on reads the restart makes, off the engine's hot path.
 #[derive(Clone, Debug)]
 pub enum TagContent {
     /// Part `part` of a page image.
     Data { image: Arc<PageImage>, part: u32 },
-    /// A log page (WAL): its contents as written.
-    Log(Arc<crate::strategy::wal::LogPageImage>),
     /// The WAL master record: the last complete checkpoint's begin LSN and where redo starts.
     Master { ckpt_lsn: u64, redo_lsn: u64 },
-    /// `flagcommit-ex`: a data part with pending records, a redo log page or its master.
-    FlagCommit(Arc<crate::strategy::flagcommit_ex::FcTag>),
+    /// A strategy's own content (a log page, a version part with pending records, its
+    /// master record).
+    Strategy(Arc<dyn StrategyTag>),
+}
+
+/// A strategy's own device content (`TagContent::Strategy`).
+pub trait StrategyTag: std::any::Any + std::fmt::Debug + Send + Sync {
+    /// The highest transaction id it names (0: none): a run on a recovered medium numbers
+    /// its transactions above every id the medium names (`check::run_on`).
+    fn max_txn(&self) -> u64;
+}
+
+impl TagContent {
+    /// The content as strategy type `T`, if it is one.
+    pub fn strategy<T: StrategyTag>(&self) -> Option<&T> {
+        match self {
+            TagContent::Strategy(x) => (&**x as &dyn std::any::Any).downcast_ref::<T>(),
+            _ => None,
+        }
+    }
+
+    /// As `strategy`, sharing the content.
+    pub fn strategy_arc<T: StrategyTag>(&self) -> Option<Arc<T>> {
+        match self {
+            TagContent::Strategy(x) => {
+                let a: Arc<dyn std::any::Any + Send + Sync> = x.clone();
+                a.downcast::<T>().ok()
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Tag → content, for every device write of a recorded run. Tags are dense from 1.

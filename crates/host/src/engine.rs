@@ -29,397 +29,22 @@
 //! forked from the seed by name; hash maps are only looked up, never iterated.
 
 use crate::buffer::{Frame, Pool, Unbuilt};
-use crate::data::{Effect, Layout, PageImage, PageNo, TagTable};
+pub use crate::data::CommitRec;
+use crate::data::{Effect, Layout, PageNo, TagTable};
+use crate::hooks::{Admit, Strategy, StrategyInfo, WriteBack};
 use crate::lock::{Acquire, LockKey, LockManager, Mode};
 use crate::metrics::{HostMetrics, HostStats};
-use crate::strategy::{self, Strategy};
+pub use crate::state::{data_lpn, data_lpns, Core};
+// Old paths of what moved above the strategies (`entry`): names only, no use.
+pub use crate::entry::{
+    device_pages_needed, device_pages_needed_with, log_device_config, run, run_acked,
+    run_tier_file, run_traced, run_with_snapshot, uses_flash_device,
+};
 use crate::{DeadlockPolicy, HostConfig, HostError, LockLevel, Result};
-use sim::{Histogram, Lpn, Rng, SimTime, TxnId};
-use ssd::{Device, SsdError};
+use sim::{Histogram, Rng, SimTime, TxnId};
+use ssd::Device;
 use std::sync::Arc;
 use workload::db::{RecOp, TxnSource, TxnSpec};
-
-/// The first device page of DB page `p`'s part `k`.
-pub fn data_lpn(layout: &Layout, p: PageNo, k: u32) -> Lpn {
-    Lpn((p.0 * u64::from(layout.parts) + u64::from(k)) as u32)
-}
-
-/// Device pages the data area uses.
-pub fn data_lpns(layout: &Layout) -> u64 {
-    layout.pages * u64::from(layout.parts)
-}
-
-/// State shared by the engine and the strategy.
-pub struct Core {
-    pub cfg: HostConfig,
-    pub layout: Layout,
-    pub device: Device,
-    /// The log device (`host.log_device = "separate"`): the WAL's log pages and master
-    /// record are written here; None: on `device`, after the data pages.
-    pub log_device: Option<Device>,
-    pub pool: Pool,
-    pub tags: TagTable,
-    /// Per DB page: the version a read returns now (None: as loaded), with its first tag.
-    ///
-    /// With `lazy_disk`, the image's `values` may be *taken* (left empty) by `frame_mut`
-    /// when nothing else holds the image (no tag table keeps it): the frame then owns them
-    /// and is dirty, so the entry is replaced by its write-back before any read of the page
-    /// could look at it. Invariant: an entry with taken values belongs to a page with a
-    /// built frame in the pool (`check_disk`).
-    pub disk: Vec<Option<(u64, Arc<PageImage>)>>,
-    /// The strategy builds every frame through `Core::frame_mut` (never `Pool::frame_mut`
-    /// directly), so a fetch may install `buffer::Unbuilt::Disk` frames and a build may take
-    /// the disk image's values instead of copying them. Set by the strategy's `create`
-    /// (`wal`); default off.
-    pub lazy_disk: bool,
-    /// Builds that took a disk image's values instead of copying them (not a metric: for
-    /// tests and profiles).
-    pub disk_values_taken: u64,
-    pub stats: HostStats,
-    /// The device commands issued, as a `txn` trace (when capturing one).
-    pub trace: Option<Vec<workload::txn::Timed>>,
-    /// Net bytes modified per written page (`update::net`).
-    pub net: crate::update::net::NetBytes,
-    /// Device pages a read of a DB page reads besides its own parts (`ipl`: the log pages
-    /// of its erase unit holding records for it), and how many such reads were made.
-    pub also_read: std::collections::BTreeMap<u64, Vec<Lpn>>,
-    pub also_read_pages: u64,
-    /// The number of the transaction whose attempt `Strategy::begin` is starting:
-    /// transactions are numbered 1, 2, … in the order clients take them from the workload,
-    /// and a restart keeps its number (as wait-die keeps its timestamp), while every
-    /// attempt gets a fresh `TxnId`. PCMLogging's XIDs (§4's residence clock) use it.
-    pub txn_number: u64,
-    /// A file-backed run of a PCM strategy: the tier image its PCM and disk write through to
-    /// (`media::tier_file`), attached by the strategy's `create` after formatting.
-    pub tier_sink: Option<media::tier_file::TierSink>,
-    /// An engine resumed on a recovered medium (`Engine::resume`): the strategy's state its
-    /// restart left, taken by the strategy's `create`.
-    pub resume: Option<crate::strategy::Resume>,
-}
-
-impl Core {
-    /// Notes a device command in the captured trace (if any).
-    pub fn trace(&mut self, at: SimTime, cmd: workload::txn::TxCmd) {
-        if let Some(t) = self.trace.as_mut() {
-            t.push(workload::txn::Timed {
-                time_ns: at.as_ns(),
-                cmd,
-            });
-        }
-    }
-
-    /// The device holding the log and the master record: the log device when there is one.
-    pub fn log_dev(&mut self) -> &mut Device {
-        match self.log_device.as_mut() {
-            Some(d) => d,
-            None => &mut self.device,
-        }
-    }
-
-    /// Writes log page number `seq` (already tagged) to `lpn` of the log's device as a
-    /// plain, durable-at-ack write, noting it in the trace and the log-page counter; returns
-    /// the ack instant.
-    pub fn write_log_page(
-        &mut self,
-        lpn: Lpn,
-        tag: u64,
-        seq: u64,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        let t = self.write_traced(lpn, tag, now, || format!("writing log page {seq}"))?;
-        self.stats.log_page_writes += 1;
-        if self.cfg.fault_log_acked_at_issue {
-            // The planted bug (`HostConfig::fault_log_acked_at_issue`).
-            return Ok(now);
-        }
-        Ok(t)
-    }
-
-    /// Writes a strategy's master record (the root its restart starts from) at `lpn`: a plain
-    /// write, traced like a log page but not counted as one.
-    pub fn write_master(&mut self, lpn: Lpn, tag: u64, now: SimTime) -> Result<SimTime> {
-        self.write_traced(lpn, tag, now, || "writing the master record".into())
-    }
-
-    /// A traced plain write of one page of the log's device; `what` names it in an error.
-    /// (A run with a log device captures no trace: `run_with` refuses it.)
-    fn write_traced(
-        &mut self,
-        lpn: Lpn,
-        tag: u64,
-        now: SimTime,
-        what: impl FnOnce() -> String,
-    ) -> Result<SimTime> {
-        self.trace(
-            now,
-            workload::txn::TxCmd::Write {
-                tx: None,
-                lpn,
-                pages: 1,
-            },
-        );
-        self.log_dev()
-            .write_plain(lpn, tag, now)
-            .map_err(|error| HostError::Device {
-                at: now,
-                what: what(),
-                error,
-            })
-    }
-
-    /// The error of a failed device command. `what` is built even when the command
-    /// succeeds: on per-command paths, format the message inside a `map_err` closure.
-    pub fn dev_err(at: SimTime, what: impl Into<String>) -> impl FnOnce(SsdError) -> HostError {
-        let what = what.into();
-        move |error| HostError::Device { at, what, error }
-    }
-
-    /// Hints the CPU to fetch `page`'s entries in the pool's page map and in `disk` (a fetch
-    /// of it follows soon). Changes speed only.
-    #[inline]
-    pub fn prefetch_page(&self, page: PageNo) {
-        self.pool.prefetch(page);
-        if let Some(d) = self.disk.get(page.0 as usize) {
-            sim::mem::prefetch(d);
-        }
-    }
-
-    /// The values of `page` as the device holds them now.
-    pub fn disk_image(&self, page: PageNo) -> (Vec<u64>, u64) {
-        match &self.disk[page.0 as usize] {
-            Some((_, img)) => {
-                debug_assert!(
-                    !img.values.is_empty(),
-                    "page {}'s disk image was taken by its frame",
-                    page.0
-                );
-                (img.values.clone(), img.lsn)
-            }
-            None => (self.layout.initial_page(page), 0),
-        }
-    }
-
-    /// Frame `f`, its values built. An `Unbuilt::Disk` frame takes the disk image's values
-    /// when no one else holds the image (`disk`'s invariant) and copies them otherwise;
-    /// every other frame is built by `Pool::frame_mut`.
-    pub fn frame_mut(&mut self, f: u32) -> &mut Frame {
-        if self.pool.frame(f).refers_to_disk() {
-            let page = self.pool.frame(f).page;
-            let (values, lsn) = match &mut self.disk[page.0 as usize] {
-                Some((_, img)) => {
-                    let lsn = img.lsn;
-                    let values = match Arc::get_mut(img) {
-                        Some(own) => {
-                            self.disk_values_taken += 1;
-                            std::mem::take(&mut own.values)
-                        }
-                        None => img.values.clone(),
-                    };
-                    debug_assert!(!values.is_empty(), "page {}'s disk image was taken", page.0);
-                    (values, lsn)
-                }
-                None => (self.layout.initial_page(page), 0),
-            };
-            self.pool.build_from_disk(f, values, lsn);
-        }
-        self.pool.frame_mut(f)
-    }
-
-    /// `disk`'s invariant: every entry whose values were taken belongs to a page with a
-    /// built frame in the pool.
-    pub fn check_disk(&self) -> std::result::Result<(), String> {
-        for (p, d) in self.disk.iter().enumerate() {
-            if let Some((_, img)) = d {
-                if img.values.is_empty() {
-                    let ok = self
-                        .pool
-                        .find(PageNo(p as u64))
-                        .is_some_and(|f| self.pool.frame(f).is_built());
-                    if !ok {
-                        return Err(format!(
-                            "page {p}'s disk image was taken but no built frame holds it"
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Forgets the contents of every tag the medium no longer holds (`TagTable::retain`):
-    /// a run that measures its recovery at the end needs only those a read of the medium
-    /// can return then, and a tag that left the medium (its page overwritten elsewhere and
-    /// erased) never comes back. Called between events, when every tag allocated has been
-    /// written (each strategy allocates a write's tags in the call that issues it). Results
-    /// are unchanged: recovery reads only tags on the medium, and an unknown tag is an
-    /// error, not a guess (so a tag forgotten too early fails the run loudly).
-    pub fn prune_tags(&mut self) {
-        let n = self.tags.len() as usize;
-        let mut live = vec![false; n + 1];
-        let mut mark = |t: u64| {
-            if let Some(x) = live.get_mut(t as usize) {
-                *x = true;
-            }
-        };
-        self.device.core.nand.image().for_each_tag(&mut mark);
-        // The log device's pages name log and master tags.
-        if let Some(l) = &self.log_device {
-            l.core.nand.image().for_each_tag(&mut mark);
-        }
-        self.tags.retain(|t| live[t as usize]);
-    }
-
-    /// Allocates the tags of a new image of `img.page` (one per part, consecutive).
-    pub fn tag_image(&mut self, img: &Arc<PageImage>) -> u64 {
-        let mut first = 0;
-        for k in 0..self.layout.parts {
-            let t = self.tags.add(|| crate::data::TagContent::Data {
-                image: img.clone(),
-                part: k,
-            });
-            if k == 0 {
-                first = t;
-            }
-        }
-        first
-    }
-
-    /// Reads every part of `page`; returns when the last read completes.
-    pub fn read_page(&mut self, page: PageNo, now: SimTime) -> Result<SimTime> {
-        let mut end = now;
-        self.trace(
-            now,
-            workload::txn::TxCmd::Read {
-                lpn: data_lpn(&self.layout, page, 0),
-                pages: self.layout.parts,
-            },
-        );
-        for k in 0..self.layout.parts {
-            self.device
-                .core
-                .prefetch_page(data_lpn(&self.layout, page, k));
-        }
-        for k in 0..self.layout.parts {
-            let lpn = data_lpn(&self.layout, page, k);
-            let (o, t) = self
-                .device
-                .read(lpn, now)
-                .map_err(|error| HostError::Device {
-                    at: now,
-                    what: format!("reading {lpn}"),
-                    error,
-                })?;
-            #[cfg(debug_assertions)]
-            {
-                let want = match &self.disk[page.0 as usize] {
-                    Some((t0, _)) => ssd::ReadOutcome::Tag(t0 + u64::from(k)),
-                    None => ssd::ReadOutcome::Unmapped,
-                };
-                // A page as loaded is unmapped, or holds its loaded tag on a device the
-                // database was loaded onto (`external::load_data_area`).
-                let loaded = want == ssd::ReadOutcome::Unmapped
-                    && o == ssd::ReadOutcome::Tag(crate::external::loaded_tag(lpn));
-                if o != want && !loaded {
-                    return Err(HostError::Stuck(format!(
-                        "internal: {lpn} reads {o:?}, the host expects {want:?}"
-                    )));
-                }
-            }
-            let _ = o;
-            end = end.max(t);
-        }
-        if let Some(extra) = self.also_read.get(&page.0) {
-            for lpn in extra.clone() {
-                let (_, t) = self
-                    .device
-                    .read(lpn, now)
-                    .map_err(Core::dev_err(now, format!("reading log page {lpn}")))?;
-                end = end.max(t);
-                self.also_read_pages += 1;
-            }
-        }
-        self.stats.page_reads += 1;
-        Ok(end)
-    }
-
-    /// Issues one device write per part of a new image of `img.page`, through `write`
-    /// (plain, or inside device transaction `tx`). Returns the first tag and when the last
-    /// write completes.
-    pub fn write_image(
-        &mut self,
-        img: &Arc<PageImage>,
-        tx: Option<sim::TxId>,
-        now: SimTime,
-        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
-    ) -> Result<(u64, SimTime)> {
-        self.write_image_traced(img, tx, false, now, write)
-    }
-
-    /// `write_image` for the last page a device transaction writes at commit: the last
-    /// part's write goes with the COMMIT (`write` calls `Device::commit_write` for it), and
-    /// the trace shows it on the COMMIT line.
-    pub fn write_image_with_commit(
-        &mut self,
-        img: &Arc<PageImage>,
-        tx: sim::TxId,
-        now: SimTime,
-        write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
-    ) -> Result<(u64, SimTime)> {
-        self.write_image_traced(img, Some(tx), true, now, write)
-    }
-
-    fn write_image_traced(
-        &mut self,
-        img: &Arc<PageImage>,
-        tx: Option<sim::TxId>,
-        commit_last: bool,
-        now: SimTime,
-        mut write: impl FnMut(&mut Device, Lpn, u64) -> std::result::Result<SimTime, SsdError>,
-    ) -> Result<(u64, SimTime)> {
-        let t0 = self.tag_image(img);
-        let parts = self.layout.parts;
-        let plain = if commit_last { parts - 1 } else { parts };
-        if plain > 0 {
-            self.trace(
-                now,
-                workload::txn::TxCmd::Write {
-                    tx,
-                    lpn: data_lpn(&self.layout, img.page, 0),
-                    pages: plain,
-                },
-            );
-        }
-        if let (true, Some(tx)) = (commit_last, tx) {
-            self.trace(
-                now,
-                workload::txn::TxCmd::Commit {
-                    tx,
-                    write: Some(data_lpn(&self.layout, img.page, parts - 1)),
-                },
-            );
-        }
-        let mut end = now;
-        for k in 0..self.layout.parts {
-            self.device
-                .core
-                .prefetch_page(data_lpn(&self.layout, img.page, k));
-        }
-        for k in 0..self.layout.parts {
-            let lpn = data_lpn(&self.layout, img.page, k);
-            let t = write(&mut self.device, lpn, t0 + u64::from(k)).map_err(|error| {
-                HostError::Device {
-                    at: now,
-                    what: format!("writing {lpn}"),
-                    error,
-                }
-            })?;
-            end = end.max(t);
-        }
-        self.stats.page_writes += 1;
-        self.net.written(img.page, u64::from(self.cfg.page_bytes));
-        Ok((t0, end))
-    }
-}
 
 /// The outcome of a fetch.
 pub enum Fetch {
@@ -511,13 +136,11 @@ pub fn fetch_for(
     Ok(Fetch::Ready(f, ready))
 }
 
-/// A committed transaction, for the oracle.
-#[derive(Clone, Debug)]
-pub struct CommitRec {
-    pub txn: TxnId,
-    pub spec: Arc<TxnSpec>,
-    pub issue: SimTime,
-    pub ack: SimTime,
+/// What `Engine::build` takes from above the core (`entry`): the strategy registry and a
+/// fact about the configuration that depends on the PCM family's external store.
+pub(crate) struct Above {
+    pub lookup: fn(&str) -> Result<&'static StrategyInfo>,
+    pub uses_flash_device: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -596,7 +219,7 @@ pub struct HostRun {
     /// The device commands, in time order (when captured).
     pub trace: Option<Vec<workload::txn::Timed>>,
     /// PCM strategies: their PCM and disk write logs (when recording).
-    pub tier: Option<crate::pcm_tier::TierLog>,
+    pub tier: Option<crate::hooks::TierLog>,
     /// TPC-C: the calls the run made on its source (when recording; `source::Journaled`),
     /// from which a run on a recovered medium takes up the generator's committed view.
     pub journal: Option<Vec<crate::source::GenEvent>>,
@@ -604,10 +227,10 @@ pub struct HostRun {
 
 pub struct Engine {
     pub core: Core,
-    strat: Box<dyn Strategy>,
+    pub(crate) strat: Box<dyn Strategy>,
     source: Box<dyn TxnSource>,
     /// The journal of `source`'s calls (`source::Journaled`; recorded TPC-C runs).
-    journal: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::source::GenEvent>>>>,
+    pub(crate) journal: Option<std::sync::Arc<std::sync::Mutex<Vec<crate::source::GenEvent>>>>,
     locks: LockManager,
     clients: Vec<Client>,
     queue: sim::EventQueue<Ev>,
@@ -691,155 +314,13 @@ pub fn parts_for(cfg: &HostConfig, flash_page_bytes: u32) -> Result<u32> {
     Ok(cfg.page_bytes / flash_page_bytes)
 }
 
-/// The PCM strategies, whose database lives on a PCM tier over an external store
-/// (`host.pcm.external`): they use the flash device only when that store is the emulated SSD.
-pub fn uses_flash_device(cfg: &HostConfig) -> bool {
-    let pcm = matches!(
-        cfg.strategy.as_str(),
-        "pcmlogging" | "pcmlogging-page" | "wal-pcm" | "scmlogging"
-    );
-    !pcm || crate::external::is_emulated(&cfg.pcm.external)
-}
-
-/// Logical device pages the configured host run needs on a device of `flash_page_bytes`
-/// pages: the database (`data_lpns`) and what the strategy lays out after it, by the same
-/// rules the strategies refuse a small device with (`wal`: master and log; `cfc-ex` /
-/// `afc-ex`: one data copy per version slot, master and log; `ipl`: its log regions; the
-/// PCM strategies: only their external store's pages when it is the emulated SSD, else 0).
-/// Learns the database's size from the workload's schema (`source::schema`: a trace's head).
-pub fn device_pages_needed(cfg: &HostConfig, flash_page_bytes: u32, seed: u64) -> Result<u64> {
-    if !uses_flash_device(cfg) {
-        return Ok(0);
-    }
-    let schema = crate::source::schema(cfg, seed)?;
-    device_pages_needed_with(cfg, flash_page_bytes, &schema)
-}
-
-/// `device_pages_needed` for a workload whose schema is already known (`source::schema` of
-/// the same configuration and seed): a caller that sizes many configurations of one
-/// workload builds its source once.
-pub fn device_pages_needed_with(
-    cfg: &HostConfig,
-    flash_page_bytes: u32,
-    schema: &workload::db::Schema,
-) -> Result<u64> {
-    if !uses_flash_device(cfg) {
-        return Ok(0);
-    }
-    let parts = parts_for(cfg, flash_page_bytes)?;
-    // The schema's page count is what `data_lpns` of the layout gives, without building the
-    // per-page map (a database sized by a huge `max_txns` is refused before any allocation).
-    let pages = schema.pages_max();
-    let d = pages.saturating_mul(u64::from(parts));
-    let log = u64::from(cfg.log_pages);
-    Ok(match cfg.strategy.as_str() {
-        "wal" => {
-            let ipl = if cfg.update == "ipl" {
-                crate::update::ipl::log_lpns_needed(cfg, pages, flash_page_bytes)
-            } else {
-                0
-            };
-            if cfg.separate_log() {
-                // The log device has the data device's configuration: each must hold its
-                // part (the data and IPL's log regions; the master and the log).
-                (d + ipl).max(1 + log)
-            } else {
-                d + 1 + log + ipl
-            }
-        }
-        "flagcommit-ex" | "cfc-ex" | "afc-ex" => {
-            let versions = crate::strategy::flagcommit_ex::versions_for(cfg.max_c);
-            d.saturating_mul(u64::from(versions)) + 1 + log
-        }
-        "wal-pcm" => d + log * u64::from(parts),
-        _ => d,
-    })
-}
-
 impl Engine {
-    /// An engine on a freshly formatted `device`. `record` keeps the tag table, the commit
-    /// log and the NAND operation log for the crash checker.
-    pub fn new(
-        cfg: &HostConfig,
-        device: Device,
-        source: Box<dyn TxnSource>,
-        seed: u64,
-        record: bool,
-    ) -> Result<Engine> {
-        Engine::build(cfg, device, None, source, seed, record, None, None)
-    }
-
-    /// As `new`; a PCM strategy's PCM and disk write through to `tier` (a file-backed run,
-    /// `media::tier_file`). Refused for the strategies without a PCM tier.
-    pub fn new_with_tier(
-        cfg: &HostConfig,
-        device: Device,
-        source: Box<dyn TxnSource>,
-        seed: u64,
-        record: bool,
-        tier: Option<media::tier_file::TierSink>,
-    ) -> Result<Engine> {
-        Engine::build(cfg, device, None, source, seed, record, tier, None)
-    }
-
-    /// As `new`, with the log on `log_device` (`host.log_device = "separate"`, which needs
-    /// one; "shared" refuses one). Both devices run on the engine's one clock.
-    pub fn with_log_device(
-        cfg: &HostConfig,
-        device: Device,
-        log_device: Option<Device>,
-        source: Box<dyn TxnSource>,
-        seed: u64,
-        record: bool,
-    ) -> Result<Engine> {
-        Engine::build(cfg, device, log_device, source, seed, record, None, None)
-    }
-
-    /// An engine on a recovered `device` whose restart wrote its results back (`wb`,
-    /// `strategy::WriteBack`): the tag table continues the one the medium's tags come from,
-    /// the data area holds `wb.disk`, the strategy takes up its restart's state, and the
-    /// first transaction gets id `next_txn` (above every id the medium's log may name). A
-    /// strategy whose restart left no state to resume from is refused.
+    /// The engine for `cfg`. What it needs from above the core comes in `above`: the
+    /// strategy registry, looked up here by `host.strategy` (after the checks before it, so
+    /// a bad configuration is refused with the same message in the same order as ever), and
+    /// whether the configuration uses the flash device (`entry::uses_flash_device`).
     #[allow(clippy::too_many_arguments)]
-    pub fn resume(
-        cfg: &HostConfig,
-        device: Device,
-        source: Box<dyn TxnSource>,
-        seed: u64,
-        record: bool,
-        wb: crate::strategy::WriteBack,
-        next_txn: u64,
-    ) -> Result<Engine> {
-        Engine::resume_with_log_device(cfg, device, None, source, seed, record, wb, next_txn)
-    }
-
-    /// As `resume`, with the recovered log device (`host.log_device = "separate"`) the
-    /// restart wrote its log records and master to.
-    #[allow(clippy::too_many_arguments)]
-    pub fn resume_with_log_device(
-        cfg: &HostConfig,
-        device: Device,
-        log_device: Option<Device>,
-        source: Box<dyn TxnSource>,
-        seed: u64,
-        record: bool,
-        wb: crate::strategy::WriteBack,
-        next_txn: u64,
-    ) -> Result<Engine> {
-        Engine::build(
-            cfg,
-            device,
-            log_device,
-            source,
-            seed,
-            record,
-            None,
-            Some((wb, next_txn)),
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn build(
+    pub(crate) fn build(
         cfg: &HostConfig,
         device: Device,
         log_device: Option<Device>,
@@ -847,7 +328,8 @@ impl Engine {
         seed: u64,
         record: bool,
         tier: Option<media::tier_file::TierSink>,
-        resume: Option<(crate::strategy::WriteBack, u64)>,
+        resume: Option<(WriteBack, u64)>,
+        above: Above,
     ) -> Result<Engine> {
         cfg.validate()?;
         if tier.is_some() && !crate::acklog::uses_pcm_tier(&cfg.strategy) {
@@ -869,7 +351,7 @@ impl Engine {
                 ),
             });
         }
-        let info = strategy::lookup(&cfg.strategy)?;
+        let info = (above.lookup)(&cfg.strategy)?;
         (info.check)(cfg, device.info())?;
         let mut cfg = cfg.clone();
         if cfg.lock_level == crate::LockLevel::Auto {
@@ -882,7 +364,7 @@ impl Engine {
             .map_err(|e| HostError::Workload(e.what))?;
         let parts = parts_for(cfg, device.core.geo.page_bytes)?;
         // A PCM strategy over a disk or the Table 2 SSD model leaves the flash device unused.
-        if uses_flash_device(cfg) {
+        if above.uses_flash_device {
             check_fits(cfg, source.as_ref(), parts, device.logical_pages())?;
         }
         let layout = Layout::from_source(source.as_ref(), parts);
@@ -1334,13 +816,13 @@ impl Engine {
             // bind points made that quadratic in its operations).
             if let Some(eff) = Effect::of(op) {
                 match self.strat.admit(c, page, now) {
-                    strategy::Admit::Yes => {}
-                    strategy::Admit::Restart => return self.end_txn(c, now, End::Restart),
+                    Admit::Yes => {}
+                    Admit::Restart => return self.end_txn(c, now, End::Restart),
                     // Blocked (Flag Commit Algorithm 1 line 16): wait until one of `by` ends
                     // (`on_finished` wakes it), then try the operation again (the lock is
                     // still held; the refetch is not counted). The wait is in the wait-for
                     // graph, so a deadlock through it is resolved like a lock deadlock.
-                    strategy::Admit::Block(by) => {
+                    Admit::Block(by) => {
                         let cl = &mut self.clients[c as usize];
                         cl.phase = Phase::WaitAdmit;
                         cl.blocked_by = by;
@@ -1741,226 +1223,91 @@ impl Engine {
     }
 }
 
-/// Builds an engine for `cfg` on `device` (made from `dcfg`, needed to recover it) with the
-/// configured workload and runs it.
-pub fn run(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    record: bool,
-) -> Result<HostRun> {
-    run_traced(cfg, dcfg, device, seed, record, false)
-}
-
-/// As `run`; with `trace`, the device commands are captured (`HostRun::trace`, in time
-/// order).
-pub fn run_traced(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    record: bool,
-    trace: bool,
-) -> Result<HostRun> {
-    run_acked(cfg, dcfg, device, seed, record, trace, None)
-}
-
-/// As `run_traced`; with `acks`, every commit's issue and ack is reported to it as it
-/// happens (`acklog`, the file-backed run's ack log).
-pub fn run_acked(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    record: bool,
-    trace: bool,
-    acks: Option<crate::acklog::AckSink>,
-) -> Result<HostRun> {
-    run_with(cfg, dcfg, device, seed, record, trace, acks, None, None).map(|(r, _)| r)
-}
-
-/// As `run_acked`, for a PCM strategy whose PCM and disk write through to the tier image
-/// `tier` (a file-backed run, `media::tier_file`).
-pub fn run_tier_file(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    acks: Option<crate::acklog::AckSink>,
-    tier: media::tier_file::TierSink,
-) -> Result<HostRun> {
-    run_with(
-        cfg,
-        dcfg,
-        device,
-        seed,
-        false,
-        false,
-        acks,
-        None,
-        Some(tier),
-    )
-    .map(|(r, _)| r)
-}
-
-/// As `run`, keeping the metrics as they were when `warmup` transactions had been handed
-/// out (`Engine::set_snapshot_at`; None if the run has no more than `warmup`).
-pub fn run_with_snapshot(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    warmup: u64,
-) -> Result<(HostRun, Option<HostMetrics>)> {
-    run_with(
-        cfg,
-        dcfg,
-        device,
-        seed,
-        false,
-        false,
-        None,
-        Some(warmup),
-        None,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_with(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    device: Device,
-    seed: u64,
-    record: bool,
-    trace: bool,
-    acks: Option<crate::acklog::AckSink>,
-    snapshot_at: Option<u64>,
-    tier: Option<media::tier_file::TierSink>,
-) -> Result<(HostRun, Option<HostMetrics>)> {
-    let wall = std::time::Instant::now();
-    let mut source: Box<dyn TxnSource> = crate::source::build(cfg, seed)?;
-    // A recorded TPC-C run keeps the journal of its generator's calls: a run on its
-    // recovered medium takes up the committed view from it (`source::take_up`).
-    let mut journal = None;
-    if record && cfg.workload == "tpcc" {
-        let (j, log) = crate::source::Journaled::new(source);
-        source = Box::new(j);
-        journal = Some(log);
-    }
-    let protocol = device.info().name;
-    let log_device = if cfg.separate_log() {
-        if trace {
-            return Err(HostError::Config {
-                key: "host.log_device".into(),
-                reason: "a captured txn trace is one device's commands; \"separate\" issues them to two devices (use \"shared\" to capture a trace)".into(),
-            });
+/// The report's metrics, from the engine's state (here rather than in `metrics`, which is
+/// below the core and names neither `Core` nor `Strategy`).
+impl HostMetrics {
+    #[allow(clippy::too_many_arguments)]
+    pub fn collect(
+        core: &Core,
+        strat: &dyn Strategy,
+        protocol: &str,
+        workload: String,
+        now: SimTime,
+        txn: &Histogram,
+        commit: &Histogram,
+        base_nand: &media::NandCounters,
+        base_ftl: &ssd::FtlStats,
+        base_busy_ns: u64,
+        wall_s: f64,
+    ) -> HostMetrics {
+        let s = core.stats;
+        let n = core.device.core.nand.counters();
+        let f = core.device.core.stats;
+        let busy = core.device.core.nand.array_busy_ns() - base_busy_ns;
+        let gc = f.gc_busy_ns - base_ftl.gc_busy_ns;
+        let sim = now.as_ns();
+        let accesses = s.buffer_hits + s.buffer_misses;
+        HostMetrics {
+            strategy: strat.name().into(),
+            protocol: protocol.into(),
+            workload,
+            clients: core.cfg.clients,
+            buffer_frames: core.cfg.buffer_frames,
+            lock_level: format!("{:?}", core.cfg.lock_level).to_lowercase(),
+            txns_committed: s.committed,
+            txns_aborted: s.aborted,
+            txns_restarted: s.restarted,
+            sim_time_ns: sim,
+            throughput_per_s: if sim == 0 {
+                0.0
+            } else {
+                s.committed as f64 / (sim as f64 / 1e9)
+            },
+            txn_time_ns: txn.percentiles(),
+            commit_latency_ns: commit.percentiles(),
+            txn_time_hist: txn.clone(),
+            lock_waits: s.lock_waits,
+            deadlocks: s.deadlocks,
+            buffer_hit_ratio: if accesses == 0 {
+                0.0
+            } else {
+                s.buffer_hits as f64 / accesses as f64
+            },
+            stats: s,
+            log_bytes: s.log_bytes,
+            log_pages: s.log_page_writes,
+            nand_reads: (n.reads + n.oob_reads) - (base_nand.reads + base_nand.oob_reads),
+            nand_programs: n.programs - base_nand.programs,
+            nand_partial_programs: n.partial_programs - base_nand.partial_programs,
+            nand_erases: n.erases - base_nand.erases,
+            gc_time_ns: gc,
+            gc_share: if busy == 0 {
+                0.0
+            } else {
+                gc as f64 / busy as f64
+            },
+            array_busy_ns: busy,
+            strategy_counters: strat
+                .counters()
+                .into_iter()
+                .chain(
+                    (core.cfg.update == "ipl")
+                        .then_some(("ipl_log_page_reads", core.also_read_pages)),
+                )
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            net_bytes: core.net.metrics(),
+            recovery: None,
+            log_device: None,
+            wall_time_s: wall_s,
         }
-        Some(
-            Device::in_memory(&log_device_config(dcfg)).map_err(|e| HostError::Config {
-                key: "host.log_device".into(),
-                reason: format!("building the log device: {e}"),
-            })?,
-        )
-    } else {
-        None
-    };
-    let mut e = Engine::build(cfg, device, log_device, source, seed, record, tier, None)?;
-    e.journal = journal;
-    if trace {
-        e.capture_trace();
     }
-    if let Some(s) = acks {
-        e.set_ack_sink(s);
-    }
-    if let Some(n) = snapshot_at {
-        e.set_snapshot_at(n);
-    }
-    e.run()?;
-    let snapshot = e.take_snapshot();
-    let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
-    if cfg.measure_recovery {
-        m.recovery = Some(match e.strat.measure_recovery(e.now) {
-            Some(r) => r?,
-            None => measure_recovery(cfg, dcfg, &mut e.core, e.now)?,
-        });
-    }
-    Ok((e.into_run(m), snapshot))
-}
-
-/// The configuration of the log device (`host.log_device = "separate"`): a fresh device of
-/// the data device's configuration (same preset, geometry, timing and FTL; the plain FTL,
-/// which is what `wal` runs on).
-pub fn log_device_config(dcfg: &ssd::DeviceConfig) -> ssd::DeviceConfig {
-    let mut d = dcfg.clone();
-    d.protocol.name = "none".into();
-    d
-}
-
-/// Cuts power at the end of a run (nothing in flight is lost: the image is taken after every
-/// command was issued, so in-flight operations count as persisted) and restarts: the device's
-/// recovery, then the strategy's.
-///
-/// The run is over, so the restart takes the medium itself (`Nand::take_for_restart`), not a
-/// copy: a copy of a 32 GiB device's image beside the live one, plus the restarted device,
-/// was most of a recovery point's peak memory. The restart sees the same pages with idle
-/// resources and zero counters either way, so the figures are the same. A recorded run (its
-/// operation log belongs to the crash checker) or an image file (a restart must not write
-/// it) is copied as before.
-fn measure_recovery(
-    cfg: &HostConfig,
-    dcfg: &ssd::DeviceConfig,
-    core: &mut Core,
-    now: SimTime,
-) -> Result<crate::metrics::HostRecoveryMetrics> {
-    let wall = std::time::Instant::now();
-    let live = &mut core.device.core.nand;
-    let nand = match live.take_for_restart() {
-        Some(n) => n,
-        None => media::Nand::from_image(live.image().clone(), live.timing().clone()),
-    };
-    let (mut dev, mut rep) =
-        Device::recover(dcfg, nand).map_err(Core::dev_err(now, "device recovery after the run"))?;
-    // The log device restarts beside the data device: the two scans overlap (independent
-    // devices), so the device phase takes the longer one and reads the pages of both.
-    let mut log_dev = match core.log_device.as_mut() {
-        Some(l) => {
-            let live = &mut l.core.nand;
-            let nand = match live.take_for_restart() {
-                Some(n) => n,
-                None => media::Nand::from_image(live.image().clone(), live.timing().clone()),
-            };
-            let (d, r) = Device::recover(&log_device_config(dcfg), nand)
-                .map_err(Core::dev_err(now, "log device recovery after the run"))?;
-            rep.time_ns = rep.time_ns.max(r.time_ns);
-            rep.pages_read += r.pages_read;
-            Some(d)
-        }
-        None => None,
-    };
-    let info = strategy::lookup(&cfg.strategy)?;
-    let mut ctx = strategy::RecoverCtx {
-        cfg,
-        layout: &core.layout,
-        device: &mut dev,
-        log_device: log_dev.as_mut(),
-        tags: &core.tags,
-        now: SimTime::from_ns(rep.time_ns),
-        write_back: None,
-    };
-    let db = (info.recover)(&mut ctx)?;
-    Ok(crate::metrics::HostRecoveryMetrics {
-        device_time_ns: rep.time_ns,
-        device_pages_read: rep.pages_read,
-        time_ns: rep.time_ns + db.time_ns,
-        pages_read: rep.pages_read + db.pages_read,
-        wall_time_s: wall.elapsed().as_secs_f64(),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entry::measure_recovery;
 
     /// A small TPC-C on `wal`: 16 frames (many write-backs) and a checkpoint every 4 KiB of
     /// log (many in-place checkpoint writes).

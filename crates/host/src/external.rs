@@ -39,7 +39,7 @@
 //! Does not: share the device with another store, trim, or write anything but DB and log
 //! pages (no superblock: the layout follows from the configuration).
 
-use crate::data::{Layout, PageNo};
+use crate::data::{Layout, PageNo, LOADED_BIT};
 use crate::engine::{data_lpns, Core};
 use crate::strategy::wal_pcm::DISK_LOG_BASE;
 use crate::{HostConfig, HostError, Result};
@@ -56,15 +56,8 @@ pub const EMULATED: &str = "emulated";
 /// Tags the store writes carry this bit, so a tag left on the device by an earlier use
 /// (an aged device) is never taken for one of the store's pages.
 const TAG_BIT: u64 = 1 << 62;
-/// Tags of the loaded database (`load_database`, `load_data_area`): this bit and the LPN.
-const LOADED_BIT: u64 = 1 << 61;
-
-/// The tag a loaded database page's part carries at `lpn` (`load_data_area`): it reads back
-/// as the page as loaded, like an unmapped page (`engine::Core::read_page`,
-/// `strategy::read_data_pages`).
-pub fn loaded_tag(lpn: Lpn) -> u64 {
-    LOADED_BIT | u64::from(lpn.0)
-}
+/// The tag a loaded database page's part carries (`data::loaded_tag`).
+pub use crate::data::loaded_tag;
 
 /// Programs every part of every DB page of `cfg`'s database with its loaded tag
 /// (`loaded_tag`), plain writes at the device's idle instant: the database as loaded, on

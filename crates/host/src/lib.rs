@@ -33,8 +33,15 @@
 //! - `wal-pcm`, `scmlogging`: PCMLogging §6.1's WAL baselines over the same tier (ARIES with
 //!   a PCM page cache and log buffer / with the whole log in PCM; `strategy::wal_pcm`).
 //!
-//! Not here (yet): the device-side commit flags of CFC_ex/AFC_ex, update strategies other
-//! than out-of-place page writes.
+//! Update strategies (`host.update`, `update`): out-of-place page writes, In-Place Appends
+//! (`ipa`, `ipa-block`: a page's changed bytes appended to its flash page) and in-page
+//! logging (`ipl`: per erase unit log regions), composed into `wal`.
+//!
+//! Layers (docs/ARCHITECTURE.md, "Host core"): the data model (`data`, `lock`, `buffer`),
+//! the shared state (`state::Core`), the seam (`hooks`: the `Strategy` trait and what it
+//! exchanges), the event loop (`engine`) — none of which names a strategy — then the
+//! strategies (`strategy::*`, `update::*`), their registry (`strategy`), the entry points
+//! that look a strategy up and run it (`entry`), and the checkers (`check`).
 
 pub mod acklog;
 pub mod bank;
@@ -44,7 +51,9 @@ pub mod consistency;
 pub mod data;
 pub mod deadlock;
 pub mod engine;
+pub mod entry;
 pub mod external;
+pub mod hooks;
 pub mod lock;
 pub mod lru;
 pub mod metrics;
@@ -53,6 +62,7 @@ pub mod pcm_tier;
 #[cfg(feature = "mutants")]
 pub mod planted;
 pub mod source;
+pub mod state;
 pub mod strategy;
 pub mod update;
 

@@ -1,11 +1,9 @@
 //! Host-run metrics (docs/METRICS.md, "Host runs"): transactions, throughput, latencies,
 //! locking, buffering, logging and what the device spent on GC.
 
-use crate::engine::Core;
-use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use sim::histogram::Percentiles;
-use sim::{Histogram, SimTime};
+use sim::Histogram;
 use std::collections::BTreeMap;
 
 /// Counters the engine and the strategies keep.
@@ -215,85 +213,6 @@ pub mod with_histogram {
                 m.txn_time_hist = i.txn_time_hist;
                 m
             }))
-        }
-    }
-}
-
-impl HostMetrics {
-    #[allow(clippy::too_many_arguments)]
-    pub fn collect(
-        core: &Core,
-        strat: &dyn Strategy,
-        protocol: &str,
-        workload: String,
-        now: SimTime,
-        txn: &Histogram,
-        commit: &Histogram,
-        base_nand: &media::NandCounters,
-        base_ftl: &ssd::FtlStats,
-        base_busy_ns: u64,
-        wall_s: f64,
-    ) -> HostMetrics {
-        let s = core.stats;
-        let n = core.device.core.nand.counters();
-        let f = core.device.core.stats;
-        let busy = core.device.core.nand.array_busy_ns() - base_busy_ns;
-        let gc = f.gc_busy_ns - base_ftl.gc_busy_ns;
-        let sim = now.as_ns();
-        let accesses = s.buffer_hits + s.buffer_misses;
-        HostMetrics {
-            strategy: strat.name().into(),
-            protocol: protocol.into(),
-            workload,
-            clients: core.cfg.clients,
-            buffer_frames: core.cfg.buffer_frames,
-            lock_level: format!("{:?}", core.cfg.lock_level).to_lowercase(),
-            txns_committed: s.committed,
-            txns_aborted: s.aborted,
-            txns_restarted: s.restarted,
-            sim_time_ns: sim,
-            throughput_per_s: if sim == 0 {
-                0.0
-            } else {
-                s.committed as f64 / (sim as f64 / 1e9)
-            },
-            txn_time_ns: txn.percentiles(),
-            commit_latency_ns: commit.percentiles(),
-            txn_time_hist: txn.clone(),
-            lock_waits: s.lock_waits,
-            deadlocks: s.deadlocks,
-            buffer_hit_ratio: if accesses == 0 {
-                0.0
-            } else {
-                s.buffer_hits as f64 / accesses as f64
-            },
-            stats: s,
-            log_bytes: s.log_bytes,
-            log_pages: s.log_page_writes,
-            nand_reads: (n.reads + n.oob_reads) - (base_nand.reads + base_nand.oob_reads),
-            nand_programs: n.programs - base_nand.programs,
-            nand_partial_programs: n.partial_programs - base_nand.partial_programs,
-            nand_erases: n.erases - base_nand.erases,
-            gc_time_ns: gc,
-            gc_share: if busy == 0 {
-                0.0
-            } else {
-                gc as f64 / busy as f64
-            },
-            array_busy_ns: busy,
-            strategy_counters: strat
-                .counters()
-                .into_iter()
-                .chain(
-                    (core.cfg.update == "ipl")
-                        .then_some(("ipl_log_page_reads", core.also_read_pages)),
-                )
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            net_bytes: core.net.metrics(),
-            recovery: None,
-            log_device: None,
-            wall_time_s: wall_s,
         }
     }
 }

@@ -46,7 +46,7 @@ use media::disk::{DiskKind, DiskLog, DiskWrite};
 use media::pcm::{Pcm, PcmConfig, PcmWrite};
 // The fate of one in-flight PCM line write or disk page write.
 use crashstates::WordFate as Fate;
-use media::{LoggedOp, NandImage};
+use media::{LoggedOp, NandImage, OpKind, TornKind};
 use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
@@ -338,19 +338,9 @@ impl PcmSettings {
     }
 }
 
-/// What a run of a PCM strategy leaves for the crash checker.
-#[derive(Clone, Debug)]
-pub struct TierLog {
-    pub pcm_cfg: PcmConfig,
-    /// The PCM image after formatting, before the run.
-    pub pcm_base: Vec<u8>,
-    pub pcm_ops: Vec<PcmWrite>,
-    /// The external store's page writes, and its flash operations on the emulated SSD.
-    pub disk_ops: DiskLog,
-    /// The latency-constant disk's pages before the run (empty: as loaded; a run on a
-    /// restarted tier, `check_run_on`: the crash image's).
-    pub disk_base: BTreeMap<u64, Vec<u64>>,
-}
+/// What a run of a PCM strategy leaves for the crash checker (defined with the hook that
+/// returns it, `hooks::TierLog`).
+pub use crate::hooks::TierLog;
 
 /// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
 /// and disk, after formatting: the PCM's formatted contents become the image's base.
@@ -882,7 +872,7 @@ pub fn run_on(
             let dev = ssd::Device::in_memory(&rec.dcfg).map_err(|e| one(e.to_string()))?;
             let wb = crate::strategy::WriteBack {
                 tags: rec.tags.clone(),
-                resume: Some(crate::strategy::Resume::Pcm(Box::new(
+                resume: Some(crate::strategy::Resume::new(
                     crate::strategy::pcmlogging_engine::PcmResume {
                         pcm,
                         pcm_base: img,
@@ -890,7 +880,7 @@ pub fn run_on(
                         xid_max,
                         end,
                     },
-                ))),
+                )),
                 start: end,
                 ..Default::default()
             };

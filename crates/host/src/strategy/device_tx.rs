@@ -117,7 +117,8 @@
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
-use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::hooks::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::strategy::pages::read_data_pages;
 use crate::{DeviceTxPin, HostConfig, HostError, LockLevel, Result};
 use sim::{SimTime, TxId, TxnId};
 use ssd::Isolation;
@@ -161,6 +162,11 @@ fn check(cfg: &HostConfig, p: &'static ssd::ProtocolInfo) -> Result<()> {
     }
     Ok(())
 }
+
+/// device-tx's state after a restart that wrote back (`hooks::Resume`): nothing but the data
+/// area (`WriteBack::disk`); the device's own recovery settled every transaction.
+#[derive(Debug)]
+pub struct Resume;
 
 struct Tx {
     txn: TxnId,
@@ -217,7 +223,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
         }
     };
-    if matches!(core.resume, Some(crate::strategy::Resume::DeviceTx)) {
+    if core.resume.as_ref().is_some_and(|r| r.is::<Resume>()) {
         // The engine starts on a medium whose restart wrote back (`recover`): no state
         // beyond the data area, which `Engine::resume` installed.
         core.resume = None;
@@ -661,7 +667,7 @@ fn resume_state(
     }
     if let Some(wb) = ctx.write_back.as_mut() {
         wb.disk = disk;
-        wb.resume = Some(crate::strategy::Resume::DeviceTx);
+        wb.resume = Some(crate::hooks::Resume::new(Resume));
     }
     Ok(())
 }

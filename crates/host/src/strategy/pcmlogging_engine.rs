@@ -213,13 +213,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     };
     let disk = crate::external::open(cfg, core)?;
     // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
-    let resume = match core.resume.take() {
-        Some(super::Resume::Pcm(r)) => Some(*r),
-        other => {
-            core.resume = other;
-            None
-        }
-    };
+    let resume = super::Resume::take_from::<super::pcmlogging_engine::PcmResume>(&mut core.resume);
     let (mut pl, xid_base, pcm_base, disk_base) = match resume {
         None => {
             let pl = PcmLogging::format(lcfg, pcm, disk).map_err(|e| HostError::Config {

@@ -181,8 +181,9 @@
 use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo, TagContent};
 use crate::engine::{data_lpns, fetch, Core, Fetch};
+use crate::hooks::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::lock::FixedHash;
-use crate::strategy::{read_data_pages, RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
+use crate::strategy::pages::read_data_pages;
 use crate::{HostConfig, HostError, Result};
 use sim::{Lpn, SimTime, TxnId};
 use std::collections::{BTreeMap, HashMap};
@@ -265,6 +266,24 @@ pub struct LogPageImage {
     pub entries: Vec<LogEntry>,
 }
 
+impl crate::data::StrategyTag for LogPageImage {
+    fn max_txn(&self) -> u64 {
+        self.entries
+            .iter()
+            .map(|e| match &e.rec {
+                LogRec::Begin { txn }
+                | LogRec::Update { txn, .. }
+                | LogRec::Clr { txn, .. }
+                | LogRec::Commit { txn, .. }
+                | LogRec::Abort { txn, .. }
+                | LogRec::End { txn, .. } => txn.0,
+                LogRec::CkptBegin | LogRec::CkptEnd { .. } => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// (lsn, page, slot, before, prev) of an update.
 type UndoRec = (u64, PageNo, u16, u64, Option<u64>);
 
@@ -344,15 +363,9 @@ fn log_position(cfg: &HostConfig, layout: &crate::data::Layout) -> (Lpn, u32) {
     }
 }
 
-/// The first data-device lpn past what `wal` lays out there (where IPL's `separate` log
-/// regions start).
-pub fn data_device_end(cfg: &HostConfig, layout: &crate::data::Layout) -> u64 {
-    if cfg.separate_log() {
-        data_lpns(layout)
-    } else {
-        data_lpns(layout) + 1 + u64::from(cfg.log_pages)
-    }
-}
+/// The first data-device lpn past what `wal` lays out there (`update::ipl`, which IPL's log
+/// regions start at and which sits below `wal`).
+pub use crate::update::ipl::data_device_end;
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     // Every mutable frame access below and in the engine goes through `Core::frame_mut`.
@@ -446,7 +459,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         },
         last_before: 0,
     });
-    if let Some(crate::strategy::Resume::Wal(r)) = core.resume.take() {
+    if let Some(Ok(r)) = core.resume.take().map(crate::hooks::Resume::take::<Resume>) {
         // The engine starts on a medium whose restart wrote back (`restart_write_back`):
         // the log continues at the restart's tail, every record of it already issued.
         wal.seq = r.seq;
@@ -516,7 +529,7 @@ impl Wal {
         }
         let (seq, entries) = (self.seq, &self.tail);
         let tag = core.tags.add(|| {
-            TagContent::Log(Arc::new(LogPageImage {
+            TagContent::Strategy(Arc::new(LogPageImage {
                 seq,
                 sealed,
                 entries: entries.clone(),
@@ -975,11 +988,14 @@ fn recover(ctx: &mut RecoverCtx<'_>) -> Result<RecoveredDb> {
         let lpn = log_lpn(base, pages, seq);
         match read(ctx, lpn)? {
             ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
-                Some(TagContent::Log(p)) if p.seq == seq => {
-                    log.insert(seq, p.clone());
-                    Ok(Some(p.clone()))
-                }
-                Some(TagContent::Log(_)) => Ok(None),
+                Some(c) => match c.strategy_arc::<LogPageImage>() {
+                    Some(p) if p.seq == seq => {
+                        log.insert(seq, p.clone());
+                        Ok(Some(p))
+                    }
+                    Some(_) => Ok(None),
+                    None => Err(corrupt(format!("log {lpn} holds {:?}", Some(c)))),
+                },
                 other => Err(corrupt(format!("log {lpn} holds {other:?}"))),
             },
             ssd::ReadOutcome::Unmapped => Ok(None),
@@ -1287,7 +1303,7 @@ struct RestartTail {
 #[allow(clippy::too_many_arguments)]
 fn write_back_into(
     ctx: &mut RecoverCtx<'_>,
-    wb: &mut crate::strategy::WriteBack,
+    wb: &mut crate::hooks::WriteBack,
     tail_seq: u64,
     tail_page: Option<Arc<LogPageImage>>,
     keep_from: u64,
@@ -1318,13 +1334,13 @@ fn write_back_into(
         let stale = match o {
             ssd::ReadOutcome::Tag(tag) => matches!(
                 ctx.tags.get(tag),
-                Some(TagContent::Log(p)) if p.seq > tail_seq && p.seq != VOID_SEQ
+                Some(c) if c.strategy::<LogPageImage>().is_some_and(|p| p.seq > tail_seq && p.seq != VOID_SEQ)
             ),
             _ => false,
         };
         if stale && ctx.cfg.fault_restart != "no-void" {
             let void = wb.tags.add(|| {
-                TagContent::Log(Arc::new(LogPageImage {
+                TagContent::Strategy(Arc::new(LogPageImage {
                     seq: VOID_SEQ,
                     sealed: false,
                     entries: Vec::new(),
@@ -1361,7 +1377,7 @@ fn write_back_into(
         },
     };
     let write = |ctx: &mut RecoverCtx<'_>,
-                 wb: &mut crate::strategy::WriteBack,
+                 wb: &mut crate::hooks::WriteBack,
                  tail: &mut RestartTail,
                  sealed: bool,
                  at: SimTime|
@@ -1378,7 +1394,7 @@ fn write_back_into(
         }
         let (seq, entries) = (tail.seq, tail.entries.clone());
         let tag = wb.tags.add(|| {
-            TagContent::Log(Arc::new(LogPageImage {
+            TagContent::Strategy(Arc::new(LogPageImage {
                 seq,
                 sealed,
                 entries,
@@ -1393,7 +1409,7 @@ fn write_back_into(
         Ok(())
     };
     let append = |ctx: &mut RecoverCtx<'_>,
-                  wb: &mut crate::strategy::WriteBack,
+                  wb: &mut crate::hooks::WriteBack,
                   tail: &mut RestartTail,
                   rec: LogRec|
      -> Result<u64> {
@@ -1530,7 +1546,7 @@ fn write_back_into(
             .map_err(dev_err("writing the master record".into()))?
     };
     ctx.now = ctx.now.max(master_ack);
-    wb.resume = Some(crate::strategy::Resume::Wal(Resume {
+    wb.resume = Some(crate::hooks::Resume::new(Resume {
         seq: tail.seq,
         off: tail.off,
         tail: tail.entries,

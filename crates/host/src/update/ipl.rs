@@ -107,8 +107,19 @@
 
 use crate::data::{PageImage, PageNo, TagContent};
 use crate::engine::{data_lpn, Core};
-use crate::strategy::RecoverCtx;
+use crate::hooks::RecoverCtx;
 use crate::{HostConfig, HostError, Result};
+
+/// The first data-device lpn past what `wal` lays out there — the data area, then (on a
+/// shared log device) the master record and the log — where IPL's `separate` log regions
+/// start. Here, below `wal`, because IPL's recovery needs it and `wal` is built on IPL.
+pub fn data_device_end(cfg: &HostConfig, layout: &crate::data::Layout) -> u64 {
+    if cfg.separate_log() {
+        crate::state::data_lpns(layout)
+    } else {
+        crate::state::data_lpns(layout) + 1 + u64::from(cfg.log_pages)
+    }
+}
 use serde::{Deserialize, Serialize};
 use sim::{Lpn, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
@@ -826,7 +837,7 @@ pub fn apply_logs(
     let flash = ctx.device.core.geo.page_bytes;
     let pages = ctx.layout.pages;
     let parts = ctx.layout.parts as usize;
-    let base = crate::strategy::wal::data_device_end(cfg, ctx.layout);
+    let base = data_device_end(cfg, ctx.layout);
     let n = log_lpns_needed(cfg, pages, flash);
     let sector = cfg.ipl.sector_bytes as usize;
     for i in 0..n {

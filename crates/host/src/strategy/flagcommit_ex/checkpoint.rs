@@ -196,7 +196,7 @@ impl FlagCommitEx {
         }
         let tag = core
             .tags
-            .add(|| TagContent::FlagCommit(Arc::new(FcTag::Master { ckpt_seq: b })));
+            .add(|| TagContent::Strategy(Arc::new(FcTag::Master { ckpt_seq: b })));
         let ack = core.write_master(self.master, tag, done)?;
         self.masters.push((ack, b));
         if self.masters.len() > 4 {

@@ -41,7 +41,7 @@ impl FlagCommitEx {
         }
         let (seq, entries) = (self.seq, &self.tail);
         let tag = core.tags.add(|| {
-            TagContent::FlagCommit(Arc::new(FcTag::Log {
+            TagContent::Strategy(Arc::new(FcTag::Log {
                 seq,
                 sealed,
                 entries: entries.clone(),

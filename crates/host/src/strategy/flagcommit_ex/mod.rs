@@ -246,7 +246,7 @@ mod versions;
 use crate::buffer::Frame;
 use crate::data::PageNo;
 use crate::engine::{data_lpns, Core};
-use crate::strategy::{Admit, Strategy, StrategyInfo};
+use crate::hooks::{Admit, Strategy, StrategyInfo};
 use crate::{HostConfig, HostError, Result};
 use sim::{SimTime, TxnId};
 use std::sync::Arc;
@@ -263,6 +263,12 @@ pub fn max_xid(t: &FcTag) -> u64 {
         FcTag::Data { v, .. } => v.nodes.iter().map(|n| n.xid.0).max().unwrap_or(0),
         FcTag::Log { entries, .. } => entries.iter().map(|r| r.xid().0).max().unwrap_or(0),
         FcTag::Master { .. } => 0,
+    }
+}
+
+impl crate::data::StrategyTag for FcTag {
+    fn max_txn(&self) -> u64 {
+        max_xid(self)
     }
 }
 
@@ -463,9 +469,8 @@ fn create(cfg: &HostConfig, core: &mut Core, variant: Variant) -> Result<Box<dyn
     }
     let mut fc = FlagCommitEx::new(cfg, core, variant, page_bytes, d)?;
     // An engine resumed on a medium whose run-on restart wrote back (`restart.rs`).
-    match core.resume.take() {
-        Some(crate::strategy::Resume::FlagCommit(r)) => fc.resume_from(r, core),
-        other => core.resume = other,
+    if let Some(r) = crate::hooks::Resume::take_from::<Resume>(&mut core.resume) {
+        fc.resume_from(r, core);
     }
     Ok(Box::new(fc))
 }

@@ -9,7 +9,7 @@ use super::tables::{NodeRef, Status, Txn};
 use super::{Fault, FlagCommitEx, Variant};
 use crate::data::PageNo;
 use crate::engine::Core;
-use crate::strategy::Admit;
+use crate::hooks::Admit;
 use crate::{HostError, Result};
 use sim::{SimTime, TxnId};
 use std::collections::BTreeSet;

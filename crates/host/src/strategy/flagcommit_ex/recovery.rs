@@ -6,9 +6,9 @@ use super::layout::{
     flag_place, flag_true, log_lpn, slots_base, version_lpn, FcTag, Redo, VersionTag,
 };
 use super::{versions_for, Variant};
-use crate::data::{PageNo, TagContent};
+use crate::data::PageNo;
 use crate::engine::data_lpns;
-use crate::strategy::{RecoverCtx, RecoveredDb};
+use crate::hooks::{RecoverCtx, RecoveredDb};
 use crate::{HostError, Result};
 use sim::{Lpn, TxnId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -40,13 +40,16 @@ fn read(
         ssd::ReadOutcome::Unmapped => Ok(None),
         ssd::ReadOutcome::Tag(t)
             if loaded_ok
-                && t == crate::external::loaded_tag(lpn)
+                && t == crate::data::loaded_tag(lpn)
                 && tail.iter().all(|&b| b == 0xFF) =>
         {
             Ok(None)
         }
         ssd::ReadOutcome::Tag(t) => match ctx.tags.get(t) {
-            Some(TagContent::FlagCommit(x)) => Ok(Some((x.clone(), tail))),
+            Some(c) => match c.strategy_arc::<FcTag>() {
+                Some(x) => Ok(Some((x, tail))),
+                None => Err(HostError::Corrupt(format!("{lpn} holds {:?}", Some(c)))),
+            },
             other => Err(HostError::Corrupt(format!("{lpn} holds {other:?}"))),
         },
         other => Err(HostError::Corrupt(format!("{lpn} reads {other:?}"))),

@@ -9,7 +9,7 @@ use super::tables::{PageMeta, SlotState, Status, Txn, Version};
 use super::{versions_for, FlagCommitEx, Variant};
 use crate::data::{PageNo, TagContent};
 use crate::engine::{data_lpns, Core};
-use crate::strategy::RecoverCtx;
+use crate::hooks::RecoverCtx;
 use crate::{HostError, Result};
 use sim::{SimTime, TxnId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -98,7 +98,7 @@ pub(super) fn write_back(ctx: &mut RecoverCtx<'_>, variant: Variant, f: Found<'_
 
 fn write_back_into(
     ctx: &mut RecoverCtx<'_>,
-    wb: &mut crate::strategy::WriteBack,
+    wb: &mut crate::hooks::WriteBack,
     variant: Variant,
     f: Found<'_>,
 ) -> Result<()> {
@@ -125,14 +125,13 @@ fn write_back_into(
         let stale = match o {
             ssd::ReadOutcome::Tag(tag) => matches!(
                 ctx.tags.get(tag),
-                Some(TagContent::FlagCommit(x))
-                    if matches!(&**x, FcTag::Log { seq, .. } if *seq > f.end_seq && *seq != VOID_SEQ)
+                Some(c) if matches!(c.strategy::<FcTag>(), Some(FcTag::Log { seq, .. }) if *seq > f.end_seq && *seq != VOID_SEQ)
             ),
             _ => false,
         };
         if stale && ctx.cfg.fault_fc != "restart-no-void" {
             let void = wb.tags.add(|| {
-                TagContent::FlagCommit(Arc::new(FcTag::Log {
+                TagContent::Strategy(Arc::new(FcTag::Log {
                     seq: VOID_SEQ,
                     sealed: false,
                     entries: Vec::new(),
@@ -261,7 +260,7 @@ fn write_back_into(
         .flat_map(|(v, _)| v.nodes.iter().map(|n| n.xid))
         .filter(|x| f.committed.contains(x))
         .collect();
-    wb.resume = Some(crate::strategy::Resume::FlagCommit(Resume {
+    wb.resume = Some(crate::hooks::Resume::new(Resume {
         seq: f.end_seq,
         tail: f.open_tail.unwrap_or_default(),
         log_floor: void_done,

@@ -290,7 +290,7 @@ impl FlagCommitEx {
             let tv = tag.clone();
             let t = core
                 .tags
-                .add(|| TagContent::FlagCommit(Arc::new(FcTag::Data { part: k, v: tv })));
+                .add(|| TagContent::Strategy(Arc::new(FcTag::Data { part: k, v: tv })));
             if k == 0 {
                 t0 = t;
             }
