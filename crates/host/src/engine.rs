@@ -444,7 +444,7 @@ pub fn fetch(
 }
 
 /// `fetch` for an access to record `slot` of `page` (`None`: the whole page): the strategy
-/// sees the slot on a miss (`Strategy::read_page_for`) and on a hit (`Strategy::on_hit`),
+/// sees the slot on a miss (`TierHooks::read_page_for`) and on a hit (`TierHooks::on_hit`),
 /// so record-level PCMLogging can serve a record from PCM (§3.3).
 pub fn fetch_for(
     core: &mut Core,
@@ -461,7 +461,11 @@ pub fn fetch_for(
             core.stats.buffer_hits += 1;
         }
         let ready = now.max(core.pool.frame(f).ready_at);
-        return Ok(Fetch::Ready(f, strat.on_hit(core, f, slot, ready)?));
+        let ready = match strat.tier() {
+            Some(t) => t.on_hit(core, f, slot, ready)?,
+            None => ready,
+        };
+        return Ok(Fetch::Ready(f, ready));
     }
     if count {
         core.stats.buffer_misses += 1;
@@ -506,7 +510,10 @@ pub fn fetch_for(
             }
         },
     };
-    ready = ready.max(strat.read_page_for(core, page, slot, now)?);
+    ready = ready.max(match strat.tier() {
+        Some(t) => t.read_page_for(core, page, slot, now)?,
+        None => strat.read_page(core, page, now)?,
+    });
     let f = core.pool.install(Frame::unbuilt(page, from, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
@@ -1722,7 +1729,7 @@ impl Engine {
             t.sort_by_key(|x| x.time_ns);
             t
         });
-        let tier = self.strat.take_tier_log();
+        let tier = self.strat.tier().and_then(|t| t.take_tier_log());
         let journal = self.journal.take().map(|j| {
             j.lock()
                 .map(|mut l| std::mem::take(&mut *l))
@@ -1880,9 +1887,10 @@ fn run_with(
     let snapshot = e.take_snapshot();
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {
-        m.recovery = Some(match e.strat.measure_recovery(e.now) {
-            Some(r) => r?,
-            None => measure_recovery(cfg, dcfg, &mut e.core, e.now)?,
+        let now = e.now;
+        m.recovery = Some(match e.strat.tier() {
+            Some(t) => t.measure_recovery(now)?,
+            None => measure_recovery(cfg, dcfg, &mut e.core, now)?,
         });
     }
     Ok((e.into_run(m), snapshot))

@@ -350,6 +350,98 @@ pub struct TierLog {
     pub disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
+/// The engine's hooks only the PCM strategies have, composed into a strategy through
+/// `Strategy::tier` instead of widening the shared trait: record-level reads (§3.3), the
+/// write logs for the crash checker, and a restart from the tier's own media.
+pub trait TierHooks {
+    /// Reads `page` for a buffer miss caused by an access to record `slot` of it (`None`:
+    /// the whole page is wanted); returns when what the access needs is in DRAM.
+    /// Record-level PCMLogging serves the record from PCM when it is there (§3.3 "Serving
+    /// read/write requests") and leaves the frame partial; the page-level schemes read the
+    /// whole page (`Strategy::read_page`).
+    fn read_page_for(
+        &mut self,
+        core: &mut crate::engine::Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime>;
+
+    /// A buffer hit on `frame` by an access to record `slot` (`None`: the whole page), the
+    /// frame usable from `ready`. A strategy whose frames may hold only part of a page
+    /// (`read_page_for`) completes it here and returns when the access may proceed.
+    fn on_hit(
+        &mut self,
+        _core: &mut crate::engine::Core,
+        _frame: u32,
+        _slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        Ok(ready)
+    }
+
+    /// The PCM and disk write logs of a recorded run, for the crash checker (`check`).
+    fn take_tier_log(&mut self) -> Option<TierLog>;
+
+    /// Cuts power at `now` and restarts from the tier's media as they stand, reporting the
+    /// work (instead of the engine's device restart).
+    fn measure_recovery(&self, now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics>;
+}
+
+/// What a PCM strategy keeps of its run for the crash checker: the PCM image before the
+/// run and the disk's pages before it (a run on a restarted tier: the crash image's). Off
+/// (`TierRecording::off`) unless the tag table keeps history (`Core::tags.keep`).
+#[derive(Debug, Default)]
+pub struct TierRecording {
+    pcm_base: Option<Vec<u8>>,
+    disk_base: BTreeMap<u64, Vec<u64>>,
+}
+
+impl TierRecording {
+    pub fn off() -> TierRecording {
+        TierRecording::default()
+    }
+
+    pub fn new(pcm_base: Vec<u8>, disk_base: BTreeMap<u64, Vec<u64>>) -> TierRecording {
+        TierRecording {
+            pcm_base: Some(pcm_base),
+            disk_base,
+        }
+    }
+
+    /// The run's `TierLog` (once; None when off): the bases and the write logs of `pcm`
+    /// and `disk`.
+    pub fn take(&mut self, pcm: &mut Pcm, disk: &mut media::disk::Disk) -> Option<TierLog> {
+        Some(TierLog {
+            pcm_cfg: pcm.config().clone(),
+            pcm_base: self.pcm_base.take()?,
+            pcm_ops: pcm.take_log(),
+            disk_ops: disk.take_log(),
+            disk_base: std::mem::take(&mut self.disk_base),
+        })
+    }
+}
+
+/// A PCM strategy's restart from its media as `TierHooks::measure_recovery` reports it:
+/// `restart` gives the simulated time and the disk pages it read; no device work.
+pub fn measure_restart(
+    what: &str,
+    restart: impl FnOnce() -> std::result::Result<(u64, u64), String>,
+) -> Result<crate::metrics::HostRecoveryMetrics> {
+    let wall = std::time::Instant::now();
+    restart()
+        .map_err(|e| HostError::Corrupt(format!("{what} restart: {e}")))
+        .map(
+            |(time_ns, pages_read)| crate::metrics::HostRecoveryMetrics {
+                device_time_ns: 0,
+                device_pages_read: 0,
+                time_ns,
+                pages_read,
+                wall_time_s: wall.elapsed().as_secs_f64(),
+            },
+        )
+}
+
 /// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
 /// and disk, after formatting: the PCM's formatted contents become the image's base.
 /// A disk on the emulated SSD keeps its pages on flash, not in a tier image: refused,

@@ -114,46 +114,10 @@ pub trait Strategy {
         core.read_page(page, now)
     }
 
-    /// Reads `page` for a buffer miss caused by an access to record `slot` of it (`None`:
-    /// the whole page is wanted); returns when what the access needs is in DRAM. Default:
-    /// `read_page`. Record-level PCMLogging serves the record from PCM when it is there
-    /// (§3.3 "Serving read/write requests") and leaves the frame partial.
-    fn read_page_for(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        _slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        self.read_page(core, page, now)
-    }
-
-    /// A buffer hit on `frame` by an access to record `slot` (`None`: the whole page), the
-    /// frame usable from `ready`. A strategy whose frames may hold only part of a page
-    /// (`read_page_for`) completes it here and returns when the access may proceed.
-    /// Default: `ready`.
-    fn on_hit(
-        &mut self,
-        _core: &mut Core,
-        _frame: u32,
-        _slot: Option<u16>,
-        ready: SimTime,
-    ) -> Result<SimTime> {
-        Ok(ready)
-    }
-
-    /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
-    /// checker (`pcm_tier::check`).
-    fn take_tier_log(&mut self) -> Option<crate::pcm_tier::TierLog> {
-        None
-    }
-
-    /// Strategies that restart from their own media (the PCM tier): cut power at `now` and
-    /// restart from what they hold, reporting the work. None: the engine's device restart.
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
+    /// The PCM tier's hooks (`pcm_tier::TierHooks`: record-level reads, the write logs for
+    /// the crash checker, a restart from the tier's own media), for the strategies built on
+    /// it; None for the others.
+    fn tier(&mut self) -> Option<&mut dyn crate::pcm_tier::TierHooks> {
         None
     }
 }

@@ -52,7 +52,7 @@ use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::buffer::{Frame, Pool};
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
-use crate::pcm_tier::{Sizes, TierLog};
+use crate::pcm_tier::{Sizes, TierHooks, TierLog, TierRecording};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
@@ -104,8 +104,7 @@ pub struct PcmLoggingStrategy {
     core: PcmLogging,
     clients: Vec<Client>,
     sizes: Sizes,
-    pcm_base: Option<Vec<u8>>,
-    record: bool,
+    recording: TierRecording,
     layout: crate::data::Layout,
     /// Pages whose buffered frame was built from PCM records alone (§3.3 record hits; the
     /// disk page not merged). A mark is reset at every miss of the page, so one left over
@@ -117,8 +116,6 @@ pub struct PcmLoggingStrategy {
     /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
     /// restart"); 0 on a formatted one.
     xid_base: u64,
-    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
-    disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
 /// What a run-on restart of pcmlogging leaves for the engine (`strategy::Resume::Pcm`): the
@@ -255,14 +252,14 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     pl.set_initial_page(Arc::new(move |p| layout.initial_page(PageNo(p))));
     // The crash checker needs the write logs; the tag table keeps things only then.
     let record = core.tags.keep;
-    let pcm_base = if record {
+    let recording = if record {
         if xid_base == 0 {
             pl.pcm.set_logging(true);
         } // else the restart's writes are in the log already (`PcmResume::pcm`)
         pl.disk.set_logging(true);
-        Some(pcm_base)
+        TierRecording::new(pcm_base, disk_base)
     } else {
-        None
+        TierRecording::off()
     };
     crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmLoggingStrategy {
@@ -274,8 +271,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
             .collect(),
         sizes,
-        pcm_base,
-        record,
+        recording,
         layout: core.layout.clone(),
         partial: PageBits::with_pages(core.layout.pages),
         xid_per_attempt: s.xid_per_attempt,
@@ -284,7 +280,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         } else {
             xid_base
         },
-        disk_base,
     }))
 }
 
@@ -342,45 +337,6 @@ impl Strategy for PcmLoggingStrategy {
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
         self.read_page_for(core, page, None, now)
-    }
-
-    fn read_page_for(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
-        // `disk_reads`, PCM's `pcm_hits`.
-        core.stats.page_reads += 1;
-        let (_, t, partial) = self
-            .core
-            .read_record_for_miss(page.0, slot, now)
-            .map_err(cerr)?;
-        // A miss means the page is not in the pool: any earlier mark is stale.
-        self.partial.set(page.0, partial);
-        Ok(t)
-    }
-
-    fn on_hit(
-        &mut self,
-        core: &mut Core,
-        frame: u32,
-        slot: Option<u16>,
-        ready: SimTime,
-    ) -> Result<SimTime> {
-        let page = core.pool.frame(frame).page.0;
-        if !self.partial.get(page) || slot.is_some_and(|s| self.core.holds((page, s))) {
-            return Ok(ready);
-        }
-        // A record the partial frame lacks: merge the disk page under it now; every
-        // client using the frame waits for that read.
-        self.partial.set(page, false);
-        let t = self.core.complete_partial(page, ready);
-        let f = core.pool.frame_mut(frame);
-        f.ready_at = f.ready_at.max(t);
-        Ok(t)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<PageImage>> {
@@ -458,38 +414,62 @@ impl Strategy for PcmLoggingStrategy {
         .collect()
     }
 
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        Some(self)
+    }
+}
+
+impl TierHooks for PcmLoggingStrategy {
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
+        // `disk_reads`, PCM's `pcm_hits`.
+        core.stats.page_reads += 1;
+        let (_, t, partial) = self
+            .core
+            .read_record_for_miss(page.0, slot, now)
+            .map_err(cerr)?;
+        // A miss means the page is not in the pool: any earlier mark is stale.
+        self.partial.set(page.0, partial);
+        Ok(t)
+    }
+
+    fn on_hit(
+        &mut self,
+        core: &mut Core,
+        frame: u32,
+        slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        let page = core.pool.frame(frame).page.0;
+        if !self.partial.get(page) || slot.is_some_and(|s| self.core.holds((page, s))) {
+            return Ok(ready);
+        }
+        // A record the partial frame lacks: merge the disk page under it now; every
+        // client using the frame waits for that read.
+        self.partial.set(page, false);
+        let t = self.core.complete_partial(page, ready);
+        let f = core.pool.frame_mut(frame);
+        f.ready_at = f.ready_at.max(t);
+        Ok(t)
+    }
+
     /// Algorithm 3 on the PCM as it stands (every issued write persisted): the time is the
     /// scan of the superblock, ActiveTxList, bitmap and valid record headers (§6.2.4); no
     /// disk I/O.
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        let wall = std::time::Instant::now();
-        Some(
-            super::pcmlogging::recover(&self.core.pcm)
-                .map_err(|e| HostError::Corrupt(format!("pcmlogging restart: {e}")))
-                .map(|r| crate::metrics::HostRecoveryMetrics {
-                    device_time_ns: 0,
-                    device_pages_read: 0,
-                    time_ns: r.scan_ns,
-                    pages_read: 0,
-                    wall_time_s: wall.elapsed().as_secs_f64(),
-                }),
-        )
+    fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
+        crate::pcm_tier::measure_restart("pcmlogging", || {
+            super::pcmlogging::recover(&self.core.pcm).map(|r| (r.scan_ns, 0))
+        })
     }
 
     fn take_tier_log(&mut self) -> Option<TierLog> {
-        if !self.record {
-            return None;
-        }
-        Some(TierLog {
-            pcm_cfg: self.core.pcm.config().clone(),
-            pcm_base: self.pcm_base.take()?,
-            pcm_ops: self.core.pcm.take_log(),
-            disk_ops: self.core.disk.take_log(),
-            disk_base: std::mem::take(&mut self.disk_base),
-        })
+        self.recording.take(&mut self.core.pcm, &mut self.core.disk)
     }
 }
 

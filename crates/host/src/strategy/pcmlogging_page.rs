@@ -116,7 +116,7 @@ use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::buffer::{Frame, Pool};
 use crate::data::{Layout, PageImage, PageNo};
 use crate::engine::Core;
-use crate::pcm_tier::TierLog;
+use crate::pcm_tier::{TierHooks, TierLog, TierRecording};
 use crate::strategy::pcmlogging::watermark;
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::Disk;
@@ -1076,13 +1076,10 @@ pub struct PcmPageStrategy {
     core: PageLogging,
     clients: Vec<Client>,
     sizes: crate::pcm_tier::Sizes,
-    pcm_base: Option<Vec<u8>>,
-    record: bool,
+    recording: TierRecording,
     /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
     /// restart"); 0 on a formatted one.
     xid_base: u64,
-    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
-    disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -1174,18 +1171,19 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         }
     };
     let record = core.tags.keep;
-    let pcm_base = if record {
+    let recording = if record {
         pl.disk.set_logging(true);
-        match resumed_base {
+        let base = match resumed_base {
             // The restart's writes are in the PCM's log already (`PcmResume::pcm`).
-            Some(b) => Some(b),
+            Some(b) => b,
             None => {
                 pl.pcm.set_logging(true);
-                Some(pl.pcm.image().to_vec())
+                pl.pcm.image().to_vec()
             }
-        }
+        };
+        TierRecording::new(base, disk_base)
     } else {
-        None
+        TierRecording::off()
     };
     crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmPageStrategy {
@@ -1198,10 +1196,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
             .collect(),
         sizes,
-        pcm_base,
-        record,
+        recording,
         xid_base,
-        disk_base,
     }))
 }
 
@@ -1359,35 +1355,31 @@ impl Strategy for PcmPageStrategy {
         .collect()
     }
 
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        let wall = std::time::Instant::now();
-        Some(
-            recover(&self.core.pcm)
-                .map_err(|e| HostError::Corrupt(format!("pcmlogging-page restart: {e}")))
-                .map(|r| crate::metrics::HostRecoveryMetrics {
-                    device_time_ns: 0,
-                    device_pages_read: 0,
-                    time_ns: r.scan_ns,
-                    pages_read: 0,
-                    wall_time_s: wall.elapsed().as_secs_f64(),
-                }),
-        )
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        Some(self)
+    }
+}
+
+impl TierHooks for PcmPageStrategy {
+    /// A page-level scheme reads the whole page whatever record the access is for.
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        _slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        self.read_page(core, page, now)
+    }
+
+    fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
+        crate::pcm_tier::measure_restart("pcmlogging-page", || {
+            recover(&self.core.pcm).map(|r| (r.scan_ns, 0))
+        })
     }
 
     fn take_tier_log(&mut self) -> Option<TierLog> {
-        if !self.record {
-            return None;
-        }
-        Some(TierLog {
-            pcm_cfg: self.core.pcm.config().clone(),
-            pcm_base: self.pcm_base.take()?,
-            pcm_ops: self.core.pcm.take_log(),
-            disk_ops: self.core.disk.take_log(),
-            disk_base: self.disk_base.clone(),
-        })
+        self.recording.take(&mut self.core.pcm, &mut self.core.disk)
     }
 }
 
