@@ -406,10 +406,7 @@ impl Strategy for PcmLoggingStrategy {
             "pcm_record_wear_variance_x100",
             "pcm_record_wear_max_unit_writes",
         ]))
-        .chain(super::pcm_destage::counters(
-            &self.core.destage_series,
-            self.core.adaptive.as_ref(),
-        ))
+        .chain(self.core.destages.counters())
         .chain(self.core.disk.medium_counters())
         .collect()
     }
