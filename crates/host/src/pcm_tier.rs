@@ -350,6 +350,83 @@ pub struct TierLog {
     pub disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
+/// What a run-on restart of a PCMLogging strategy leaves for the engine
+/// (`strategy::Resume::Pcm`): the PCM after the restart (its write log holds the restart's
+/// writes when the run is recorded), the crash image it started from, the disk, the largest
+/// XID the PCM names and when the restart's writes end.
+pub struct PcmResume {
+    pub pcm: Pcm,
+    pub pcm_base: Vec<u8>,
+    pub disk: BTreeMap<u64, Vec<u64>>,
+    pub xid_max: u64,
+    pub end: SimTime,
+}
+
+impl std::fmt::Debug for PcmResume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PcmResume")
+            .field("disk_pages", &self.disk.len())
+            .field("xid_max", &self.xid_max)
+            .field("end", &self.end)
+            .finish()
+    }
+}
+
+/// The PCM of a PCM strategy: `bytes`, with `[host.pcm]`'s line unit and chips; a size it
+/// cannot take is a configuration error naming `host.pcm.pcm_bytes`.
+pub fn new_pcm(s: &PcmSettings, bytes: u64) -> Result<Pcm> {
+    Pcm::new(PcmConfig {
+        bytes,
+        unit_bytes: s.unit_bytes,
+        chips: s.chips,
+        ..PcmConfig::default()
+    })
+    .map_err(|e| HostError::Config {
+        key: "host.pcm.pcm_bytes".into(),
+        reason: e,
+    })
+}
+
+/// The engine's DRAM under a PCM strategy: a buffer pool of `frames` (what DRAM holds after
+/// the strategy's tables, §6.1) and wait-die, which §6.1 runs every scheme under.
+pub fn size_dram(core: &mut crate::engine::Core, frames: u32) {
+    core.pool = crate::buffer::Pool::new(frames);
+    core.cfg.buffer_frames = frames;
+    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
+}
+
+/// The PCM and disk a run-on restart left, when the engine resumes on them
+/// (`engine::Core::resume` holds `Resume::Pcm`; anything else is left there): refused over
+/// the emulated SSD (its flash would have to be recovered too) and when the restarted PCM
+/// is not the one `pcm` (as configured) describes.
+pub fn take_resume(
+    core: &mut crate::engine::Core,
+    strategy: &str,
+    disk: &media::disk::Disk,
+    pcm: &Pcm,
+) -> Result<Option<PcmResume>> {
+    let r = match core.resume.take() {
+        Some(crate::strategy::Resume::Pcm(r)) => *r,
+        other => {
+            core.resume = other;
+            return Ok(None);
+        }
+    };
+    if matches!(disk.kind, DiskKind::Emulated { .. }) {
+        return Err(HostError::Config {
+            key: "host.pcm.external".into(),
+            reason: format!("{strategy} resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too"),
+        });
+    }
+    if r.pcm.config() != pcm.config() {
+        return Err(HostError::Config {
+            key: "host.pcm".into(),
+            reason: "the restarted PCM is not the one the configuration describes".into(),
+        });
+    }
+    Ok(Some(r))
+}
+
 /// The engine's hooks only the PCM strategies have, composed into a strategy through
 /// `Strategy::tier` instead of widening the shared trait: record-level reads (§3.3), the
 /// write logs for the crash checker, and a restart from the tier's own media.
@@ -1073,15 +1150,13 @@ pub fn run_on(
             let dev = ssd::Device::in_memory(&rec.dcfg).map_err(|e| one(e.to_string()))?;
             let wb = crate::strategy::WriteBack {
                 tags: rec.tags.clone(),
-                resume: Some(crate::strategy::Resume::Pcm(Box::new(
-                    crate::strategy::pcmlogging_engine::PcmResume {
-                        pcm,
-                        pcm_base: img,
-                        disk,
-                        xid_max,
-                        end,
-                    },
-                ))),
+                resume: Some(crate::strategy::Resume::Pcm(Box::new(PcmResume {
+                    pcm,
+                    pcm_base: img,
+                    disk,
+                    xid_max,
+                    end,
+                }))),
                 start: end,
                 ..Default::default()
             };

@@ -1402,6 +1402,50 @@ pub enum RestartFault {
     AtlFirst,
 }
 
+/// The writes of a restart that writes back, record and page level alike: clear the
+/// FreeSlotBitmap bits of the units (or page slots) `free` — `bit_word` gives the address of
+/// a unit's bitmap word; every word is one aligned write (atomic), all independent, so
+/// issued at once from `t` — then, once they completed, the ActiveTxList entries at `atl`.
+/// `RestartFault::AtlFirst` plants the reverse order. Returns when the last write completed.
+pub fn restart_writes(
+    pcm: &mut Pcm,
+    mut t: SimTime,
+    free: &[u64],
+    bit_word: impl Fn(u64) -> u64,
+    atl: &[u64],
+    fault: RestartFault,
+) -> Result<SimTime, String> {
+    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
+    for &u in free {
+        let a = bit_word(u);
+        let w = match words.get(&a) {
+            Some(&w) => w,
+            None => word(pcm.image(), a),
+        };
+        words.insert(a, w & !(1 << (u % 64)));
+    }
+    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> Result<SimTime, String> {
+        let mut end = t;
+        for &a in atl {
+            end = end.max(pcm.write_u64(a, 0, t).map_err(werr)?);
+        }
+        Ok(end)
+    };
+    // BUG when planted (`AtlFirst`): the losers' units outlive their ActiveTxList entries.
+    if fault == RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    let mut end = t;
+    for (&a, &w) in &words {
+        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
+    }
+    t = end;
+    if fault != RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    Ok(t)
+}
+
 /// The restart that writes back (module docs, "Run-on restart"): Algorithm 3's scan, then
 /// what Algorithm 2's abort and commit would have finished — clear the bits of every valid
 /// unit of a transaction in the ActiveTxList and of every replaced committed version, then,
@@ -1416,40 +1460,20 @@ pub fn restart(pcm: &mut Pcm, now: SimTime, fault: RestartFault) -> Result<Resta
         free.extend(&sc.replaced);
     }
     let g = sc.g;
-    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
-    for &u in &free {
-        let a = g.bitmap_word_addr(sc.region, u);
-        let w = match words.get(&a) {
-            Some(&w) => w,
-            None => word(pcm.image(), a),
-        };
-        words.insert(a, w & !(1 << (u % 64)));
-    }
-    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> Result<SimTime, String> {
-        let mut end = t;
-        for &(i, _) in &sc.atl {
-            end = end.max(
-                pcm.write_u64(g.atl_addr(sc.region, i), 0, t)
-                    .map_err(werr)?,
-            );
-        }
-        Ok(end)
-    };
+    let atl: Vec<u64> = sc
+        .atl
+        .iter()
+        .map(|&(i, _)| g.atl_addr(sc.region, i))
+        .collect();
     // The writes follow the scan.
-    let mut t = now + recovered.scan_ns;
-    // BUG when planted (`AtlFirst`): the losers' units outlive their ActiveTxList entries.
-    if fault == RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
-    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
-    let mut end = t;
-    for (&a, &w) in &words {
-        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
-    }
-    t = end;
-    if fault != RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
+    let t = restart_writes(
+        pcm,
+        now + recovered.scan_ns,
+        &free,
+        |u| g.bitmap_word_addr(sc.region, u),
+        &atl,
+        fault,
+    )?;
     Ok(Restarted {
         recovered,
         xid_max: sc.xid_max,

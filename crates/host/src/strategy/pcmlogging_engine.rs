@@ -49,12 +49,11 @@
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
-use crate::buffer::{Frame, Pool};
+use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
 use crate::pcm_tier::{Sizes, TierHooks, TierLog, TierRecording};
 use crate::{HostConfig, HostError, LockLevel, Result};
-use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -118,27 +117,7 @@ pub struct PcmLoggingStrategy {
     xid_base: u64,
 }
 
-/// What a run-on restart of pcmlogging leaves for the engine (`strategy::Resume::Pcm`): the
-/// PCM after `pcmlogging::restart` (its write log holds the restart's writes when the run
-/// is recorded), the crash image it started from, the disk, the largest XID the PCM names
-/// and when the restart's writes end.
-pub struct PcmResume {
-    pub pcm: Pcm,
-    pub pcm_base: Vec<u8>,
-    pub disk: BTreeMap<u64, Vec<u64>>,
-    pub xid_max: u64,
-    pub end: SimTime,
-}
-
-impl std::fmt::Debug for PcmResume {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PcmResume")
-            .field("disk_pages", &self.disk.len())
-            .field("xid_max", &self.xid_max)
-            .field("end", &self.end)
-            .finish()
-    }
-}
+pub use crate::pcm_tier::PcmResume;
 
 /// One bit per DB page (the partial marks): a buffer hit asks for its page's bit, and an
 /// ordered set of marked pages made that lookup a tree search on every hit.
@@ -176,19 +155,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     let s = &cfg.pcm;
     let sizes = s.sizes(cfg, &core.layout)?;
     // §6.1: the DRAM holds the pool and PCMLogging's tables.
-    core.pool = Pool::new(sizes.frames);
-    core.cfg.buffer_frames = sizes.frames;
-    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
-    let pcm = Pcm::new(PcmConfig {
-        bytes: sizes.pcm_bytes,
-        unit_bytes: s.unit_bytes,
-        chips: s.chips,
-        ..PcmConfig::default()
-    })
-    .map_err(|e| HostError::Config {
-        key: "host.pcm.pcm_bytes".into(),
-        reason: e,
-    })?;
+    crate::pcm_tier::size_dram(core, sizes.frames);
+    let pcm = crate::pcm_tier::new_pcm(s, sizes.pcm_bytes)?;
     let lcfg = PcmLogConfig {
         atl_entries: u64::from(cfg.clients) + 2,
         record_bytes: s.record_bytes,
@@ -210,13 +178,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     };
     let disk = crate::external::open(cfg, core)?;
     // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
-    let resume = match core.resume.take() {
-        Some(super::Resume::Pcm(r)) => Some(*r),
-        other => {
-            core.resume = other;
-            None
-        }
-    };
+    let resume = crate::pcm_tier::take_resume(core, "pcmlogging", &disk, &pcm)?;
     let (mut pl, xid_base, pcm_base, disk_base) = match resume {
         None => {
             let pl = PcmLogging::format(lcfg, pcm, disk).map_err(|e| HostError::Config {
@@ -227,18 +189,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             (pl, 0, base, BTreeMap::new())
         }
         Some(r) => {
-            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
-                return Err(HostError::Config {
-                    key: "host.pcm.external".into(),
-                    reason: "pcmlogging resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
-                });
-            }
-            if r.pcm.config() != pcm.config() {
-                return Err(HostError::Config {
-                    key: "host.pcm".into(),
-                    reason: "the restarted PCM is not the one the configuration describes".into(),
-                });
-            }
             let d = media::disk::Disk::from_image(disk.kind, r.disk.clone());
             let pl = PcmLogging::open(lcfg, r.pcm, d, r.end, r.xid_max).map_err(|e| {
                 HostError::Corrupt(format!(

@@ -114,13 +114,13 @@
 
 use super::pcm_destage::{DestageCore, Destages};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
-use crate::buffer::{Frame, Pool};
+use crate::buffer::Frame;
 use crate::data::{Layout, PageImage, PageNo};
 use crate::engine::Core;
 use crate::pcm_tier::{TierHooks, TierLog, TierRecording};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::Disk;
-use media::pcm::{Pcm, PcmConfig};
+use media::pcm::Pcm;
 use sim::{SimTime, TxnId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -903,37 +903,16 @@ pub fn restart(
         free.extend(&sc.replaced);
     }
     let g = sc.g;
-    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
-    for &s in &free {
-        let a = g.bitmap_word_addr(s);
-        let w = words
-            .get(&a)
-            .copied()
-            .unwrap_or_else(|| word(pcm.image(), a));
-        words.insert(a, w & !(1 << (s % 64)));
-    }
-    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> std::result::Result<SimTime, String> {
-        let mut end = t;
-        for &(i, _) in &sc.atl {
-            end = end.max(pcm.write_u64(g.atl_addr(i), 0, t).map_err(werr)?);
-        }
-        Ok(end)
-    };
-    // The writes follow the scan.
-    let mut t = now + recovered.scan_ns;
-    // BUG when planted (`AtlFirst`): the losers' slots outlive their ActiveTxList entries.
-    if fault == RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
-    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
-    let mut end = t;
-    for (&a, &w) in &words {
-        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
-    }
-    t = end;
-    if fault != RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
+    let atl: Vec<u64> = sc.atl.iter().map(|&(i, _)| g.atl_addr(i)).collect();
+    // The writes follow the scan (the record level's order, `pcmlogging::restart_writes`).
+    let t = super::pcmlogging::restart_writes(
+        pcm,
+        now + recovered.scan_ns,
+        &free,
+        |s| g.bitmap_word_addr(s),
+        &atl,
+        fault,
+    )?;
     Ok(Restarted {
         recovered,
         xid_max: sc.xid_max,
@@ -1058,19 +1037,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         });
     }
     let sizes = sizes(cfg, &core.layout, slot_bytes)?;
-    core.pool = Pool::new(sizes.frames);
-    core.cfg.buffer_frames = sizes.frames;
-    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
-    let pcm = Pcm::new(PcmConfig {
-        bytes: sizes.pcm_bytes,
-        unit_bytes: s.unit_bytes,
-        chips: s.chips,
-        ..PcmConfig::default()
-    })
-    .map_err(|e| HostError::Config {
-        key: "host.pcm.pcm_bytes".into(),
-        reason: e,
-    })?;
+    crate::pcm_tier::size_dram(core, sizes.frames);
+    let pcm = crate::pcm_tier::new_pcm(s, sizes.pcm_bytes)?;
     let layout = core.layout.clone();
     let lcfg = PageLogConfig {
         atl_entries: u64::from(cfg.clients) + 2,
@@ -1084,13 +1052,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     let initial: super::pcmlogging::InitialPage = Arc::new(move |p| layout.initial_page(PageNo(p)));
     let disk = crate::external::open(cfg, core)?;
     // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
-    let resume = match core.resume.take() {
-        Some(super::Resume::Pcm(r)) => Some(*r),
-        other => {
-            core.resume = other;
-            None
-        }
-    };
+    let resume = crate::pcm_tier::take_resume(core, "pcmlogging-page", &disk, &pcm)?;
     let (mut pl, xid_base, resumed_base, disk_base) = match resume {
         None => {
             let pl =
@@ -1101,18 +1063,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             (pl, 0, None, BTreeMap::new())
         }
         Some(r) => {
-            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
-                return Err(HostError::Config {
-                    key: "host.pcm.external".into(),
-                    reason: "pcmlogging-page resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
-                });
-            }
-            if r.pcm.config() != pcm.config() {
-                return Err(HostError::Config {
-                    key: "host.pcm".into(),
-                    reason: "the restarted PCM is not the one the configuration describes".into(),
-                });
-            }
             let d = Disk::from_image(disk.kind, r.disk.clone());
             let forget = cfg.fault_restart == "pcm-page-forget-bitmap";
             let pl = PageLogging::open(lcfg, r.pcm, d, initial, r.end, forget).map_err(|e| {
@@ -1336,6 +1286,7 @@ impl TierHooks for PcmPageStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use media::pcm::PcmConfig;
 
     fn core(bytes: u64) -> PageLogging {
         let pcm = Pcm::new(PcmConfig {

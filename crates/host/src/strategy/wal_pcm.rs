@@ -147,7 +147,7 @@ use crate::pcm_tier::{Sizes, TierHooks, TierLog, TierRecording};
 use crate::strategy::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::{Disk, DiskKind};
-use media::pcm::{Pcm, PcmConfig};
+use media::pcm::Pcm;
 use sim::{SimTime, TxnId};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -642,10 +642,8 @@ impl PcmWal {
             ));
         }
         let buffer_frames = u32::try_from(pool).unwrap_or(u32::MAX);
-        core.pool = crate::buffer::Pool::new(buffer_frames);
-        core.cfg.buffer_frames = buffer_frames;
         // §6.1 runs every scheme under wait-die.
-        core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
+        crate::pcm_tier::size_dram(core, buffer_frames);
         let geo = Geo {
             kind,
             page_bytes: p,
@@ -654,13 +652,7 @@ impl PcmWal {
             disk_log_pages,
         };
         let ub = u64::from(s.unit_bytes);
-        let mut pcm = Pcm::new(PcmConfig {
-            bytes: geo.pcm_bytes().div_ceil(ub) * ub,
-            unit_bytes: s.unit_bytes,
-            chips: s.chips,
-            ..PcmConfig::default()
-        })
-        .map_err(|e| cfg_err("host.pcm.pcm_bytes", e))?;
+        let mut pcm = crate::pcm_tier::new_pcm(s, geo.pcm_bytes().div_ceil(ub) * ub)?;
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
         // The crash checker records the run (the engine then logs NAND operations); keep
