@@ -510,8 +510,11 @@ pub fn fetch_for(
             }
         },
     };
-    ready = ready.max(match strat.tier() {
-        Some(t) => t.read_page_for(core, page, slot, now)?,
+    let by_record = strat
+        .tier()
+        .and_then(|t| t.read_page_for(core, page, slot, now));
+    ready = ready.max(match by_record {
+        Some(r) => r?,
         None => strat.read_page(core, page, now)?,
     });
     let f = core.pool.install(Frame::unbuilt(page, from, lsn, ready));

@@ -434,15 +434,17 @@ pub trait TierHooks {
     /// Reads `page` for a buffer miss caused by an access to record `slot` of it (`None`:
     /// the whole page is wanted); returns when what the access needs is in DRAM.
     /// Record-level PCMLogging serves the record from PCM when it is there (§3.3 "Serving
-    /// read/write requests") and leaves the frame partial; the page-level schemes read the
-    /// whole page (`Strategy::read_page`).
+    /// read/write requests") and leaves the frame partial. None (the default, the
+    /// page-level schemes): the miss reads the whole page (`Strategy::read_page`).
     fn read_page_for(
         &mut self,
-        core: &mut crate::engine::Core,
-        page: PageNo,
-        slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime>;
+        _core: &mut crate::engine::Core,
+        _page: PageNo,
+        _slot: Option<u16>,
+        _now: SimTime,
+    ) -> Option<Result<SimTime>> {
+        None
+    }
 
     /// A buffer hit on `frame` by an access to record `slot` (`None`: the whole page), the
     /// frame usable from `ready`. A strategy whose frames may hold only part of a page

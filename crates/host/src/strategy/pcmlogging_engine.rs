@@ -286,7 +286,7 @@ impl Strategy for PcmLoggingStrategy {
     }
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
-        self.read_page_for(core, page, None, now)
+        self.read_record_for_miss(core, page, None, now)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<PageImage>> {
@@ -366,8 +366,10 @@ impl Strategy for PcmLoggingStrategy {
     }
 }
 
-impl TierHooks for PcmLoggingStrategy {
-    fn read_page_for(
+impl PcmLoggingStrategy {
+    /// A buffer miss of `page` for record `slot` (`None`: the whole page; module docs,
+    /// `read_page_for` / `on_hit`).
+    fn read_record_for_miss(
         &mut self,
         core: &mut Core,
         page: PageNo,
@@ -384,6 +386,18 @@ impl TierHooks for PcmLoggingStrategy {
         // A miss means the page is not in the pool: any earlier mark is stale.
         self.partial.set(page.0, partial);
         Ok(t)
+    }
+}
+
+impl TierHooks for PcmLoggingStrategy {
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Option<Result<SimTime>> {
+        Some(self.read_record_for_miss(core, page, slot, now))
     }
 
     fn on_hit(

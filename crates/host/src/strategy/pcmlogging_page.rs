@@ -1261,17 +1261,6 @@ impl Strategy for PcmPageStrategy {
 }
 
 impl TierHooks for PcmPageStrategy {
-    /// A page-level scheme reads the whole page whatever record the access is for.
-    fn read_page_for(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        _slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        self.read_page(core, page, now)
-    }
-
     fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
         crate::pcm_tier::measure_restart("pcmlogging-page", || {
             recover(&self.core.pcm).map(|r| (r.scan_ns, 0))

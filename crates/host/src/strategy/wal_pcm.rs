@@ -1451,17 +1451,6 @@ impl Strategy for PcmWal {
 }
 
 impl TierHooks for PcmWal {
-    /// wal-pcm and scmlogging read the whole page whatever record the access is for.
-    fn read_page_for(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        _slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        self.read_page(core, page, now)
-    }
-
     /// ARIES restart (analysis / redo / undo) on the PCM and disk as they stand: the time
     /// is the PCM lines and disk pages it reads (module docs).
     fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
