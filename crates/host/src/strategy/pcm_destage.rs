@@ -1,4 +1,7 @@
-//! PCMLogging's cost-based adaptive destaging policy (PCMLogging §5.2), as pure functions.
+//! PCMLogging's destaging: the cost-based adaptive policy (PCMLogging §5.2) as pure
+//! functions, the high-low watermark (§5.1), and the one destage engine record- and
+//! page-level PCMLogging share (`Destages`, driven through `DestageCore` by `until_free` and
+//! `start_destages`).
 //!
 //! The PCM is split into segments; state k ≤ M means k segments of the M free ones at the
 //! start of destaging are used, state M+i means pending writes exceed PCM by i segments.
