@@ -69,7 +69,7 @@ pub fn fetch(
 }
 
 /// `fetch` for an access to record `slot` of `page` (`None`: the whole page): the strategy
-/// sees the slot on a miss (`Strategy::read_page_for`) and on a hit (`Strategy::on_hit`),
+/// sees the slot on a miss (`TierHooks::read_page_for`) and on a hit (`TierHooks::on_hit`),
 /// so record-level PCMLogging can serve a record from PCM (§3.3).
 pub fn fetch_for(
     core: &mut Core,
@@ -86,7 +86,11 @@ pub fn fetch_for(
             core.stats.buffer_hits += 1;
         }
         let ready = now.max(core.pool.frame(f).ready_at);
-        return Ok(Fetch::Ready(f, strat.on_hit(core, f, slot, ready)?));
+        let ready = match strat.tier() {
+            Some(t) => t.on_hit(core, f, slot, ready)?,
+            None => ready,
+        };
+        return Ok(Fetch::Ready(f, ready));
     }
     if count {
         core.stats.buffer_misses += 1;
@@ -131,7 +135,13 @@ pub fn fetch_for(
             }
         },
     };
-    ready = ready.max(strat.read_page_for(core, page, slot, now)?);
+    let by_record = strat
+        .tier()
+        .and_then(|t| t.read_page_for(core, page, slot, now));
+    ready = ready.max(match by_record {
+        Some(r) => r?,
+        None => strat.read_page(core, page, now)?,
+    });
     let f = core.pool.install(Frame::unbuilt(page, from, lsn, ready));
     Ok(Fetch::Ready(f, ready))
 }
@@ -1204,7 +1214,7 @@ impl Engine {
             t.sort_by_key(|x| x.time_ns);
             t
         });
-        let tier = self.strat.take_tier_log();
+        let tier = self.strat.tier().and_then(|t| t.take_tier_log());
         let journal = self.journal.take().map(|j| {
             j.lock()
                 .map(|mut l| std::mem::take(&mut *l))

@@ -351,9 +351,10 @@ fn run_with(
     let snapshot = e.take_snapshot();
     let mut m = e.metrics(protocol, wall.elapsed().as_secs_f64());
     if cfg.measure_recovery {
-        m.recovery = Some(match e.strat.measure_recovery(e.now) {
-            Some(r) => r?,
-            None => measure_recovery(cfg, dcfg, &mut e.core, e.now)?,
+        let now = e.now;
+        m.recovery = Some(match e.strat.tier() {
+            Some(t) => t.measure_recovery(now)?,
+            None => measure_recovery(cfg, dcfg, &mut e.core, now)?,
         });
     }
     Ok((e.into_run(m), snapshot))

@@ -104,24 +104,36 @@ pub trait Strategy {
         core.read_page(page, now)
     }
 
+    /// The PCM tier's hooks (`TierHooks`: record-level reads, the write logs for the crash
+    /// checker, a restart from the tier's own media), for the strategies built on it
+    /// (`pcm_tier`); None for the others.
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        None
+    }
+}
+
+/// The hooks of the strategies built on the PCM tier (`pcm_tier`), reached through
+/// `Strategy::tier`: defined here, below the strategies, so that the engine calls them
+/// without naming the tier.
+pub trait TierHooks {
     /// Reads `page` for a buffer miss caused by an access to record `slot` of it (`None`:
-    /// the whole page is wanted); returns when what the access needs is in DRAM. Default:
-    /// `read_page`. Record-level PCMLogging serves the record from PCM when it is there
-    /// (§3.3 "Serving read/write requests") and leaves the frame partial.
+    /// the whole page is wanted); returns when what the access needs is in DRAM.
+    /// Record-level PCMLogging serves the record from PCM when it is there (§3.3 "Serving
+    /// read/write requests") and leaves the frame partial. None (the default, the
+    /// page-level schemes): the miss reads the whole page (`Strategy::read_page`).
     fn read_page_for(
         &mut self,
-        core: &mut Core,
-        page: PageNo,
+        _core: &mut Core,
+        _page: PageNo,
         _slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        self.read_page(core, page, now)
+        _now: SimTime,
+    ) -> Option<Result<SimTime>> {
+        None
     }
 
     /// A buffer hit on `frame` by an access to record `slot` (`None`: the whole page), the
     /// frame usable from `ready`. A strategy whose frames may hold only part of a page
     /// (`read_page_for`) completes it here and returns when the access may proceed.
-    /// Default: `ready`.
     fn on_hit(
         &mut self,
         _core: &mut Core,
@@ -132,20 +144,13 @@ pub trait Strategy {
         Ok(ready)
     }
 
-    /// The PCM and disk write logs of a recorded run (PCM strategies), for the crash
-    /// checker (`pcm_tier::check`).
-    fn take_tier_log(&mut self) -> Option<TierLog> {
-        None
-    }
+    /// The PCM and disk write logs of a recorded run, for the crash checker
+    /// (`pcm_tier::check`).
+    fn take_tier_log(&mut self) -> Option<TierLog>;
 
-    /// Strategies that restart from their own media (the PCM tier): cut power at `now` and
-    /// restart from what they hold, reporting the work. None: the engine's device restart.
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        None
-    }
+    /// Cuts power at `now` and restarts from the tier's media as they stand, reporting the
+    /// work (instead of the engine's device restart).
+    fn measure_recovery(&self, now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics>;
 }
 
 /// A strategy's answer to an update of a page (`Strategy::admit`).

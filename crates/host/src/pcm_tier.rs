@@ -342,6 +342,140 @@ impl PcmSettings {
 /// returns it, `hooks::TierLog`).
 pub use crate::hooks::TierLog;
 
+/// What a run-on restart of a PCMLogging strategy leaves for the engine
+/// (`strategy::Resume::Pcm`): the PCM after the restart (its write log holds the restart's
+/// writes when the run is recorded), the crash image it started from, the disk, the largest
+/// XID the PCM names and when the restart's writes end.
+pub struct PcmResume {
+    pub pcm: Pcm,
+    pub pcm_base: Vec<u8>,
+    pub disk: BTreeMap<u64, Vec<u64>>,
+    pub xid_max: u64,
+    pub end: SimTime,
+}
+
+impl std::fmt::Debug for PcmResume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PcmResume")
+            .field("disk_pages", &self.disk.len())
+            .field("xid_max", &self.xid_max)
+            .field("end", &self.end)
+            .finish()
+    }
+}
+
+/// The PCM of a PCM strategy: `bytes`, with `[host.pcm]`'s line unit and chips; a size it
+/// cannot take is a configuration error naming `host.pcm.pcm_bytes`.
+pub fn new_pcm(s: &PcmSettings, bytes: u64) -> Result<Pcm> {
+    Pcm::new(PcmConfig {
+        bytes,
+        unit_bytes: s.unit_bytes,
+        chips: s.chips,
+        ..PcmConfig::default()
+    })
+    .map_err(|e| HostError::Config {
+        key: "host.pcm.pcm_bytes".into(),
+        reason: e,
+    })
+}
+
+/// The engine's DRAM under a PCM strategy: a buffer pool of `frames` (what DRAM holds after
+/// the strategy's tables, §6.1) and wait-die, which §6.1 runs every scheme under.
+pub fn size_dram(core: &mut crate::engine::Core, frames: u32) {
+    core.pool = crate::buffer::Pool::new(frames);
+    core.cfg.buffer_frames = frames;
+    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
+}
+
+/// The PCM and disk a run-on restart left, when the engine resumes on them
+/// (`engine::Core::resume` holds `Resume::Pcm`; anything else is left there): refused over
+/// the emulated SSD (its flash would have to be recovered too) and when the restarted PCM
+/// is not the one `pcm` (as configured) describes.
+pub fn take_resume(
+    core: &mut crate::engine::Core,
+    strategy: &str,
+    disk: &media::disk::Disk,
+    pcm: &Pcm,
+) -> Result<Option<PcmResume>> {
+    let Some(r) = crate::strategy::Resume::take_from::<PcmResume>(&mut core.resume) else {
+        return Ok(None);
+    };
+    if matches!(disk.kind, DiskKind::Emulated { .. }) {
+        return Err(HostError::Config {
+            key: "host.pcm.external".into(),
+            reason: format!("{strategy} resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too"),
+        });
+    }
+    if r.pcm.config() != pcm.config() {
+        return Err(HostError::Config {
+            key: "host.pcm".into(),
+            reason: "the restarted PCM is not the one the configuration describes".into(),
+        });
+    }
+    Ok(Some(r))
+}
+
+/// The engine's hooks only the PCM strategies have, composed into a strategy through
+/// `Strategy::tier` instead of widening the shared trait: record-level reads (§3.3), the
+/// write logs for the crash checker, and a restart from the tier's own media. Defined with
+/// the trait, below the strategies (`hooks`), so that the engine calls them without naming
+/// the tier.
+pub use crate::hooks::TierHooks;
+
+/// What a PCM strategy keeps of its run for the crash checker: the PCM image before the
+/// run and the disk's pages before it (a run on a restarted tier: the crash image's). Off
+/// (`TierRecording::off`) unless the tag table keeps history (`Core::tags.keep`).
+#[derive(Debug, Default)]
+pub struct TierRecording {
+    pcm_base: Option<Vec<u8>>,
+    disk_base: BTreeMap<u64, Vec<u64>>,
+}
+
+impl TierRecording {
+    pub fn off() -> TierRecording {
+        TierRecording::default()
+    }
+
+    pub fn new(pcm_base: Vec<u8>, disk_base: BTreeMap<u64, Vec<u64>>) -> TierRecording {
+        TierRecording {
+            pcm_base: Some(pcm_base),
+            disk_base,
+        }
+    }
+
+    /// The run's `TierLog` (once; None when off): the bases and the write logs of `pcm`
+    /// and `disk`.
+    pub fn take(&mut self, pcm: &mut Pcm, disk: &mut media::disk::Disk) -> Option<TierLog> {
+        Some(TierLog {
+            pcm_cfg: pcm.config().clone(),
+            pcm_base: self.pcm_base.take()?,
+            pcm_ops: pcm.take_log(),
+            disk_ops: disk.take_log(),
+            disk_base: std::mem::take(&mut self.disk_base),
+        })
+    }
+}
+
+/// A PCM strategy's restart from its media as `TierHooks::measure_recovery` reports it:
+/// `restart` gives the simulated time and the disk pages it read; no device work.
+pub fn measure_restart(
+    what: &str,
+    restart: impl FnOnce() -> std::result::Result<(u64, u64), String>,
+) -> Result<crate::metrics::HostRecoveryMetrics> {
+    let wall = std::time::Instant::now();
+    restart()
+        .map_err(|e| HostError::Corrupt(format!("{what} restart: {e}")))
+        .map(
+            |(time_ns, pages_read)| crate::metrics::HostRecoveryMetrics {
+                device_time_ns: 0,
+                device_pages_read: 0,
+                time_ns,
+                pages_read,
+                wall_time_s: wall.elapsed().as_secs_f64(),
+            },
+        )
+}
+
 /// Attaches a file-backed run's tier image (`Core::tier_sink`, taken) to the strategy's PCM
 /// and disk, after formatting: the PCM's formatted contents become the image's base.
 /// A disk on the emulated SSD keeps its pages on flash, not in a tier image: refused,
@@ -872,15 +1006,13 @@ pub fn run_on(
             let dev = ssd::Device::in_memory(&rec.dcfg).map_err(|e| one(e.to_string()))?;
             let wb = crate::strategy::WriteBack {
                 tags: rec.tags.clone(),
-                resume: Some(crate::strategy::Resume::new(
-                    crate::strategy::pcmlogging_engine::PcmResume {
-                        pcm,
-                        pcm_base: img,
-                        disk,
-                        xid_max,
-                        end,
-                    },
-                )),
+                resume: Some(crate::strategy::Resume::new(PcmResume {
+                    pcm,
+                    pcm_base: img,
+                    disk,
+                    xid_max,
+                    end,
+                })),
                 start: end,
                 ..Default::default()
             };

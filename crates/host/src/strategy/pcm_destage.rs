@@ -1,4 +1,7 @@
-//! PCMLogging's cost-based adaptive destaging policy (PCMLogging §5.2), as pure functions.
+//! PCMLogging's destaging: the cost-based adaptive policy (PCMLogging §5.2) as pure
+//! functions, the high-low watermark (§5.1), and the one destage engine record- and
+//! page-level PCMLogging share (`Destages`, driven through `DestageCore` by `until_free` and
+//! `start_destages`).
 //!
 //! The PCM is split into segments; state k ≤ M means k segments of the M free ones at the
 //! start of destaging are used, state M+i means pending writes exceed PCM by i segments.
@@ -273,6 +276,233 @@ pub fn counters(series: &DestageSeries, a: Option<&Adaptive>) -> Vec<(&'static s
         ]);
     }
     v
+}
+
+/// The high-low watermark policy (§5.1, [25]): start destaging when occupancy reaches
+/// `high`, keep going until it is below `low`. Returns whether to destage now.
+pub fn watermark(used: u64, total: u64, destaging: bool, high: f64, low: f64) -> bool {
+    let occ = used as f64 / total.max(1) as f64;
+    if destaging {
+        occ >= low
+    } else {
+        occ >= high
+    }
+}
+
+/// The destage engine of the PCM tier, one for record-level (`pcmlogging`) and page-level
+/// (`pcmlogging-page`) PCMLogging: the destages in flight and the PCM units they carry, the
+/// policy state (high-low watermark §5.1 or `Adaptive` §5.2) and the Fig. 12b series. A
+/// destage writes one page to the external disk; the units it carries stay valid until
+/// that write completed (§6.1 "asynchronously flushed out"), then are freed by the core
+/// (`DestageCore::complete_destages`, from `Destages::complete`). Keys are what a unit
+/// holds: a record (`Rid`) or a page.
+pub struct Destages<K> {
+    /// Destages whose disk write is in flight: (write end, destage id, keys it frees), in
+    /// issue order (the disk is FIFO).
+    pending: std::collections::VecDeque<(SimTime, u64, Vec<K>)>,
+    /// Per key in a pending destage: the committed unit it destaged and the destage's id.
+    /// A commit that frees that unit first removes the entry (`forget`), so a completion
+    /// never frees a unit that was reused, nor one a later destage of the same key carries
+    /// (found by the pcm_check crash checker, tiny seed 2: destage 1 of page 2 freed the
+    /// unit destage 2 had merged, before destage 2's write completed). Looked up by key
+    /// only, never iterated.
+    carried: hashbrown::HashMap<K, (u64, u64), crate::lock::FixedHash>,
+    ids: u64,
+    /// Units carried by pending destages (the policies count them as free).
+    pending_units: u64,
+    /// Units freed by completed destages so far (the adaptive policy's birth measurement).
+    freed: u64,
+    /// Watermark: between crossing the high mark and falling below the low one.
+    destaging: bool,
+    /// The adaptive destager (§5.2), when configured.
+    pub adaptive: Option<Adaptive>,
+    /// Destage disk I/Os per interval (Fig. 12b).
+    pub series: DestageSeries,
+}
+
+impl<K: std::hash::Hash + Eq + Copy> Destages<K> {
+    pub fn new(adaptive: Option<Adaptive>, interval_ns: u64) -> Destages<K> {
+        Destages {
+            pending: Default::default(),
+            carried: Default::default(),
+            ids: 0,
+            pending_units: 0,
+            freed: 0,
+            destaging: false,
+            adaptive,
+            series: DestageSeries::new(interval_ns),
+        }
+    }
+
+    /// The id of the destage about to be issued.
+    pub fn next_id(&mut self) -> u64 {
+        self.ids += 1;
+        self.ids
+    }
+
+    /// Whether a pending destage carries `key` already.
+    pub fn carries(&self, key: &K) -> bool {
+        self.carried.contains_key(key)
+    }
+
+    /// Destage `id` carries `key`'s committed `unit`.
+    pub fn carry(&mut self, key: K, unit: u64, id: u64) {
+        self.carried.insert(key, (unit, id));
+    }
+
+    /// Destage `id`, issued at `now` with `ios` disk I/Os, ends at `end` and frees `keys`.
+    pub fn issue(&mut self, now: SimTime, end: SimTime, id: u64, keys: Vec<K>, ios: u64) {
+        self.series.add(now, ios);
+        self.pending_units += keys.len() as u64;
+        self.pending.push_back((end, id, keys));
+    }
+
+    /// `unit` of `key` is freed by someone else (a commit replaced it): a pending destage
+    /// carrying it no longer frees it.
+    pub fn forget(&mut self, key: &K, unit: u64) {
+        if self.carried.get(key).map(|x| x.0) == Some(unit) {
+            self.carried.remove(key);
+            self.pending_units -= 1;
+        }
+    }
+
+    /// `key`'s committed version moved from unit `from` to `to` (wear leveling, §4.2): a
+    /// pending destage carrying it frees the new unit.
+    pub fn moved(&mut self, key: &K, from: u64, to: u64) {
+        if let Some(x) = self.carried.get_mut(key) {
+            if x.0 == from {
+                x.0 = to;
+            }
+        }
+    }
+
+    /// When the oldest pending destage's write ends.
+    pub fn next_end(&self) -> Option<SimTime> {
+        self.pending.front().map(|p| p.0)
+    }
+
+    /// Takes the destages whose write completed by `now` (all of them when `early`, a
+    /// planted bug): the (key, unit) pairs they free, in issue order.
+    pub fn complete(&mut self, now: SimTime, early: bool) -> Vec<(K, u64)> {
+        let mut out = Vec::new();
+        while self
+            .pending
+            .front()
+            .is_some_and(|(end, _, _)| *end <= now || early)
+        {
+            let (_, id, keys) = self.pending.pop_front().expect("front");
+            for k in keys {
+                let Some(&(u, kid)) = self.carried.get(&k) else {
+                    continue;
+                };
+                if kid != id {
+                    continue;
+                }
+                self.carried.remove(&k);
+                self.pending_units -= 1;
+                self.freed += 1;
+                out.push((k, u));
+            }
+        }
+        out
+    }
+
+    /// The destaging counters: the Fig. 12b series' summary and the adaptive rate.
+    pub fn counters(&self) -> Vec<(&'static str, u64)> {
+        counters(&self.series, self.adaptive.as_ref())
+    }
+}
+
+/// What the destage engine drives in a PCM core: its occupancy, and the start and
+/// completion of one destage.
+pub trait DestageCore {
+    type Key: std::hash::Hash + Eq + Copy;
+    fn destages(&mut self) -> &mut Destages<Self::Key>;
+    /// (units used, units in all, high watermark, low watermark).
+    fn occupancy(&self) -> (u64, u64, f64, f64);
+    /// `now`, or later if the core's clock is past it.
+    fn at(&self, now: SimTime) -> SimTime;
+    /// Starts the destage of the oldest committed key not already being destaged; returns
+    /// its write's end, or None when nothing is committed.
+    fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String>;
+    /// Frees the units of destages whose disk write completed by `now`; returns when the
+    /// frees are issued.
+    fn complete_destages(&mut self, now: SimTime) -> Result<SimTime, String>;
+}
+
+/// PCM is full: wait for (or start) destages until a unit is free. `what` names the
+/// units for the error when nothing can be destaged.
+pub fn until_free<C: DestageCore>(c: &mut C, now: SimTime, what: &str) -> Result<SimTime, String> {
+    let mut t = now;
+    loop {
+        let (used, total, _, _) = c.occupancy();
+        if used < total {
+            return Ok(t);
+        }
+        if let Some(end) = c.destages().next_end() {
+            t = t.max(end);
+            t = c.complete_destages(t)?;
+            continue;
+        }
+        if c.destage_one(t)?.is_none() {
+            return Err(format!(
+                "pcm full of uncommitted {what} (nothing to destage)"
+            ));
+        }
+    }
+}
+
+/// Between events, after the completed destages were freed (at `t`): start new ones under
+/// the adaptive policy (§5.2: at the rate μ0 while fewer than M segments are free) or the
+/// high-low watermark (§5.1); units of pending destages count as free. Returns `t`, or
+/// when the last watermark destage was issued.
+pub fn start_destages<C: DestageCore>(
+    c: &mut C,
+    now: SimTime,
+    mut t: SimTime,
+) -> Result<SimTime, String> {
+    if let Some(mut a) = c.destages().adaptive.take() {
+        let r = adaptive_destages(c, &mut a, now);
+        c.destages().adaptive = Some(a);
+        return r.map(|()| t);
+    }
+    loop {
+        let (used, total, high, low) = c.occupancy();
+        let d = c.destages();
+        d.destaging = watermark(used - d.pending_units, total, d.destaging, high, low);
+        if !d.destaging {
+            return Ok(t);
+        }
+        match c.destage_one(t)? {
+            Some(_) => t = c.at(now),
+            None => {
+                c.destages().destaging = false;
+                return Ok(t);
+            }
+        }
+    }
+}
+
+fn adaptive_destages<C: DestageCore>(
+    c: &mut C,
+    a: &mut Adaptive,
+    now: SimTime,
+) -> Result<(), String> {
+    let (used, _, _, _) = c.occupancy();
+    a.observe(now, used, c.destages().freed);
+    loop {
+        let (used, total, _, _) = c.occupancy();
+        let before = c.destages().pending_units;
+        let free = total - (used - before);
+        if a.decide(now, free) != Decision::Destage {
+            return Ok(());
+        }
+        let at = c.at(now);
+        if c.destage_one(at)?.is_none() {
+            return Ok(());
+        }
+        a.issued(now, c.destages().pending_units - before);
+    }
 }
 
 /// The product Π_{i<k} f(i)/g(i) · ρ^k for k = 0..=M.

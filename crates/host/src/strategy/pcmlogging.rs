@@ -150,6 +150,7 @@
 //!
 //! Not here yet: records larger than one unit.
 
+use super::pcm_destage::{DestageCore, Destages};
 use media::disk::Disk;
 use media::pcm::Pcm;
 use sim::SimTime;
@@ -277,16 +278,7 @@ pub fn initial_record(rid: Rid) -> u64 {
     crate::data::mix64(rid.0 << 16 | u64::from(rid.1)) | 1
 }
 
-/// The high-low watermark policy (§5.1, [25]): start destaging when occupancy reaches
-/// `high`, keep going until it is below `low`. Returns whether to destage now.
-pub fn watermark(used: u64, total: u64, destaging: bool, high: f64, low: f64) -> bool {
-    let occ = used as f64 / total.max(1) as f64;
-    if destaging {
-        occ >= low
-    } else {
-        occ >= high
-    }
-}
+pub use super::pcm_destage::watermark;
 
 #[derive(Clone, Debug)]
 pub struct PcmLogConfig {
@@ -418,7 +410,6 @@ pub struct PcmLogging {
     committed_fifo: std::collections::VecDeque<(u64, Rid)>,
     committed_seq: RidHash<Rid, u64>,
     seq: u64,
-    destaging: bool,
     pub counters: PcmLogCounters,
     swap_ptr: u64,
     max_xid: Xid,
@@ -432,23 +423,9 @@ pub struct PcmLogging {
     /// The loaded contents of a page never written to disk (default: `cfg.initial` over
     /// `cfg.slots_per_page` slots; the host engine sets its layout's).
     initial_page: Option<InitialPage>,
-    /// Destages whose disk write is in flight: (write end, destage id, records to free).
-    /// Their units stay valid until the write completed (`complete_destages`).
-    pending: std::collections::VecDeque<(SimTime, u64, Vec<Rid>)>,
-    /// Per record in a pending destage: the committed unit it destaged and the destage's
-    /// id. A commit that frees that unit first removes the entry, so a completion never
-    /// frees a unit that was reused, nor one a later destage of the same record carries
-    /// (found by the pcm_check crash checker, tiny seed 2: destage 1 of page 2 freed the
-    /// unit destage 2 had merged, before destage 2's write completed).
-    in_destage: RidHash<Rid, (u64, u64)>,
-    destage_ids: u64,
-    pending_units: u64,
-    /// The adaptive destager (§5.2), when configured.
-    pub adaptive: Option<super::pcm_destage::Adaptive>,
-    /// Units freed by completed destages so far (the adaptive policy's birth measurement).
-    destage_freed: u64,
-    /// Destage disk I/Os per interval (Fig. 12b).
-    pub destage_series: super::pcm_destage::DestageSeries,
+    /// The destages in flight, the destage policy and its series (`pcm_destage::Destages`):
+    /// a destaged record's unit stays valid until the write completed.
+    pub destages: Destages<Rid>,
     /// The active metadata region (§4.1) and the metadata word writes since it became so.
     region: u64,
     meta_writes: u64,
@@ -525,11 +502,9 @@ impl PcmLogging {
             let (r, w) = disk.kind.latency_ns();
             super::pcm_destage::Adaptive::new(geo.units, ub, seg, r + w)
         });
-        let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
+        let destages = Destages::new(adaptive, cfg.destage_interval_ns);
         PcmLogging {
-            adaptive,
-            destage_freed: 0,
-            destage_series,
+            destages,
             region: 0,
             meta_writes: 0,
             bitmap: vec![0; geo.units.div_ceil(64) as usize],
@@ -548,7 +523,6 @@ impl PcmLogging {
             committed_fifo: Default::default(),
             committed_seq: RidHash::default(),
             seq: 0,
-            destaging: false,
             counters: PcmLogCounters::default(),
             swap_ptr: 0,
             max_xid: 0,
@@ -556,10 +530,6 @@ impl PcmLogging {
             max_finished_xid: 0,
             rng: sim::Rng::new(cfg_seed).fork("pcm-wear"),
             initial_page: None,
-            pending: Default::default(),
-            in_destage: RidHash::default(),
-            destage_ids: 0,
-            pending_units: 0,
         }
     }
 
@@ -913,10 +883,8 @@ impl PcmLogging {
         self.unit_value[n as usize] = value;
         t = self.set_bit(n, true, t)?;
         t = self.free_unit(p, t)?;
-        if let Some(x) = self.in_destage.get_mut(&rid) {
-            if committed && x.0 == p {
-                x.0 = n;
-            }
+        if committed {
+            self.destages.moved(&rid, p, n);
         }
         let m = self.map.get_mut(&rid).expect("mapped");
         if committed {
@@ -979,10 +947,7 @@ impl PcmLogging {
             let (u, _, v) = e.uncommitted.take().expect("uncommitted");
             let old = e.committed.replace((u, v));
             if let Some((ou, _)) = old {
-                if self.in_destage.get(r).map(|x| x.0) == Some(ou) {
-                    self.in_destage.remove(r);
-                    self.pending_units -= 1;
-                }
+                self.destages.forget(r, ou);
                 t = self.free_unit(ou, t)?;
             }
             // The record's older entry, if any, dies with its seq.
@@ -1023,117 +988,14 @@ impl PcmLogging {
         Ok(t)
     }
 
-    /// Destages the page of the oldest committed record not already being destaged: read
-    /// the page, merge every committed PCM record of it, write it. The records' units are
-    /// freed when the write has completed (`complete_destages`), so the disk queue runs
-    /// beside PCM work (§6.1: "asynchronously flushed out"). Returns the write's end.
-    fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String> {
-        while let Some(&(s, r)) = self.committed_fifo.front() {
-            if self.committed_seq.get(&r) == Some(&s) {
-                break;
-            }
-            self.committed_fifo.pop_front();
-        }
-        let Some(&(_, rid)) = self.committed_fifo.front() else {
-            return Ok(None);
-        };
-        let page = rid.0;
-        let (img, t) = self.disk.read(page, now);
-        let mut vals = img.unwrap_or_else(|| self.initial_page_of(page));
-        let mut units = Vec::new();
-        self.destage_ids += 1;
-        let id = self.destage_ids;
-        let rids: Vec<Rid> = self
-            .map
-            .range((page, 0)..=(page, u16::MAX))
-            .map(|(r, _)| *r)
-            .collect();
-        for r in rids {
-            let e = self.map.get(&r).copied().expect("mapped");
-            if let Some((u, _)) = e.committed {
-                if self.in_destage.contains_key(&r) {
-                    // An earlier write of this page carries it already (FIFO disk).
-                    if let Some(v) = vals.get_mut(r.1 as usize) {
-                        *v = self.unit_value[u as usize];
-                    }
-                    continue;
-                }
-                self.committed_seq.remove(&r);
-                let Some(slot) = vals.get_mut(r.1 as usize) else {
-                    return Err(format!(
-                        "record {r:?} beyond its page's {} slots",
-                        vals.len()
-                    ));
-                };
-                *slot = self.unit_value[u as usize];
-                units.push(r);
-                self.in_destage.insert(r, (u, id));
-            }
-        }
-        let end = self.disk.write(page, vals, t)?;
-        self.destage_series.add(now, 2);
-        self.pending_units += units.len() as u64;
-        self.counters.destaged_pages += 1;
-        self.counters.destaged_records += units.len() as u64;
-        self.pending.push_back((end, id, units));
-        Ok(Some(end))
-    }
-
-    /// Frees the units of destages whose disk write completed by `now` (a unit whose record
-    /// was replaced by a newer commit meanwhile was freed by that commit).
-    fn complete_destages(&mut self, now: SimTime) -> Result<SimTime, String> {
-        let mut t = self.at(now);
-        let early = self.cfg.fault_early_destage_free;
-        // BUG when `early` (planted): units freed before the disk write completed.
-        while self
-            .pending
-            .front()
-            .is_some_and(|(end, _, _)| *end <= now || early)
-        {
-            let (_, id, units) = self.pending.pop_front().expect("front");
-            for r in units {
-                let Some(&(u, rid_id)) = self.in_destage.get(&r) else {
-                    continue;
-                };
-                if rid_id != id {
-                    continue;
-                }
-                self.in_destage.remove(&r);
-                self.pending_units -= 1;
-                let e = self.map.get_mut(&r).expect("mapped");
-                debug_assert_eq!(e.committed.map(|c| c.0), Some(u));
-                e.committed = None;
-                if e.uncommitted.is_none() {
-                    self.map.remove(&r);
-                }
-                t = self.free_unit(u, t)?;
-                self.destage_freed += 1;
-            }
-        }
-        self.clock = t;
-        Ok(t)
-    }
-
     /// PCM is full: wait for (or start) destages until a unit is free.
     fn destage_until_free(&mut self, now: SimTime) -> Result<SimTime, String> {
-        let mut t = now;
-        while self.used >= self.geo.units {
-            if let Some(end) = self.pending.front().map(|p| p.0) {
-                t = t.max(end);
-                t = self.complete_destages(t)?;
-                continue;
-            }
-            match self.destage_one(t)? {
-                Some(_) => {}
-                None => return Err("pcm full of uncommitted records (nothing to destage)".into()),
-            }
-        }
-        Ok(t)
+        super::pcm_destage::until_free(self, now, "records")
     }
 
-    /// Between events: finish completed destages, then start new ones under the
-    /// high-low watermark or the adaptive policy (occupancy counts units of pending
-    /// destages as free).
+    /// Between events: finish completed destages, relocate the metadata when due (§4.1),
+    /// then start new destages under the high-low watermark or the adaptive policy
+    /// (`pcm_destage::start_destages`; occupancy counts units of pending destages as free).
     pub fn maintain(&mut self, now: SimTime) -> Result<SimTime, String> {
         let mut t = self.complete_destages(now)?;
         if self.cfg.relocate_every > 0
@@ -1142,57 +1004,14 @@ impl PcmLogging {
         {
             t = self.relocate(t)?;
         }
-        if let Some(mut a) = self.adaptive.take() {
-            let r = self.maintain_adaptive(&mut a, now);
-            self.adaptive = Some(a);
-            return r.map(|()| t);
-        }
-        loop {
-            self.destaging = watermark(
-                self.used - self.pending_units,
-                self.geo.units,
-                self.destaging,
-                self.cfg.high_watermark,
-                self.cfg.low_watermark,
-            );
-            if !self.destaging {
-                return Ok(t);
-            }
-            match self.destage_one(t)? {
-                Some(_) => t = self.at(now),
-                None => {
-                    self.destaging = false;
-                    return Ok(t);
-                }
-            }
-        }
-    }
-
-    /// §5.2: destage at the rate μ0 while fewer than M segments are free.
-    fn maintain_adaptive(
-        &mut self,
-        a: &mut super::pcm_destage::Adaptive,
-        now: SimTime,
-    ) -> Result<(), String> {
-        a.observe(now, self.used, self.destage_freed);
-        loop {
-            let free = self.geo.units - (self.used - self.pending_units);
-            if a.decide(now, free) != super::pcm_destage::Decision::Destage {
-                return Ok(());
-            }
-            let before = self.pending_units;
-            if self.destage_one(self.at(now))?.is_none() {
-                return Ok(());
-            }
-            a.issued(now, self.pending_units - before);
-        }
+        super::pcm_destage::start_destages(self, now, t)
     }
 
     /// Finishes every pending destage (end of a run, tests). Returns when the last
     /// unit is free.
     pub fn drain_destages(&mut self) -> Result<SimTime, String> {
         let mut t = self.clock;
-        while let Some(end) = self.pending.front().map(|p| p.0) {
+        while let Some(end) = self.destages.next_end() {
             t = self.complete_destages(t.max(end))?;
         }
         Ok(t)
@@ -1324,6 +1143,101 @@ impl PcmLogging {
             }
         }
         vals
+    }
+}
+
+impl DestageCore for PcmLogging {
+    type Key = Rid;
+
+    fn destages(&mut self) -> &mut Destages<Rid> {
+        &mut self.destages
+    }
+
+    fn occupancy(&self) -> (u64, u64, f64, f64) {
+        (
+            self.used,
+            self.geo.units,
+            self.cfg.high_watermark,
+            self.cfg.low_watermark,
+        )
+    }
+
+    fn at(&self, now: SimTime) -> SimTime {
+        PcmLogging::at(self, now)
+    }
+
+    /// Destages the page of the oldest committed record not already being destaged: read
+    /// the page, merge every committed PCM record of it, write it. The records' units are
+    /// freed when the write has completed (`complete_destages`), so the disk queue runs
+    /// beside PCM work (§6.1: "asynchronously flushed out"). Returns the write's end.
+    fn destage_one(&mut self, now: SimTime) -> Result<Option<SimTime>, String> {
+        while let Some(&(s, r)) = self.committed_fifo.front() {
+            if self.committed_seq.get(&r) == Some(&s) {
+                break;
+            }
+            self.committed_fifo.pop_front();
+        }
+        let Some(&(_, rid)) = self.committed_fifo.front() else {
+            return Ok(None);
+        };
+        let page = rid.0;
+        let (img, t) = self.disk.read(page, now);
+        let mut vals = img.unwrap_or_else(|| self.initial_page_of(page));
+        let mut units = Vec::new();
+        let id = self.destages.next_id();
+        let rids: Vec<Rid> = self
+            .map
+            .range((page, 0)..=(page, u16::MAX))
+            .map(|(r, _)| *r)
+            .collect();
+        for r in rids {
+            let e = self.map.get(&r).copied().expect("mapped");
+            if let Some((u, _)) = e.committed {
+                if self.destages.carries(&r) {
+                    // An earlier write of this page carries it already (FIFO disk).
+                    if let Some(v) = vals.get_mut(r.1 as usize) {
+                        *v = self.unit_value[u as usize];
+                    }
+                    continue;
+                }
+                self.committed_seq.remove(&r);
+                let Some(slot) = vals.get_mut(r.1 as usize) else {
+                    return Err(format!(
+                        "record {r:?} beyond its page's {} slots",
+                        vals.len()
+                    ));
+                };
+                *slot = self.unit_value[u as usize];
+                units.push(r);
+                self.destages.carry(r, u, id);
+            }
+        }
+        let end = self.disk.write(page, vals, t)?;
+        self.counters.destaged_pages += 1;
+        self.counters.destaged_records += units.len() as u64;
+        // A destage reads and writes the page: two disk I/Os.
+        self.destages.issue(now, end, id, units, 2);
+        Ok(Some(end))
+    }
+
+    /// Frees the units of destages whose disk write completed by `now` (a unit whose record
+    /// was replaced by a newer commit meanwhile was freed by that commit).
+    fn complete_destages(&mut self, now: SimTime) -> Result<SimTime, String> {
+        let mut t = self.at(now);
+        // BUG when planted (`fault_early_destage_free`): units freed before the disk write
+        // completed.
+        let early = self.cfg.fault_early_destage_free;
+        for (r, u) in self.destages.complete(now, early) {
+            let e = self.map.get_mut(&r).expect("mapped");
+            debug_assert_eq!(e.committed.map(|c| c.0), Some(u));
+            e.committed = None;
+            if e.uncommitted.is_none() {
+                self.map.remove(&r);
+            }
+            t = self.free_unit(u, t)?;
+        }
+        self.clock = t;
+        Ok(t)
     }
 }
 
@@ -1488,6 +1402,50 @@ pub enum RestartFault {
     AtlFirst,
 }
 
+/// The writes of a restart that writes back, record and page level alike: clear the
+/// FreeSlotBitmap bits of the units (or page slots) `free` — `bit_word` gives the address of
+/// a unit's bitmap word; every word is one aligned write (atomic), all independent, so
+/// issued at once from `t` — then, once they completed, the ActiveTxList entries at `atl`.
+/// `RestartFault::AtlFirst` plants the reverse order. Returns when the last write completed.
+pub fn restart_writes(
+    pcm: &mut Pcm,
+    mut t: SimTime,
+    free: &[u64],
+    bit_word: impl Fn(u64) -> u64,
+    atl: &[u64],
+    fault: RestartFault,
+) -> Result<SimTime, String> {
+    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
+    for &u in free {
+        let a = bit_word(u);
+        let w = match words.get(&a) {
+            Some(&w) => w,
+            None => word(pcm.image(), a),
+        };
+        words.insert(a, w & !(1 << (u % 64)));
+    }
+    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> Result<SimTime, String> {
+        let mut end = t;
+        for &a in atl {
+            end = end.max(pcm.write_u64(a, 0, t).map_err(werr)?);
+        }
+        Ok(end)
+    };
+    // BUG when planted (`AtlFirst`): the losers' units outlive their ActiveTxList entries.
+    if fault == RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    let mut end = t;
+    for (&a, &w) in &words {
+        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
+    }
+    t = end;
+    if fault != RestartFault::AtlFirst {
+        t = clear_atl(pcm, t)?;
+    }
+    Ok(t)
+}
+
 /// The restart that writes back (module docs, "Run-on restart"): Algorithm 3's scan, then
 /// what Algorithm 2's abort and commit would have finished — clear the bits of every valid
 /// unit of a transaction in the ActiveTxList and of every replaced committed version, then,
@@ -1502,40 +1460,20 @@ pub fn restart(pcm: &mut Pcm, now: SimTime, fault: RestartFault) -> Result<Resta
         free.extend(&sc.replaced);
     }
     let g = sc.g;
-    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
-    for &u in &free {
-        let a = g.bitmap_word_addr(sc.region, u);
-        let w = match words.get(&a) {
-            Some(&w) => w,
-            None => word(pcm.image(), a),
-        };
-        words.insert(a, w & !(1 << (u % 64)));
-    }
-    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> Result<SimTime, String> {
-        let mut end = t;
-        for &(i, _) in &sc.atl {
-            end = end.max(
-                pcm.write_u64(g.atl_addr(sc.region, i), 0, t)
-                    .map_err(werr)?,
-            );
-        }
-        Ok(end)
-    };
+    let atl: Vec<u64> = sc
+        .atl
+        .iter()
+        .map(|&(i, _)| g.atl_addr(sc.region, i))
+        .collect();
     // The writes follow the scan.
-    let mut t = now + recovered.scan_ns;
-    // BUG when planted (`AtlFirst`): the losers' units outlive their ActiveTxList entries.
-    if fault == RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
-    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
-    let mut end = t;
-    for (&a, &w) in &words {
-        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
-    }
-    t = end;
-    if fault != RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
+    let t = restart_writes(
+        pcm,
+        now + recovered.scan_ns,
+        &free,
+        |u| g.bitmap_word_addr(sc.region, u),
+        &atl,
+        fault,
+    )?;
     Ok(Restarted {
         recovered,
         xid_max: sc.xid_max,

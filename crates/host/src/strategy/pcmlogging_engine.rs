@@ -49,12 +49,11 @@
 
 use super::pcmlogging::{PcmLogConfig, PcmLogging};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
-use crate::buffer::{Frame, Pool};
+use crate::buffer::Frame;
 use crate::data::{PageImage, PageNo};
 use crate::engine::Core;
-use crate::pcm_tier::{Sizes, TierLog};
+use crate::pcm_tier::{Sizes, TierHooks, TierLog, TierRecording};
 use crate::{HostConfig, HostError, LockLevel, Result};
-use media::pcm::{Pcm, PcmConfig};
 use sim::{SimTime, TxnId};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -104,8 +103,7 @@ pub struct PcmLoggingStrategy {
     core: PcmLogging,
     clients: Vec<Client>,
     sizes: Sizes,
-    pcm_base: Option<Vec<u8>>,
-    record: bool,
+    recording: TierRecording,
     layout: crate::data::Layout,
     /// Pages whose buffered frame was built from PCM records alone (§3.3 record hits; the
     /// disk page not merged). A mark is reset at every miss of the page, so one left over
@@ -117,31 +115,9 @@ pub struct PcmLoggingStrategy {
     /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
     /// restart"); 0 on a formatted one.
     xid_base: u64,
-    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
-    disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
-/// What a run-on restart of pcmlogging leaves for the engine (`strategy::Resume::Pcm`): the
-/// PCM after `pcmlogging::restart` (its write log holds the restart's writes when the run
-/// is recorded), the crash image it started from, the disk, the largest XID the PCM names
-/// and when the restart's writes end.
-pub struct PcmResume {
-    pub pcm: Pcm,
-    pub pcm_base: Vec<u8>,
-    pub disk: BTreeMap<u64, Vec<u64>>,
-    pub xid_max: u64,
-    pub end: SimTime,
-}
-
-impl std::fmt::Debug for PcmResume {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PcmResume")
-            .field("disk_pages", &self.disk.len())
-            .field("xid_max", &self.xid_max)
-            .field("end", &self.end)
-            .finish()
-    }
-}
+pub use crate::pcm_tier::PcmResume;
 
 /// One bit per DB page (the partial marks): a buffer hit asks for its page's bit, and an
 /// ordered set of marked pages made that lookup a tree search on every hit.
@@ -179,19 +155,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     let s = &cfg.pcm;
     let sizes = s.sizes(cfg, &core.layout)?;
     // §6.1: the DRAM holds the pool and PCMLogging's tables.
-    core.pool = Pool::new(sizes.frames);
-    core.cfg.buffer_frames = sizes.frames;
-    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
-    let pcm = Pcm::new(PcmConfig {
-        bytes: sizes.pcm_bytes,
-        unit_bytes: s.unit_bytes,
-        chips: s.chips,
-        ..PcmConfig::default()
-    })
-    .map_err(|e| HostError::Config {
-        key: "host.pcm.pcm_bytes".into(),
-        reason: e,
-    })?;
+    crate::pcm_tier::size_dram(core, sizes.frames);
+    let pcm = crate::pcm_tier::new_pcm(s, sizes.pcm_bytes)?;
     let lcfg = PcmLogConfig {
         atl_entries: u64::from(cfg.clients) + 2,
         record_bytes: s.record_bytes,
@@ -213,7 +178,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     };
     let disk = crate::external::open(cfg, core)?;
     // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
-    let resume = super::Resume::take_from::<super::pcmlogging_engine::PcmResume>(&mut core.resume);
+    let resume = crate::pcm_tier::take_resume(core, "pcmlogging", &disk, &pcm)?;
     let (mut pl, xid_base, pcm_base, disk_base) = match resume {
         None => {
             let pl = PcmLogging::format(lcfg, pcm, disk).map_err(|e| HostError::Config {
@@ -224,18 +189,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             (pl, 0, base, BTreeMap::new())
         }
         Some(r) => {
-            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
-                return Err(HostError::Config {
-                    key: "host.pcm.external".into(),
-                    reason: "pcmlogging resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
-                });
-            }
-            if r.pcm.config() != pcm.config() {
-                return Err(HostError::Config {
-                    key: "host.pcm".into(),
-                    reason: "the restarted PCM is not the one the configuration describes".into(),
-                });
-            }
             let d = media::disk::Disk::from_image(disk.kind, r.disk.clone());
             let pl = PcmLogging::open(lcfg, r.pcm, d, r.end, r.xid_max).map_err(|e| {
                 HostError::Corrupt(format!(
@@ -249,14 +202,14 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     pl.set_initial_page(Arc::new(move |p| layout.initial_page(PageNo(p))));
     // The crash checker needs the write logs; the tag table keeps things only then.
     let record = core.tags.keep;
-    let pcm_base = if record {
+    let recording = if record {
         if xid_base == 0 {
             pl.pcm.set_logging(true);
         } // else the restart's writes are in the log already (`PcmResume::pcm`)
         pl.disk.set_logging(true);
-        Some(pcm_base)
+        TierRecording::new(pcm_base, disk_base)
     } else {
-        None
+        TierRecording::off()
     };
     crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmLoggingStrategy {
@@ -268,8 +221,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
             .collect(),
         sizes,
-        pcm_base,
-        record,
+        recording,
         layout: core.layout.clone(),
         partial: PageBits::with_pages(core.layout.pages),
         xid_per_attempt: s.xid_per_attempt,
@@ -278,7 +230,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         } else {
             xid_base
         },
-        disk_base,
     }))
 }
 
@@ -335,46 +286,7 @@ impl Strategy for PcmLoggingStrategy {
     }
 
     fn read_page(&mut self, core: &mut Core, page: PageNo, now: SimTime) -> Result<SimTime> {
-        self.read_page_for(core, page, None, now)
-    }
-
-    fn read_page_for(
-        &mut self,
-        core: &mut Core,
-        page: PageNo,
-        slot: Option<u16>,
-        now: SimTime,
-    ) -> Result<SimTime> {
-        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
-        // `disk_reads`, PCM's `pcm_hits`.
-        core.stats.page_reads += 1;
-        let (_, t, partial) = self
-            .core
-            .read_record_for_miss(page.0, slot, now)
-            .map_err(cerr)?;
-        // A miss means the page is not in the pool: any earlier mark is stale.
-        self.partial.set(page.0, partial);
-        Ok(t)
-    }
-
-    fn on_hit(
-        &mut self,
-        core: &mut Core,
-        frame: u32,
-        slot: Option<u16>,
-        ready: SimTime,
-    ) -> Result<SimTime> {
-        let page = core.pool.frame(frame).page.0;
-        if !self.partial.get(page) || slot.is_some_and(|s| self.core.holds((page, s))) {
-            return Ok(ready);
-        }
-        // A record the partial frame lacks: merge the disk page under it now; every
-        // client using the frame waits for that read.
-        self.partial.set(page, false);
-        let t = self.core.complete_partial(page, ready);
-        let f = core.pool.frame_mut(frame);
-        f.ready_at = f.ready_at.max(t);
-        Ok(t)
+        self.read_record_for_miss(core, page, None, now)
     }
 
     fn own_page(&self, _c: u32, page: PageNo) -> Option<Arc<PageImage>> {
@@ -444,46 +356,81 @@ impl Strategy for PcmLoggingStrategy {
             "pcm_record_wear_variance_x100",
             "pcm_record_wear_max_unit_writes",
         ]))
-        .chain(super::pcm_destage::counters(
-            &self.core.destage_series,
-            self.core.adaptive.as_ref(),
-        ))
+        .chain(self.core.destages.counters())
         .chain(self.core.disk.medium_counters())
         .collect()
+    }
+
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        Some(self)
+    }
+}
+
+impl PcmLoggingStrategy {
+    /// A buffer miss of `page` for record `slot` (`None`: the whole page; module docs,
+    /// `read_page_for` / `on_hit`).
+    fn read_record_for_miss(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Result<SimTime> {
+        // Pages brought into DRAM (as wal-pcm counts them); the disk's share is
+        // `disk_reads`, PCM's `pcm_hits`.
+        core.stats.page_reads += 1;
+        let (_, t, partial) = self
+            .core
+            .read_record_for_miss(page.0, slot, now)
+            .map_err(cerr)?;
+        // A miss means the page is not in the pool: any earlier mark is stale.
+        self.partial.set(page.0, partial);
+        Ok(t)
+    }
+}
+
+impl TierHooks for PcmLoggingStrategy {
+    fn read_page_for(
+        &mut self,
+        core: &mut Core,
+        page: PageNo,
+        slot: Option<u16>,
+        now: SimTime,
+    ) -> Option<Result<SimTime>> {
+        Some(self.read_record_for_miss(core, page, slot, now))
+    }
+
+    fn on_hit(
+        &mut self,
+        core: &mut Core,
+        frame: u32,
+        slot: Option<u16>,
+        ready: SimTime,
+    ) -> Result<SimTime> {
+        let page = core.pool.frame(frame).page.0;
+        if !self.partial.get(page) || slot.is_some_and(|s| self.core.holds((page, s))) {
+            return Ok(ready);
+        }
+        // A record the partial frame lacks: merge the disk page under it now; every
+        // client using the frame waits for that read.
+        self.partial.set(page, false);
+        let t = self.core.complete_partial(page, ready);
+        let f = core.pool.frame_mut(frame);
+        f.ready_at = f.ready_at.max(t);
+        Ok(t)
     }
 
     /// Algorithm 3 on the PCM as it stands (every issued write persisted): the time is the
     /// scan of the superblock, ActiveTxList, bitmap and valid record headers (§6.2.4); no
     /// disk I/O.
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        let wall = std::time::Instant::now();
-        Some(
-            super::pcmlogging::recover(&self.core.pcm)
-                .map_err(|e| HostError::Corrupt(format!("pcmlogging restart: {e}")))
-                .map(|r| crate::metrics::HostRecoveryMetrics {
-                    device_time_ns: 0,
-                    device_pages_read: 0,
-                    time_ns: r.scan_ns,
-                    pages_read: 0,
-                    wall_time_s: wall.elapsed().as_secs_f64(),
-                }),
-        )
+    fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
+        crate::pcm_tier::measure_restart("pcmlogging", || {
+            super::pcmlogging::recover(&self.core.pcm).map(|r| (r.scan_ns, 0))
+        })
     }
 
     fn take_tier_log(&mut self) -> Option<TierLog> {
-        if !self.record {
-            return None;
-        }
-        Some(TierLog {
-            pcm_cfg: self.core.pcm.config().clone(),
-            pcm_base: self.pcm_base.take()?,
-            pcm_ops: self.core.pcm.take_log(),
-            disk_ops: self.core.disk.take_log(),
-            disk_base: std::mem::take(&mut self.disk_base),
-        })
+        self.recording.take(&mut self.core.pcm, &mut self.core.disk)
     }
 }
 

@@ -112,17 +112,17 @@
 //!
 //! Not here: wear leveling (§4 is stated for records), the emulated SSD as external store.
 
+use super::pcm_destage::{DestageCore, Destages};
 use super::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
-use crate::buffer::{Frame, Pool};
+use crate::buffer::Frame;
 use crate::data::{Layout, PageImage, PageNo};
 use crate::engine::Core;
-use crate::pcm_tier::TierLog;
-use crate::strategy::pcmlogging::watermark;
+use crate::pcm_tier::{TierHooks, TierLog, TierRecording};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::Disk;
-use media::pcm::{Pcm, PcmConfig};
+use media::pcm::Pcm;
 use sim::{SimTime, TxnId};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub const MAGIC: u64 = u64::from_le_bytes(*b"PCMPAGE1");
@@ -280,20 +280,12 @@ pub struct PageLogging {
     committed_fifo: BTreeMap<u64, u64>,
     committed_seq: BTreeMap<u64, u64>,
     seq: u64,
-    destaging: bool,
     pub counters: PageLogCounters,
-    /// Destages whose disk write is in flight: (write end, destage id, page).
-    pending: VecDeque<(SimTime, u64, u64)>,
-    /// Per page in a pending destage: the committed slot it destaged and the destage's id
-    /// (a commit that frees that slot first removes the entry; see `pcmlogging.rs`).
-    in_destage: BTreeMap<u64, (u64, u64)>,
-    destage_ids: u64,
-    pending_slots: u64,
     initial_page: super::pcmlogging::InitialPage,
-    /// The adaptive destager (§5.2), in slots as its space units.
-    pub adaptive: Option<super::pcm_destage::Adaptive>,
-    destage_freed: u64,
-    pub destage_series: super::pcm_destage::DestageSeries,
+    /// The destages in flight (a destaged page's slot stays valid until the write
+    /// completed), the destage policy — adaptive in slots as its space units — and its
+    /// series (`pcm_destage::Destages`).
+    pub destages: Destages<u64>,
 }
 
 fn werr(e: String) -> String {
@@ -354,11 +346,9 @@ impl PageLogging {
                 disk.kind.latency_ns().1,
             )
         });
-        let destage_series = super::pcm_destage::DestageSeries::new(cfg.destage_interval_ns);
+        let destages = Destages::new(adaptive, cfg.destage_interval_ns);
         PageLogging {
-            adaptive,
-            destage_freed: 0,
-            destage_series,
+            destages,
             bitmap: vec![0; geo.slots.div_ceil(64) as usize],
             atl: vec![0; geo.atl_entries as usize],
             slot_vals: vec![None; geo.slots as usize],
@@ -374,12 +364,7 @@ impl PageLogging {
             committed_fifo: BTreeMap::new(),
             committed_seq: BTreeMap::new(),
             seq: 0,
-            destaging: false,
             counters: PageLogCounters::default(),
-            pending: VecDeque::new(),
-            in_destage: BTreeMap::new(),
-            destage_ids: 0,
-            pending_slots: 0,
             initial_page,
         }
     }
@@ -637,10 +622,7 @@ impl PageLogging {
         mut t: SimTime,
     ) -> std::result::Result<SimTime, String> {
         for &(p, os) in old {
-            if self.in_destage.get(&p).map(|x| x.0) == Some(os) {
-                self.in_destage.remove(&p);
-                self.pending_slots -= 1;
-            }
+            self.destages.forget(&p, os);
             t = self.free_slot(os, t)?;
         }
         Ok(t)
@@ -693,6 +675,40 @@ impl PageLogging {
         }
     }
 
+    /// PCM is full: wait for (or start) destages until a slot is free.
+    fn destage_until_free(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
+        super::pcm_destage::until_free(self, now, "pages")
+    }
+
+    /// Between events: finish completed destages, then start new ones under the high-low
+    /// watermark or the adaptive policy (`pcm_destage::start_destages`; slots of pending
+    /// destages count as free).
+    pub fn maintain(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
+        let t = self.complete_destages(now)?;
+        super::pcm_destage::start_destages(self, now, t)
+    }
+}
+
+impl DestageCore for PageLogging {
+    type Key = u64;
+
+    fn destages(&mut self) -> &mut Destages<u64> {
+        &mut self.destages
+    }
+
+    fn occupancy(&self) -> (u64, u64, f64, f64) {
+        (
+            self.used,
+            self.geo.slots,
+            self.cfg.high_watermark,
+            self.cfg.low_watermark,
+        )
+    }
+
+    fn at(&self, now: SimTime) -> SimTime {
+        PageLogging::at(self, now)
+    }
+
     /// Destages the committed page longest in PCM: its cached version is written to disk
     /// as it is; the slot is freed when the write completed (`complete_destages`).
     fn destage_one(&mut self, now: SimTime) -> std::result::Result<Option<SimTime>, String> {
@@ -711,13 +727,11 @@ impl PageLogging {
             .ok_or_else(|| format!("internal: slot {s} has no contents"))?
             .as_ref()
             .clone();
-        self.destage_ids += 1;
-        let id = self.destage_ids;
+        let id = self.destages.next_id();
         let end = self.disk.write(page, vals, now)?;
-        self.destage_series.add(now, 1);
-        self.in_destage.insert(page, (s, id));
-        self.pending_slots += 1;
-        self.pending.push_back((end, id, page));
+        self.destages.carry(page, s, id);
+        // A destage writes the page as PCM caches it: one disk I/O.
+        self.destages.issue(now, end, id, vec![page], 1);
         self.counters.destaged_pages += 1;
         Ok(Some(end))
     }
@@ -725,16 +739,7 @@ impl PageLogging {
     /// Frees the slots of destages whose disk write completed by `now`.
     fn complete_destages(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
         let mut t = self.at(now);
-        while self.pending.front().is_some_and(|(end, _, _)| *end <= now) {
-            let (_, id, page) = self.pending.pop_front().expect("front");
-            let Some(&(s, pid)) = self.in_destage.get(&page) else {
-                continue;
-            };
-            if pid != id {
-                continue;
-            }
-            self.in_destage.remove(&page);
-            self.pending_slots -= 1;
+        for (page, s) in self.destages.complete(now, false) {
             let e = self.map.get_mut(&page).expect("mapped");
             debug_assert_eq!(e.committed.map(|c| c.0), Some(s));
             e.committed = None;
@@ -742,61 +747,9 @@ impl PageLogging {
                 self.map.remove(&page);
             }
             t = self.free_slot(s, t)?;
-            self.destage_freed += 1;
         }
         self.clock = t;
         Ok(t)
-    }
-
-    /// PCM is full: wait for (or start) destages until a slot is free.
-    fn destage_until_free(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
-        let mut t = now;
-        while self.used >= self.geo.slots {
-            if let Some(end) = self.pending.front().map(|p| p.0) {
-                t = t.max(end);
-                t = self.complete_destages(t)?;
-                continue;
-            }
-            if self.destage_one(t)?.is_none() {
-                return Err("pcm full of uncommitted pages (nothing to destage)".into());
-            }
-        }
-        Ok(t)
-    }
-
-    /// Between events: finish completed destages, then start new ones under the high-low
-    /// watermark or the adaptive policy (slots of pending destages count as free).
-    pub fn maintain(&mut self, now: SimTime) -> std::result::Result<SimTime, String> {
-        let t = self.complete_destages(now)?;
-        if let Some(mut a) = self.adaptive.take() {
-            a.observe(now, self.used, self.destage_freed);
-            let r = loop {
-                let free = self.geo.slots - (self.used - self.pending_slots);
-                if a.decide(now, free) != super::pcm_destage::Decision::Destage {
-                    break Ok(t);
-                }
-                match self.destage_one(self.at(now)) {
-                    Ok(Some(_)) => a.issued(now, 1),
-                    Ok(None) => break Ok(t),
-                    Err(e) => break Err(e),
-                }
-            };
-            self.adaptive = Some(a);
-            return r;
-        }
-        loop {
-            self.destaging = watermark(
-                self.used - self.pending_slots,
-                self.geo.slots,
-                self.destaging,
-                self.cfg.high_watermark,
-                self.cfg.low_watermark,
-            );
-            if !self.destaging || self.destage_one(self.at(now))?.is_none() {
-                self.destaging = false;
-                return Ok(t);
-            }
-        }
     }
 }
 
@@ -950,37 +903,16 @@ pub fn restart(
         free.extend(&sc.replaced);
     }
     let g = sc.g;
-    let mut words: BTreeMap<u64, u64> = BTreeMap::new();
-    for &s in &free {
-        let a = g.bitmap_word_addr(s);
-        let w = words
-            .get(&a)
-            .copied()
-            .unwrap_or_else(|| word(pcm.image(), a));
-        words.insert(a, w & !(1 << (s % 64)));
-    }
-    let clear_atl = |pcm: &mut Pcm, t: SimTime| -> std::result::Result<SimTime, String> {
-        let mut end = t;
-        for &(i, _) in &sc.atl {
-            end = end.max(pcm.write_u64(g.atl_addr(i), 0, t).map_err(werr)?);
-        }
-        Ok(end)
-    };
-    // The writes follow the scan.
-    let mut t = now + recovered.scan_ns;
-    // BUG when planted (`AtlFirst`): the losers' slots outlive their ActiveTxList entries.
-    if fault == RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
-    // Every bit clear is one aligned word (atomic); they are independent, so issued at once.
-    let mut end = t;
-    for (&a, &w) in &words {
-        end = end.max(pcm.write_u64(a, w, t).map_err(werr)?);
-    }
-    t = end;
-    if fault != RestartFault::AtlFirst {
-        t = clear_atl(pcm, t)?;
-    }
+    let atl: Vec<u64> = sc.atl.iter().map(|&(i, _)| g.atl_addr(i)).collect();
+    // The writes follow the scan (the record level's order, `pcmlogging::restart_writes`).
+    let t = super::pcmlogging::restart_writes(
+        pcm,
+        now + recovered.scan_ns,
+        &free,
+        |s| g.bitmap_word_addr(s),
+        &atl,
+        fault,
+    )?;
     Ok(Restarted {
         recovered,
         xid_max: sc.xid_max,
@@ -1076,13 +1008,10 @@ pub struct PcmPageStrategy {
     core: PageLogging,
     clients: Vec<Client>,
     sizes: crate::pcm_tier::Sizes,
-    pcm_base: Option<Vec<u8>>,
-    record: bool,
+    recording: TierRecording,
     /// Added to every XID: on a resumed PCM the largest XID it names (module docs, "Run-on
     /// restart"); 0 on a formatted one.
     xid_base: u64,
-    /// The disk before the run (a resumed run's: the crash image's), for the crash checker.
-    disk_base: BTreeMap<u64, Vec<u64>>,
 }
 
 fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
@@ -1108,19 +1037,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         });
     }
     let sizes = sizes(cfg, &core.layout, slot_bytes)?;
-    core.pool = Pool::new(sizes.frames);
-    core.cfg.buffer_frames = sizes.frames;
-    core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
-    let pcm = Pcm::new(PcmConfig {
-        bytes: sizes.pcm_bytes,
-        unit_bytes: s.unit_bytes,
-        chips: s.chips,
-        ..PcmConfig::default()
-    })
-    .map_err(|e| HostError::Config {
-        key: "host.pcm.pcm_bytes".into(),
-        reason: e,
-    })?;
+    crate::pcm_tier::size_dram(core, sizes.frames);
+    let pcm = crate::pcm_tier::new_pcm(s, sizes.pcm_bytes)?;
     let layout = core.layout.clone();
     let lcfg = PageLogConfig {
         atl_entries: u64::from(cfg.clients) + 2,
@@ -1134,7 +1052,7 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
     let initial: super::pcmlogging::InitialPage = Arc::new(move |p| layout.initial_page(PageNo(p)));
     let disk = crate::external::open(cfg, core)?;
     // An engine resumed on the medium a run-on restart left (module docs, "Run-on restart").
-    let resume = super::Resume::take_from::<super::pcmlogging_engine::PcmResume>(&mut core.resume);
+    let resume = crate::pcm_tier::take_resume(core, "pcmlogging-page", &disk, &pcm)?;
     let (mut pl, xid_base, resumed_base, disk_base) = match resume {
         None => {
             let pl =
@@ -1145,18 +1063,6 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             (pl, 0, None, BTreeMap::new())
         }
         Some(r) => {
-            if matches!(disk.kind, media::disk::DiskKind::Emulated { .. }) {
-                return Err(HostError::Config {
-                    key: "host.pcm.external".into(),
-                    reason: "pcmlogging-page resumes on a restarted PCM over hdd, ssd or sd-card only; the emulated SSD's flash would have to be recovered too".into(),
-                });
-            }
-            if r.pcm.config() != pcm.config() {
-                return Err(HostError::Config {
-                    key: "host.pcm".into(),
-                    reason: "the restarted PCM is not the one the configuration describes".into(),
-                });
-            }
             let d = Disk::from_image(disk.kind, r.disk.clone());
             let forget = cfg.fault_restart == "pcm-page-forget-bitmap";
             let pl = PageLogging::open(lcfg, r.pcm, d, initial, r.end, forget).map_err(|e| {
@@ -1168,18 +1074,19 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
         }
     };
     let record = core.tags.keep;
-    let pcm_base = if record {
+    let recording = if record {
         pl.disk.set_logging(true);
-        match resumed_base {
+        let base = match resumed_base {
             // The restart's writes are in the PCM's log already (`PcmResume::pcm`).
-            Some(b) => Some(b),
+            Some(b) => b,
             None => {
                 pl.pcm.set_logging(true);
-                Some(pl.pcm.image().to_vec())
+                pl.pcm.image().to_vec()
             }
-        }
+        };
+        TierRecording::new(base, disk_base)
     } else {
-        None
+        TierRecording::off()
     };
     crate::pcm_tier::attach_tier_sink(core, &mut pl.pcm, &mut pl.disk)?;
     Ok(Box::new(PcmPageStrategy {
@@ -1192,10 +1099,8 @@ fn create(cfg: &HostConfig, core: &mut Core) -> Result<Box<dyn Strategy>> {
             })
             .collect(),
         sizes,
-        pcm_base,
-        record,
+        recording,
         xid_base,
-        disk_base,
     }))
 }
 
@@ -1345,49 +1250,32 @@ impl Strategy for PcmPageStrategy {
         ]
         .into_iter()
         .chain(w.counters()) // Fig. 11: mean, worst 1 % / 5 %, variance, max
-        .chain(super::pcm_destage::counters(
-            &self.core.destage_series,
-            self.core.adaptive.as_ref(),
-        ))
+        .chain(self.core.destages.counters())
         .chain(self.core.disk.medium_counters())
         .collect()
     }
 
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        let wall = std::time::Instant::now();
-        Some(
-            recover(&self.core.pcm)
-                .map_err(|e| HostError::Corrupt(format!("pcmlogging-page restart: {e}")))
-                .map(|r| crate::metrics::HostRecoveryMetrics {
-                    device_time_ns: 0,
-                    device_pages_read: 0,
-                    time_ns: r.scan_ns,
-                    pages_read: 0,
-                    wall_time_s: wall.elapsed().as_secs_f64(),
-                }),
-        )
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        Some(self)
+    }
+}
+
+impl TierHooks for PcmPageStrategy {
+    fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
+        crate::pcm_tier::measure_restart("pcmlogging-page", || {
+            recover(&self.core.pcm).map(|r| (r.scan_ns, 0))
+        })
     }
 
     fn take_tier_log(&mut self) -> Option<TierLog> {
-        if !self.record {
-            return None;
-        }
-        Some(TierLog {
-            pcm_cfg: self.core.pcm.config().clone(),
-            pcm_base: self.pcm_base.take()?,
-            pcm_ops: self.core.pcm.take_log(),
-            disk_ops: self.core.disk.take_log(),
-            disk_base: self.disk_base.clone(),
-        })
+        self.recording.take(&mut self.core.pcm, &mut self.core.disk)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use media::pcm::PcmConfig;
 
     fn core(bytes: u64) -> PageLogging {
         let pcm = Pcm::new(PcmConfig {

@@ -143,11 +143,11 @@
 use crate::buffer::Frame;
 use crate::data::{Layout, PageImage, PageNo};
 use crate::engine::{fetch, Core, Fetch};
-use crate::pcm_tier::{Sizes, TierLog};
+use crate::pcm_tier::{Sizes, TierHooks, TierLog, TierRecording};
 use crate::strategy::{RecoverCtx, RecoveredDb, Strategy, StrategyInfo};
 use crate::{HostConfig, HostError, LockLevel, Result};
 use media::disk::{Disk, DiskKind};
-use media::pcm::{Pcm, PcmConfig};
+use media::pcm::Pcm;
 use sim::{SimTime, TxnId};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -510,8 +510,7 @@ pub struct PcmWal {
     sizes: Sizes,
     buffer_frames: u32,
     layout: Layout,
-    record: bool,
-    pcm_base: Option<Vec<u8>>,
+    recording: TierRecording,
     // log
     next_lsn: u64,
     /// The latest completion of any log record's PCM write issued.
@@ -643,10 +642,8 @@ impl PcmWal {
             ));
         }
         let buffer_frames = u32::try_from(pool).unwrap_or(u32::MAX);
-        core.pool = crate::buffer::Pool::new(buffer_frames);
-        core.cfg.buffer_frames = buffer_frames;
         // §6.1 runs every scheme under wait-die.
-        core.cfg.deadlock = crate::DeadlockPolicy::WaitDie;
+        crate::pcm_tier::size_dram(core, buffer_frames);
         let geo = Geo {
             kind,
             page_bytes: p,
@@ -655,13 +652,7 @@ impl PcmWal {
             disk_log_pages,
         };
         let ub = u64::from(s.unit_bytes);
-        let mut pcm = Pcm::new(PcmConfig {
-            bytes: geo.pcm_bytes().div_ceil(ub) * ub,
-            unit_bytes: s.unit_bytes,
-            chips: s.chips,
-            ..PcmConfig::default()
-        })
-        .map_err(|e| cfg_err("host.pcm.pcm_bytes", e))?;
+        let mut pcm = crate::pcm_tier::new_pcm(s, geo.pcm_bytes().div_ceil(ub) * ub)?;
         pcm.write(0, &geo.superblock(), SimTime::ZERO)
             .map_err(cerr("formatting pcm"))?;
         // The crash checker records the run (the engine then logs NAND operations); keep
@@ -669,12 +660,12 @@ impl PcmWal {
         // `host.measure_recovery`, and a full-scale log would take gigabytes).
         let record = core.device.core.nand.log().is_some();
         let mut disk = crate::external::open(cfg, core)?;
-        let pcm_base = if record {
+        let recording = if record {
             pcm.set_logging(true);
             disk.set_logging(true);
-            Some(pcm.image().to_vec())
+            TierRecording::new(pcm.image().to_vec(), BTreeMap::new())
         } else {
-            None
+            TierRecording::off()
         };
         crate::pcm_tier::attach_tier_sink(core, &mut pcm, &mut disk)?;
         let ckpt_log_bytes = match kind {
@@ -689,8 +680,7 @@ impl PcmWal {
             sizes,
             buffer_frames,
             layout: core.layout.clone(),
-            record,
-            pcm_base,
+            recording,
             next_lsn: 0,
             log_ack: SimTime::ZERO,
             tail_words: Vec::new(),
@@ -1455,37 +1445,23 @@ impl Strategy for PcmWal {
         .collect()
     }
 
+    fn tier(&mut self) -> Option<&mut dyn TierHooks> {
+        Some(self)
+    }
+}
+
+impl TierHooks for PcmWal {
     /// ARIES restart (analysis / redo / undo) on the PCM and disk as they stand: the time
     /// is the PCM lines and disk pages it reads (module docs).
-    fn measure_recovery(
-        &self,
-        _now: SimTime,
-    ) -> Option<Result<crate::metrics::HostRecoveryMetrics>> {
-        let wall = std::time::Instant::now();
-        Some(
+    fn measure_recovery(&self, _now: SimTime) -> Result<crate::metrics::HostRecoveryMetrics> {
+        crate::pcm_tier::measure_restart(self.kind.name(), || {
             recover(&self.layout, &self.pcm, self.disk.image(), self.disk.kind)
-                .map_err(|e| HostError::Corrupt(format!("{} restart: {e}", self.kind.name())))
-                .map(|r| crate::metrics::HostRecoveryMetrics {
-                    device_time_ns: 0,
-                    device_pages_read: 0,
-                    time_ns: r.time_ns,
-                    pages_read: r.pages_read,
-                    wall_time_s: wall.elapsed().as_secs_f64(),
-                }),
-        )
+                .map(|r| (r.time_ns, r.pages_read))
+        })
     }
 
     fn take_tier_log(&mut self) -> Option<TierLog> {
-        if !self.record {
-            return None;
-        }
-        Some(TierLog {
-            pcm_cfg: self.pcm.config().clone(),
-            pcm_base: self.pcm_base.take()?,
-            pcm_ops: self.pcm.take_log(),
-            disk_ops: self.disk.take_log(),
-            disk_base: Default::default(),
-        })
+        self.recording.take(&mut self.pcm, &mut self.disk)
     }
 }
 
