@@ -42,11 +42,11 @@ use crate::check::{CheckReport, CrashState, HostRecording, Mode, Violation};
 use crate::data::{Layout, PageNo};
 use crate::strategy::RecoveredDb;
 use crate::{HostConfig, HostError, Result};
-use media::disk::{DiskKind, DiskLog, DiskWrite};
-use media::pcm::{Pcm, PcmConfig, PcmWrite};
+use media::disk::{DiskKind, DiskWrite};
+use media::pcm::{Pcm, PcmConfig};
 // The fate of one in-flight PCM line write or disk page write.
 use crashstates::WordFate as Fate;
-use media::{LoggedOp, NandImage, OpKind, TornKind};
+use media::{LoggedOp, NandImage};
 use serde::{Deserialize, Serialize};
 use sim::{Rng, SimTime};
 use std::collections::BTreeMap;
