@@ -1,31 +1,16 @@
-//! The crash checker on Atomic-Write (strict isolation): zero violations exhaustively on the
-//! small device, on random schedules over larger devices, and on the states where it once
-//! found violations.
+//! Atomic-Write (strict isolation) beyond protocols.rs's table (exhaustive on the small
+//! device and without summaries, random schedules on larger devices): every value of its
+//! options, the crash workload reaching GC's carried moves, and the states where the
+//! checker once found violations.
 
 mod common;
 
 use commitlab_check::*;
 use common::*;
 
-#[test]
-fn aw_passes_exhaustively() {
-    let cfg = small_config("aw");
-    assert_eq!(cfg.workload.txn.isolation, workload::txn::Isolation::Strict);
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 2_000, "{rep:?}");
-}
-
-#[test]
-fn aw_passes_exhaustively_without_summaries_and_with_short_intervals() {
-    let mut cfg = small_config("aw");
-    cfg.ftl.summary_pages = false;
-    cfg.ftl.checkpoint_interval = 40;
-    exhaustive(&cfg);
-}
-
 /// Every value of AW's two options (`protocol.aw_log_chains`,
 /// `protocol.aw_gc_move_records`) passes exhaustively; the default (several chains, moves
-/// carried by the next record) is `aw_passes_exhaustively` above.
+/// carried by the next record) is protocols.rs's `aw::exhaustive_on_the_small_device`.
 #[test]
 fn aw_options_pass_exhaustively() {
     for (chains, move_records) in [(1, false), (1, true), (8, true)] {
@@ -64,19 +49,11 @@ fn default_crash_workload_carries_gc_moves() {
     }
 }
 
-#[test]
-fn random_schedules_on_larger_devices() {
-    for seed in [5, 6] {
-        let cfg = larger("aw", seed, |c| c.ftl.checkpoint_interval = 300);
-        random(&cfg, 1_000);
-    }
-}
-
 /// Replays one state of the small exhaustive run. A state index names a state of one
 /// recording; when the FTL changes, the recording changes and the index may name another
 /// state or none. So this checks the state if the current recording has it; the scenarios
-/// themselves stay covered by the exhaustive test above (every state of the recording) and
-/// the named unit tests.
+/// themselves stay covered by protocols.rs's exhaustive test (every state of the
+/// recording) and the named unit tests.
 fn replay(state: u64) {
     let cfg = small_config("aw");
     let rec = record(&cfg).unwrap();

@@ -1,7 +1,5 @@
-//! The crash checker on back-pointer cyclic commit (TxFlash §3.3): zero violations exhaustively on
-//! the small configuration, with and without summary pages, with many aborts and with
-//! interleaved transactions; random schedules on a larger device; and scripted interleavings
-//! the generators cannot produce.
+//! Back-pointer cyclic commit (TxFlash §3.3) beyond protocols.rs's table (exhaustive,
+//! random and double-crash runs): scripted interleavings the generators cannot produce.
 
 mod scripted;
 
@@ -10,39 +8,6 @@ mod common;
 use commitlab_check::*;
 use common::*;
 use scripted::{us, Script};
-
-#[test]
-fn bpcc_passes_exhaustively_with_summaries() {
-    let cfg = small_config("bpcc");
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 2_000, "{rep:?}");
-}
-
-#[test]
-fn bpcc_passes_exhaustively_without_summaries_with_many_aborts_and_interleaving() {
-    let mut cfg = small_config("bpcc");
-    cfg.ftl.summary_pages = false;
-    cfg.workload.txn.abort_ratio = 0.5;
-    // A host interface that takes time makes concurrent transactions' writes interleave.
-    cfg.ftl.interface_mbps = 400;
-    cfg.seed = 3;
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 1_000, "{rep:?}");
-}
-
-#[test]
-fn random_schedules_on_a_larger_device() {
-    let mut cfg = small_config("bpcc");
-    cfg.nand.planes_per_die = 4;
-    cfg.nand.blocks_per_plane = 24;
-    cfg.workload.txn.transactions = 400;
-    cfg.workload.txn.abort_ratio = 0.5;
-    cfg.workload.txn.concurrency = 6;
-    let rec = record(&cfg).unwrap();
-    let rep = check(&rec, Mode::Random { schedules: 600 }, 11, None).unwrap();
-    assert_eq!(rep.states, 600);
-    assert_clean(&rep, &rec);
-}
 
 /// A transaction may write a page as soon as the previous transaction that wrote it has
 /// *issued* its COMMIT. If the new version reached flash before the previous commit was
@@ -118,34 +83,4 @@ fn counter(s: &Script, name: &str) -> u64 {
         .find(|(n, _)| *n == name)
         .map(|(_, v)| *v)
         .unwrap_or(0)
-}
-
-/// Crash, recover, keep running (commits overlapping later writes, aborts), crash again:
-/// what recovery rebuilds (uncommitted set, straddle responsibility sets, version counters)
-/// must keep the second crash safe too.
-#[test]
-fn crash_recover_run_crash_again() {
-    let mut cfg = small_config("bpcc");
-    cfg.workload.txn.abort_ratio = 0.4;
-    let (states, bad) = scripted::double_crash(&cfg, 5, 12, 150, false);
-    assert!(states >= 1_800);
-    assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
-}
-
-/// The long version of the double-crash check (`cargo test -p commitlab-check --release
-/// --test bpcc -- --ignored`).
-#[test]
-#[ignore]
-fn crash_recover_run_crash_again_long() {
-    for seed in 1..=8 {
-        for summaries in [true, false] {
-            let mut cfg = small_config("bpcc");
-            cfg.seed = seed;
-            cfg.ftl.summary_pages = summaries;
-            cfg.workload.txn.abort_ratio = 0.4;
-            let (states, bad) = scripted::double_crash(&cfg, seed, 40, 300, false);
-            eprintln!("seed {seed} summaries {summaries}: {states} states, {bad} violations");
-            assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
-        }
-    }
 }

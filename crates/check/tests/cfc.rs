@@ -1,7 +1,6 @@
-//! The crash checker on CFC (Flag Commit §3.1): zero violations exhaustively on the small
-//! configuration, with and without the block-based flag technique (§3.4), with NOP 2,
-//! without summary pages and with mapping checkpoints; random schedules on larger devices;
-//! and the violations the checker found, as regression tests.
+//! CFC (Flag Commit §3.1) beyond protocols.rs's table (exhaustive with and without block
+//! flags, NOP 2 and checkpoints; random schedules on larger devices): the violations the
+//! checker found, as regression tests.
 
 mod common;
 
@@ -14,47 +13,6 @@ fn small(block_flags: bool) -> world::Config {
     let mut c = small_config(PROTO);
     c.protocol.block_flags = block_flags;
     c
-}
-
-/// A larger device, half the transactions aborted, NOP 2.
-fn larger_cfc(block_flags: bool, seed: u64) -> world::Config {
-    larger(PROTO, seed, |c| {
-        c.protocol.block_flags = block_flags;
-        c.nand.nop = 2;
-    })
-}
-
-#[test]
-fn exhaustive_small() {
-    let rep = exhaustive(&small(false));
-    assert!(rep.states > 2_000, "{rep:?}");
-    assert!(rep.max_in_flight_seen >= 2);
-}
-
-#[test]
-fn exhaustive_small_block_flags() {
-    let rep = exhaustive(&small(true));
-    assert!(rep.states > 2_000, "{rep:?}");
-}
-
-#[test]
-fn exhaustive_nop2_and_checkpoints() {
-    for bf in [false, true] {
-        let mut c = small(bf);
-        c.nand.nop = 2;
-        exhaustive(&c);
-        let mut c = small(bf);
-        c.ftl.checkpoint_interval = 40;
-        c.ftl.checkpoint_window_blocks = 1;
-        exhaustive(&c);
-    }
-}
-
-#[test]
-fn random_schedules_on_a_larger_device() {
-    for bf in [false, true] {
-        random(&larger_cfc(bf, 2), 300);
-    }
 }
 
 // found by crash checker, seed=1, state=2014 (`commitlab crash --protocol cfc --set

@@ -1,43 +1,17 @@
-//! The crash checker on MHL-M: zero violations exhaustively on the small device, on random
-//! schedules over larger devices, and on the states where it once found violations.
+//! MHL-M beyond protocols.rs's table (exhaustive on the small device and without
+//! summaries, random schedules on larger devices): the states where the checker once found
+//! violations.
 
 mod common;
 
 use commitlab_check::*;
 use common::*;
 
-#[test]
-fn mhl_m_passes_exhaustively() {
-    let cfg = small_config("mhl-m");
-    assert_eq!(
-        cfg.workload.txn.isolation,
-        workload::txn::Isolation::Serializable
-    );
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 2_000, "{rep:?}");
-}
-
-#[test]
-fn mhl_m_passes_exhaustively_without_summaries_and_with_short_intervals() {
-    let mut cfg = small_config("mhl-m");
-    cfg.ftl.summary_pages = false;
-    cfg.ftl.checkpoint_interval = 40;
-    exhaustive(&cfg);
-}
-
-#[test]
-fn random_schedules_on_larger_devices() {
-    for (seed, conc) in [(5, 3), (6, 6)] {
-        let cfg = larger("mhl-m", seed, |c| c.workload.txn.concurrency = conc);
-        random(&cfg, 1_000);
-    }
-}
-
 /// Replays one state of the small exhaustive run. A state index names a state of one
 /// recording; when the FTL changes, the recording changes and the index may name another
 /// state or none. So this checks the state if the current recording has it; the scenarios
-/// themselves stay covered by the exhaustive test above (every state of the recording) and
-/// the named unit tests.
+/// themselves stay covered by protocols.rs's exhaustive test (every state of the
+/// recording) and the named unit tests.
 fn replay(state: u64) {
     let cfg = small_config("mhl-m");
     let rec = record(&cfg).unwrap();

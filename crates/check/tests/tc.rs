@@ -1,8 +1,6 @@
-//! The crash checker on traditional commit (TxFlash §3.1, §4.1): zero violations
-//! exhaustively on the small configuration (serializable transactions, the most permissive
-//! isolation TC supports), with and without summary pages, with many aborts and interleaved
-//! writes; random schedules on a larger device; and a scripted serializable schedule whose
-//! commit order differs from its write order.
+//! Traditional commit (TxFlash §3.1, §4.1) beyond protocols.rs's table (exhaustive,
+//! random and double-crash runs): a scripted serializable schedule whose commit order
+//! differs from its write order.
 
 mod scripted;
 
@@ -11,45 +9,6 @@ mod common;
 use commitlab_check::*;
 use common::*;
 use scripted::{us, Script};
-
-#[test]
-fn tc_passes_exhaustively_with_summaries() {
-    let cfg = small_config("tc");
-    assert_eq!(
-        cfg.workload.txn.isolation,
-        workload::txn::Isolation::Serializable
-    );
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 2_000, "{rep:?}");
-}
-
-#[test]
-fn tc_passes_exhaustively_without_summaries_with_many_aborts_and_interleaving() {
-    let mut cfg = small_config("tc");
-    cfg.ftl.summary_pages = false;
-    cfg.workload.txn.abort_ratio = 0.5;
-    cfg.ftl.interface_mbps = 400;
-    cfg.seed = 3;
-    let rep = exhaustive(&cfg);
-    assert!(rep.states > 1_000, "{rep:?}");
-}
-
-#[test]
-fn random_schedules_on_a_larger_device_with_interleaved_transactions() {
-    let mut cfg = small_config("tc");
-    cfg.nand.planes_per_die = 4;
-    cfg.nand.blocks_per_plane = 24;
-    cfg.ftl.interface_mbps = 200;
-    cfg.workload.txn.transactions = 400;
-    cfg.workload.txn.concurrency = 6;
-    // Commit records live outside the exported capacity; a hot half keeps them short-lived.
-    cfg.workload.txn.span = 0.5;
-    cfg.seed = 8;
-    let rec = record(&cfg).unwrap();
-    let rep = check(&rec, Mode::Random { schedules: 600 }, 8, None).unwrap();
-    assert_eq!(rep.states, 600);
-    assert_clean(&rep, &rec);
-}
 
 /// Serializable: transaction 1 writes page 1 before transaction 2 does, but commits after
 /// it, so page 1 must end up with transaction 1's data. Versions follow write order; the
@@ -76,38 +35,4 @@ fn the_last_commit_wins_not_the_last_write() {
     let rec = s.recording();
     let rep = check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
     assert_clean(&rep, &rec);
-}
-
-/// Crash, recover, keep running (concurrent transactions sharing pages, commits overlapping
-/// later writes, aborts), crash again: the commit records recovery keeps must still prove
-/// every committed version after the second crash.
-#[test]
-fn crash_recover_run_crash_again() {
-    let mut cfg = small_config("tc");
-    cfg.workload.txn.abort_ratio = 0.4;
-    // The second segment writes the lower half of the pages; so does the first, or live
-    // commit records (outside the exported capacity) would fill this tiny device.
-    cfg.workload.txn.span = 0.5;
-    let (states, bad) = scripted::double_crash(&cfg, 5, 12, 150, true);
-    assert!(states >= 1_800);
-    assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
-}
-
-/// The long version of the double-crash check (`cargo test -p commitlab-check --release
-/// --test tc -- --ignored`).
-#[test]
-#[ignore]
-fn crash_recover_run_crash_again_long() {
-    for seed in 1..=8 {
-        for summaries in [true, false] {
-            let mut cfg = small_config("tc");
-            cfg.seed = seed;
-            cfg.ftl.summary_pages = summaries;
-            cfg.workload.txn.abort_ratio = 0.4;
-            cfg.workload.txn.span = 0.5;
-            let (states, bad) = scripted::double_crash(&cfg, seed, 40, 300, true);
-            eprintln!("seed {seed} summaries {summaries}: {states} states, {bad} violations");
-            assert_eq!(bad, 0, "{bad} of {states} second-crash states violate");
-        }
-    }
 }
