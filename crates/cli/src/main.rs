@@ -161,8 +161,15 @@ enum Cmd {
     /// Measure simulator speed (NAND operations per CPU-second) and peak memory.
     Bench {
         /// A 2 GiB device instead of the 32 GiB TxFlash preset.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "size_gib")]
         quick: bool,
+        /// A device of this many GiB (the TxFlash preset's shape, 128 blocks per plane per
+        /// GiB; 1 to 1024), to see how the device bench scales with the device's size.
+        #[arg(long, value_name = "N")]
+        size_gib: Option<u32>,
+        /// Only the device bench, without the host cases.
+        #[arg(long)]
+        device_only: bool,
         /// Also write the measurements as JSON to this file (`-`: standard output).
         #[arg(long)]
         json: Option<PathBuf>,
@@ -1082,7 +1089,12 @@ fn main() -> ExitCode {
         Cmd::Crash(a) => crash::cmd_crash(a, cli.quiet),
         Cmd::Soak(a) => crash::cmd_soak(a),
         Cmd::Sqlite { cmd } => sql_cmd::cmd_sqlite(cmd),
-        Cmd::Bench { quick, json } => cmd_bench(*quick, json),
+        Cmd::Bench {
+            quick,
+            size_gib,
+            device_only,
+            json,
+        } => cmd_bench(*quick, *size_gib, *device_only, json),
         Cmd::TraceStats { cfg, trace, json } => trace_stats::cmd_trace_stats(cfg, trace, json),
         Cmd::Recover {
             image,
@@ -1400,8 +1412,41 @@ pub(crate) fn cmd_host_crash(
     Ok(())
 }
 
-fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
-    let b = world::bench::run_bench(quick).map_err(|e| Fail(1, e.to_string()))?;
+fn cmd_bench(
+    quick: bool,
+    size_gib: Option<u32>,
+    device_only: bool,
+    json: &Option<PathBuf>,
+) -> Result<(), Fail> {
+    use world::bench::{FULL_GIB, MAX_GIB, QUICK_GIB};
+    let gib = size_gib.unwrap_or(if quick { QUICK_GIB } else { FULL_GIB });
+    if !(1..=MAX_GIB).contains(&gib) {
+        return Err(Fail(
+            2,
+            format!("--size-gib must be 1 to {MAX_GIB}, got {gib}"),
+        ));
+    }
+    Out::check(json)?;
+    let b = world::bench::run_bench_gib(gib).map_err(|e| Fail(1, e.to_string()))?;
+    let mut v = serde_json::to_value(&b).unwrap_or_default();
+    if !device_only {
+        bench_host_cases(quick, &mut v)?;
+    }
+    // The whole process's peak (the device bench's, the host cases' and what the process
+    // kept between them), read at the end; the device phase's beside it.
+    if let Some(o) = v.as_object_mut() {
+        o.insert("device_peak_rss_bytes".into(), b.peak_rss_bytes.into());
+        o.insert(
+            "peak_rss_bytes".into(),
+            world::bench::peak_rss_bytes().into(),
+        );
+    }
+    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    write_json(json, &v)
+}
+
+/// `bench`'s host cases, added to its JSON.
+fn bench_host_cases(quick: bool, v: &mut serde_json::Value) -> Result<(), Fail> {
     // The host case: its key beside the device bench's.
     // TPC-C at 20 warehouses, wal over none, 512 frames; and the bank source as before.
     let h = world::host_run::host_bench(quick).map_err(|e| Fail(1, format!("host bench: {e}")))?;
@@ -1411,7 +1456,6 @@ fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
         .map_err(|e| Fail(1, format!("host IPA bench: {e}")))?;
     let pcm = world::host_run::host_pcm_bench(quick)
         .map_err(|e| Fail(1, format!("host PCMLogging bench: {e}")))?;
-    let mut v = serde_json::to_value(&b).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         // A PCMLogging point's CPU time.
         o.insert(
@@ -1443,8 +1487,7 @@ fn cmd_bench(quick: bool, json: &Option<PathBuf>) -> Result<(), Fail> {
             serde_json::to_value(&hb).unwrap_or_default(),
         );
     }
-    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-    write_json(json, &v)
+    Ok(())
 }
 
 #[cfg(test)]
