@@ -5,6 +5,8 @@
 //! reopens the device transaction, and the last shadow page never leaves the pool. The
 //! former no-steal rule stays as `host.device_tx.pin = "all"`.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 use host::{DeviceTxPin, HostConfig, HostMetrics};
@@ -13,12 +15,7 @@ use ssd::DeviceConfig;
 /// A small TPC-C run with 10 % extra rollbacks and a 10-frame pool: transactions steal.
 fn tpcc(p: &str) -> (HostConfig, DeviceConfig) {
     let (mut h, mut d) = check::tiny_config("device-tx", p);
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = 60;
     h.buffer_frames = 10;
     d.nand.blocks_per_plane = 64;

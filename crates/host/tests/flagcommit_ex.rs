@@ -3,6 +3,8 @@
 //! one, max_c blocking, the configuration checks, and planted bugs that the checker must
 //! catch (each check below was seen failing with its bug planted).
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 
@@ -260,12 +262,7 @@ fn tiny_tpcb_and_tpcc_survive_crashes() {
         assert_eq!(rep.violations, 0, "{s} tpcb");
 
         let (mut h, mut d) = tiny(s);
-        h.workload = "tpcc".into();
-        h.tpcc.warehouses = 1;
-        h.tpcc.customers_per_district = 20;
-        h.tpcc.items = 50;
-        h.tpcc.max_txns = 200;
-        h.tpcc.delta_abort = 0.1;
+        common::tiny_tpcc(&mut h);
         h.transactions = 12;
         h.buffer_frames = 8;
         h.log_pages = 32;

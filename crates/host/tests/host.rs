@@ -2,6 +2,8 @@
 //! supported strategy × protocol pair (exhaustive on a tiny database, seeded random on a
 //! larger one), plus a planted bug the checker must catch.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 use host::HostConfig;
@@ -234,12 +236,7 @@ fn device_tx_on_scc_and_bpcc_tpcc_does_not_livelock_for_buffer_room() {
     for p in ["bpcc", "scc"] {
         let (mut h, mut d) = check::tiny_config("device-tx", p);
         h.device_tx.pin = host::DeviceTxPin::All;
-        h.workload = "tpcc".into();
-        h.tpcc.warehouses = 1;
-        h.tpcc.customers_per_district = 20;
-        h.tpcc.items = 50;
-        h.tpcc.max_txns = 200;
-        h.tpcc.delta_abort = 0.1;
+        common::tiny_tpcc(&mut h);
         h.transactions = 40;
         h.buffer_frames = 10;
         d.nand.blocks_per_plane = 64;

@@ -8,6 +8,8 @@
 //! reproduction puts its database on the device (§5.1: the database lives on the simulated
 //! SSD), for §5.2's `device-tx` points and for §5.3's CFC_ex, AFC_ex and WAL.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 use host::HostConfig;
@@ -17,12 +19,7 @@ use ssd::{Device, DeviceConfig};
 /// A small TPC-C with rollbacks and a 10-frame pool (steals, evictions, re-reads).
 fn tpcc(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig) {
     let (mut h, mut d) = check::tiny_config(strategy, protocol);
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = 40;
     h.buffer_frames = 10;
     h.log_pages = 256;

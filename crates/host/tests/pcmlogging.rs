@@ -2,6 +2,8 @@
 //! (`pcm_tier::check`): every crash of a tiny bank run, random crashes of a tiny TPC-C run,
 //! and planted bugs the checker must catch.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 
@@ -11,24 +13,12 @@ fn tiny() -> (host::HostConfig, ssd::DeviceConfig) {
 
 fn tiny_tpcc() -> (host::HostConfig, ssd::DeviceConfig) {
     let (mut h, mut d) = tiny();
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = 40;
     h.pcm.pcm_bytes = 32768;
     h.pcm.dram_bytes = 8 * 8192 + 8192;
     d.nand.blocks_per_plane = 64;
     (h, d)
-}
-
-fn show(rep: &check::CheckReport) {
-    for v in &rep.first {
-        eprintln!("{:?}\n{:#?}", v.state, v.findings);
-    }
-    eprintln!("{} states, {} violations", rep.states, rep.violations);
 }
 
 #[test]
@@ -45,7 +35,7 @@ fn pcmlogging_survives_every_crash_of_a_tiny_run() {
     let tier = rec.tier.as_ref().unwrap();
     assert!(!tier.disk_ops.is_empty());
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert!(rep.states > 1000, "{} states", rep.states);
     assert_eq!(rep.violations, 0);
 }
@@ -56,7 +46,7 @@ fn pcmlogging_tiny_tpcc_survives_random_crashes() {
     let rec = check::record(&h, &d, 9).unwrap();
     assert!(rec.metrics.txns_committed > 0);
     let rep = check::check(&rec, Mode::Random { schedules: 300 }, 3, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.states, 300);
     assert_eq!(rep.violations, 0);
 }
@@ -93,7 +83,7 @@ fn wear_leveling_survives_every_crash_of_a_tiny_run() {
     let rec = check::record(&h, &d, 7).unwrap();
     assert!(rec.metrics.strategy_counters["pcm_swaps"] > 0);
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.violations, 0);
 }
 
@@ -177,7 +167,7 @@ fn hdd_tpcc_destaging_survives_random_crashes() {
     let rec = check::record(&h, &d, 3).unwrap();
     assert!(rec.metrics.strategy_counters["pcm_destaged_pages"] > 0);
     let rep = check::check(&rec, Mode::Random { schedules: 200 }, 5, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.violations, 0);
 }
 
@@ -188,7 +178,7 @@ fn thousand_random_crashes_on_hdd_tpcc() {
     let (h, d) = hdd_tpcc(150);
     let rec = check::record(&h, &d, 1).unwrap();
     let rep = check::check(&rec, Mode::Random { schedules: 1000 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.states, 1000);
     assert_eq!(rep.violations, 0);
 }
@@ -214,7 +204,7 @@ fn recovery_is_a_pcm_scan_and_tatp_runs() {
     let rec = check::record(&h, &d, 4).unwrap();
     assert!(rec.metrics.txns_committed > 0);
     let rep = check::check(&rec, Mode::Random { schedules: 100 }, 2, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.violations, 0);
 }
 
@@ -251,7 +241,7 @@ fn adaptive_destaging_changes_the_schedule_and_survives_random_crashes() {
         "same destage schedule under both policies"
     );
     let rep = check::check(&a, Mode::Random { schedules: 200 }, 5, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.violations, 0);
 }
 
@@ -266,7 +256,7 @@ fn relocation_survives_every_crash_of_a_tiny_run() {
     let k = &rec.metrics.strategy_counters;
     assert!(k["pcm_relocations"] > 3, "{k:?}");
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert!(rep.states > 1000);
     assert_eq!(rep.violations, 0);
 }

@@ -2,6 +2,8 @@
 //! with PCM crash points (`pcm_tier::check`): every crash of a tiny bank run, random crashes
 //! of a tiny TPC-C run, and a planted bug the checker must catch.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 
@@ -15,13 +17,8 @@ fn tiny() -> (host::HostConfig, ssd::DeviceConfig) {
 
 fn tiny_tpcc() -> (host::HostConfig, ssd::DeviceConfig) {
     let (mut h, mut d) = tiny();
-    h.workload = "tpcc".into();
+    common::tiny_tpcc(&mut h);
     h.page_bytes = 8192;
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
     h.transactions = 40;
     h.pcm.pcm_bytes = 64 * 8320 + 2048;
     h.pcm.dram_bytes = 8 * 8192 + 8192;
@@ -29,13 +26,6 @@ fn tiny_tpcc() -> (host::HostConfig, ssd::DeviceConfig) {
     h.pcm.low_watermark = 0.5;
     d.nand.blocks_per_plane = 64;
     (h, d)
-}
-
-fn show(rep: &check::CheckReport) {
-    for v in &rep.first {
-        eprintln!("{:?}\n{:#?}", v.state, v.findings);
-    }
-    eprintln!("{} states, {} violations", rep.states, rep.violations);
 }
 
 #[test]
@@ -55,7 +45,7 @@ fn pcmlogging_page_survives_every_crash_of_a_tiny_run() {
     assert!(m.txns_aborted + m.txns_restarted > 0, "{m:?}");
     assert_eq!(m.lock_level, "page");
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert!(rep.states > 1000, "{} states", rep.states);
     assert_eq!(rep.violations, 0);
 }
@@ -81,7 +71,7 @@ fn pcmlogging_page_tiny_tpcc_survives_random_crashes() {
     assert!(rec.metrics.txns_committed > 0);
     assert!(k["pcm_destaged_pages"] > 0, "{k:?}");
     let rep = check::check(&rec, Mode::Random { schedules: 300 }, 3, None).unwrap();
-    show(&rep);
+    common::show(&rep, usize::MAX);
     assert_eq!(rep.states, 300);
     assert_eq!(rep.violations, 0);
 }

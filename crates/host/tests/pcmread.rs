@@ -2,6 +2,8 @@
 //! PCM holds the page's state (§3.3 "Serving read/write requests", Fig. 8c), and what that
 //! does to the disk reads of a TPC-C run.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 
@@ -9,12 +11,7 @@ use host::check::{self, Mode};
 /// `tests/pcmlogging.rs`'s `hdd_tpcc`).
 fn hdd_tpcc(txns: u64) -> (host::HostConfig, ssd::DeviceConfig) {
     let (mut h, mut d) = check::tiny_config("pcmlogging", "none");
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = txns;
     h.pcm.pcm_bytes = 131072;
     h.pcm.dram_bytes = 73728;

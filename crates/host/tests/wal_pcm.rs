@@ -3,6 +3,8 @@
 //! random crashes of TPC-C runs, planted bugs the checker must catch, TPC-C on the HDD and
 //! the SSD, determinism and the recovery-time model.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 
@@ -21,12 +23,7 @@ fn tiny(s: &str) -> (host::HostConfig, ssd::DeviceConfig) {
 
 fn tpcc(s: &str, external: &str, txns: u64) -> (host::HostConfig, ssd::DeviceConfig) {
     let (mut h, mut d) = check::tiny_config(s, "none");
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = txns;
     h.page_bytes = 8192;
     h.log_pages = 64;
@@ -36,13 +33,6 @@ fn tpcc(s: &str, external: &str, txns: u64) -> (host::HostConfig, ssd::DeviceCon
     h.pcm.checkpoint_interval_ms = 20;
     d.nand.blocks_per_plane = 64;
     (h, d)
-}
-
-fn show(rep: &check::CheckReport) {
-    for v in rep.first.iter().take(2) {
-        eprintln!("{:?}\n{:#?}", v.state, v.findings);
-    }
-    eprintln!("{} states, {} violations", rep.states, rep.violations);
 }
 
 /// Every crash of a shorter tiny run (the planted-bug tests).
@@ -71,7 +61,7 @@ fn wal_pcm_survives_every_crash_of_a_tiny_run() {
     assert!(k["log_archive_writes"] > u64::from(h.log_pages), "{k:?}");
     assert!(rec.metrics.txns_aborted + rec.metrics.txns_restarted > 0);
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, 2);
     assert!(rep.states > 10_000, "{} states", rep.states);
     assert_eq!(rep.violations, 0);
 }
@@ -85,7 +75,7 @@ fn scmlogging_survives_every_crash_of_a_tiny_run() {
     assert!(k["log_records"] > 8 * 32, "{k:?}");
     assert!(k["disk_writes"] > 0 && k["pcm_checkpoints"] > 0, "{k:?}");
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 8 }, 1, None).unwrap();
-    show(&rep);
+    common::show(&rep, 2);
     assert!(rep.states > 10_000, "{} states", rep.states);
     assert_eq!(rep.violations, 0);
 }
@@ -98,7 +88,7 @@ fn tpcc_on_hdd_survives_random_crashes() {
         let rec = check::record(&h, &d, 3).unwrap();
         assert!(rec.metrics.txns_committed > 0);
         let rep = check::check(&rec, Mode::Random { schedules: 150 }, 5, None).unwrap();
-        show(&rep);
+        common::show(&rep, 2);
         assert_eq!(rep.states, 150, "{s}");
         assert_eq!(rep.violations, 0, "{s}");
     }
@@ -142,7 +132,7 @@ fn the_checker_catches_a_frame_reused_before_its_destage_completed() {
         let rep = check::check(&rec, Mode::Random { schedules: 400 }, 1, None).unwrap();
         caught.push(rep.violations);
         if rep.violations > 0 {
-            show(&rep);
+            common::show(&rep, 2);
             break;
         }
     }
@@ -250,7 +240,7 @@ fn thousand_random_crashes_on_hdd_tpcc() {
         let (h, d) = tpcc(s, "hdd", 150);
         let rec = check::record(&h, &d, 1).unwrap();
         let rep = check::check(&rec, Mode::Random { schedules: 1000 }, 1, None).unwrap();
-        show(&rep);
+        common::show(&rep, 2);
         assert_eq!(rep.states, 1000);
         assert_eq!(rep.violations, 0, "{s}");
     }

@@ -2,6 +2,8 @@
 //! runs, the loaded database (`TxnSource::loaded`), and host-level crash checks with zero
 //! violations on tiny TPC-C and TPC-B databases for `wal` and `device-tx`.
 
+mod common;
+
 use commitlab_host as host;
 use host::check::{self, Mode};
 use host::HostConfig;
@@ -11,12 +13,7 @@ use ssd::DeviceConfig;
 /// the run, on the host checker's tiny device grown to hold it.
 fn tiny_tpcc(strategy: &str, protocol: &str) -> (HostConfig, DeviceConfig) {
     let (mut h, mut d) = check::tiny_config(strategy, protocol);
-    h.workload = "tpcc".into();
-    h.tpcc.warehouses = 1;
-    h.tpcc.customers_per_district = 20;
-    h.tpcc.items = 50;
-    h.tpcc.max_txns = 200;
-    h.tpcc.delta_abort = 0.1;
+    common::tiny_tpcc(&mut h);
     h.transactions = 12;
     h.buffer_frames = 8;
     h.log_pages = 32;

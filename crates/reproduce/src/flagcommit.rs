@@ -51,11 +51,13 @@
 //! runs a stated number of transactions per point).
 
 use crate::cause::{self, Suspect};
+use crate::csvfile::{csv_of, Fixed};
 use crate::remote::{self, PointTask};
 use crate::runner::{run_each, run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, MAGNITUDE_HIGH, MAGNITUDE_LOW};
 use host::HostMetrics;
 use report::svg::{bar_chart, line_chart, Chart, Series};
+use serde::Serialize;
 use sim::SimTime;
 use world::{Config, ConfigSource};
 
@@ -1257,34 +1259,65 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
         },
     };
     // A CSV of every point.
-    let mut csv = String::from("figure,strategy,protocol,delta_pct,max_c,buffer_frames,committed,aborted,restarted,throughput_per_s,txn_time_ms_mean,commit_ms_mean,gc_share,gc_time_ms,gc_per_commit_ms,log_pages,nand_programs,nand_partial_programs,nand_erases,recovery_ms,recovery_pages_read,dram_bytes,protocol_dram_bytes,aged_ms,aged_gc_erases\n");
+    #[derive(Serialize, Default)]
+    struct PointRow {
+        figure: String,
+        strategy: String,
+        protocol: String,
+        delta_pct: Fixed<0>,
+        max_c: u32,
+        buffer_frames: u32,
+        committed: u64,
+        aborted: u64,
+        restarted: u64,
+        throughput_per_s: Fixed<2>,
+        txn_time_ms_mean: Fixed<3>,
+        commit_ms_mean: Fixed<3>,
+        gc_share: Fixed<4>,
+        gc_time_ms: Fixed<1>,
+        gc_per_commit_ms: Fixed<3>,
+        log_pages: u64,
+        nand_programs: u64,
+        nand_partial_programs: u64,
+        nand_erases: u64,
+        /// Empty where the point measured no recovery.
+        recovery_ms: Option<Fixed<3>>,
+        recovery_pages_read: Option<u64>,
+        dram_bytes: u64,
+        protocol_dram_bytes: u64,
+        aged_ms: Fixed<1>,
+        aged_gc_erases: u64,
+    }
+    let mut rows = Vec::new();
     let mut row = |fig: &str, c: &Res, d: f64, mc: u32, f: u32| {
         let m = &c.m;
-        csv.push_str(&format!(
-            "{fig},{},{},{:.0},{mc},{f},{},{},{},{:.2},{:.3},{:.3},{:.4},{:.1},{:.3},{},{},{},{},{},{},{},{},{:.1},{}\n",
-            m.strategy,
-            m.protocol,
-            d * 100.0,
-            m.txns_committed,
-            m.txns_aborted,
-            m.txns_restarted,
-            m.throughput_per_s,
-            m.txn_time_ns.mean / 1e6,
-            m.commit_latency_ns.mean / 1e6,
-            m.gc_share,
-            m.gc_time_ns as f64 / 1e6,
-            c.gc_per_commit_ns() / 1e6,
-            m.log_pages,
-            m.nand_programs,
-            m.nand_partial_programs,
-            m.nand_erases,
-            m.recovery.map_or(String::new(), |x| format!("{:.3}", x.time_ns as f64 / 1e6)),
-            m.recovery.map_or(String::new(), |x| x.pages_read.to_string()),
-            c.dram_bytes,
-            c.protocol_dram_bytes,
-            c.aged_ns as f64 / 1e6,
-            c.aged_gc_erases,
-        ));
+        rows.push(PointRow {
+            figure: fig.to_string(),
+            strategy: m.strategy.clone(),
+            protocol: m.protocol.clone(),
+            delta_pct: Fixed(d * 100.0),
+            max_c: mc,
+            buffer_frames: f,
+            committed: m.txns_committed,
+            aborted: m.txns_aborted,
+            restarted: m.txns_restarted,
+            throughput_per_s: Fixed(m.throughput_per_s),
+            txn_time_ms_mean: Fixed(m.txn_time_ns.mean / 1e6),
+            commit_ms_mean: Fixed(m.commit_latency_ns.mean / 1e6),
+            gc_share: Fixed(m.gc_share),
+            gc_time_ms: Fixed(m.gc_time_ns as f64 / 1e6),
+            gc_per_commit_ms: Fixed(c.gc_per_commit_ns() / 1e6),
+            log_pages: m.log_pages,
+            nand_programs: m.nand_programs,
+            nand_partial_programs: m.nand_partial_programs,
+            nand_erases: m.nand_erases,
+            recovery_ms: m.recovery.map(|x| Fixed(x.time_ns as f64 / 1e6)),
+            recovery_pages_read: m.recovery.map(|x| x.pages_read),
+            dram_bytes: c.dram_bytes,
+            protocol_dram_bytes: c.protocol_dram_bytes,
+            aged_ms: Fixed(c.aged_ns as f64 / 1e6),
+            aged_gc_erases: c.aged_gc_erases,
+        });
     };
     for &d in &deltas {
         for p in DEVICE {
@@ -1317,7 +1350,8 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
             }
         }
     }
-    out.csvs.push(("flagcommit_points.csv".into(), csv));
+    out.csvs
+        .push(("flagcommit_points.csv".into(), csv_of(&rows)?));
 
     fig12_13(&mut out, &x)?;
     fig14(&mut out, &deltas, &x)?;
@@ -1658,12 +1692,23 @@ fn fig12_13(out: &mut Output, x: &Pts) -> Result<(), String> {
 
     // Table 3.
     let mb = |r: &Res| r.dram_bytes as f64 / 1e6;
-    let mut csv = String::from("protocol,dram_bytes,protocol_dram_bytes\n");
+    #[derive(Serialize, Default)]
+    struct MemoryRow {
+        protocol: &'static str,
+        dram_bytes: u64,
+        protocol_dram_bytes: u64,
+    }
+    let mut rows = Vec::new();
     for p in DEVICE {
         let r = at(p)?;
-        csv.push_str(&format!("{p},{},{}\n", r.dram_bytes, r.protocol_dram_bytes));
+        rows.push(MemoryRow {
+            protocol: p,
+            dram_bytes: r.dram_bytes,
+            protocol_dram_bytes: r.protocol_dram_bytes,
+        });
     }
-    out.csvs.push(("flagcommit_table3_memory.csv".into(), csv));
+    out.csvs
+        .push(("flagcommit_table3_memory.csv".into(), csv_of(&rows)?));
     let mem_note = "Controller DRAM at the end of the run: the FTL's tables (mapping, reverse map, page flags, block table) plus the protocol's own; both scale with the device (the quick device is 16× smaller than the paper's 32 GB), so absolute figures compare only at full scale. The paper's CFC/AFC saving comes partly from chaining by physical address, which shrinks the direct map; this FTL keeps one mapping table for every protocol.";
     for (id, who, r, paper) in [
         ("flagcommit-table3-cfc-vs-bpcc", "BPCC", bpcc, 63.10 - 59.88),

@@ -58,12 +58,14 @@
 //! before the run; run the paper's two-hour traces.
 
 use crate::cause::{self, Candidate, Cause};
+use crate::csvfile::{csv_of, Fixed};
 use crate::flagcommit::age;
 use crate::remote::{self, PointTask};
 use crate::runner::{run_each_shared, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
 use report::svg::{bar_chart, Chart, Series};
+use serde::Serialize;
 use sim::SimTime;
 use ssd::modes::MlcMode;
 use ssd::FtlStats;
@@ -690,44 +692,84 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     };
 
     let mut out = Output::default();
-    let mut csv = String::from("device,mode,workload,scheme,committed,throughput_per_s,sim_time_s,data_page_writes_out_of_place,in_place_appends,in_place_share,first_writes,data_invalidations,first_or_full_out_of_place,oop_flag,oop_msb,ipl_sector_writes,ipl_sector_writes_in_place,ipl_merges,ipl_log_page_reads,host_writes,host_reads,log_page_writes,page_invalidations,gc_page_migrations,gc_erases,gc_time_ms,nand_programs,nand_partial_programs,nand_erases,nand_reads,host_to_device_bytes,net_bytes_changed,share_lt_100_bytes,dbms_write_amplification,aged_gc_erases\n");
+    #[derive(Serialize, Default)]
+    struct PointRow {
+        device: String,
+        mode: String,
+        workload: String,
+        scheme: String,
+        committed: u64,
+        throughput_per_s: Fixed<2>,
+        sim_time_s: Fixed<3>,
+        data_page_writes_out_of_place: u64,
+        in_place_appends: u64,
+        in_place_share: Fixed<4>,
+        first_writes: u64,
+        data_invalidations: u64,
+        first_or_full_out_of_place: u64,
+        oop_flag: u64,
+        oop_msb: u64,
+        ipl_sector_writes: u64,
+        ipl_sector_writes_in_place: u64,
+        ipl_merges: u64,
+        ipl_log_page_reads: u64,
+        host_writes: u64,
+        host_reads: u64,
+        log_page_writes: u64,
+        page_invalidations: u64,
+        gc_page_migrations: u64,
+        gc_erases: u64,
+        gc_time_ms: Fixed<1>,
+        nand_programs: u64,
+        nand_partial_programs: u64,
+        nand_erases: u64,
+        nand_reads: u64,
+        host_to_device_bytes: u64,
+        net_bytes_changed: u64,
+        share_lt_100_bytes: Fixed<4>,
+        dbms_write_amplification: Fixed<1>,
+        aged_gc_erases: u64,
+    }
+    let mut rows = Vec::new();
     let mut row = |dev: &str, mode: &str, w: &str, s: Scheme, r: &Res| {
         let m = &r.m;
-        csv.push_str(&format!(
-            "{dev},{mode},{w},{},{},{:.2},{:.3},{},{},{:.4},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.1},{},{},{},{},{},{},{:.4},{:.1},{}\n",
-            s.name(),
-            m.txns_committed,
-            m.throughput_per_s,
-            r.secs(),
-            r.data_oop(),
-            r.appends(),
-            r.in_place_share(),
-            r.data_pages_mapped,
-            r.data_invalidations(),
-            r.counter("ipa_oop_full_or_new"),
-            r.counter("ipa_oop_flag"),
-            r.counter("ipa_oop_msb"),
-            r.counter("ipl_sector_writes"),
-            r.counter("ipl_sector_writes_in_place"),
-            r.counter("ipl_merges"),
-            r.counter("ipl_log_page_reads"),
-            r.host_writes(),
-            r.ftl.host_reads,
-            m.stats.log_page_writes,
-            r.ftl.page_invalidations,
-            r.migrations(),
-            r.gc_erases(),
-            m.gc_time_ns as f64 / 1e6,
-            m.nand_programs,
-            m.nand_partial_programs,
-            m.nand_erases,
-            m.nand_reads,
-            m.net_bytes.bytes_written,
-            m.net_bytes.bytes_changed,
-            m.net_bytes.share_lt_100_bytes,
-            m.net_bytes.dbms_write_amplification,
-            r.aged_gc_erases,
-        ));
+        rows.push(PointRow {
+            device: dev.to_string(),
+            mode: mode.to_string(),
+            workload: w.to_string(),
+            scheme: s.name(),
+            committed: m.txns_committed,
+            throughput_per_s: Fixed(m.throughput_per_s),
+            sim_time_s: Fixed(r.secs()),
+            data_page_writes_out_of_place: r.data_oop(),
+            in_place_appends: r.appends(),
+            in_place_share: Fixed(r.in_place_share()),
+            first_writes: r.data_pages_mapped,
+            data_invalidations: r.data_invalidations(),
+            first_or_full_out_of_place: r.counter("ipa_oop_full_or_new"),
+            oop_flag: r.counter("ipa_oop_flag"),
+            oop_msb: r.counter("ipa_oop_msb"),
+            ipl_sector_writes: r.counter("ipl_sector_writes"),
+            ipl_sector_writes_in_place: r.counter("ipl_sector_writes_in_place"),
+            ipl_merges: r.counter("ipl_merges"),
+            ipl_log_page_reads: r.counter("ipl_log_page_reads"),
+            host_writes: r.host_writes(),
+            host_reads: r.ftl.host_reads,
+            log_page_writes: m.stats.log_page_writes,
+            page_invalidations: r.ftl.page_invalidations,
+            gc_page_migrations: r.migrations(),
+            gc_erases: r.gc_erases(),
+            gc_time_ms: Fixed(m.gc_time_ns as f64 / 1e6),
+            nand_programs: m.nand_programs,
+            nand_partial_programs: m.nand_partial_programs,
+            nand_erases: m.nand_erases,
+            nand_reads: m.nand_reads,
+            host_to_device_bytes: m.net_bytes.bytes_written,
+            net_bytes_changed: m.net_bytes.bytes_changed,
+            share_lt_100_bytes: Fixed(m.net_bytes.share_lt_100_bytes),
+            dbms_write_amplification: Fixed(m.net_bytes.dbms_write_amplification),
+            aged_gc_erases: r.aged_gc_erases,
+        });
     };
     for &(mode, s) in &x.mlc {
         row("openssd-mlc", mode.name(), "tpcb", s, x.mlc(mode, s)?);
@@ -735,7 +777,7 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     for &(w, s) in &x.slc {
         row("slc-8k", "slc", w, s, x.slc(w, s)?);
     }
-    out.csvs.push(("ipa_points.csv".into(), csv));
+    out.csvs.push(("ipa_points.csv".into(), csv_of(&rows)?));
     out.csvs
         .push(("ipa_vs_ipl_log_device.csv".into(), log_device_csv(&x)?));
     out.csvs.push((
@@ -838,10 +880,10 @@ fn branches_csv(plan: &Plan, x: &Pts) -> Result<String, String> {
         log_device: &'static str,
         scheme: String,
         committed: u64,
-        throughput_per_s: String,
-        lock_waits_per_txn: String,
-        txn_time_ms_mean: String,
-        commit_latency_ms_mean: String,
+        throughput_per_s: Fixed<2>,
+        lock_waits_per_txn: Fixed<3>,
+        txn_time_ms_mean: Fixed<3>,
+        commit_latency_ms_mean: Fixed<3>,
         data_device_nand_reads: u64,
         data_device_flash_writes: u64,
         data_device_erases: u64,
@@ -872,10 +914,10 @@ fn branches_csv(plan: &Plan, x: &Pts) -> Result<String, String> {
                 log_device: if sep { "separate" } else { "shared" },
                 scheme: s.name(),
                 committed: m.txns_committed,
-                throughput_per_s: format!("{:.2}", r.tput()),
-                lock_waits_per_txn: format!("{:.3}", m.lock_waits as f64 / r.commits()),
-                txn_time_ms_mean: format!("{:.3}", m.txn_time_ns.mean / 1e6),
-                commit_latency_ms_mean: format!("{:.3}", m.commit_latency_ns.mean / 1e6),
+                throughput_per_s: Fixed(r.tput()),
+                lock_waits_per_txn: Fixed(m.lock_waits as f64 / r.commits()),
+                txn_time_ms_mean: Fixed(m.txn_time_ns.mean / 1e6),
+                commit_latency_ms_mean: Fixed(m.commit_latency_ns.mean / 1e6),
                 data_device_nand_reads: m.nand_reads,
                 data_device_flash_writes: r.flash_writes(),
                 data_device_erases: m.nand_erases,
@@ -936,7 +978,7 @@ fn log_device_csv(x: &Pts) -> Result<String, String> {
         scheme: String,
         log_device: &'a str,
         committed: u64,
-        throughput_per_s: String,
+        throughput_per_s: Fixed<2>,
         data_device_flash_writes: u64,
         data_device_erases: u64,
         data_device_gc_page_migrations: u64,
@@ -955,7 +997,7 @@ fn log_device_csv(x: &Pts) -> Result<String, String> {
                     scheme: s.name(),
                     log_device: place,
                     committed: r.m.txns_committed,
-                    throughput_per_s: format!("{:.2}", r.tput()),
+                    throughput_per_s: Fixed(r.tput()),
                     data_device_flash_writes: r.flash_writes(),
                     data_device_erases: r.m.nand_erases,
                     data_device_gc_page_migrations: r.migrations(),
@@ -1498,29 +1540,47 @@ fn seplog_text(x: &Pts, w: &str) -> Result<String, String> {
 /// §1's workload facts: net bytes per written 8 KiB page and the DBMS write amplification,
 /// from the [0×0] runs on the IPL device.
 fn facts(out: &mut Output, x: &Pts) -> Result<(), String> {
-    let mut csv = String::from("workload,pages_written,le_10,le_50,lt_100,le_500,le_1000,le_4096,more,share_lt_100_bytes,bytes_changed_mean,bytes_written,bytes_changed,undo_record_bytes,dbms_write_amplification\n");
+    #[derive(Serialize, Default)]
+    struct FactRow {
+        workload: &'static str,
+        pages_written: u64,
+        le_10: u64,
+        le_50: u64,
+        lt_100: u64,
+        le_500: u64,
+        le_1000: u64,
+        le_4096: u64,
+        more: u64,
+        share_lt_100_bytes: Fixed<4>,
+        bytes_changed_mean: Fixed<1>,
+        bytes_written: u64,
+        bytes_changed: u64,
+        undo_record_bytes: u64,
+        dbms_write_amplification: Fixed<1>,
+    }
+    let mut rows = Vec::new();
     let note = "Net bytes of a written page = the union of the byte ranges the workload's operations changed since the page's last write (an added-to 8-byte field counts only the bytes that differ; an insert its whole record; a rollback step the whole record; docs/HOST.md, \"Net bytes\"), counted at every write of the page (eviction, checkpoint, rollback alike). DBMS write amplification = bytes sent to the device for those writes (8 KiB each, [0×0]) ÷ net bytes changed. The engine's TPC-B and TATP records change a few bytes per transaction; Shore-MT's pages also carry header, slot-directory and index changes this data model does not have.";
     for w in WORKLOADS {
         let r = x.slc(w, Scheme::OutOfPlace)?;
         let n = &r.m.net_bytes;
         let h = |k: &str| n.hist.get(k).copied().unwrap_or(0);
-        csv.push_str(&format!(
-            "{w},{},{},{},{},{},{},{},{},{:.4},{:.1},{},{},{},{:.1}\n",
-            n.pages_written,
-            h("le_10"),
-            h("le_50"),
-            h("lt_100"),
-            h("le_500"),
-            h("le_1000"),
-            h("le_4096"),
-            h("more"),
-            n.share_lt_100_bytes,
-            n.bytes_changed_mean,
-            n.bytes_written,
-            n.bytes_changed,
-            n.undo_record_bytes,
-            n.dbms_write_amplification,
-        ));
+        rows.push(FactRow {
+            workload: w,
+            pages_written: n.pages_written,
+            le_10: h("le_10"),
+            le_50: h("le_50"),
+            lt_100: h("lt_100"),
+            le_500: h("le_500"),
+            le_1000: h("le_1000"),
+            le_4096: h("le_4096"),
+            more: h("more"),
+            share_lt_100_bytes: Fixed(n.share_lt_100_bytes),
+            bytes_changed_mean: Fixed(n.bytes_changed_mean),
+            bytes_written: n.bytes_written,
+            bytes_changed: n.bytes_changed,
+            undo_record_bytes: n.undo_record_bytes,
+            dbms_write_amplification: Fixed(n.dbms_write_amplification),
+        });
         let wn = wl_name(w);
         let s = n.share_lt_100_bytes;
         out.claims.push(claim(
@@ -1546,7 +1606,8 @@ fn facts(out: &mut Output, x: &Pts) -> Result<(), String> {
             note,
         ));
     }
-    out.csvs.push(("ipa_workload_facts.csv".into(), csv));
+    out.csvs
+        .push(("ipa_workload_facts.csv".into(), csv_of(&rows)?));
     // The distribution itself: share of written pages per net-bytes bucket.
     let buckets = host::update::net::BUCKET_NAMES;
     let series = WORKLOADS
@@ -1601,7 +1662,23 @@ fn nxm(out: &mut Output, x: &Pts, sweep: &[(u32, u32)]) -> Result<(), String> {
         .chain(std::iter::once(Scheme::Ipl))
         .collect();
     let cats: Vec<String> = schemes.iter().map(|s| s.name()).collect();
-    let mut csv = String::from("workload,scheme,in_place_share,oop_flag,flash_writes_per_txn,erases_per_txn,page_invalidations_per_txn,gc_page_migrations_per_txn,throughput_per_s,host_to_device_bytes_per_txn,rel_flash_writes,rel_erases,rel_throughput\n");
+    #[derive(Serialize, Default)]
+    struct SweepRow {
+        workload: &'static str,
+        scheme: String,
+        in_place_share: Fixed<4>,
+        oop_flag: u64,
+        flash_writes_per_txn: Fixed<3>,
+        erases_per_txn: Fixed<5>,
+        page_invalidations_per_txn: Fixed<3>,
+        gc_page_migrations_per_txn: Fixed<3>,
+        throughput_per_s: Fixed<2>,
+        host_to_device_bytes_per_txn: Fixed<1>,
+        rel_flash_writes: Fixed<4>,
+        rel_erases: Fixed<4>,
+        rel_throughput: Fixed<4>,
+    }
+    let mut rows = Vec::new();
     let series = |f: &dyn Fn(&Res, &Res) -> f64| -> Result<Vec<Series>, String> {
         WORKLOADS
             .iter()
@@ -1667,24 +1744,28 @@ fn nxm(out: &mut Output, x: &Pts, sweep: &[(u32, u32)]) -> Result<(), String> {
             let r = x.slc(w, s)?;
             let per = |v: u64| v as f64 / r.commits();
             let bper = |v: u64| v as f64 / b.commits();
-            csv.push_str(&format!(
-                "{w},{},{:.4},{},{:.3},{:.5},{:.3},{:.3},{:.2},{:.1},{:.4},{:.4},{:.4}\n",
-                s.name(),
-                r.in_place_share(),
-                r.counter("ipa_oop_flag"),
-                per(r.flash_writes()),
-                per(r.m.nand_erases),
-                per(r.ftl.page_invalidations),
-                per(r.migrations()),
-                r.tput(),
-                per(r.m.net_bytes.bytes_written),
-                per(r.flash_writes()) / bper(b.flash_writes()).max(f64::MIN_POSITIVE),
-                per(r.m.nand_erases) / bper(b.m.nand_erases).max(f64::MIN_POSITIVE),
-                r.tput() / b.tput(),
-            ));
+            rows.push(SweepRow {
+                workload: w,
+                scheme: s.name(),
+                in_place_share: Fixed(r.in_place_share()),
+                oop_flag: r.counter("ipa_oop_flag"),
+                flash_writes_per_txn: Fixed(per(r.flash_writes())),
+                erases_per_txn: Fixed(per(r.m.nand_erases)),
+                page_invalidations_per_txn: Fixed(per(r.ftl.page_invalidations)),
+                gc_page_migrations_per_txn: Fixed(per(r.migrations())),
+                throughput_per_s: Fixed(r.tput()),
+                host_to_device_bytes_per_txn: Fixed(per(r.m.net_bytes.bytes_written)),
+                rel_flash_writes: Fixed(
+                    per(r.flash_writes()) / bper(b.flash_writes()).max(f64::MIN_POSITIVE),
+                ),
+                rel_erases: Fixed(
+                    per(r.m.nand_erases) / bper(b.m.nand_erases).max(f64::MIN_POSITIVE),
+                ),
+                rel_throughput: Fixed(r.tput() / b.tput()),
+            });
         }
     }
-    out.csvs.push(("ipa_nxm_sweep.csv".into(), csv));
+    out.csvs.push(("ipa_nxm_sweep.csv".into(), csv_of(&rows)?));
     Ok(())
 }
 

@@ -15,6 +15,7 @@
 //! cores; `full` uses the papers' device sizes and workload lengths (hours).
 
 pub mod cause;
+pub mod csvfile;
 pub mod flagcommit;
 pub mod footprint;
 pub mod html;

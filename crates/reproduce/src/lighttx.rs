@@ -16,9 +16,11 @@
 //! here and named in the report's notes; docs/REPRODUCTION-RULES.md says why.
 
 use crate::cause::{self, Suspect, Target};
+use crate::csvfile::{csv_of, Fixed};
 use crate::runner::{run_all, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
+use serde::Serialize;
 use ssd::Isolation;
 use workload::txn::Isolation as WIso;
 use world::{Config, ConfigSource, RunMetrics};
@@ -72,6 +74,10 @@ fn base(blocks: u32, transactions: u64) -> Result<Config, String> {
     // pruning rules 1 and 2 not applied; docs/PROTOCOLS.md, "BPCC as LightTx §4.3 describes it").
     c.protocol.bpcc_srs = ssd::BpccSrs::UntilErased;
     Ok(c)
+}
+
+fn claim(id: &str, claim: String, paper: &str, measured: String, v: Verdict, note: &str) -> Claim {
+    Claim::of(PAPER, id, claim, paper, measured, v, note)
 }
 
 fn get(r: &[Result<RunMetrics, String>], i: usize) -> Result<&RunMetrics, String> {
@@ -242,12 +248,22 @@ fn fig8(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
     let t = |ci: usize, ii: usize| -> Result<f64, String> {
         get(&r, ci * ISOLATIONS.len() + ii).map(|m| m.tx_throughput_per_s)
     };
-    let mut csv = String::from("channels,isolation,tx_per_s\n");
+    #[derive(Serialize, Default)]
+    struct Row {
+        channels: u32,
+        isolation: &'static str,
+        tx_per_s: Fixed<2>,
+    }
+    let mut rows = Vec::new();
     let mut series = Vec::new();
     for (ii, (iso, _)) in ISOLATIONS.iter().enumerate() {
         let mut pts = Vec::new();
         for (ci, ch) in CHANNELS.iter().enumerate() {
-            csv.push_str(&format!("{ch},{},{:.2}\n", iso.name(), t(ci, ii)?));
+            rows.push(Row {
+                channels: *ch,
+                isolation: iso.name(),
+                tx_per_s: Fixed(t(ci, ii)?),
+            });
             pts.push((f64::from(*ch), t(ci, ii)?));
         }
         series.push(Series {
@@ -255,7 +271,8 @@ fn fig8(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             points: pts,
         });
     }
-    out.csvs.push(("lighttx_fig8_channels.csv".into(), csv));
+    out.csvs
+        .push(("lighttx_fig8_channels.csv".into(), csv_of(&rows)?));
     out.svgs.push((
         "lighttx_fig8_channels.svg".into(),
         line_chart(
@@ -292,12 +309,7 @@ fn fig8(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             .collect::<Result<Vec<_>, _>>()?
             .join(", "))
     };
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig8-channels".into(),
-        claim: "Throughput at every isolation level increases or stays the same as the number of channels increases".into(),
-        paper_value: "non-decreasing in channels (no number)".into(),
-        measured: format!(
+    out.claims.push(claim("lighttx-fig8-channels", "Throughput at every isolation level increases or stays the same as the number of channels increases".into(), "non-decreasing in channels (no number)", format!(
             "tx/s by channels: strict {}; serializable {}{}",
             row(0)?,
             row(2)?,
@@ -306,28 +318,17 @@ fn fig8(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             } else {
                 format!("; falls: {}", falls.join(", "))
             }
-        ),
-        verdict: Verdict::qualitative(falls.is_empty()),
-        note: format!("Tested as stated: no step from fewer to more channels lowers throughput by more than the {:.0} % sameness band, at any level. The device keeps 64 planes (chips per channel grow as channels shrink), so only bus sharing changes.", SAME_WITHIN * 100.0),
-    });
+        ), Verdict::qualitative(falls.is_empty()), &format!("Tested as stated: no step from fewer to more channels lowers throughput by more than the {:.0} % sameness band, at any level. The device keeps 64 planes (chips per channel grow as channels shrink), so only bus sharing changes.", SAME_WITHIN * 100.0)));
     let gain = |ci: usize, ii: usize| -> Result<f64, String> { Ok(t(ci, ii)? / t(ci, 0)? - 1.0) };
     let last = CHANNELS.len() - 1;
     let (npc1, npc8, ser1, ser8) = (gain(0, 1)?, gain(last, 1)?, gain(0, 2)?, gain(last, 2)?);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig8-relaxed-few-channels".into(),
-        claim: "Relaxed isolation levels exploit internal parallelism better when the number of channels is small".into(),
-        paper_value: "relaxed gain over strict larger at few channels (no number)".into(),
-        measured: format!(
+    out.claims.push(claim("lighttx-fig8-relaxed-few-channels", "Relaxed isolation levels exploit internal parallelism better when the number of channels is small".into(), "relaxed gain over strict larger at few channels (no number)", format!(
             "gain over strict at 1 / 8 channels: no-page-conflict {} / {}, serializable {} / {}",
             pct(npc1),
             pct(npc8),
             pct(ser1),
             pct(ser8)
-        ),
-        verdict: Verdict::qualitative(npc1 > npc8 && ser1 > ser8),
-        note: "Tested as stated: each relaxed level's gain over strict isolation is larger with 1 channel than with 8.".into(),
-    });
+        ), Verdict::qualitative(npc1 > npc8 && ser1 > ser8), "Tested as stated: each relaxed level's gain over strict isolation is larger with 1 channel than with 8."));
     let n = CHANNELS.len() * ISOLATIONS.len();
     let one = |ii: usize| -> Result<f64, String> { get(&r, n + ii).map(|m| m.tx_throughput_per_s) };
     let probe = ChannelProbe {
@@ -431,7 +432,14 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             .map(|(_, _, j)| get(&r, *j))
     };
     let t7 = |pi: usize, ii: usize| run7(pi, ii).map(|m| m.map(|m| m.tx_throughput_per_s));
-    let mut csv = String::from("protocol,isolation,tx_per_s\n");
+    /// `tx_per_s` is "unsupported" where the protocol does not offer the level.
+    #[derive(Serialize, Default)]
+    struct Row {
+        protocol: &'static str,
+        isolation: &'static str,
+        tx_per_s: String,
+    }
+    let mut rows = Vec::new();
     let mut series = Vec::new();
     for (pi, p) in PROTOCOLS.iter().enumerate() {
         let mut pts = Vec::new();
@@ -439,11 +447,19 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             match t7(pi, ii) {
                 Some(t) => {
                     let t = t?;
-                    csv.push_str(&format!("{p},{},{t:.2}\n", iso.name()));
+                    rows.push(Row {
+                        protocol: p,
+                        isolation: iso.name(),
+                        tx_per_s: format!("{t:.2}"),
+                    });
                     pts.push((ii as f64, t));
                 }
                 None => {
-                    csv.push_str(&format!("{p},{},unsupported\n", iso.name()));
+                    rows.push(Row {
+                        protocol: p,
+                        isolation: iso.name(),
+                        tx_per_s: "unsupported".into(),
+                    });
                     pts.push((ii as f64, f64::NAN));
                 }
             }
@@ -453,7 +469,8 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
             points: pts,
         });
     }
-    out.csvs.push(("lighttx_fig7_isolation.csv".into(), csv));
+    out.csvs
+        .push(("lighttx_fig7_isolation.csv".into(), csv_of(&rows)?));
     out.svgs.push((
         "lighttx_fig7_isolation.svg".into(),
         bar_chart(
@@ -475,24 +492,16 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
     let (strict, npc, ser) = (lt(0)?, lt(1)?, lt(2)?);
     let (g_npc, g_ser) = (npc / strict - 1.0, ser / strict - 1.0);
     let iso_note = "The paper replays a timed DBT-2 trace (accelerated 70×), so its throughput is partly bounded by arrivals; the stand-in is a closed loop of 7 clients with no think time, which lets relaxed isolation use more of the 64 planes than a timed replay can (a strict-isolation transaction of 27 pages occupies under half the planes for one program time). A larger gain here is the expected consequence of that difference, not of the protocol.";
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig7-serializable".into(),
-        claim: "With LightTx, serializable isolation improves throughput by 20.6 % over strict isolation".into(),
-        paper_value: "+20.6 %".into(),
-        measured: pct(g_ser),
-        verdict: Verdict::change(0.206, g_ser),
-        note: iso_note.into(),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig7-npc".into(),
-        claim: "With LightTx, no-page-conflict isolation improves throughput by 19.6 % over strict isolation".into(),
-        paper_value: "+19.6 %".into(),
-        measured: pct(g_npc),
-        verdict: Verdict::change(0.196, g_npc),
-        note: iso_note.into(),
-    });
+    out.claims.push(claim(
+        "lighttx-fig7-serializable",
+        "With LightTx, serializable isolation improves throughput by 20.6 % over strict isolation"
+            .into(),
+        "+20.6 %",
+        pct(g_ser),
+        Verdict::change(0.206, g_ser),
+        &iso_note,
+    ));
+    out.claims.push(claim("lighttx-fig7-npc", "With LightTx, no-page-conflict isolation improves throughput by 19.6 % over strict isolation".into(), "+19.6 %", pct(g_npc), Verdict::change(0.196, g_npc), &iso_note));
     let mut worse = Vec::new();
     for (ii, (iso, _)) in ISOLATIONS.iter().enumerate() {
         let l = lt(ii)?;
@@ -563,19 +572,11 @@ fn fig7(b: &Config, out: &mut Output, progress: &Progress) -> Result<(), String>
         on.map_translation_writes,
         on.map_journal_writes,
     ));
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig7-best".into(),
-        claim: "For a given isolation level, LightTx provides as good or better transaction throughput than all previous approaches".into(),
-        paper_value: "LightTx ≥ every other protocol at each level".into(),
-        measured: if worse.is_empty() {
+    out.claims.push(claim("lighttx-fig7-best", "For a given isolation level, LightTx provides as good or better transaction throughput than all previous approaches".into(), "LightTx ≥ every other protocol at each level", if worse.is_empty() {
             "LightTx above or within the sameness band of every protocol at every level".into()
         } else {
             format!("beaten by: {}", worse.join("; "))
-        },
-        verdict: Verdict::qualitative(worse.is_empty()),
-        note: best_note,
-    });
+        }, Verdict::qualitative(worse.is_empty()), &best_note));
     // Window extensions, tested: the best of SCC and BPCC over LightTx at strict and
     // no-page-conflict isolation, with LightTx's zone of 2 and of `WIDE_ZONE` blocks.
     let mut base_worst: f64 = 0.0;
@@ -875,44 +876,9 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         gap_ns as f64 / 1e6
     ));
     let m9 = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
-    let mut csv = String::from(
-        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases,gc_migrations,forced_erases,write_amplification,map_persist_per_host_write,protocol_dram_bytes,protocol_dram_bytes_peak\n",
-    );
-    let mut tput_series = Vec::new();
-    let mut gc_series = Vec::new();
-    for (pi, p) in PROTOCOLS.iter().enumerate() {
-        let mut tp = Vec::new();
-        let mut gp = Vec::new();
-        for (ai, a) in ABORTS.iter().enumerate() {
-            let m = m9(pi, ai)?;
-            let gv = ratio(m.gc_time_ns as f64, m9(0, ai)?.gc_time_ns as f64);
-            csv.push_str(&format!(
-                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{},{},{},{:.3},{:.5},{},{}\n",
-                a * 100.0,
-                m.tx_completed_per_s,
-                m.tx_throughput_per_s,
-                m.gc_time_ns as f64 / 1e6,
-                m.gc_erases,
-                m.gc_page_migrations,
-                m.ftl.forced_erases,
-                m.write_amplification,
-                m.map_persist_per_host_write,
-                m.protocol_dram_bytes,
-                m.protocol_dram_bytes_peak
-            ));
-            tp.push((a * 100.0, m.tx_completed_per_s));
-            gp.push((a * 100.0, gv));
-        }
-        tput_series.push(Series {
-            name: p.to_string(),
-            points: tp,
-        });
-        gc_series.push(Series {
-            name: p.to_string(),
-            points: gp,
-        });
-    }
-    out.csvs.push(("lighttx_fig9_11_aborts.csv".into(), csv));
+    let (rows, tput_series, gc_series) = abort_sweep(&PROTOCOLS, m9, 0, true)?;
+    out.csvs
+        .push(("lighttx_fig9_11_aborts.csv".into(), csv_of(&rows)?));
     let ch = |title: &str, y: &str| Chart {
         title: title.into(),
         x_label: "abort ratio (%)".into(),
@@ -953,24 +919,15 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         Ok(s / (ABORTS.len() - 1) as f64)
     };
     let (g_aw, g_mhlm) = (avg_gain(1)?, avg_gain(3)?);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig9-vs-aw".into(),
-        claim: "Under aborts (strict isolation) LightTx outperforms Atomic-Write by 1.5 %".into(),
-        paper_value: "+1.5 %".into(),
-        measured: format!("{} (mean over 10–50 % aborts)", pct(g_aw)),
-        verdict: Verdict::change(0.015, g_aw),
-        note: format!("AW makes a commit durable by writing its mapping record after every data page is durable: a second program time on each transaction's critical path. {tput_note}"),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig9-vs-mhlm".into(),
-        claim: "Under aborts (strict isolation) LightTx outperforms MHL-M by 7.4 %".into(),
-        paper_value: "+7.4 %".into(),
-        measured: format!("{} (mean over 10–50 % aborts)", pct(g_mhlm)),
-        verdict: Verdict::change(0.074, g_mhlm),
-        note: format!("MHL-M pays AW's per-commit mapping write. {tput_note}"),
-    });
+    out.claims.push(claim("lighttx-fig9-vs-aw", "Under aborts (strict isolation) LightTx outperforms Atomic-Write by 1.5 %".into(), "+1.5 %", format!("{} (mean over 10–50 % aborts)", pct(g_aw)), Verdict::change(0.015, g_aw), &format!("AW makes a commit durable by writing its mapping record after every data page is durable: a second program time on each transaction's critical path. {tput_note}")));
+    out.claims.push(claim(
+        "lighttx-fig9-vs-mhlm",
+        "Under aborts (strict isolation) LightTx outperforms MHL-M by 7.4 %".into(),
+        "+7.4 %",
+        format!("{} (mean over 10–50 % aborts)", pct(g_mhlm)),
+        Verdict::change(0.074, g_mhlm),
+        &format!("MHL-M pays AW's per-commit mapping write. {tput_note}"),
+    ));
     let spread = |pi: usize| -> Result<f64, String> {
         let v: Vec<f64> = (0..ABORTS.len())
             .map(|ai| m9(pi, ai).map(|m| m.tx_completed_per_s))
@@ -980,35 +937,26 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         Ok(ratio(hi, lo) - 1.0)
     };
     let (s_l, s_aw, s_scc, s_bpcc) = (spread(0)?, spread(1)?, spread(4)?, spread(5)?);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig9-stable".into(),
-        claim: "LightTx and AW keep stable throughput across abort ratios".into(),
-        paper_value: "stable (no number)".into(),
-        measured: format!(
+    out.claims.push(claim("lighttx-fig9-stable", "LightTx and AW keep stable throughput across abort ratios".into(), "stable (no number)", format!(
             "max/min over 0–50 % aborts: LightTx {}, AW {}",
             pct(s_l),
             pct(s_aw)
-        ),
-        verdict: Verdict::qualitative(s_l <= SAME_WITHIN && s_aw <= SAME_WITHIN),
-        note: format!("Tested as stated: completed transactions per second vary by at most the {:.0} % sameness band (max/min − 1) over 0–50 % aborts. {tput_note}", SAME_WITHIN * 100.0),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig9-unstable".into(),
-        claim: "SCC and BPCC do not keep stable throughput across abort ratios".into(),
-        paper_value: "unstable (no number)".into(),
-        measured: format!(
+        ), Verdict::qualitative(s_l <= SAME_WITHIN && s_aw <= SAME_WITHIN), &format!("Tested as stated: completed transactions per second vary by at most the {:.0} % sameness band (max/min − 1) over 0–50 % aborts. {tput_note}", SAME_WITHIN * 100.0)));
+    out.claims.push(claim(
+        "lighttx-fig9-unstable",
+        "SCC and BPCC do not keep stable throughput across abort ratios".into(),
+        "unstable (no number)",
+        format!(
             "max/min over 0–50 % aborts: SCC {}, BPCC {}",
             pct(s_scc),
             pct(s_bpcc)
         ),
-        verdict: Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
-        note: format!(
+        Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
+        &format!(
             "Tested as stated: both vary by more than the {:.0} % sameness band. {tput_note}",
             SAME_WITHIN * 100.0
         ),
-    });
+    ));
     // The arrival rate, tested: LightTx and AW at 0 % and 50 % aborts, MHL-M at 50 %, at
     // half the rate (`HALF_RATE`, in that order).
     let done = |m: &RunMetrics| m.tx_completed_per_s;
@@ -1139,12 +1087,7 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         }
     }
     others.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig9-mhld-poor".into(),
-        claim: "Under strict isolation MHL-D has poor performance, the lowest of all protocols: a transaction's pages are appended to one block and only one transaction runs at a time".into(),
-        paper_value: "lowest at every abort ratio (no number)".into(),
-        measured: format!(
+    out.claims.push(claim("lighttx-fig9-mhld-poor", "Under strict isolation MHL-D has poor performance, the lowest of all protocols: a transaction's pages are appended to one block and only one transaction runs at a time".into(), "lowest at every abort ratio (no number)", format!(
             "mean over 0–50 % aborts: MHL-D {:.0} tx/s, next lowest {} {:.0} tx/s{}",
             mean_tput(2)?,
             others.first().map_or("-", |o| o.1),
@@ -1154,10 +1097,7 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
             } else {
                 format!("; not above MHL-D: {}", not_above.join(", "))
             }
-        ),
-        verdict: Verdict::qualitative(not_above.is_empty()),
-        note: format!("Tested as stated: every other protocol completes more transactions per second than MHL-D at every abort ratio of Fig. 9. {tput_note}"),
-    });
+        ), Verdict::qualitative(not_above.is_empty()), &format!("Tested as stated: every other protocol completes more transactions per second than MHL-D at every abort ratio of Fig. 9. {tput_note}")));
 
     // Fig. 11: GC overhead relative to LightTx at 50 % aborts.
     let gc = |pi: usize| -> Result<f64, String> { Ok(m9(pi, 5)?.gc_time_ns as f64) };
@@ -1175,27 +1115,26 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         ("lighttx-fig11-gc-scc", "SCC", 41.8, gs),
         ("lighttx-fig11-gc-bpcc", "BPCC", 4.8, gb),
     ] {
-        out.claims.push(Claim {
-            paper: PAPER.into(),
-            id: id.into(),
-            claim: format!("At 50 % aborts the GC overhead of {name} is {paper}× that of LightTx"),
-            paper_value: format!("{paper}×"),
-            measured: if l_gc > 0.0 {
+        out.claims.push(claim(
+            &id,
+            format!("At 50 % aborts the GC overhead of {name} is {paper}× that of LightTx"),
+            &format!("{paper}×"),
+            if l_gc > 0.0 {
                 format!("{measured:.2}× (LightTx {:.1} ms of GC)", l_gc / 1e6)
             } else {
                 no_gc.clone()
             },
-            verdict: if l_gc > 0.0 {
+            if l_gc > 0.0 {
                 Verdict::factor(paper, measured)
             } else {
                 Verdict::qualitative(false)
             },
-            note: if name == "BPCC" {
+            &if name == "BPCC" {
                 format!("{gc_note}{pruned_note}")
             } else {
                 gc_note.into()
             },
-        });
+        ));
     }
     // The device's ageing, tested: LightTx, SCC and BPCC at 50 % aborts on a device
     // prefilled but not aged (`UNAGED` 1–3).
@@ -1237,23 +1176,15 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         ("lighttx-fig11-gc-aw", "AW", gc_aw),
         ("lighttx-fig11-gc-mhlm", "MHL-M", gc_mhlm),
     ] {
-        out.claims.push(Claim {
-            paper: PAPER.into(),
-            id: id.into(),
-            claim: format!("{name} has 6.1 % higher GC overhead than LightTx (its per-commit mapping writes consume free pages)"),
-            paper_value: "+6.1 %".into(),
-            measured: if l_gc > 0.0 {
+        out.claims.push(claim(&id, format!("{name} has 6.1 % higher GC overhead than LightTx (its per-commit mapping writes consume free pages)"), "+6.1 %", if l_gc > 0.0 {
                 format!("{} (50 % aborts)", pct(measured))
             } else {
                 no_gc.clone()
-            },
-            verdict: if l_gc > 0.0 {
+            }, if l_gc > 0.0 {
                 Verdict::change(0.061, measured)
             } else {
                 Verdict::qualitative(false)
-            },
-            note: gc_note.into(),
-        });
+            }, &gc_note));
     }
 
     // LightTx's own mapping writes, tested (Fig. 11's AW and MHL-M): LightTx, AW and MHL-M
@@ -1315,28 +1246,23 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
         ("lighttx-fig19-mapping-aw", "AW", mp_aw),
         ("lighttx-fig19-mapping-mhlm", "MHL-M", mp_mhlm),
     ] {
-        out.claims.push(Claim {
-            paper: PAPER.into(),
-            id: id.into(),
-            claim: format!(
-                "Mapping-persistence writes are 3.70 % of the trace's writes for {name}"
-            ),
-            paper_value: "3.70 %".into(),
-            measured: format!("{:.2} %", measured * 100.0),
-            verdict: Verdict::value(0.037, measured),
-            note: mp_note.into(),
-        });
+        out.claims.push(claim(
+            &id,
+            format!("Mapping-persistence writes are 3.70 % of the trace's writes for {name}"),
+            "3.70 %",
+            format!("{:.2} %", measured * 100.0),
+            Verdict::value(0.037, measured),
+            &mp_note,
+        ));
     }
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig19-mapping-lighttx".into(),
-        claim: "Mapping-persistence writes are under 0.75 % of the trace's writes for LightTx"
-            .into(),
-        paper_value: "< 0.75 %".into(),
-        measured: format!("{:.3} %", mp_l * 100.0),
-        verdict: Verdict::qualitative(mp_l < 0.0075),
-        note: format!("Tested as stated (a bound, not a number). {mp_note}"),
-    });
+    out.claims.push(claim(
+        "lighttx-fig19-mapping-lighttx",
+        "Mapping-persistence writes are under 0.75 % of the trace's writes for LightTx".into(),
+        "< 0.75 %",
+        format!("{:.3} %", mp_l * 100.0),
+        Verdict::qualitative(mp_l < 0.0075),
+        &format!("Tested as stated (a bound, not a number). {mp_note}"),
+    ));
     let u_mp = unaged(0)?;
     let changes = format!(
         "no ageing (the 85 % prefill only): {} of the run's {} GC page migrations",
@@ -1357,15 +1283,7 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
             show: &|x| format!("{:.3} % of host writes", x * 100.0),
         }.candidate(),
     );
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig19-mapping-scc".into(),
-        claim: "SCC and BPCC write nothing to persist the mapping".into(),
-        paper_value: "0".into(),
-        measured: format!("SCC {:.3} %, BPCC {:.3} %", mp_scc * 100.0, mp(5)? * 100.0),
-        verdict: Verdict::qualitative(mp_scc == 0.0 && mp(5)? == 0.0),
-        note: "Tested as stated: zero mapping-persistence writes (they scan the device at recovery instead).".into(),
-    });
+    out.claims.push(claim("lighttx-fig19-mapping-scc", "SCC and BPCC write nothing to persist the mapping".into(), "0", format!("SCC {:.3} %, BPCC {:.3} %", mp_scc * 100.0, mp(5)? * 100.0), Verdict::qualitative(mp_scc == 0.0 && mp(5)? == 0.0), "Tested as stated: zero mapping-persistence writes (they scan the device at recovery instead)."));
 
     // Fig. 17: protocol memory, at 50 % aborts: the peak over the run (what a controller
     // must provision), sampled every few requests.
@@ -1386,15 +1304,14 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
             d_bpcc,
         ),
     ] {
-        out.claims.push(Claim {
-            paper: PAPER.into(),
-            id: id.into(),
-            claim: format!("{name} needs {:.2} MB of protocol memory", paper / 1e6),
-            paper_value: format!("{:.2} MB", paper / 1e6),
-            measured: format!("{:.3} MB peak at 50 % aborts", measured as f64 / 1e6),
-            verdict: Verdict::value(paper, measured as f64),
-            note: mem_note.into(),
-        });
+        out.claims.push(claim(
+            &id,
+            format!("{name} needs {:.2} MB of protocol memory", paper / 1e6),
+            &format!("{:.2} MB", paper / 1e6),
+            format!("{:.3} MB peak at 50 % aborts", measured as f64 / 1e6),
+            Verdict::value(paper, measured as f64),
+            &mem_note,
+        ));
     }
     // Fig. 17's shared Active TxTable (every protocol but AW): 0.31 MB in the paper.
     let txtable = |pi: usize, ai: usize| -> Result<u64, String> {
@@ -1408,34 +1325,91 @@ fn fig9_to_19(b: &Config, out: &mut Output, progress: &Progress) -> Result<Fig17
     for ai in 0..ABORTS.len() {
         tt_l = tt_l.max(txtable(0, ai)?);
     }
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig17-txtable".into(),
-        claim: "The Active TxTable, shared by every protocol but AW, consumes 0.31 MB".into(),
-        paper_value: "0.31 MB".into(),
-        measured: format!(
+    out.claims.push(claim("lighttx-fig17-txtable", "The Active TxTable, shared by every protocol but AW, consumes 0.31 MB".into(), "0.31 MB", format!(
             "LightTx {:.4} MB peak over 0–50 % aborts (MHL-D {:.4} MB, MHL-M {:.4} MB at 50 %)",
             tt_l as f64 / 1e6,
             txtable(2, 5)? as f64 / 1e6,
             txtable(3, 5)? as f64 / 1e6
-        ),
-        verdict: Verdict::value(0.31e6, tt_l as f64),
-        note: "The table holds an LPN → PPN entry (8 B) per written page of each active transaction and 16 B per transaction; its size follows the number of pages in active transactions, which under strict isolation is one transaction of the stand-in (27.2 pages on average, 142 at most). The paper does not say how its 0.31 MB is counted (peak, provisioned capacity or entry size); the measured peak is shown for what it is.".into(),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig17-memory-contrast".into(),
-        claim: "SCC and BPCC need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(),
-        paper_value: "MB against several KB".into(),
-        measured: format!("peaks at 50 % aborts: SCC {d_scc} B, BPCC {d_bpcc} B, LightTx {d_l} B, MHL-D {d_mhld} B"),
-        verdict: Verdict::qualitative(d_scc.min(d_bpcc) >= 10 * d_l.max(d_mhld)),
-        note: format!("Tested as stated, reading \"far more\" as at least ten times (the paper's are megabytes against kilobytes). {mem_note}"),
-    });
+        ), Verdict::value(0.31e6, tt_l as f64), "The table holds an LPN → PPN entry (8 B) per written page of each active transaction and 16 B per transaction; its size follows the number of pages in active transactions, which under strict isolation is one transaction of the stand-in (27.2 pages on average, 142 at most). The paper does not say how its 0.31 MB is counted (peak, provisioned capacity or entry size); the measured peak is shown for what it is."));
+    out.claims.push(claim("lighttx-fig17-memory-contrast", "SCC and BPCC need far more protocol memory than LightTx and MHL-D, which keep only live transaction ids".into(), "MB against several KB", format!("peaks at 50 % aborts: SCC {d_scc} B, BPCC {d_bpcc} B, LightTx {d_l} B, MHL-D {d_mhld} B"), Verdict::qualitative(d_scc.min(d_bpcc) >= 10 * d_l.max(d_mhld)), &format!("Tested as stated, reading \"far more\" as at least ten times (the paper's are megabytes against kilobytes). {mem_note}")));
     Ok(Fig17Base {
         scc: d_scc,
         bpcc: d_bpcc,
         txtable: txtable(0, ABORTS.len() - 1)?,
     })
+}
+
+/// One row of an abort sweep's CSV (Figs. 9–12). The columns after `gc_erases` are in Figs.
+/// 9 and 11's file only (`abort_sweep`'s `detail`): they are left out of every row, and so of
+/// the header, when `None`.
+#[derive(Serialize, Default)]
+struct AbortRow {
+    abort_pct: Fixed<0>,
+    protocol: &'static str,
+    completed_tx_per_s: Fixed<2>,
+    committed_tx_per_s: Fixed<2>,
+    gc_time_ms: Fixed<3>,
+    gc_vs_lighttx: Fixed<3>,
+    gc_erases: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gc_migrations: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forced_erases: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    write_amplification: Option<Fixed<3>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    map_persist_per_host_write: Option<Fixed<5>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_dram_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_dram_bytes_peak: Option<u64>,
+}
+
+/// An abort sweep (every protocol of `protocols` over `ABORTS`, the run of protocol `pi` at
+/// ratio `ai` being `m(pi, ai)`): its CSV rows and the series its two plots draw from them,
+/// completed transactions per second and GC time relative to protocol `base`'s (LightTx).
+fn abort_sweep<'a>(
+    protocols: &[&'static str],
+    m: impl Fn(usize, usize) -> Result<&'a RunMetrics, String>,
+    base: usize,
+    detail: bool,
+) -> Result<(Vec<AbortRow>, Vec<Series>, Vec<Series>), String> {
+    let mut rows = Vec::new();
+    let (mut tput, mut gcs) = (Vec::new(), Vec::new());
+    for (pi, p) in protocols.iter().enumerate() {
+        let (mut tp, mut gp) = (Vec::new(), Vec::new());
+        for (ai, a) in ABORTS.iter().enumerate() {
+            let x = m(pi, ai)?;
+            let gv = ratio(x.gc_time_ns as f64, m(base, ai)?.gc_time_ns as f64);
+            let more = |v| detail.then_some(v);
+            rows.push(AbortRow {
+                abort_pct: Fixed(a * 100.0),
+                protocol: p,
+                completed_tx_per_s: Fixed(x.tx_completed_per_s),
+                committed_tx_per_s: Fixed(x.tx_throughput_per_s),
+                gc_time_ms: Fixed(x.gc_time_ns as f64 / 1e6),
+                gc_vs_lighttx: Fixed(gv),
+                gc_erases: x.gc_erases,
+                gc_migrations: more(x.gc_page_migrations),
+                forced_erases: more(x.ftl.forced_erases),
+                write_amplification: detail.then_some(Fixed(x.write_amplification)),
+                map_persist_per_host_write: detail.then_some(Fixed(x.map_persist_per_host_write)),
+                protocol_dram_bytes: more(x.protocol_dram_bytes),
+                protocol_dram_bytes_peak: more(x.protocol_dram_bytes_peak),
+            });
+            tp.push((a * 100.0, x.tx_completed_per_s));
+            gp.push((a * 100.0, gv));
+        }
+        tput.push(Series {
+            name: p.to_string(),
+            points: tp,
+        });
+        gcs.push(Series {
+            name: p.to_string(),
+            points: gp,
+        });
+    }
+    Ok((rows, tput, gcs))
 }
 
 /// The protocols that support no-page-conflict isolation (Figs. 10 and 12).
@@ -1494,39 +1468,9 @@ fn fig10_12(
     let n = protos.len() * ABORTS.len();
     let r = run_all(jobs, progress);
     let m = |pi: usize, ai: usize| get(&r, pi * ABORTS.len() + ai);
-    let mut csv = String::from(
-        "abort_pct,protocol,completed_tx_per_s,committed_tx_per_s,gc_time_ms,gc_vs_lighttx,gc_erases\n",
-    );
-    let mut tput = Vec::new();
-    let mut gcs = Vec::new();
-    for (pi, p) in protos.iter().enumerate() {
-        let mut tp = Vec::new();
-        let mut gp = Vec::new();
-        for (ai, a) in ABORTS.iter().enumerate() {
-            let x = m(pi, ai)?;
-            let gv = ratio(x.gc_time_ns as f64, m(l, ai)?.gc_time_ns as f64);
-            csv.push_str(&format!(
-                "{:.0},{p},{:.2},{:.2},{:.3},{gv:.3},{}\n",
-                a * 100.0,
-                x.tx_completed_per_s,
-                x.tx_throughput_per_s,
-                x.gc_time_ns as f64 / 1e6,
-                x.gc_erases
-            ));
-            tp.push((a * 100.0, x.tx_completed_per_s));
-            gp.push((a * 100.0, gv));
-        }
-        tput.push(Series {
-            name: p.to_string(),
-            points: tp,
-        });
-        gcs.push(Series {
-            name: p.to_string(),
-            points: gp,
-        });
-    }
+    let (rows, tput, gcs) = abort_sweep(&protos, m, l, false)?;
     out.csvs
-        .push(("lighttx_fig10_12_aborts_npc.csv".into(), csv));
+        .push(("lighttx_fig10_12_aborts_npc.csv".into(), csv_of(&rows)?));
     let ch = |title: &str, y: &str| Chart {
         title: title.into(),
         x_label: "abort ratio (%)".into(),
@@ -1567,15 +1511,7 @@ fn fig10_12(
         idx("bpcc").ok_or("bpcc must support no-page-conflict")?,
     );
     let (s_l, s_scc, s_bpcc) = (spread(l)?, spread(scc)?, spread(bpcc)?);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig10-stable".into(),
-        claim: "Under no-page-conflict isolation, LightTx keeps stable throughput across abort ratios (Fig. 10 \"shows similar results\" to Fig. 9)".into(),
-        paper_value: "stable (no number)".into(),
-        measured: format!("max/min over 0–50 % aborts: LightTx {}", pct(s_l)),
-        verdict: Verdict::qualitative(s_l <= SAME_WITHIN),
-        note: format!("Tested as for Fig. 9: completed transactions per second vary by at most the {:.0} % sameness band.", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig10-stable", "Under no-page-conflict isolation, LightTx keeps stable throughput across abort ratios (Fig. 10 \"shows similar results\" to Fig. 9)".into(), "stable (no number)", format!("max/min over 0–50 % aborts: LightTx {}", pct(s_l)), Verdict::qualitative(s_l <= SAME_WITHIN), &format!("Tested as for Fig. 9: completed transactions per second vary by at most the {:.0} % sameness band.", SAME_WITHIN * 100.0)));
     let done = |x: &RunMetrics| x.tx_completed_per_s;
     let two_point = |a: f64, b2: f64| ratio(a.max(b2), a.min(b2)) - 1.0;
     let last = ABORTS.len() - 1;
@@ -1654,30 +1590,14 @@ fn fig10_12(
             );
         }
     }
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig10-unstable".into(),
-        claim: "Under no-page-conflict isolation, SCC and BPCC do not keep stable throughput across abort ratios".into(),
-        paper_value: "unstable (no number)".into(),
-        measured: format!("max/min over 0–50 % aborts: SCC {}, BPCC {}", pct(s_scc), pct(s_bpcc)),
-        verdict: Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN),
-        note: format!("Tested as for Fig. 9: both vary by more than the {:.0} % sameness band.", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig10-unstable", "Under no-page-conflict isolation, SCC and BPCC do not keep stable throughput across abort ratios".into(), "unstable (no number)", format!("max/min over 0–50 % aborts: SCC {}, BPCC {}", pct(s_scc), pct(s_bpcc)), Verdict::qualitative(s_scc > SAME_WITHIN && s_bpcc > SAME_WITHIN), &format!("Tested as for Fig. 9: both vary by more than the {:.0} % sameness band.", SAME_WITHIN * 100.0)));
     let g = |pi: usize| -> Result<f64, String> { Ok(m(pi, ABORTS.len() - 1)?.gc_time_ns as f64) };
     let (gl, gs, gb) = (g(l)?, g(scc)?, g(bpcc)?);
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig12-gc-order".into(),
-        claim: "Under no-page-conflict isolation at 50 % aborts, SCC's GC overhead exceeds BPCC's, which exceeds LightTx's (Fig. 12, as Fig. 11)".into(),
-        paper_value: "SCC > BPCC > LightTx (no number in the text)".into(),
-        measured: if gl > 0.0 {
+    out.claims.push(claim("lighttx-fig12-gc-order", "Under no-page-conflict isolation at 50 % aborts, SCC's GC overhead exceeds BPCC's, which exceeds LightTx's (Fig. 12, as Fig. 11)".into(), "SCC > BPCC > LightTx (no number in the text)", if gl > 0.0 {
             format!("SCC {:.2}×, BPCC {:.2}× LightTx's ({:.1} ms)", gs / gl, gb / gl, gl / 1e6)
         } else {
             "LightTx did no GC: no ratio".into()
-        },
-        verdict: Verdict::qualitative(gl > 0.0 && gs > gb && gb > gl),
-        note: "Tested as the ordering Fig. 12 shows; its bars are not quoted in the text, so no magnitude is compared.".into(),
-    });
+        }, Verdict::qualitative(gl > 0.0 && gs > gb && gb > gl), "Tested as the ordering Fig. 12 shows; its bars are not quoted in the text, so no magnitude is compared."));
     Ok(())
 }
 
@@ -1764,9 +1684,19 @@ fn fig13_16(
     let m = |ai: usize, pi: usize, ti: usize| get(&r, (ai * np + pi) * nt + ti);
     // The unaged run of protocol `pi` at end `e` (0: first threshold, 1: last).
     let young = |pi: usize, e: usize| get(&r, n + GC_ABORTS.len() * np + pi * 2 + e);
-    let mut csv = String::from(
-        "abort_pct,gc_threshold_pct,protocol,tx_per_s,completed_tx_per_s,gc_time_ms,gc_erases,gc_migrations,forced_erases\n",
-    );
+    #[derive(Serialize, Default)]
+    struct Row {
+        abort_pct: Fixed<0>,
+        gc_threshold_pct: Fixed<1>,
+        protocol: &'static str,
+        tx_per_s: Fixed<2>,
+        completed_tx_per_s: Fixed<2>,
+        gc_time_ms: Fixed<3>,
+        gc_erases: u64,
+        gc_migrations: u64,
+        forced_erases: u64,
+    }
+    let mut rows = Vec::new();
     let ch = |title: String, y: &str| Chart {
         title,
         x_label: "GC threshold (% free pages)".into(),
@@ -1782,17 +1712,17 @@ fn fig13_16(
             let mut gp = Vec::new();
             for (ti, th) in thresholds.iter().enumerate() {
                 let x = m(ai, pi, ti)?;
-                csv.push_str(&format!(
-                    "{:.0},{:.1},{p},{:.2},{:.2},{:.3},{},{},{}\n",
-                    a * 100.0,
-                    th * 100.0,
-                    x.tx_throughput_per_s,
-                    x.tx_completed_per_s,
-                    x.gc_time_ns as f64 / 1e6,
-                    x.gc_erases,
-                    x.gc_page_migrations,
-                    x.ftl.forced_erases
-                ));
+                rows.push(Row {
+                    abort_pct: Fixed(a * 100.0),
+                    gc_threshold_pct: Fixed(th * 100.0),
+                    protocol: p,
+                    tx_per_s: Fixed(x.tx_throughput_per_s),
+                    completed_tx_per_s: Fixed(x.tx_completed_per_s),
+                    gc_time_ms: Fixed(x.gc_time_ns as f64 / 1e6),
+                    gc_erases: x.gc_erases,
+                    gc_migrations: x.gc_page_migrations,
+                    forced_erases: x.ftl.forced_erases,
+                });
                 tp.push((th * 100.0, x.tx_completed_per_s));
                 gp.push((th * 100.0, x.gc_time_ns as f64 / 1e6));
             }
@@ -1834,7 +1764,7 @@ fn fig13_16(
         ));
     }
     out.csvs
-        .push(("lighttx_fig13_16_gc_threshold.csv".into(), csv));
+        .push(("lighttx_fig13_16_gc_threshold.csv".into(), csv_of(&rows)?));
 
     let t = |ai: usize, pi: usize, ti: usize| m(ai, pi, ti).map(|x| x.tx_completed_per_s);
     let g = |ai: usize, pi: usize, ti: usize| m(ai, pi, ti).map(|x| x.gc_time_ns as f64);
@@ -1865,25 +1795,9 @@ fn fig13_16(
     };
     let gc_note = "GC time is array time spent on GC reads, copies and erases (SCC's forced erases of aborted intentions included). Thresholds above the paper's 5 % default keep more blocks free, so GC runs earlier and moves more valid pages per erase. Every point exports the logical capacity of the sweep's smallest threshold (`ftl.capacity_gc_threshold`), so only the trigger moves.";
     let t0 = per_th(0, &t)?;
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig13-close".into(),
-        claim: "Without aborts LightTx's transaction throughput is close to SCC's and BPCC's at every GC threshold".into(),
-        paper_value: "close (no number)".into(),
-        measured: format!("LightTx's completed tx/s, {}", show(&t0)),
-        verdict: Verdict::qualitative(close(&t0)),
-        note: format!("Tested as stated, reading \"close\" as within the ±{:.0} % sameness band of both at every threshold. LightTx pays for the FTL's mapping checkpoints, which SCC and BPCC do without; the explanation's ablation tests what in them costs the time.", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig13-close", "Without aborts LightTx's transaction throughput is close to SCC's and BPCC's at every GC threshold".into(), "close (no number)", format!("LightTx's completed tx/s, {}", show(&t0)), Verdict::qualitative(close(&t0)), &format!("Tested as stated, reading \"close\" as within the ±{:.0} % sameness band of both at every threshold. LightTx pays for the FTL's mapping checkpoints, which SCC and BPCC do without; the explanation's ablation tests what in them costs the time.", SAME_WITHIN * 100.0)));
     let g0 = per_th(0, &g)?;
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig14-gc-same".into(),
-        claim: "Without aborts LightTx's GC time is almost the same as SCC's and BPCC's at every GC threshold".into(),
-        paper_value: "almost the same (no number)".into(),
-        measured: format!("LightTx's GC time, {}", show(&g0)),
-        verdict: Verdict::qualitative(close(&g0)),
-        note: format!("Tested as stated, reading \"almost the same\" as within the ±{:.0} % sameness band of both at every threshold. {gc_note}", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig14-gc-same", "Without aborts LightTx's GC time is almost the same as SCC's and BPCC's at every GC threshold".into(), "almost the same (no number)", format!("LightTx's GC time, {}", show(&g0)), Verdict::qualitative(close(&g0)), &format!("Tested as stated, reading \"almost the same\" as within the ±{:.0} % sameness band of both at every threshold. {gc_note}", SAME_WITHIN * 100.0)));
     // Window extensions, tested at the first threshold: LightTx's largest distance from
     // SCC's and BPCC's throughput with the default zone and with `WIDE_ZONE` blocks.
     let wide = |ai: usize, pi: usize| get(&r, n + ai * np + pi);
@@ -1913,15 +1827,7 @@ fn fig13_16(
         ),
     );
     let t1 = per_th(1, &t)?;
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig15-better".into(),
-        claim: "At 10 % aborts LightTx has better transaction throughput than SCC and BPCC at every GC threshold".into(),
-        paper_value: "LightTx > SCC, BPCC (no number)".into(),
-        measured: format!("LightTx's completed tx/s, {}", show(&t1)),
-        verdict: Verdict::qualitative(t1.iter().all(|(s, b2)| s.min(*b2) > 1.0 + SAME_WITHIN)),
-        note: format!("Tested as stated: LightTx above both by more than the ±{:.0} % sameness band at every threshold.", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig15-better", "At 10 % aborts LightTx has better transaction throughput than SCC and BPCC at every GC threshold".into(), "LightTx > SCC, BPCC (no number)", format!("LightTx's completed tx/s, {}", show(&t1)), Verdict::qualitative(t1.iter().all(|(s, b2)| s.min(*b2) > 1.0 + SAME_WITHIN)), &format!("Tested as stated: LightTx above both by more than the ±{:.0} % sameness band at every threshold.", SAME_WITHIN * 100.0)));
     let slowest = |l: f64, s2: f64, b2: f64| ratio(l, s2).min(ratio(l, b2));
     cause::attach_one(
         out,
@@ -1944,37 +1850,13 @@ fn fig13_16(
         ),
     );
     let g1 = per_th(1, &g)?;
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig16-lower-gc".into(),
-        claim: "At 10 % aborts LightTx has lower GC time than SCC and BPCC at every GC threshold".into(),
-        paper_value: "LightTx < SCC, BPCC (no number)".into(),
-        measured: format!("LightTx's GC time, {}", show(&g1)),
-        verdict: Verdict::qualitative(g1.iter().all(|(s, b2)| s.max(*b2) < 1.0 - SAME_WITHIN)),
-        note: format!("Tested as stated: LightTx's GC time below both by more than the ±{:.0} % sameness band at every threshold. {gc_note}", SAME_WITHIN * 100.0),
-    });
+    out.claims.push(claim("lighttx-fig16-lower-gc", "At 10 % aborts LightTx has lower GC time than SCC and BPCC at every GC threshold".into(), "LightTx < SCC, BPCC (no number)", format!("LightTx's GC time, {}", show(&g1)), Verdict::qualitative(g1.iter().all(|(s, b2)| s.max(*b2) < 1.0 - SAME_WITHIN)), &format!("Tested as stated: LightTx's GC time below both by more than the ±{:.0} % sameness band at every threshold. {gc_note}", SAME_WITHIN * 100.0)));
     let rise =
         |pi: usize| -> Result<f64, String> { Ok(ratio(g(1, pi, nt - 1)?, g(1, pi, 0)?) - 1.0) };
     let (r_l, r_s, r_b) = (rise(0)?, rise(1)?, rise(2)?);
     let span = format!("{} → {}", th_pct(0), th_pct(nt - 1));
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig16-scc-bpcc-worse".into(),
-        claim: "At 10 % aborts SCC's and BPCC's GC time grows as the GC threshold increases".into(),
-        paper_value: "rising (no number)".into(),
-        measured: format!("GC time {span}: SCC {}, BPCC {}", pct(r_s), pct(r_b)),
-        verdict: Verdict::qualitative(r_s > SAME_WITHIN && r_b > SAME_WITHIN),
-        note: format!("Tested as stated: from the lowest to the highest threshold both rise by more than the ±{:.0} % sameness band. {gc_note}", SAME_WITHIN * 100.0),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig16-lighttx-slow".into(),
-        claim: "At 10 % aborts LightTx's GC time increases very slowly with the GC threshold (more slowly than SCC's and BPCC's)".into(),
-        paper_value: "LightTx's rise < SCC's, BPCC's (no number)".into(),
-        measured: format!("GC time {span}: LightTx {}, SCC {}, BPCC {}", pct(r_l), pct(r_s), pct(r_b)),
-        verdict: Verdict::qualitative(r_l < r_s.min(r_b)),
-        note: format!("Tested as the comparison the paper draws: LightTx's relative rise over the sweep is smaller than both SCC's and BPCC's. {gc_note}"),
-    });
+    out.claims.push(claim("lighttx-fig16-scc-bpcc-worse", "At 10 % aborts SCC's and BPCC's GC time grows as the GC threshold increases".into(), "rising (no number)", format!("GC time {span}: SCC {}, BPCC {}", pct(r_s), pct(r_b)), Verdict::qualitative(r_s > SAME_WITHIN && r_b > SAME_WITHIN), &format!("Tested as stated: from the lowest to the highest threshold both rise by more than the ±{:.0} % sameness band. {gc_note}", SAME_WITHIN * 100.0)));
+    out.claims.push(claim("lighttx-fig16-lighttx-slow", "At 10 % aborts LightTx's GC time increases very slowly with the GC threshold (more slowly than SCC's and BPCC's)".into(), "LightTx's rise < SCC's, BPCC's (no number)", format!("GC time {span}: LightTx {}, SCC {}, BPCC {}", pct(r_l), pct(r_s), pct(r_b)), Verdict::qualitative(r_l < r_s.min(r_b)), &format!("Tested as the comparison the paper draws: LightTx's relative rise over the sweep is smaller than both SCC's and BPCC's. {gc_note}")));
     // Ageing, tested for Fig. 16 (10 % aborts, not aged, first and last thresholds).
     let age_cause = format!("The device is aged before measuring (random overwrites of {AGE}× the prefilled pages), so every protocol's GC is dominated by moving the prefill's valid pages and the garbage aborts leave is a small share of it; the paper does not say how used its device was.");
     let ychanges = "no ageing (the 85 % prefill only), LightTx, SCC and BPCC at 10 % aborts, first and last thresholds";
@@ -2069,17 +1951,25 @@ fn fig19_zones(
         cfg: c,
     });
     let r = run_all(jobs, progress);
-    let mut csv =
-        String::from("zone_blocks_per_unit,map_persist_per_host_write,checkpoints,tx_per_s\n");
+    #[derive(Serialize, Default)]
+    struct Row {
+        zone_blocks_per_unit: u32,
+        map_persist_per_host_write: Fixed<5>,
+        checkpoints: u64,
+        tx_per_s: Fixed<2>,
+    }
+    let mut rows = Vec::new();
     let mut pts = Vec::new();
     let mut all = Vec::new();
     let mut worst: f64 = 0.0;
     for (zi, z) in zones.iter().enumerate() {
         let x = get(&r, zi)?;
-        csv.push_str(&format!(
-            "{z},{:.5},{},{:.2}\n",
-            x.map_persist_per_host_write, x.ftl.checkpoints, x.tx_throughput_per_s
-        ));
+        rows.push(Row {
+            zone_blocks_per_unit: *z,
+            map_persist_per_host_write: Fixed(x.map_persist_per_host_write),
+            checkpoints: x.ftl.checkpoints,
+            tx_per_s: Fixed(x.tx_throughput_per_s),
+        });
         pts.push((f64::from(*z), x.map_persist_per_host_write * 100.0));
         all.push(format!(
             "{z}: {:.3} %",
@@ -2087,7 +1977,8 @@ fn fig19_zones(
         ));
         worst = worst.max(x.map_persist_per_host_write);
     }
-    out.csvs.push(("lighttx_fig19_zones.csv".into(), csv));
+    out.csvs
+        .push(("lighttx_fig19_zones.csv".into(), csv_of(&rows)?));
     out.svgs.push((
         "lighttx_fig19_zones.svg".into(),
         line_chart(
@@ -2104,15 +1995,7 @@ fn fig19_zones(
             }],
         ),
     ));
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig19-zones".into(),
-        claim: "LightTx's mapping-persistence writes stay under 0.75 % of the trace's writes for all zone size settings".into(),
-        paper_value: "< 0.75 % at every zone size".into(),
-        measured: format!("by zone size (blocks per unit): {}", all.join(", ")),
-        verdict: Verdict::qualitative(worst < 0.0075),
-        note: "Tested as stated, at every zone size. A larger zone slides less often (fewer checkpoints), but on an aged device GC copies change mapping entries that every checkpoint's journal must persist, whatever the zone size (see `lighttx-fig19-mapping-lighttx`).".into(),
-    });
+    out.claims.push(claim("lighttx-fig19-zones", "LightTx's mapping-persistence writes stay under 0.75 % of the trace's writes for all zone size settings".into(), "< 0.75 % at every zone size", format!("by zone size (blocks per unit): {}", all.join(", ")), Verdict::qualitative(worst < 0.0075), "Tested as stated, at every zone size. A larger zone slides less often (fewer checkpoints), but on an aged device GC copies change mapping entries that every checkpoint's journal must persist, whatever the zone size (see `lighttx-fig19-mapping-lighttx`)."));
     let (aged, young) = (get(&r, zi_min)?, get(&r, zones.len())?);
     cause::attach_one(
         out,
@@ -2443,23 +2326,32 @@ fn fig18_on(
     let ms_of = |i: usize| -> Result<f64, String> {
         Ok(get(&r, i)?.recovery.as_ref().map_or(0, |x| x.time_ns) as f64 / 1e6)
     };
-    let mut csv = String::from("protocol,recovery_ms,pages_read,scanned_pages,had_checkpoint\n");
+    #[derive(Serialize, Default)]
+    struct Row {
+        protocol: &'static str,
+        recovery_ms: Fixed<3>,
+        pages_read: u64,
+        scanned_pages: u64,
+        had_checkpoint: bool,
+    }
+    let mut rows = Vec::new();
     let mut bars = Vec::new();
     let mut rec = Vec::new();
     for (pi, p) in PROTOCOLS.iter().enumerate() {
         let m = get(&r, pi)?;
         let rr = m.recovery.clone().unwrap_or_default();
-        csv.push_str(&format!(
-            "{p},{:.3},{},{},{}\n",
-            rr.time_ns as f64 / 1e6,
-            rr.pages_read,
-            rr.scanned_pages,
-            rr.had_checkpoint
-        ));
+        rows.push(Row {
+            protocol: p,
+            recovery_ms: Fixed(rr.time_ns as f64 / 1e6),
+            pages_read: rr.pages_read,
+            scanned_pages: rr.scanned_pages,
+            had_checkpoint: rr.had_checkpoint,
+        });
         bars.push((pi as f64, rr.time_ns as f64 / 1e6));
         rec.push(rr.time_ns as f64 / 1e6);
     }
-    out.csvs.push(("lighttx_fig18_recovery.csv".into(), csv));
+    out.csvs
+        .push(("lighttx_fig18_recovery.csv".into(), csv_of(&rows)?));
     out.svgs.push((
         "lighttx_fig18_recovery.svg".into(),
         bar_chart(
@@ -2486,62 +2378,41 @@ fn fig18_on(
     let measured_all = format!(
         "{gib:.0} GiB device: SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms, LightTx {r_l:.2} ms, MHL-D {r_mhld:.2} ms, AW {r_aw:.2} ms, MHL-M {r_mhlm:.2} ms"
     );
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-order".into(),
-        claim: "SCC/BPCC scan the whole device and take longest; LightTx and MHL-D scan only their zones; AW/MHL-M only read the mapping and are fastest".into(),
-        paper_value: "SCC/BPCC > LightTx, MHL-D ≥ AW/MHL-M".into(),
-        measured: measured_all.clone(),
-        verdict: Verdict::qualitative(order_ok),
-        note: format!("Tested as stated: both whole-device scans take longer than LightTx's and MHL-D's recovery, and LightTx's is no shorter than the faster of AW and MHL-M. {rec_note}"),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-aw-time".into(),
-        claim: "AW and MHL-M recover in 0.126 s: their mappings are persistent at every commit, so only the mapping table is read".into(),
-        paper_value: "0.126 s".into(),
-        measured: format!("AW {:.3} s, MHL-M {:.3} s on {gib:.0} GiB", r_aw / 1e3, r_mhlm / 1e3),
-        verdict: Verdict::value(0.126, (r_aw + r_mhlm) / 2e3),
-        note: format!("The magnitude is the mean of AW's and MHL-M's (the paper gives one time for both); quick scale runs a smaller device than the paper's 32 GB, so only the full-scale result compares capacities. {rec_note}"),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-scan-vs-lighttx".into(),
-        claim: "SCC's whole-device scan takes 36× LightTx's recovery (6.957 s against under 0.194 s)".into(),
-        paper_value: "35.9× (6.957 s / 0.194 s)".into(),
-        measured: format!("{:.1}×", ratio(r_scc, r_l)),
-        verdict: Verdict::factor(6.957 / 0.194, ratio(r_scc, r_l)),
-        note: format!("The paper gives LightTx's time as a bound (< 0.194 s), so 35.9× is the smallest factor it allows. {rec_note}"),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-scan-time".into(),
-        claim: "SCC/BPCC's whole-device scan of 32 GB takes 6.957 s".into(),
-        paper_value: "6.957 s".into(),
-        measured: format!("SCC {:.3} s on {gib:.0} GiB", r_scc / 1e3),
-        verdict: Verdict::value(6.957, r_scc / 1e3),
-        note: format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take; this model overlaps recovery reads across planes. The ablations measure both the capacity and serial reads (the explanation). {rec_note}"),
-    });
+    out.claims.push(claim("lighttx-fig18-order", "SCC/BPCC scan the whole device and take longest; LightTx and MHL-D scan only their zones; AW/MHL-M only read the mapping and are fastest".into(), "SCC/BPCC > LightTx, MHL-D ≥ AW/MHL-M", measured_all.clone(), Verdict::qualitative(order_ok), &format!("Tested as stated: both whole-device scans take longer than LightTx's and MHL-D's recovery, and LightTx's is no shorter than the faster of AW and MHL-M. {rec_note}")));
+    out.claims.push(claim("lighttx-fig18-aw-time", "AW and MHL-M recover in 0.126 s: their mappings are persistent at every commit, so only the mapping table is read".into(), "0.126 s", format!("AW {:.3} s, MHL-M {:.3} s on {gib:.0} GiB", r_aw / 1e3, r_mhlm / 1e3), Verdict::value(0.126, (r_aw + r_mhlm) / 2e3), &format!("The magnitude is the mean of AW's and MHL-M's (the paper gives one time for both); quick scale runs a smaller device than the paper's 32 GB, so only the full-scale result compares capacities. {rec_note}")));
+    out.claims.push(claim("lighttx-fig18-scan-vs-lighttx", "SCC's whole-device scan takes 36× LightTx's recovery (6.957 s against under 0.194 s)".into(), "35.9× (6.957 s / 0.194 s)", format!("{:.1}×", ratio(r_scc, r_l)), Verdict::factor(6.957 / 0.194, ratio(r_scc, r_l)), &format!("The paper gives LightTx's time as a bound (< 0.194 s), so 35.9× is the smallest factor it allows. {rec_note}")));
+    out.claims.push(claim("lighttx-fig18-scan-time", "SCC/BPCC's whole-device scan of 32 GB takes 6.957 s".into(), "6.957 s", format!("SCC {:.3} s on {gib:.0} GiB", r_scc / 1e3), Verdict::value(6.957, r_scc / 1e3), &format!("The paper's 6.957 s for a 32 GB scan is about what reading every summary page one after another would take; this model overlaps recovery reads across planes. The ablations measure both the capacity and serial reads (the explanation). {rec_note}")));
     // The zone-size sweep ("less than 0.194 seconds for all zone size settings").
-    let mut zcsv =
-        String::from("zone_blocks_per_unit,protocol,recovery_ms,pages_read,had_checkpoint\n");
+    #[derive(Serialize, Default)]
+    struct ZoneRow {
+        zone_blocks_per_unit: u32,
+        protocol: &'static str,
+        recovery_ms: Fixed<3>,
+        pages_read: u64,
+        had_checkpoint: bool,
+    }
+    let mut zrows = Vec::new();
     let mut zseries = vec![Vec::new(), Vec::new()];
     let mut zall = Vec::new();
     let (mut zworst, mut z_below_scan) = (0.0f64, true);
     for (z, pi, j) in &zone_slots {
         let rr = get(&r, *j)?.recovery.clone().unwrap_or_default();
         let ms = rr.time_ns as f64 / 1e6;
-        zcsv.push_str(&format!(
-            "{z},{},{ms:.3},{},{}\n",
-            PROTOCOLS[*pi], rr.pages_read, rr.had_checkpoint
-        ));
+        zrows.push(ZoneRow {
+            zone_blocks_per_unit: *z,
+            protocol: PROTOCOLS[*pi],
+            recovery_ms: Fixed(ms),
+            pages_read: rr.pages_read,
+            had_checkpoint: rr.had_checkpoint,
+        });
         zseries[usize::from(*pi == 2)].push((f64::from(*z), ms));
         zall.push(format!("{} {z}: {ms:.2} ms", PROTOCOLS[*pi]));
         zworst = zworst.max(ms);
         z_below_scan &= ms < r_scc.min(r_bpcc);
     }
     times.zone_worst = Some(zworst);
-    out.csvs.push(("lighttx_fig18_zones.csv".into(), zcsv));
+    out.csvs
+        .push(("lighttx_fig18_zones.csv".into(), csv_of(&zrows)?));
     out.svgs.push((
         "lighttx_fig18_zones.svg".into(),
         line_chart(
@@ -2564,24 +2435,8 @@ fn fig18_on(
             ],
         ),
     ));
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-zones-bound".into(),
-        claim: "LightTx's and MHL-D's recovery takes less than 0.194 s for all zone size settings".into(),
-        paper_value: "< 0.194 s at every zone size".into(),
-        measured: format!("{gib:.0} GiB device: {}", zall.join(", ")),
-        verdict: Verdict::qualitative(zworst < 194.0),
-        note: format!("Tested as stated. The bound is the paper's at 32 GB; a smaller device (quick scale) meets it more easily, so only the full-scale result tests it at the paper's capacity. {rec_note}"),
-    });
-    out.claims.push(Claim {
-        paper: PAPER.into(),
-        id: "lighttx-fig18-zones-vs-scan".into(),
-        claim: "For every zone size LightTx and MHL-D recover much faster than SCC/BPCC's whole-device scan".into(),
-        paper_value: "below 6.957 s at every zone size (no factor per zone)".into(),
-        measured: format!("slowest zone-sweep recovery {zworst:.2} ms against SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms"),
-        verdict: Verdict::qualitative(z_below_scan),
-        note: format!("Tested as stated: every zone-sweep recovery is shorter than both whole-device scans. {rec_note}"),
-    });
+    out.claims.push(claim("lighttx-fig18-zones-bound", "LightTx's and MHL-D's recovery takes less than 0.194 s for all zone size settings".into(), "< 0.194 s at every zone size", format!("{gib:.0} GiB device: {}", zall.join(", ")), Verdict::qualitative(zworst < 194.0), &format!("Tested as stated. The bound is the paper's at 32 GB; a smaller device (quick scale) meets it more easily, so only the full-scale result tests it at the paper's capacity. {rec_note}")));
+    out.claims.push(claim("lighttx-fig18-zones-vs-scan", "For every zone size LightTx and MHL-D recover much faster than SCC/BPCC's whole-device scan".into(), "below 6.957 s at every zone size (no factor per zone)", format!("slowest zone-sweep recovery {zworst:.2} ms against SCC {r_scc:.2} ms, BPCC {r_bpcc:.2} ms"), Verdict::qualitative(z_below_scan), &format!("Tested as stated: every zone-sweep recovery is shorter than both whole-device scans. {rec_note}")));
     // The ablations' recoveries and the causes they test.
     let mut serial = Recoveries::of(
         &(0..PROTOCOLS.len())

@@ -66,11 +66,13 @@
 //! point (docs/REPRODUCTION-RULES.md "PCMLogging").
 
 use crate::cause::{self, Candidate, Cause};
+use crate::csvfile::{csv_of, Fixed};
 use crate::remote::{self, PointTask};
 use crate::runner::{run_each, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict};
 use host::HostMetrics;
 use report::svg::{bar_chart, line_chart, Chart, Series};
+use serde::Serialize;
 use world::{Config, ConfigSource};
 
 const PAPER: &str = "pcmlogging";
@@ -1026,81 +1028,130 @@ pub(crate) fn run_plan(plan: &Plan, progress: &Progress) -> Result<Output, Strin
     };
 
     let mut out = Output::default();
-    let mut csv = String::from("strategy,workload,warehouses,window_x,dram_tables,txn_size,pcm_size,external,clients,destage,wear,large,db_bytes_dram_bytes_pcm_bytes,warmup_committed,committed,restarted,throughput_per_s,resp_mean_ms,resp_p99_ms,resp_p999_ms,sim_time_s,disk_reads,disk_writes,disk_reads_per_txn,disk_writes_per_txn,pcm_line_writes,pcm_hits,pcm_destaged_pages,pcm_destaged_records,pcm_swaps,disk_page_writes,dirty_records_written,dirty_records_per_written_page,pcm_wear_mean,pcm_wear_worst_1pct,pcm_wear_worst_5pct,pcm_wear_variance,pcm_wear_max_unit_writes,destage_io_mean,destage_io_sd,buffer_frames,checkpoint_interval_ms,checkpoints,recovery_ms,recovery_pages_read,log_buffer_pages\n");
+    #[derive(Serialize, Default)]
+    struct PointRow {
+        strategy: &'static str,
+        workload: &'static str,
+        warehouses: u32,
+        window_x: u64,
+        dram_tables: bool,
+        txn_size: &'static str,
+        /// MB, or for `large` ‰ of the database: "128MB", "50permille".
+        pcm_size: String,
+        external: &'static str,
+        clients: u32,
+        destage: &'static str,
+        wear: u32,
+        large: bool,
+        /// "database/DRAM/PCM" bytes.
+        db_bytes_dram_bytes_pcm_bytes: String,
+        warmup_committed: u64,
+        committed: u64,
+        restarted: u64,
+        throughput_per_s: Fixed<2>,
+        resp_mean_ms: Fixed<3>,
+        resp_p99_ms: Fixed<3>,
+        resp_p999_ms: Fixed<3>,
+        sim_time_s: Fixed<3>,
+        disk_reads: u64,
+        disk_writes: u64,
+        disk_reads_per_txn: Fixed<3>,
+        disk_writes_per_txn: Fixed<3>,
+        pcm_line_writes: u64,
+        pcm_hits: u64,
+        pcm_destaged_pages: u64,
+        pcm_destaged_records: u64,
+        pcm_swaps: u64,
+        disk_page_writes: u64,
+        dirty_records_written: u64,
+        dirty_records_per_written_page: Fixed<3>,
+        pcm_wear_mean: Fixed<2>,
+        pcm_wear_worst_1pct: Fixed<2>,
+        pcm_wear_worst_5pct: Fixed<2>,
+        pcm_wear_variance: Fixed<2>,
+        pcm_wear_max_unit_writes: u64,
+        destage_io_mean: Fixed<2>,
+        destage_io_sd: Fixed<2>,
+        buffer_frames: u64,
+        checkpoint_interval_ms: u64,
+        checkpoints: u64,
+        /// Empty where the point measured no recovery.
+        recovery_ms: Option<Fixed<3>>,
+        recovery_pages_read: Option<u64>,
+        /// wal-pcm's PCM log buffer when an ablation sets it (0: the default).
+        log_buffer_pages: u64,
+    }
+    let mut rows = Vec::new();
     for (i, p) in x.pts.iter().enumerate() {
         let Ok(r) = &x.r[i] else { continue };
         let m = &r.full;
         let c = &x.cfgs[i];
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{}{},{},{},{},{},{},{}/{}/{},{},{},{},{:.2},{:.3},{:.3},{:.3},{:.3},{},{},{:.3},{:.3},{},{},{},{},{},{},{},{:.3},{:.2},{:.2},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{},{},{}\n",
-            p.strategy,
-            p.workload,
-            if p.large {
+        rows.push(PointRow {
+            strategy: p.strategy,
+            workload: p.workload,
+            warehouses: if p.large {
                 plan.large_warehouses
             } else {
                 p.warehouses
             },
-            p.window_x,
-            p.dram_tables,
-            match p.size {
+            window_x: p.window_x,
+            dram_tables: p.dram_tables,
+            txn_size: match p.size {
                 Size::All => "all",
                 Size::Short => "short",
                 Size::Long => "long",
             },
-            p.pcm_mb,
-            if p.large { "permille" } else { "MB" },
-            p.external,
-            p.clients,
-            p.destage,
-            p.wear,
-            p.large,
-            db_size(&x.schemas, c).map(|d| d.0).unwrap_or(0),
-            k(m, "dram_bytes"),
-            k(m, "pcm_bytes"),
-            r.warm.as_ref().map_or(0, |w| w.txns_committed),
-            r.commits(),
-            m.txns_restarted
+            pcm_size: format!("{}{}", p.pcm_mb, if p.large { "permille" } else { "MB" }),
+            external: p.external,
+            clients: p.clients,
+            destage: p.destage,
+            wear: p.wear,
+            large: p.large,
+            db_bytes_dram_bytes_pcm_bytes: format!(
+                "{}/{}/{}",
+                db_size(&x.schemas, c).map(|d| d.0).unwrap_or(0),
+                k(m, "dram_bytes"),
+                k(m, "pcm_bytes")
+            ),
+            warmup_committed: r.warm.as_ref().map_or(0, |w| w.txns_committed),
+            committed: r.commits(),
+            restarted: m
+                .txns_restarted
                 .saturating_sub(r.warm.as_ref().map_or(0, |w| w.txns_restarted)),
-            r.tput(),
-            r.resp_ms(),
-            r.window_hist().quantile(0.99) as f64 / 1e6,
-            r.window_hist().quantile(0.999) as f64 / 1e6,
-            r.secs(),
-            r.d("disk_reads"),
-            r.d("disk_writes"),
-            r.reads(),
-            r.writes(),
-            r.d("pcm_line_writes"),
-            r.d("pcm_hits"),
-            r.d("pcm_destaged_pages"),
-            r.d("pcm_destaged_records"),
-            r.d("pcm_swaps"),
-            r.written_pages(),
-            r.dirty_records(),
-            r.dirty_per_page(),
-            k(m, "pcm_wear_mean_x100") as f64 / 100.0,
-            k(m, "pcm_wear_worst_1pct_x100") as f64 / 100.0,
-            k(m, "pcm_wear_worst_5pct_x100") as f64 / 100.0,
-            k(m, "pcm_wear_variance_x100") as f64 / 100.0,
-            k(m, "pcm_wear_max_unit_writes"),
-            k(m, "destage_io_per_interval_mean_x100") as f64 / 100.0,
-            k(m, "destage_io_per_interval_sd_x100") as f64 / 100.0,
-            k(m, "buffer_frames"),
-            r.checkpoint_ms,
-            k(m, "pcm_checkpoints"),
-            m.recovery
-                .as_ref()
-                .map(|r| format!("{:.3}", r.time_ns as f64 / 1e6))
-                .unwrap_or_default(),
-            m.recovery
-                .as_ref()
-                .map(|r| r.pages_read.to_string())
-                .unwrap_or_default(),
-            // wal-pcm's PCM log buffer when an ablation sets it (0: the default).
-            p.log_buffer_pages,
-        ));
+            throughput_per_s: Fixed(r.tput()),
+            resp_mean_ms: Fixed(r.resp_ms()),
+            resp_p99_ms: Fixed(r.window_hist().quantile(0.99) as f64 / 1e6),
+            resp_p999_ms: Fixed(r.window_hist().quantile(0.999) as f64 / 1e6),
+            sim_time_s: Fixed(r.secs()),
+            disk_reads: r.d("disk_reads"),
+            disk_writes: r.d("disk_writes"),
+            disk_reads_per_txn: Fixed(r.reads()),
+            disk_writes_per_txn: Fixed(r.writes()),
+            pcm_line_writes: r.d("pcm_line_writes"),
+            pcm_hits: r.d("pcm_hits"),
+            pcm_destaged_pages: r.d("pcm_destaged_pages"),
+            pcm_destaged_records: r.d("pcm_destaged_records"),
+            pcm_swaps: r.d("pcm_swaps"),
+            disk_page_writes: r.written_pages(),
+            dirty_records_written: r.dirty_records(),
+            dirty_records_per_written_page: Fixed(r.dirty_per_page()),
+            pcm_wear_mean: Fixed(k(m, "pcm_wear_mean_x100") as f64 / 100.0),
+            pcm_wear_worst_1pct: Fixed(k(m, "pcm_wear_worst_1pct_x100") as f64 / 100.0),
+            pcm_wear_worst_5pct: Fixed(k(m, "pcm_wear_worst_5pct_x100") as f64 / 100.0),
+            pcm_wear_variance: Fixed(k(m, "pcm_wear_variance_x100") as f64 / 100.0),
+            pcm_wear_max_unit_writes: k(m, "pcm_wear_max_unit_writes"),
+            destage_io_mean: Fixed(k(m, "destage_io_per_interval_mean_x100") as f64 / 100.0),
+            destage_io_sd: Fixed(k(m, "destage_io_per_interval_sd_x100") as f64 / 100.0),
+            buffer_frames: k(m, "buffer_frames"),
+            checkpoint_interval_ms: r.checkpoint_ms,
+            checkpoints: k(m, "pcm_checkpoints"),
+            recovery_ms: m.recovery.as_ref().map(|r| Fixed(r.time_ns as f64 / 1e6)),
+            recovery_pages_read: m.recovery.as_ref().map(|r| r.pages_read),
+            log_buffer_pages: p.log_buffer_pages,
+        });
     }
-    out.csvs.push(("pcmlogging_points.csv".into(), csv));
+    out.csvs
+        .push(("pcmlogging_points.csv".into(), csv_of(&rows)?));
 
     fig7_8(&mut out, plan, &x)?;
     recovery(&mut out, plan, &x)?;
@@ -2332,25 +2383,43 @@ fn fig11(out: &mut Output, plan: &Plan, x: &Pts, table: bool) -> Result<(), Stri
             .map(|v| format!("{:.2}", *v as f64 / 100.0))
             .unwrap_or_default()
     };
-    let mut csv = String::from("scheme,pcm_bytes,pcm_line_writes_full_run,line_writes_per_txn_window,mean_writes_per_unit,worst_1pct_mean,worst_5pct_mean,variance,max_unit_writes,swaps,record_area_worst_1pct_mean,record_area_worst_5pct_mean,record_area_variance\n");
-    for (name, m) in &rows {
-        csv.push_str(&format!(
-            "{name},{},{},{:.3},{:.3},{:.2},{:.2},{:.2},{},{},{},{},{}\n",
-            m.end("pcm_bytes"),
-            m.end("pcm_line_writes"),
-            traffic(m),
-            m.wear("pcm_wear_mean_x100"),
-            m.wear("pcm_wear_worst_1pct_x100"),
-            m.wear("pcm_wear_worst_5pct_x100"),
-            m.wear("pcm_wear_variance_x100"),
-            m.end("pcm_wear_max_unit_writes"),
-            m.end("pcm_swaps"),
-            rec(m, "pcm_record_wear_worst_1pct_x100"),
-            rec(m, "pcm_record_wear_worst_5pct_x100"),
-            rec(m, "pcm_record_wear_variance_x100"),
-        ));
+    /// The record-area columns are empty for the WAL schemes (no record units).
+    #[derive(Serialize, Default)]
+    struct WearRow<'a> {
+        scheme: &'a str,
+        pcm_bytes: u64,
+        pcm_line_writes_full_run: u64,
+        line_writes_per_txn_window: Fixed<3>,
+        mean_writes_per_unit: Fixed<3>,
+        worst_1pct_mean: Fixed<2>,
+        worst_5pct_mean: Fixed<2>,
+        variance: Fixed<2>,
+        max_unit_writes: u64,
+        swaps: u64,
+        record_area_worst_1pct_mean: String,
+        record_area_worst_5pct_mean: String,
+        record_area_variance: String,
     }
-    out.csvs.push(("pcmlogging_wear.csv".into(), csv));
+    let mut wear_rows = Vec::new();
+    for (name, m) in &rows {
+        wear_rows.push(WearRow {
+            scheme: name,
+            pcm_bytes: m.end("pcm_bytes"),
+            pcm_line_writes_full_run: m.end("pcm_line_writes"),
+            line_writes_per_txn_window: Fixed(traffic(m)),
+            mean_writes_per_unit: Fixed(m.wear("pcm_wear_mean_x100")),
+            worst_1pct_mean: Fixed(m.wear("pcm_wear_worst_1pct_x100")),
+            worst_5pct_mean: Fixed(m.wear("pcm_wear_worst_5pct_x100")),
+            variance: Fixed(m.wear("pcm_wear_variance_x100")),
+            max_unit_writes: m.end("pcm_wear_max_unit_writes"),
+            swaps: m.end("pcm_swaps"),
+            record_area_worst_1pct_mean: rec(m, "pcm_record_wear_worst_1pct_x100"),
+            record_area_worst_5pct_mean: rec(m, "pcm_record_wear_worst_5pct_x100"),
+            record_area_variance: rec(m, "pcm_record_wear_variance_x100"),
+        });
+    }
+    out.csvs
+        .push(("pcmlogging_wear.csv".into(), csv_of(&wear_rows)?));
     let cats: Vec<String> = rows.iter().map(|r| r.0.to_string()).collect();
     let series = [
         ("mean", "pcm_wear_mean_x100"),

@@ -15,9 +15,11 @@
 //! journaling mode (Fig. 9's second bar set), or charge CPU time at recovery.
 
 use crate::cause::{self, Suspect, Target};
+use crate::csvfile::{csv_of, Fixed};
 use crate::runner::{run_all, Job, Progress};
 use crate::{pct, CauseClass, Claim, Output, Scale, Verdict, SAME_WITHIN};
 use report::svg::{bar_chart, line_chart, Chart, Series};
+use serde::Serialize;
 use world::{Config, ConfigSource, RunMetrics};
 
 const PAPER: &str = "txflash";
@@ -168,14 +170,26 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     let r6 = run_all(fig6_jobs(&b, scale), progress);
     let tput =
         |pi: usize, si: usize| get(&r6, pi * SIZES.len() + si).map(|m| m.tx_throughput_per_s);
-    let mut csv = String::from("tx_kb,protocol,tx_per_s,bpcc_over_tc\n");
+    #[derive(Serialize, Default)]
+    struct Fig6Row {
+        tx_kb: u32,
+        protocol: &'static str,
+        tx_per_s: Fixed<2>,
+        bpcc_over_tc: Fixed<4>,
+    }
+    let mut rows = Vec::new();
     let mut series = Vec::new();
     for (pi, p) in FIG6_PROTOCOLS.iter().enumerate() {
         let mut pts = Vec::new();
         for (si, s) in SIZES.iter().enumerate() {
             let t = tput(pi, si)?;
             let gain = tput(1, si)? / tput(0, si)? - 1.0;
-            csv.push_str(&format!("{},{p},{t:.2},{gain:.4}\n", s * 4));
+            rows.push(Fig6Row {
+                tx_kb: s * 4,
+                protocol: p,
+                tx_per_s: Fixed(t),
+                bpcc_over_tc: Fixed(gain),
+            });
             pts.push((f64::from(s * 4), t));
         }
         series.push(Series {
@@ -183,7 +197,8 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             points: pts,
         });
     }
-    out.csvs.push(("txflash_fig6_tx_size.csv".into(), csv));
+    out.csvs
+        .push(("txflash_fig6_tx_size.csv".into(), csv_of(&rows)?));
     out.svgs.push((
         "txflash_fig6_tx_size.svg".into(),
         line_chart(
@@ -316,7 +331,18 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
     });
     let r8 = run_all(jobs, progress);
     let m8 = |pi: usize, ai: usize| get(&r8, pi * ABORTS.len() + ai);
-    let mut csv = String::from("abort_pct,protocol,tx_time_ms,tx_time_vs_tc,recovery_ms,recovery_vs_tc,gc_erases,forced_erases\n");
+    #[derive(Serialize, Default)]
+    struct Fig8Row {
+        abort_pct: Fixed<0>,
+        protocol: &'static str,
+        tx_time_ms: Fixed<4>,
+        tx_time_vs_tc: Fixed<4>,
+        recovery_ms: Fixed<4>,
+        recovery_vs_tc: Fixed<4>,
+        gc_erases: u64,
+        forced_erases: u64,
+    }
+    let mut rows = Vec::new();
     let mut tx_series = Vec::new();
     let mut rec_series = Vec::new();
     for (pi, p) in FIG8_PROTOCOLS.iter().enumerate() {
@@ -328,14 +354,16 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             let tt = m.tx_time_ns.mean / tc.tx_time_ns.mean.max(1.0);
             let rec = |x: &RunMetrics| x.recovery.as_ref().map_or(0, |r| r.time_ns) as f64;
             let rr = rec(m) / rec(tc).max(1.0);
-            csv.push_str(&format!(
-                "{:.0},{p},{:.4},{tt:.4},{:.4},{rr:.4},{},{}\n",
-                a * 100.0,
-                m.tx_time_ns.mean / 1e6,
-                rec(m) / 1e6,
-                m.gc_erases,
-                m.ftl.forced_erases
-            ));
+            rows.push(Fig8Row {
+                abort_pct: Fixed(a * 100.0),
+                protocol: p,
+                tx_time_ms: Fixed(m.tx_time_ns.mean / 1e6),
+                tx_time_vs_tc: Fixed(tt),
+                recovery_ms: Fixed(rec(m) / 1e6),
+                recovery_vs_tc: Fixed(rr),
+                gc_erases: m.gc_erases,
+                forced_erases: m.ftl.forced_erases,
+            });
             tp.push((a * 100.0, tt));
             rp.push((a * 100.0, rr));
         }
@@ -348,7 +376,8 @@ pub fn run(scale: Scale, progress: &Progress) -> Result<Output, String> {
             points: rp,
         });
     }
-    out.csvs.push(("txflash_fig8_aborts.csv".into(), csv));
+    out.csvs
+        .push(("txflash_fig8_aborts.csv".into(), csv_of(&rows)?));
     let ch = |title: &str, y: &str| Chart {
         title: title.into(),
         x_label: "transactions aborted (%)".into(),
@@ -852,29 +881,44 @@ fn fig7_9(b: &Config, n: FsSizes, out: &mut Output, progress: &Progress) -> Resu
     let (none, tc, bpcc, scc) = (0, 1, 2, 3);
     let tput = |wi: usize, pi: usize| m(wi, pi).map(|x| x.tx_throughput_per_s);
     let io = |wi: usize, pi: usize| m(wi, pi).map(io_response_ns);
-    let mut csv = String::from("workload,protocol,tx_per_s,tx_vs_tc,io_response_ms,io_vs_ssd,tx_pages_mean,space_overhead,gc_erases\n");
+    #[derive(Serialize, Default)]
+    struct FsRow {
+        workload: &'static str,
+        protocol: &'static str,
+        tx_per_s: Fixed<2>,
+        tx_vs_tc: Fixed<4>,
+        io_response_ms: Fixed<4>,
+        io_vs_ssd: Fixed<4>,
+        tx_pages_mean: Fixed<1>,
+        space_overhead: Fixed<5>,
+        gc_erases: u64,
+    }
+    let mut rows = Vec::new();
     let mut f7 = vec![Vec::new(), Vec::new()];
     let mut f9 = vec![Vec::new(), Vec::new()];
     for (wi, w) in FS_WORKLOADS.iter().enumerate() {
         for (pi, p) in FIG79_PROTOCOLS.iter().enumerate() {
             let x = m(wi, pi)?;
             let pages = x.host_writes as f64 / (x.txs_committed + x.txs_aborted).max(1) as f64;
-            csv.push_str(&format!(
-                "{w},{p},{:.2},{:.4},{:.4},{:.4},{pages:.1},{:.5},{}\n",
-                x.tx_throughput_per_s,
-                ratio(tput(wi, pi)?, tput(wi, tc)?),
-                io(wi, pi)? / 1e6,
-                ratio(io(wi, pi)?, io(wi, none)?),
-                x.space_overhead,
-                x.gc_erases
-            ));
+            rows.push(FsRow {
+                workload: w,
+                protocol: p,
+                tx_per_s: Fixed(x.tx_throughput_per_s),
+                tx_vs_tc: Fixed(ratio(tput(wi, pi)?, tput(wi, tc)?)),
+                io_response_ms: Fixed(io(wi, pi)? / 1e6),
+                io_vs_ssd: Fixed(ratio(io(wi, pi)?, io(wi, none)?)),
+                tx_pages_mean: Fixed(pages),
+                space_overhead: Fixed(x.space_overhead),
+                gc_erases: x.gc_erases,
+            });
         }
         f7[0].push((wi as f64, ratio(tput(wi, bpcc)?, tput(wi, tc)?)));
         f7[1].push((wi as f64, ratio(tput(wi, scc)?, tput(wi, tc)?)));
         f9[0].push((wi as f64, ratio(io(wi, bpcc)?, io(wi, none)?)));
         f9[1].push((wi as f64, ratio(io(wi, tc)?, io(wi, none)?)));
     }
-    out.csvs.push(("txflash_fig7_fig9_fs.csv".into(), csv));
+    out.csvs
+        .push(("txflash_fig7_fig9_fs.csv".into(), csv_of(&rows)?));
     let names: Vec<String> = FS_WORKLOADS.iter().map(|w| w.to_string()).collect();
     let series = |v: &mut Vec<Vec<(f64, f64)>>, a: &str, b2: &str| {
         vec![
