@@ -33,8 +33,8 @@
 //! [`draw_state`] draws one state of such a tape.
 //!
 //! PCM line writes and disk page writes tear by words, not as NAND operations do:
-//! [`WordFate`], [`word_fates`], [`word_fate_product`] and [`draw_word_fate`] enumerate and
-//! draw them.
+//! [`WordFate`], [`word_fates`], [`word_fate_product`] (over reduced lists: [`product_of`])
+//! and [`draw_word_fate`] enumerate and draw them.
 //!
 //! What it does not do: record runs, recover, or judge; the checkers do that with the
 //! images this crate hands them.
@@ -486,11 +486,20 @@ pub fn word_fates(words: u32) -> Vec<WordFate> {
 /// Every combination of `word_fates` of writes of `words` words (the first write's fate
 /// outermost), or `Err(n)` as soon as there would be `n` > `limit` of them.
 pub fn word_fate_product(words: &[u32], limit: usize) -> Result<Vec<Vec<WordFate>>, usize> {
+    let lists: Vec<Vec<WordFate>> = words.iter().map(|&w| word_fates(w)).collect();
+    product_of(&lists, limit)
+}
+
+/// Every combination of one fate from each of `lists` (the first list's fate outermost,
+/// each list in its order), or `Err(n)` as soon as there would be `n` > `limit` of them:
+/// `word_fate_product` over fate lists a caller has already reduced (e.g. the PCM tier's
+/// exhaustive sweep, which keeps only the fates of a write that leave distinct images).
+pub fn product_of(lists: &[Vec<WordFate>], limit: usize) -> Result<Vec<Vec<WordFate>>, usize> {
     let mut all: Vec<Vec<WordFate>> = vec![vec![]];
-    for &w in words {
+    for fs in lists {
         let mut next = Vec::new();
         for c in &all {
-            for f in word_fates(w) {
+            for &f in fs {
                 let mut c2 = c.clone();
                 c2.push(f);
                 next.push(c2);

@@ -85,3 +85,30 @@ fn word_fates_tear_halves_and_alternate_words_and_the_product_is_bounded() {
         }
     }
 }
+
+#[test]
+fn product_of_is_word_fate_product_over_given_lists() {
+    let lists: Vec<Vec<WordFate>> = [8, 1, 4].iter().map(|&w| word_fates(w)).collect();
+    assert_eq!(
+        product_of(&lists, 1000),
+        word_fate_product(&[8, 1, 4], 1000)
+    );
+    assert_eq!(product_of(&lists, 20), word_fate_product(&[8, 1, 4], 20));
+    // Reduced lists: the first list's fate outermost, each list in its order.
+    let reduced = vec![
+        vec![WordFate::Lost, WordFate::Done],
+        vec![WordFate::Lost],
+        vec![WordFate::Done, WordFate::Torn(1)],
+    ];
+    assert_eq!(
+        product_of(&reduced, 100).unwrap(),
+        vec![
+            vec![WordFate::Lost, WordFate::Lost, WordFate::Done],
+            vec![WordFate::Lost, WordFate::Lost, WordFate::Torn(1)],
+            vec![WordFate::Done, WordFate::Lost, WordFate::Done],
+            vec![WordFate::Done, WordFate::Lost, WordFate::Torn(1)],
+        ]
+    );
+    assert_eq!(product_of(&reduced, 3), Err(4));
+    assert_eq!(product_of(&[], 0).unwrap(), vec![Vec::<WordFate>::new()]);
+}

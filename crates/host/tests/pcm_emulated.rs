@@ -43,7 +43,9 @@ fn exhaustive(s: &str) {
     let rep = check::check(&rec, Mode::Exhaustive { max_in_flight: 10 }, 1, None).unwrap();
     show(s, &rep);
     assert!(rep.ops > flash.ops.len(), "{s}");
-    assert!(rep.states > 4000, "{s}: {} states", rep.states);
+    // Distinct crash images (fates that leave the same image are one state): pcmlogging
+    // 3,407 on this run, 4,000 and more when each fate counted.
+    assert!(rep.states > 2000, "{s}: {} states", rep.states);
     assert_eq!(rep.violations, 0, "{s}");
 }
 
@@ -57,8 +59,9 @@ fn pcmlogging_and_scmlogging_survive_every_crash_on_the_emulated_ssd() {
     }
 }
 
-/// The same for pcmlogging-page and wal-pcm (about 0.8 M and 1 M states: 20-35 s in
-/// release; `commitlab crash --host all` runs them in CI).
+/// The same for pcmlogging-page and wal-pcm (about 0.8 M and 1 M states, 20-35 s in
+/// release, when each fate of a write counted a state; fewer now that fates leaving the same
+/// image are one; `commitlab crash --host all` runs them in CI).
 #[test]
 #[ignore]
 fn page_strategies_survive_every_crash_on_the_emulated_ssd() {
