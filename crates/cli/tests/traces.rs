@@ -242,7 +242,10 @@ fn bad_block_traces_exit_2_naming_the_line_and_write_no_results() {
     // and an address beyond the device without folding.
     for (last, want) in [
         ("9999999 0 0 8 x\n", ":2001: op 'x'"),
-        ("9999999 0 99999999999 8 0\n", ":2001: request addresses page"),
+        (
+            "9999999 0 99999999999 8 0\n",
+            ":2001: request addresses page",
+        ),
     ] {
         let mut text: String = (0..2000)
             .map(|i| format!("{} 0 {} 8 0\n", i * 1000, (i * 8) % 4096))
@@ -265,7 +268,11 @@ fn bad_block_traces_exit_2_naming_the_line_and_write_no_results() {
         let e = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{e}");
         assert!(e.contains(want), "expected '{want}' in {e}");
-        assert!(o.stdout.is_empty(), "no summary: {}", String::from_utf8_lossy(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "no summary: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
         assert!(!json.exists(), "no metrics file");
         assert!(!rec.exists(), "no partial recording");
     }

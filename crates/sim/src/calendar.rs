@@ -208,7 +208,10 @@ impl Calendar {
         }
         let back = self.booked.back().map_or(SimTime::ZERO, |b| b.1);
         if self.last_end != back {
-            return Err(format!("last_end {:?}, last interval ends {back:?}", self.last_end));
+            return Err(format!(
+                "last_end {:?}, last interval ends {back:?}",
+                self.last_end
+            ));
         }
         Ok(())
     }

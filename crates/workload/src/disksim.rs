@@ -308,8 +308,7 @@ impl DiskSimReplay {
                     Ok((t, op, folded)) => {
                         if !self.precounted {
                             self.folded += u64::from(folded);
-                            self.partial_writes +=
-                                u64::from(matches!(op, Op::PartialWrite { .. }));
+                            self.partial_writes += u64::from(matches!(op, Op::PartialWrite { .. }));
                         }
                         self.ahead = Some((t, op));
                     }
@@ -550,7 +549,11 @@ mod tests {
             Ok(Box::new(v.into_iter()) as Requests)
         });
         let mut r = DiskSimReplay::streamed("t", open, 4096, 100, 1.0, true).unwrap();
-        assert_eq!(r.total_requests(), None, "a streamed replay knows no total ahead");
+        assert_eq!(
+            r.total_requests(),
+            None,
+            "a streamed replay knows no total ahead"
+        );
         assert_eq!(ops(&mut r).len(), 2, "the requests before the bad line ran");
         assert_eq!(opened.get(), 1, "the trace is read once");
         assert_eq!((r.len(), r.folded), (2, 1));
@@ -569,7 +572,11 @@ mod tests {
         let mut r = DiskSimReplay::streamed("u", open, 4096, 100, 1.0, false).unwrap();
         assert_eq!(ops(&mut r).len(), 1);
         let e = r.take_error().expect("an error");
-        assert!(e.what.contains("u:2: request addresses page 1000"), "{}", e.what);
+        assert!(
+            e.what.contains("u:2: request addresses page 1000"),
+            "{}",
+            e.what
+        );
     }
 
     #[test]
@@ -578,7 +585,8 @@ mod tests {
         let reqs = parse("t", text.as_bytes()).unwrap();
         let mut mem = DiskSimReplay::new("t", &reqs, 4096, 100, 1.0, true).unwrap();
         let v = reqs.clone();
-        let open: Opener = Box::new(move || Ok(Box::new(v.clone().into_iter().map(Ok)) as Requests));
+        let open: Opener =
+            Box::new(move || Ok(Box::new(v.clone().into_iter().map(Ok)) as Requests));
         let mut st = DiskSimReplay::streamed("t", open, 4096, 100, 1.0, true).unwrap();
         assert_eq!(ops(&mut mem), ops(&mut st));
         assert_eq!(

@@ -155,7 +155,13 @@ mod tests {
 
     #[test]
     fn sizes_scale_the_blocks_per_plane_and_bad_sizes_are_config_errors() {
-        let g = |gib| bench_config_gib(gib).unwrap().nand.geometry().capacity_bytes();
+        let g = |gib| {
+            bench_config_gib(gib)
+                .unwrap()
+                .nand
+                .geometry()
+                .capacity_bytes()
+        };
         assert_eq!(g(FULL_GIB), 32 << 30);
         assert_eq!(g(QUICK_GIB), 2 << 30);
         assert_eq!(g(5), 5 << 30);
